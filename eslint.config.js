@@ -1,0 +1,21 @@
+import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import tseslint from 'typescript-eslint';
+
+const restrict = (patterns) => ['error', { patterns: patterns.map((group) => ({ group: [group], message: 'Crosses a source-root boundary (STYLE.md rule 5).' })) }];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'src/server/db/migrations/**', 'test-results/**', 'playwright-report/**', 'data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  { files: ['src/shared/**'], rules: { 'no-restricted-imports': restrict(['#server/*', '#web/*', 'node:*', '../server/*', '../web/*']) } },
+  { files: ['src/server/**'], rules: { 'no-restricted-imports': restrict(['#web/*', '../web/*', '../../web/*']) } },
+  { files: ['src/web/**'], plugins: { 'react-hooks': reactHooks }, rules: { ...reactHooks.configs.recommended.rules, 'no-restricted-imports': restrict(['#server/*', '../server/*', '../../server/*', 'node:*']) } },
+  { files: ['src/server/features/**/*.routes.ts'], rules: { 'no-restricted-imports': restrict(['#web/*', '#server/db/*']) } },
+);

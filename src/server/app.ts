@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { SessionUser } from '#shared/auth.ts';
+import { authMessages } from '#shared/auth.ts';
+import { hasAnyRole } from '#shared/roles.ts';
+import type { Access, Ctx, Deps } from './lib/context.ts';
+import { AppError, forbidden, unauthorized } from './lib/errors.ts';
+import { readSessionToken } from './lib/http.ts';
+import { SessionCache } from './lib/session-cache.ts';
+import { securityHeaders } from './lib/security-headers.ts';
+import { authRoutes } from './features/auth/auth.routes.ts';
+import { resolveSession } from './features/auth/sessions.service.ts';
+import { invitesRoutes } from './features/invites/invites.routes.ts';
+import { notariesRoutes } from './features/notaries/notaries.routes.ts';
+import { systemRoutes } from './features/system/system.routes.ts';
+import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    ctx: Ctx;
+  }
+  interface FastifyInstance {
+    apiRoutes: ApiRoute[];
+  }
+}
+
+export interface ApiRoute {
+  method: string;
+  url: string;
+  access: Access;
+}
+
+const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string): boolean {
+  if (origin === publicUrl) return true;
+  try {
+    return new URL(origin).host === request.host;
+  } catch {
+    return false;
+  }
+}
+
+/** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
+export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    bodyLimit: config.limits.bodyBytes,
+    trustProxy: config.trustProxy,
+    genReqId: () => crypto.randomUUID(),
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const sessionCache = new SessionCache(deps.realtime, config.session.cacheMs);
+  await sessionCache.start();
+  app.addHook('onClose', async () => sessionCache.stop());
+
+  app.decorate('apiRoutes', [] as ApiRoute[]);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/')) return;
+    const access = route.config?.access;
+    if (!access) throw new Error(`Route ${String(route.method)} ${route.url} does not declare who may call it (config.access).`);
+    for (const method of [route.method].flat()) if (method !== 'HEAD') app.apiRoutes.push({ method, url: route.url, access });
+  });
+
+  await app.register(fastifyCookie);
+  app.decorateRequest('ctx', null as unknown as Ctx);
+
+  app.addHook('onRequest', async (request) => {
+    const origin = request.headers.origin;
+    const credential = readSessionToken(request);
+    if (unsafeMethods.has(request.method)) {
+      if (origin ? !isSameOrigin(request, origin, config.publicUrl) : credential?.source === 'cookie') {
+        throw new AppError(403, 'cross_origin_refused', 'This request came from another site and was refused.');
+      }
+    }
+    let user: SessionUser | null = null;
+    let sessionId: string | null = null;
+    if (credential && request.url.startsWith('/api/')) {
+      const resolved = await resolveSession(deps.db, sessionCache, credential.token);
+      if (resolved) ({ user, sessionId } = resolved);
+    }
+    request.ctx = {
+      db: deps.db,
+      config,
+      realtime: deps.realtime,
+      sessionCache,
+      log: request.log,
+      user,
+      sessionId,
+      ipAddress: request.ip,
+      userAgent: request.headers['user-agent'] ?? null,
+      requestId: request.id,
+    };
+    const access = request.routeOptions.config?.access;
+    if (!access || access === 'public') return;
+    if (!user) throw credential ? new AppError(401, 'session_expired', authMessages.sessionExpired) : unauthorized(authMessages.signInRequired);
+    if (access === 'signed-in') return;
+    if (user.status !== 'active') {
+      throw new AppError(403, 'pending_approval', 'Your account is awaiting approval by an administrator.');
+    }
+    if (!hasAnyRole(user, access)) throw forbidden();
+  });
+
+  app.addHook('onSend', securityHeaders(config));
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.headers) void reply.headers(error.headers);
+      return reply.code(error.statusCode).send({ error: error.code, message: error.message, detail: error.detail });
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const issues = error.validation.map((issue) => ({
+        path: issue.instancePath.replace(/^\//, '').replace(/\//g, '.'),
+        message: issue.message,
+      }));
+      const first = issues[0];
+      return reply.code(400).send({ error: 'validation_failed', message: first?.message ?? 'The request is not valid.', detail: issues });
+    }
+    const known: Record<string, [number, string, string]> = {
+      FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', `The request body is too large (limit ${config.limits.bodyBytes} bytes).`],
+      FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Send the body as JSON (application/json) or multipart form data.'],
+      FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'The request body is not valid JSON.'],
+      FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json', 'The request body is empty; send a JSON object.'],
+      FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'The Content-Length header does not match the body.'],
+    };
+    const mapped = error.code ? known[error.code] : undefined;
+    if (mapped) return reply.code(mapped[0]).send({ error: mapped[1], message: mapped[2] });
+    if (error instanceof SyntaxError || (error.statusCode === 400 && !error.code)) {
+      return reply.code(400).send({ error: 'invalid_json', message: 'The request body is not valid JSON.' });
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ error: (error.code ?? 'bad_request').toLowerCase(), message: error.message });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: 'internal_error', message: 'Something went wrong on our side. Please try again.' });
+  });
+
+  await app.register(systemRoutes, { prefix: '/api/system' });
+  await app.register(authRoutes, { prefix: '/api/auth' });
+  await app.register(invitesRoutes, { prefix: '/api/invites' });
+  await app.register(notariesRoutes, { prefix: '/api/notary' });
+  await app.register(titleCompaniesRoutes, { prefix: '/api/title-companies' });
+
+  const indexFile = path.join(config.webDistDir, 'index.html');
+  const hasWebBuild = fs.existsSync(indexFile);
+  if (hasWebBuild) {
+    await app.register(fastifyStatic, {
+      root: config.webDistDir,
+      wildcard: false,
+      index: false,
+      setHeaders: (res, filePath) => {
+        const isHashed = filePath.includes(`${path.sep}assets${path.sep}`);
+        res.header('cache-control', isHashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    const isPageRequest = (request.method === 'GET' || request.method === 'HEAD') && !request.url.startsWith('/api/') && !request.url.startsWith('/assets/');
+    if (isPageRequest && hasWebBuild) {
+      return reply.header('cache-control', 'no-cache').type('text/html').sendFile('index.html');
+    }
+    if (isPageRequest) {
+      return reply.code(503).send({ error: 'web_not_built', message: 'The web app is not built yet. Run npm run build (npm start does it for you).' });
+    }
+    return reply.code(404).send({ error: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` });
+  });
+
+  return app;
+}

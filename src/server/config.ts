@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanFromString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_URL: z.url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
+    .optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://').optional(),
+  SESSION_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
+  SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  COOKIE_SECURE: booleanFromString.optional(),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  LOGIN_MAX_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(50),
+  LOGIN_WINDOW_MINUTES: z.coerce.number().int().positive().default(15),
+  REGISTRATIONS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(20),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  TRUST_PROXY: booleanFromString.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CHAT_WIDGET_URL: z.url().optional(),
+  WEB_DIST_DIR: z.string().default('./dist/web'),
+});
+
+export type Config = ReturnType<typeof parseConfig>;
+
+/** Parses every environment variable once; the defaults run fully embedded (PGlite in ./data). */
+export function parseConfig(env: Record<string, string | undefined>) {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const values = parsed.data;
+  const publicUrl = new URL(values.PUBLIC_URL ?? `http://localhost:${values.PORT}`);
+  return {
+    nodeEnv: values.NODE_ENV,
+    host: values.HOST,
+    port: values.PORT,
+    publicUrl: publicUrl.origin,
+    dataDir: path.resolve(values.DATA_DIR),
+    databaseUrl: values.DATABASE_URL ?? null,
+    redisUrl: values.REDIS_URL ?? null,
+    session: {
+      ttlMs: values.SESSION_TTL_HOURS * 3600_000,
+      cacheMs: values.SESSION_CACHE_SECONDS * 1000,
+      cookieSecure: values.COOKIE_SECURE ?? publicUrl.protocol === 'https:',
+    },
+    limits: {
+      loginFailuresPerAccount: values.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      loginAttemptsPerAddress: values.LOGIN_MAX_ATTEMPTS_PER_ADDRESS,
+      loginWindowMs: values.LOGIN_WINDOW_MINUTES * 60_000,
+      registrationsPerAddressPerHour: values.REGISTRATIONS_PER_ADDRESS_PER_HOUR,
+      bodyBytes: values.BODY_LIMIT_BYTES,
+    },
+    trustProxy: values.TRUST_PROXY,
+    logLevel: values.LOG_LEVEL,
+    chatWidgetUrl: values.CHAT_WIDGET_URL ?? null,
+    webDistDir: path.resolve(values.WEB_DIST_DIR),
+  };
+}

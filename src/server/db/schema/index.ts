@@ -1,0 +1,5 @@
+export * from './users.ts';
+export * from './auth.ts';
+export * from './invites.ts';
+export * from './notaries.ts';
+export * from './title-companies.ts';

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  loginInputSchema,
+  loginQuerySchema,
+  loginResponseSchema,
+  meResponseSchema,
+  registerNotaryInputSchema,
+  registerResponseSchema,
+  registerTitleCompanyInputSchema,
+  registerUserInputSchema,
+} from '#shared/auth.ts';
+import { clearSessionCookie, readSessionToken, setSessionCookie } from '#server/lib/http.ts';
+import { getCurrentUser, logIn, logOut, register, type RegistrationCommand } from './auth.service.ts';
+
+export const authRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/login',
+    { config: { access: 'public' }, schema: { body: loginInputSchema, querystring: loginQuerySchema, response: { 200: loginResponseSchema } } },
+    async (request, reply) => {
+      const { response, signedIn } = await logIn(request.ctx, {
+        ...request.body,
+        jobId: request.body.jobId ?? request.query.jobId,
+        signerId: request.body.signerId ?? request.query.signerId,
+      });
+      setSessionCookie(reply, request.ctx.config, signedIn.token, signedIn.expiresAt);
+      return response;
+    },
+  );
+
+  app.post('/logout', { config: { access: 'public' }, schema: { response: { 200: z.object({ ok: z.literal(true) }) } } }, async (request, reply) => {
+    await logOut(request.ctx, readSessionToken(request)?.token ?? null);
+    clearSessionCookie(reply, request.ctx.config);
+    return { ok: true as const };
+  });
+
+  app.get('/me', { config: { access: 'signed-in' }, schema: { response: { 200: meResponseSchema } } }, async (request) => ({
+    user: getCurrentUser(request.ctx),
+  }));
+
+  const registrationKinds = [
+    ['user', registerUserInputSchema],
+    ['notary', registerNotaryInputSchema],
+    ['title-company', registerTitleCompanyInputSchema],
+  ] as const;
+  for (const [kind, bodySchema] of registrationKinds) {
+    app.post(
+      `/register/${kind}`,
+      { config: { access: 'public' }, schema: { body: bodySchema, response: { 201: registerResponseSchema } } },
+      async (request, reply) => {
+        const { response, signedIn } = await register(request.ctx, { kind, ...request.body } as RegistrationCommand);
+        setSessionCookie(reply, request.ctx.config, signedIn.token, signedIn.expiresAt);
+        return reply.code(201).send(response);
+      },
+    );
+  }
+};

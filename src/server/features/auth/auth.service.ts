@@ -1,0 +1,149 @@
+import { eq } from 'drizzle-orm';
+import type {
+  registerNotaryInputSchema,
+  registerTitleCompanyInputSchema,
+  registerUserInputSchema} from '#shared/auth.ts';
+import {
+  authMessages,
+  type LoginResponse,
+  type RegisterResponse,
+  type SessionUser,
+} from '#shared/auth.ts';
+import type { z } from 'zod';
+import { notaryProfiles, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { hashPassword, verifyAgainstDummy, verifyPassword } from '#server/lib/crypto.ts';
+import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
+import { clearRateLimit, hitRateLimit, readRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { createSession, revokeSessionByToken } from './sessions.service.ts';
+import { findUserByEmail, isUniqueViolation, normalizeEmail, toSessionUser } from './users.ts';
+
+export interface LoginCommand {
+  email: string;
+  password: string;
+  rememberDevice: boolean;
+  jobId?: string | undefined;
+  signerId?: string | undefined;
+}
+
+export interface SignedIn {
+  user: SessionUser;
+  token: string;
+  expiresAt: Date;
+}
+
+/**
+ * Checks a password with limits per address and per account. Unknown accounts and wrong passwords
+ * get the same answer after the same work, so the reply never tells whether an account exists.
+ */
+export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response: LoginResponse; signedIn: SignedIn }> {
+  const { limits } = ctx.config;
+  const email = normalizeEmail(command.email);
+  const addressHits = await hitRateLimit(ctx.db, `login:address:${ctx.ipAddress}`, limits.loginWindowMs);
+  if (addressHits.count > limits.loginAttemptsPerAddress) throwRateLimited('sign-in attempts from this network', addressHits.resetAt);
+  const accountKey = `login:account:${email}`;
+  const accountFailures = await readRateLimit(ctx.db, accountKey);
+  if (accountFailures && accountFailures.count >= limits.loginFailuresPerAccount) {
+    throwRateLimited('failed sign-in attempts for this account', accountFailures.resetAt);
+  }
+
+  const user = await findUserByEmail(ctx.db, email);
+  const isValid = user?.passwordHash
+    ? await verifyPassword(user.passwordHash, command.password)
+    : (await verifyAgainstDummy(command.password), false);
+  if (!user || !isValid) {
+    await hitRateLimit(ctx.db, accountKey, limits.loginWindowMs);
+    ctx.log.info({ event: 'login.failed' }, 'sign-in refused');
+    throw new AppError(401, 'invalid_credentials', authMessages.invalidCredentials);
+  }
+  if (user.status === 'disabled') {
+    throw new AppError(403, 'account_disabled', 'This account is disabled. Please contact your administrator.');
+  }
+  await clearRateLimit(ctx.db, accountKey);
+  const session = await createSession(ctx, user.id);
+  await ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, user.id));
+  const sessionUser = toSessionUser(user);
+  ctx.log.info({ event: 'login.succeeded', userId: user.id }, 'signed in');
+  return {
+    signedIn: { user: sessionUser, token: session.token, expiresAt: session.expiresAt },
+    response: {
+      user: sessionUser,
+      sessionToken: session.token,
+      mfa_required: false,
+      enrolled: false,
+      twofaRequired: false,
+      ticket: null,
+      nextAction: null,
+    },
+  };
+}
+
+export async function logOut(ctx: Ctx, token: string | null): Promise<void> {
+  if (token) await revokeSessionByToken(ctx, token);
+}
+
+export function getCurrentUser(ctx: Ctx): SessionUser {
+  if (!ctx.user) throw unauthorized();
+  return ctx.user;
+}
+
+type RegisterUserCommand = z.output<typeof registerUserInputSchema>;
+type RegisterNotaryCommand = z.output<typeof registerNotaryInputSchema>;
+type RegisterTitleCompanyCommand = z.output<typeof registerTitleCompanyInputSchema>;
+
+export type RegistrationCommand =
+  | ({ kind: 'user' } & RegisterUserCommand)
+  | ({ kind: 'notary' } & RegisterNotaryCommand)
+  | ({ kind: 'title-company' } & RegisterTitleCompanyCommand);
+
+const emailTakenMessage = 'An account with this email already exists. Sign in instead, or use Forgot password.';
+
+const registrationMessages = {
+  user: 'Your account is ready.',
+  notary: 'Your notary account was created and is pending approval. An administrator will review your commission before you can take notarizations.',
+  'title-company': 'Your title company account was created and is pending approval. An administrator will review it before your team can create signing requests.',
+} as const;
+
+/** Creates an account of one of the three self-service kinds and signs the person in. */
+export async function register(ctx: Ctx, command: RegistrationCommand): Promise<{ response: RegisterResponse; signedIn: SignedIn }> {
+  const hourly = await hitRateLimit(ctx.db, `register:address:${ctx.ipAddress}`, 3600_000);
+  if (hourly.count > ctx.config.limits.registrationsPerAddressPerHour) throwRateLimited('registrations from this network', hourly.resetAt);
+  if (await findUserByEmail(ctx.db, command.email)) throw conflict(emailTakenMessage);
+  const passwordHash = await hashPassword(command.password);
+  const isPending = command.kind !== 'user';
+  const roles = command.kind === 'notary' ? ['notary'] : command.kind === 'title-company' ? ['title'] : ['signer'];
+  let row;
+  try {
+    row = await ctx.db.transaction(async (tx) => {
+      const [created] = await tx
+        .insert(users)
+        .values({ email: command.email, name: command.name, passwordHash, roles, status: isPending ? 'pending' : 'active' })
+        .returning();
+      if (!created) throw new Error('user insert returned no row');
+      if (command.kind === 'notary') {
+        await tx.insert(notaryProfiles).values({
+          userId: created.id,
+          commissionState: command.commissionState,
+          commissionNumber: command.commissionNumber,
+          commissionExpiresOn: command.commissionExpiresOn,
+          county: command.county,
+        });
+      } else if (command.kind === 'title-company') {
+        const [company] = await tx.insert(titleCompanies).values({ name: command.companyName, createdBy: created.id }).returning();
+        if (!company) throw new Error('company insert returned no row');
+        await tx.insert(titleCompanyMembers).values({ companyId: company.id, userId: created.id, role: 'title' });
+      }
+      return created;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(emailTakenMessage);
+    throw error;
+  }
+  const session = await createSession(ctx, row.id);
+  const user = toSessionUser(row);
+  ctx.log.info({ event: 'account.registered', userId: row.id, kind: command.kind }, 'account registered');
+  return {
+    signedIn: { user, token: session.token, expiresAt: session.expiresAt },
+    response: { user, sessionToken: session.token, pendingApproval: isPending, message: registrationMessages[command.kind] },
+  };
+}

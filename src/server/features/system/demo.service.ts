@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Role } from '#shared/roles.ts';
+import type { DbOrTx } from '#server/db/client.ts';
+import { notaryProfiles, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
+import { hashPassword } from '#server/lib/crypto.ts';
+
+export interface DemoAccount {
+  role: Role;
+  name: string;
+  email: string;
+}
+
+const demoAccounts: DemoAccount[] = [
+  { role: 'admin', name: 'Avery Admin', email: 'admin@demo.open-ron.test' },
+  { role: 'notary', name: 'Nora Notary', email: 'notary@demo.open-ron.test' },
+  { role: 'title', name: 'Tom Title', email: 'title@demo.open-ron.test' },
+  { role: 'title_agent', name: 'Tara Agent', email: 'agent@demo.open-ron.test' },
+  { role: 'billing', name: 'Bill Billing', email: 'billing@demo.open-ron.test' },
+  { role: 'finance', name: 'Fiona Finance', email: 'finance@demo.open-ron.test' },
+  { role: 'observer', name: 'Olive Observer', email: 'observer@demo.open-ron.test' },
+  { role: 'signer', name: 'Sam Signer', email: 'signer@demo.open-ron.test' },
+  { role: 'witness', name: 'Wendy Witness', email: 'witness@demo.open-ron.test' },
+];
+
+const demoCompanyName = 'Demo Title & Escrow';
+
+/**
+ * Creates (or refreshes) one active demo account per role with a new random password, which is
+ * returned once so the operator can sign in. Nothing here runs unless asked for (--demo).
+ */
+export async function seedDemoAccounts(db: DbOrTx): Promise<{ password: string; accounts: DemoAccount[] }> {
+  const password = `demo-${randomBytes(6).toString('base64url')}`;
+  const passwordHash = await hashPassword(password);
+  await db.transaction(async (tx) => {
+    const ids = new Map<Role, string>();
+    for (const account of demoAccounts) {
+      const [row] = await tx
+        .insert(users)
+        .values({ email: account.email, name: account.name, passwordHash, roles: [account.role], status: 'active' })
+        .onConflictDoUpdate({ target: users.email, set: { passwordHash, roles: [account.role], status: 'active', updatedAt: new Date() } })
+        .returning({ id: users.id });
+      if (row) ids.set(account.role, row.id);
+    }
+    const notaryId = ids.get('notary');
+    if (notaryId) {
+      await tx
+        .insert(notaryProfiles)
+        .values({ userId: notaryId, commissionState: 'TX', commissionNumber: 'DEMO-0001', commissionExpiresOn: '2030-12-31', county: 'Travis', approvalStatus: 'approved', approvedAt: new Date() })
+        .onConflictDoNothing();
+    }
+    let [company] = await tx.select({ id: titleCompanies.id }).from(titleCompanies).where(eq(titleCompanies.name, demoCompanyName)).limit(1);
+    if (!company) {
+      [company] = await tx
+        .insert(titleCompanies)
+        .values({ name: demoCompanyName, approvalStatus: 'approved', approvedAt: new Date(), createdBy: ids.get('title') ?? null })
+        .returning({ id: titleCompanies.id });
+    }
+    for (const role of ['title', 'title_agent'] as const) {
+      const userId = ids.get(role);
+      if (company && userId) await tx.insert(titleCompanyMembers).values({ companyId: company.id, userId, role }).onConflictDoNothing();
+    }
+  });
+  return { password, accounts: demoAccounts };
+}

@@ -1,0 +1,32 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { SessionUser } from '#shared/auth.ts';
+import type { Role } from '#shared/roles.ts';
+import type { Config } from '#server/config.ts';
+import type { Db, DbOrTx } from '#server/db/client.ts';
+import type { RealtimeProvider } from '#server/providers/realtime/realtime.ts';
+import type { SessionCache } from './session-cache.ts';
+
+/** Long-lived pieces built once by main.ts (or a test) and handed to buildApp. */
+export interface Deps {
+  db: Db;
+  dbKind: 'pglite' | 'postgres';
+  config: Config;
+  realtime: RealtimeProvider;
+}
+
+/** Who is asking, from where, with what: passed to every service call. */
+export interface Ctx {
+  db: DbOrTx;
+  config: Config;
+  realtime: RealtimeProvider;
+  sessionCache: SessionCache;
+  log: FastifyBaseLogger;
+  user: SessionUser | null;
+  sessionId: string | null;
+  ipAddress: string;
+  userAgent: string | null;
+  requestId: string;
+}
+
+/** Who may call a route: anyone, any signed-in person, or people holding one of the roles. */
+export type Access = 'public' | 'signed-in' | readonly Role[];

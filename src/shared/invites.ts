@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { minimumPasswordLength, authMessages, maximumPasswordLength } from './auth.ts';
+import { roleSchema } from './roles.ts';
+
+export const invitePurposes = ['bootstrap_admin'] as const;
+export const invitePurposeSchema = z.enum(invitePurposes);
+
+export const inviteSummarySchema = z.object({
+  purpose: invitePurposeSchema,
+  roles: z.array(roleSchema),
+  email: z.string().nullable(),
+  expiresAt: z.string(),
+});
+export type InviteSummary = z.infer<typeof inviteSummarySchema>;
+
+export const claimInviteInputSchema = z.object({
+  name: z.string().trim().min(1, { message: 'Enter your full name.' }).max(120),
+  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })),
+  password: z
+    .string()
+    .min(minimumPasswordLength, { message: authMessages.passwordTooShort })
+    .max(maximumPasswordLength),
+});
+export type ClaimInviteInput = z.input<typeof claimInviteInputSchema>;
+
+export const inviteMessages = {
+  invalid: 'This invitation link is invalid, expired or already used.',
+} as const;

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+export const roles = ['admin', 'notary', 'title', 'title_agent', 'billing', 'finance', 'observer', 'signer', 'witness'] as const;
+export const roleSchema = z.enum(roles);
+export type Role = z.infer<typeof roleSchema>;
+
+/** SPEC section 4 and 6: these roles skip the instant-notary flows after sign-in. */
+export const elevatedRoles: readonly Role[] = ['admin', 'notary', 'title', 'title_agent', 'billing', 'finance', 'observer'];
+
+/** Roles whose sidebar shows Dashboard Home and Help (SPEC section 6). */
+export const sidebarNavigationRoles: readonly Role[] = ['signer', 'admin', 'notary', 'title', 'title_agent', 'witness', 'observer'];
+
+export const roleLabels: Record<Role, string> = {
+  admin: 'Administrator',
+  notary: 'Notary',
+  title: 'Title company',
+  title_agent: 'Title agent',
+  billing: 'Billing',
+  finance: 'Finance',
+  observer: 'Observer',
+  signer: 'Signer',
+  witness: 'Witness',
+};
+
+export interface RoleBearer {
+  roles?: readonly string[] | null;
+  role?: string | null;
+}
+
+function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (roles as readonly string[]).includes(value);
+}
+
+/** The roles of a user record that may carry either `roles` (list) or `role` (single), SPEC section 3. */
+export function getUserRoles(user: RoleBearer | null | undefined): Role[] {
+  if (!user) return [];
+  const listed = Array.isArray(user.roles) ? user.roles.filter(isRole) : [];
+  if (listed.length > 0) return [...new Set(listed)];
+  return isRole(user.role) ? [user.role] : [];
+}
+
+/** SPEC section 6: admin if present, else notary, else the first role, else signer. */
+export function getEffectiveRole(user: RoleBearer | null | undefined): Role {
+  const userRoles = getUserRoles(user);
+  if (userRoles.includes('admin')) return 'admin';
+  if (userRoles.includes('notary')) return 'notary';
+  return userRoles[0] ?? 'signer';
+}
+
+export function hasElevatedRole(user: RoleBearer | null | undefined): boolean {
+  return getUserRoles(user).some((role) => elevatedRoles.includes(role));
+}
+
+export function hasAnyRole(user: RoleBearer | null | undefined, allowed: readonly Role[]): boolean {
+  return getUserRoles(user).some((role) => allowed.includes(role));
+}
+
+/**
+ * Every role's home is the dashboard; the dashboard shows what that role works on
+ * (decision recorded in docs/decisions/002-role-homes.md).
+ */
+export function getRoleHome(_role: Role): string {
+  return '/dashboard';
+}

@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { Role } from '#shared/roles.ts';
+import { buildApp } from '#server/app.ts';
+import { parseConfig, type Config } from '#server/config.ts';
+import { createDatabase, type Database, type Db } from '#server/db/client.ts';
+import { users } from '#server/db/schema/index.ts';
+import { hashPassword } from '#server/lib/crypto.ts';
+import { createInProcessRealtime, createRedisRealtime, type RealtimeProvider } from '#server/providers/realtime/realtime.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Db;
+  config: Config;
+  realtime: RealtimeProvider;
+  /** Signs a user in through the real login route and returns headers carrying the bearer token. */
+  signInAs(user: TestUser): Promise<Record<string, string>>;
+  createUser(options?: Partial<TestUserOptions>): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export interface TestUserOptions {
+  name: string;
+  email: string;
+  password: string;
+  roles: Role[];
+  status: 'active' | 'pending' | 'disabled';
+}
+
+export interface TestUser {
+  id: string;
+  name: string;
+  email: string;
+  password: string;
+  roles: Role[];
+}
+
+/** TEST_DATABASE_URL runs the suite on a real PostgreSQL: each app gets a database of its own. */
+async function createTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    const dump = fs.readFileSync(inject('pgliteDumpPath'));
+    const database = await createDatabase({ databaseUrl: null, dataDir: null, loadDataDir: new Blob([dump]) });
+    return { database, drop: async () => {} };
+  }
+  const name = `ron_test_${randomUUID().replace(/-/g, '')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = await createDatabase({ databaseUrl: url.toString(), dataDir: null });
+  await database.migrate();
+  return {
+    database,
+    drop: async () => {
+      const cleanup = new pg.Client({ connectionString: serverUrl });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}
+
+/** The real app on a fresh migrated database, driven in-process through `app.inject`. */
+export async function createTestApp(env: Record<string, string> = {}, shared: { realtime?: RealtimeProvider } = {}): Promise<TestApp> {
+  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WEB_DIST_DIR: '/nonexistent-web-build', ...env });
+  const { database, drop } = await createTestDatabase();
+  const ownsRealtime = !shared.realtime;
+  const realtime =
+    shared.realtime ?? (process.env.TEST_REDIS_URL ? await createRedisRealtime(process.env.TEST_REDIS_URL) : createInProcessRealtime());
+  const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime }, { logger: false });
+  await app.ready();
+  let counter = 0;
+
+  const createUser = async (options: Partial<TestUserOptions> = {}): Promise<TestUser> => {
+    counter += 1;
+    const password = options.password ?? `pw-${randomUUID()}`;
+    const roles = options.roles ?? ['signer'];
+    const email = (options.email ?? `user${counter}-${randomUUID().slice(0, 8)}@example.test`).toLowerCase();
+    const name = options.name ?? `Test ${roles[0] ?? 'user'} ${counter}`;
+    const [row] = await database.db
+      .insert(users)
+      .values({ email, name, roles, passwordHash: await hashPassword(password), status: options.status ?? 'active' })
+      .returning({ id: users.id });
+    if (!row) throw new Error('test user insert failed');
+    return { id: row.id, name, email, password, roles };
+  };
+
+  const signInAs = async (user: TestUser) => {
+    const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
+    if (response.statusCode !== 200) throw new Error(`sign-in failed for ${user.email}: ${response.statusCode} ${response.body}`);
+    return { authorization: `Bearer ${response.json().sessionToken as string}` };
+  };
+
+  return {
+    app,
+    db: database.db,
+    config,
+    realtime,
+    createUser,
+    signInAs,
+    close: async () => {
+      await app.close();
+      if (ownsRealtime) await realtime.close();
+      await database.close();
+      await drop();
+    },
+  };
+}
