@@ -14,6 +14,7 @@ import { createInProcessRealtime, createRedisRealtime, type RealtimeProvider } f
 export interface TestApp {
   app: FastifyInstance;
   db: Db;
+  database: Database;
   config: Config;
   realtime: RealtimeProvider;
   /** Signs a user in through the real login route and returns headers carrying the bearer token. */
@@ -66,10 +67,18 @@ async function createTestDatabase(): Promise<{ database: Database; drop: () => P
   };
 }
 
+export interface SharedTestPieces {
+  /** A realtime provider shared with other apps (the caller closes it). */
+  realtime?: RealtimeProvider;
+  /** Another test app whose database this one uses too, as a second instance of one deployment (that app closes it). */
+  databaseOf?: TestApp;
+}
+
 /** The real app on a fresh migrated database, driven in-process through `app.inject`. */
-export async function createTestApp(env: Record<string, string> = {}, shared: { realtime?: RealtimeProvider } = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, shared: SharedTestPieces = {}): Promise<TestApp> {
   const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WEB_DIST_DIR: '/nonexistent-web-build', ...env });
-  const { database, drop } = await createTestDatabase();
+  const ownsDatabase = !shared.databaseOf;
+  const { database, drop } = shared.databaseOf ? { database: shared.databaseOf.database, drop: async () => {} } : await createTestDatabase();
   const ownsRealtime = !shared.realtime;
   const realtime =
     shared.realtime ?? (process.env.TEST_REDIS_URL ? await createRedisRealtime(process.env.TEST_REDIS_URL) : createInProcessRealtime());
@@ -100,6 +109,7 @@ export async function createTestApp(env: Record<string, string> = {}, shared: { 
   return {
     app,
     db: database.db,
+    database,
     config,
     realtime,
     createUser,
@@ -107,8 +117,10 @@ export async function createTestApp(env: Record<string, string> = {}, shared: { 
     close: async () => {
       await app.close();
       if (ownsRealtime) await realtime.close();
-      await database.close();
-      await drop();
+      if (ownsDatabase) {
+        await database.close();
+        await drop();
+      }
     },
   };
 }

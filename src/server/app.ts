@@ -42,7 +42,9 @@ const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string): boolean {
   if (origin === publicUrl) return true;
   try {
-    return new URL(origin).host === request.host;
+    const from = new URL(origin);
+    // Parse the Host header with the origin's scheme so a default port (:80, :443) compares equal to none.
+    return from.host === new URL(`${from.protocol}//${request.host}`).host;
   } catch {
     return false;
   }
@@ -59,6 +61,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Bodies are JSON (or multipart, where a route registers it): text/plain is what a cross-site form can send.
+  app.removeContentTypeParser('text/plain');
 
   const sessionCache = new SessionCache(deps.realtime, config.session.cacheMs);
   await sessionCache.start();
@@ -158,6 +162,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
       root: config.webDistDir,
       wildcard: false,
       index: false,
+      preCompressed: true,
       setHeaders: (res, filePath) => {
         const isHashed = filePath.includes(`${path.sep}assets${path.sep}`);
         res.header('cache-control', isHashed ? 'public, max-age=31536000, immutable' : 'no-cache');

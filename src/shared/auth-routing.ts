@@ -37,14 +37,28 @@ export function isSafeNextPath(next: string | null | undefined): next is string 
   const normalized = next.replace(/\\/g, '/');
   if (normalized.startsWith('//')) return false;
   if (/^\/*https?:/i.test(normalized)) return false;
-  if ([...next].some((character) => character.charCodeAt(0) < 0x20)) return false;
+  if ([...next].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)) return false;
   return true;
 }
 
-/** SPEC section 4: paths under /session and /signing are never post-login targets. */
+/**
+ * SPEC section 4: paths under /session and /signing are never post-login targets. The path is
+ * compared the way the router will see it: dot segments resolved, percent-escapes decoded and
+ * letters folded (the router matches case-insensitively), so `/Session` or `/x/../signing` count too.
+ */
 export function isSessionPath(path: string): boolean {
-  const pathname = path.split(/[?#]/, 1)[0] ?? '';
-  return /^\/(session|signing)(\/|$)/.test(pathname);
+  let pathname: string;
+  try {
+    pathname = new URL(path, 'http://localhost').pathname;
+  } catch {
+    return true;
+  }
+  try {
+    pathname = decodeURIComponent(pathname);
+  } catch {
+    // a malformed escape stays as written
+  }
+  return /^\/+(session|signing)(\/|$)/i.test(pathname);
 }
 
 /** A next path usable after sign-in, or null. */

@@ -13,10 +13,18 @@ import {
 import { clearSessionCookie, readSessionToken, setSessionCookie } from '#server/lib/http.ts';
 import { getCurrentUser, logIn, logOut, register, type RegistrationCommand } from './auth.service.ts';
 
+/** SPEC section 5: a missing (or null) email or password gets the same answer as an empty one. */
+const loginBodySchema = z.preprocess((body) => {
+  const record = body ?? {};
+  if (typeof record !== 'object' || Array.isArray(record)) return record;
+  const { email, password } = record as { email?: unknown; password?: unknown };
+  return { ...record, email: email ?? '', password: password ?? '' };
+}, loginInputSchema);
+
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/login',
-    { config: { access: 'public' }, schema: { body: loginInputSchema, querystring: loginQuerySchema, response: { 200: loginResponseSchema } } },
+    { config: { access: 'public' }, schema: { body: loginBodySchema, querystring: loginQuerySchema, response: { 200: loginResponseSchema } } },
     async (request, reply) => {
       const { response, signedIn } = await logIn(request.ctx, {
         ...request.body,

@@ -52,6 +52,8 @@ async function findLiveInvite(db: DbOrTx, token: string) {
 export async function getInvite(ctx: Ctx, token: string): Promise<InviteSummary> {
   const invite = await findLiveInvite(ctx.db, token);
   if (!invite) throw invalidInvite();
+  // The claim refuses a bootstrap link once an administrator exists, so the summary must not offer it.
+  if (invite.purpose === 'bootstrap_admin' && (await hasAdmin(ctx.db))) throw invalidInvite();
   return { purpose: invite.purpose, roles: getUserRoles({ roles: invite.roles }), email: invite.email, expiresAt: invite.expiresAt.toISOString() };
 }
 

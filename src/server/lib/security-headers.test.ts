@@ -1,0 +1,45 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '#server/config.ts';
+import { securityHeaders } from './security-headers.ts';
+
+async function headersFor(env: Record<string, string>, url = '/api/thing') {
+  const app = Fastify({ logger: false });
+  app.addHook('onSend', securityHeaders(parseConfig(env)));
+  app.get('/api/thing', async () => ({ ok: true }));
+  app.get('/api/cached', async (_request, reply) => reply.header('cache-control', 'private, max-age=60').send({ ok: true }));
+  app.get('/page', async () => 'page');
+  try {
+    return (await app.inject({ method: 'GET', url })).headers;
+  } finally {
+    await app.close();
+  }
+}
+
+describe('securityHeaders', () => {
+  it('adds HSTS only when the public URL is https', async () => {
+    expect((await headersFor({ PUBLIC_URL: 'https://ron.example.test' }))['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    expect((await headersFor({ PUBLIC_URL: 'http://localhost:3000' }))['strict-transport-security']).toBeUndefined();
+  });
+
+  it('lets the configured chat widget origin load scripts, connect and frame, and nothing else outside', async () => {
+    const headers = await headersFor({ CHAT_WIDGET_URL: 'https://chat.example.test/widget.js?id=1' });
+    const csp = String(headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self' https://chat.example.test;");
+    expect(csp).toContain("connect-src 'self' ws: wss: https://chat.example.test;");
+    expect(csp).toContain("frame-src 'self' https://chat.example.test;");
+    expect(csp).not.toContain('/widget.js');
+  });
+
+  it('keeps scripts to the own origin when no chat widget is configured', async () => {
+    const csp = String((await headersFor({}))['content-security-policy']);
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).not.toContain('unsafe-eval');
+  });
+
+  it('marks API responses no-store unless the route chose its own caching, and leaves pages alone', async () => {
+    expect((await headersFor({}))['cache-control']).toBe('no-store');
+    expect((await headersFor({}, '/api/cached'))['cache-control']).toBe('private, max-age=60');
+    expect((await headersFor({}, '/page'))['cache-control']).toBeUndefined();
+  });
+});

@@ -1,0 +1,115 @@
+import type { z } from 'zod';
+import { getErrorText } from '#shared/errors.ts';
+
+/** A failed call: its status, the server's data, and the text a person should see (SPEC section 7). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly data: unknown,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface KeyValueStore {
+  getItem(key: string): string | null;
+}
+
+export interface ApiClientOptions {
+  /** Prefix for every path; '' means the page's own origin. */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  /** Where to look for the bearer token: session storage first, then the stored auth token. */
+  readToken?: () => string | null;
+  /** The optional debug admin key header's value. */
+  readDebugAdminKey?: () => string | null;
+  /** Dev or tunnel mode: retry once against the local backend on 404, 502, 503, 504 or a network error. */
+  isFallbackEnabled?: () => boolean;
+  fallbackBaseUrl?: string;
+}
+
+export interface RequestOptions<T> {
+  body?: unknown;
+  schema?: z.ZodType<T>;
+  headers?: Record<string, string>;
+  keepalive?: boolean;
+  signal?: AbortSignal;
+}
+
+export const fallbackRetryStatuses = [404, 502, 503, 504];
+export const localBackendUrl = 'http://localhost:3000';
+
+/** The one HTTP client: cookies, bearer token, JSON bodies (form data for uploads), one error rule. */
+export function createApiClient(options: ApiClientOptions = {}) {
+  const baseUrl = options.baseUrl ?? '';
+  const fallbackBaseUrl = options.fallbackBaseUrl ?? localBackendUrl;
+  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+
+  function buildInit(method: string, body: unknown, extraHeaders: Record<string, string> | undefined, keepalive?: boolean, signal?: AbortSignal): RequestInit {
+    const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
+    const token = options.readToken?.();
+    if (token) headers.authorization = `Bearer ${token}`;
+    const debugKey = options.readDebugAdminKey?.();
+    if (debugKey) headers['x-debug-admin-key'] = debugKey;
+    let payload: BodyInit | undefined;
+    if (body instanceof FormData) {
+      payload = body;
+    } else if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    return { method, headers, body: payload, credentials: 'include', keepalive, signal };
+  }
+
+  async function readData(response: Response): Promise<unknown> {
+    const text = await response.text();
+    if (!text) return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+
+  async function request<T = unknown>(method: string, path: string, requestOptions: RequestOptions<T> = {}): Promise<T> {
+    const init = () => buildInit(method, requestOptions.body, requestOptions.headers, requestOptions.keepalive, requestOptions.signal);
+    const canFallBack = Boolean(options.isFallbackEnabled?.()) && fallbackBaseUrl !== baseUrl;
+    let response: Response;
+    try {
+      response = await doFetch(`${baseUrl}${path}`, init());
+      if (canFallBack && fallbackRetryStatuses.includes(response.status)) {
+        response = await doFetch(`${fallbackBaseUrl}${path}`, init());
+      }
+    } catch (error) {
+      if (requestOptions.signal?.aborted || !canFallBack) {
+        throw new ApiError(0, null, error instanceof Error ? `Network error: ${error.message}` : 'Network error');
+      }
+      try {
+        response = await doFetch(`${fallbackBaseUrl}${path}`, init());
+      } catch (retryError) {
+        throw new ApiError(0, null, retryError instanceof Error ? `Network error: ${retryError.message}` : 'Network error');
+      }
+    }
+    const data = await readData(response);
+    if (!response.ok) throw new ApiError(response.status, data, getErrorText(data, `Request failed (${response.status})`));
+    if (requestOptions.schema) {
+      const parsed = requestOptions.schema.safeParse(data);
+      if (!parsed.success) throw new ApiError(response.status, data, 'The server sent an answer this page does not understand.');
+      return parsed.data;
+    }
+    return data as T;
+  }
+
+  return {
+    request,
+    get: <T>(path: string, schema?: z.ZodType<T>) => request<T>('GET', path, { schema }),
+    post: <T>(path: string, body?: unknown, schema?: z.ZodType<T>) => request<T>('POST', path, { body, schema }),
+    put: <T>(path: string, body?: unknown, schema?: z.ZodType<T>) => request<T>('PUT', path, { body, schema }),
+    patch: <T>(path: string, body?: unknown, schema?: z.ZodType<T>) => request<T>('PATCH', path, { body, schema }),
+    delete: <T>(path: string, schema?: z.ZodType<T>) => request<T>('DELETE', path, { schema }),
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;

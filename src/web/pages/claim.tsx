@@ -1,0 +1,82 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { authMessages, registerResponseSchema } from '#shared/auth.ts';
+import { claimInviteInputSchema, inviteMessages, inviteSummarySchema } from '#shared/invites.ts';
+import { roleLabels } from '#shared/roles.ts';
+import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
+import { ApiError } from '#web/lib/api-client.ts';
+import { api } from '#web/lib/api.ts';
+import { storeSignedIn } from '#web/lib/browser-storage.ts';
+
+/** Claim an invitation: the first administrator's one-time link lands here. */
+export default function ClaimPage() {
+  const { token = '' } = useParams();
+  const navigate = useNavigate();
+  const invite = useQuery({ queryKey: ['invite', token], queryFn: () => api.get(`/api/invites/${encodeURIComponent(token)}`, inviteSummarySchema), retry: false });
+  const [values, setValues] = useState({ name: '', email: '', password: '', confirmPassword: '' });
+  const [error, setError] = useState<string | null>(null);
+  const [isSubmitting, setIsSubmitting] = useState(false);
+  const set = (key: keyof typeof values) => (event: { target: { value: string } }) => setValues((current) => ({ ...current, [key]: event.target.value }));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = claimInviteInputSchema.safeParse({ name: values.name, email: invite.data?.email ?? values.email, password: values.password });
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]?.message ?? 'Please check the form.');
+      return;
+    }
+    if (values.password !== values.confirmPassword) {
+      setError(authMessages.passwordsDoNotMatch);
+      return;
+    }
+    setError(null);
+    setIsSubmitting(true);
+    try {
+      const response = await api.post(`/api/invites/${encodeURIComponent(token)}/claim`, parsed.data, registerResponseSchema);
+      storeSignedIn(response.user, response.sessionToken);
+      navigate('/dashboard?tab=jobs', { replace: true, state: { notice: response.message } });
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught.message : 'Could not claim the invitation. Please try again.');
+    } finally {
+      setIsSubmitting(false);
+    }
+  };
+
+  return (
+    <main className="centered-page">
+      <section className="card narrow" aria-labelledby="claim-title">
+        <h1 id="claim-title">Accept your invitation</h1>
+        {invite.isPending ? <p role="status">Checking your link…</p> : null}
+        {invite.isError ? (
+          <>
+            <FormAlert message={invite.error instanceof ApiError && invite.error.status === 404 ? inviteMessages.invalid : invite.error.message} />
+            <Link to="/login">Go to sign in</Link>
+          </>
+        ) : null}
+        {invite.data ? (
+          <form className="stack" onSubmit={submit} noValidate>
+            <p>
+              {invite.data.purpose === 'bootstrap_admin'
+                ? 'Create the first administrator account of this Open RON installation.'
+                : 'Create your account.'}{' '}
+              Role: {invite.data.roles.map((role) => roleLabels[role]).join(', ')}.
+            </p>
+            <FormAlert message={error} />
+            <Field label="Full name" autoComplete="name" value={values.name} onChange={set('name')} />
+            {invite.data.email ? (
+              <Field label="Email" type="email" value={invite.data.email} readOnly />
+            ) : (
+              <Field label="Email" type="email" autoComplete="email" value={values.email} onChange={set('email')} />
+            )}
+            <PasswordField label="Password" autoComplete="new-password" hint="At least 8 characters." value={values.password} onChange={set('password')} />
+            <PasswordField label="Confirm password" autoComplete="new-password" value={values.confirmPassword} onChange={set('confirmPassword')} />
+            <button type="submit" className="button primary block" disabled={isSubmitting}>
+              {isSubmitting ? 'Creating account…' : 'Create account'}
+            </button>
+          </form>
+        ) : null}
+      </section>
+    </main>
+  );
+}

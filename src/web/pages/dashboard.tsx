@@ -1,0 +1,77 @@
+import { useEffect } from 'react';
+import { Navigate, useLocation, useSearchParams } from 'react-router';
+import { getEffectiveRole, roleLabels } from '#shared/roles.ts';
+import { FormAlert } from '#web/components/field.tsx';
+import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { PendingNotaries } from '#web/features/notaries/pending-notaries.tsx';
+import { PendingTitleCompanies } from '#web/features/title-companies/pending-title-companies.tsx';
+import { getStoredUser } from '#web/lib/browser-storage.ts';
+
+const tabLabels: Record<string, string> = { jobs: 'Jobs', approvals: 'Approvals' };
+
+export default function DashboardPage() {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const location = useLocation();
+  const user = getStoredUser();
+  const tab = searchParams.get('tab');
+
+  useEffect(() => {
+    if (!tab) {
+      const next = new URLSearchParams(searchParams);
+      next.set('tab', 'jobs');
+      setSearchParams(next, { replace: true, state: location.state });
+    }
+  }, [tab, searchParams, setSearchParams, location.state]);
+
+  if (!user) return <Navigate to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  const role = getEffectiveRole(user);
+  const isAdmin = role === 'admin';
+  const activeTab = tab && tabLabels[tab] && (tab !== 'approvals' || isAdmin) ? tab : 'jobs';
+  const notice = (location.state as { notice?: string } | null)?.notice ?? null;
+
+  return (
+    <DashboardLayout user={user} task={tabLabels[activeTab] ?? 'Jobs'}>
+      <FormAlert message={notice} tone="success" />
+      {user.status === 'pending' ? (
+        <div className="alert info" role="status">
+          Your {user.pendingApproval === 'title_company' ? 'title company' : 'notary'} account is pending approval. An administrator
+          reviews new {user.pendingApproval === 'title_company' ? 'title companies' : 'notary commissions'}; you will be able to take
+          part in notarizations once approved.
+        </div>
+      ) : null}
+      <p className="muted">Signed in as {roleLabels[role]}.</p>
+      {isAdmin ? (
+        <nav className="tabs" aria-label="Dashboard sections">
+          {Object.entries(tabLabels).map(([key, label]) => (
+            <button
+              key={key}
+              type="button"
+              className={key === activeTab ? 'tab active' : 'tab'}
+              aria-current={key === activeTab ? 'page' : undefined}
+              onClick={() => {
+                const next = new URLSearchParams(searchParams);
+                next.set('tab', key);
+                setSearchParams(next);
+              }}
+            >
+              {label}
+            </button>
+          ))}
+        </nav>
+      ) : null}
+      {activeTab === 'approvals' ? (
+        <div className="stack">
+          <PendingNotaries />
+          <PendingTitleCompanies />
+        </div>
+      ) : (
+        <section className="card" aria-labelledby="jobs-title">
+          <h2 id="jobs-title">Signing jobs</h2>
+          <p className="empty">
+            Signing jobs are not available in this version yet. When they are, the jobs you take part in will be listed here.
+          </p>
+        </section>
+      )}
+    </DashboardLayout>
+  );
+}

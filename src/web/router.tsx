@@ -1,0 +1,127 @@
+import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
+import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router';
+import { getEffectiveRole, getRoleHome } from '#shared/roles.ts';
+import { ChatOpener } from '#web/components/chat-opener.tsx';
+import { AppErrorScreen, RouteErrorBoundary } from '#web/components/error-screens.tsx';
+import { LoadingWorkspace } from '#web/components/loading.tsx';
+import { NotBuiltPage } from '#web/components/not-built.tsx';
+import { getStoredUser } from '#web/lib/browser-storage.ts';
+
+type PageModule = { default: ComponentType };
+type Loader = () => Promise<PageModule>;
+
+/**
+ * One lazy component per loader and attempt, kept outside React state: a transition may render a
+ * suspended page several times before it commits, and each render must see the same lazy component.
+ * A new attempt (Try Again on the error screen) gets a fresh one, so a failed chunk is fetched again.
+ */
+const lazyPages = new Map<Loader, Map<number, LazyExoticComponent<ComponentType>>>();
+function getLazyPage(load: Loader, attempt: number) {
+  let attempts = lazyPages.get(load);
+  if (!attempts) {
+    attempts = new Map();
+    lazyPages.set(load, attempts);
+  }
+  let component = attempts.get(attempt);
+  if (!component) {
+    component = lazy(load);
+    attempts.set(attempt, component);
+  }
+  return component;
+}
+
+function LazyAttempt({ load, attempt = 0 }: { load: Loader; attempt?: number }) {
+  // The component comes from the module-level cache above, so it is the same on every render.
+  // eslint-disable-next-line react-hooks/static-components
+  const Page = getLazyPage(load, attempt);
+  return (
+    <Suspense fallback={<LoadingWorkspace />}>
+      <Page />
+    </Suspense>
+  );
+}
+
+/** A lazily loaded page; with a route name it is wrapped in the route-level error screen. */
+function page(load: Loader, routeName?: string) {
+  if (!routeName) return <LazyAttempt load={load} />;
+  return <RouteErrorBoundary routeName={routeName}>{(attempt) => <LazyAttempt key={attempt} load={load} attempt={attempt} />}</RouteErrorBoundary>;
+}
+
+function notBuilt(title: string, capability: string) {
+  return <NotBuiltPage title={title} capability={capability} />;
+}
+
+/** SPEC section 2: '/' and unknown paths go to the role home when a user is stored, else /login. */
+function RoleHomeRedirect() {
+  const user = getStoredUser();
+  return <Navigate to={user ? getRoleHome(getEffectiveRole(user)) : '/login'} replace />;
+}
+
+function Root() {
+  return (
+    <>
+      <Outlet />
+      <ChatOpener />
+    </>
+  );
+}
+
+const loadDashboard = () => import('./pages/dashboard.tsx');
+
+const sessionCapability = 'The live notarization session (video, identity proofing and signing)';
+const signingCapability = 'The signing workspace';
+const instantCapability = 'Notarize Now, the instant-notary flow,';
+
+export const routes: RouteObject[] = [
+  {
+    element: <Root />,
+    errorElement: <AppErrorScreen />,
+    children: [
+      { path: '/', element: <RoleHomeRedirect /> },
+      { path: '/login', element: page(() => import('./pages/login.tsx')) },
+      { path: '/mfa/setup', element: notBuilt('Multi-factor setup', 'Multi-factor authentication') },
+      { path: '/mfa/verify', element: notBuilt('Multi-factor verification', 'Multi-factor authentication') },
+      { path: '/register', element: page(() => import('./pages/register.tsx')) },
+      { path: '/register/user', element: page(() => import('./pages/register-user.tsx')) },
+      { path: '/register/notary', element: page(() => import('./pages/register-notary.tsx')) },
+      { path: '/register/title-company', element: page(() => import('./pages/register-title-company.tsx')) },
+      { path: '/setup', element: page(() => import('./pages/setup.tsx')) },
+      { path: '/session/complete', element: <RouteErrorBoundary routeName="Session Complete">{() => notBuilt('Session complete', sessionCapability)}</RouteErrorBoundary> },
+      ...['/session', '/session/:jobId', '/session/:jobId/:docId'].map((path) => ({
+        path,
+        element: <RouteErrorBoundary routeName="Session">{() => notBuilt('Session', sessionCapability)}</RouteErrorBoundary>,
+      })),
+      ...['/signing', '/signing/:jobId', '/signing/:jobId/:docId'].map((path) => ({
+        path,
+        element: <RouteErrorBoundary routeName="Signing Session">{() => notBuilt('Signing session', signingCapability)}</RouteErrorBoundary>,
+      })),
+      { path: '/claim/:token', element: page(() => import('./pages/claim.tsx')) },
+      { path: '/request-access', element: notBuilt('Request access', 'Requesting a new job invitation') },
+      { path: '/notarize', element: page(() => import('./pages/notarize.tsx')) },
+      { path: '/notarize-now', element: notBuilt('Notarize Now', instantCapability) },
+      { path: '/gnw-login', element: notBuilt('Notarize Now', instantCapability) },
+      { path: '/gnw/start', element: notBuilt('Notarize Now', instantCapability) },
+      { path: '/gnw', element: <Navigate to="/gnw/start" replace /> },
+      { path: '/gnw/setup', element: notBuilt('Notarize Now setup', instantCapability) },
+      { path: '/dashboard', element: page(loadDashboard, 'Dashboard') },
+      { path: '/admin/new-title-company', element: notBuilt('New title company', 'Creating title companies from the admin area') },
+      { path: '/admin/notaryloop-test', element: notBuilt('Notary loop test', 'The admin notary loop test') },
+      { path: '/jobs/detail', element: notBuilt('Job details', 'Signing jobs') },
+      { path: '/billing/pending', element: notBuilt('Pending invoices', 'Billing') },
+      { path: '/billing/company', element: notBuilt('Title company billing', 'Billing') },
+      { path: '/billing/company/:companyId', element: notBuilt('Title company billing', 'Billing') },
+      { path: '/help', element: page(() => import('./pages/help.tsx')) },
+      { path: '/dashboard/signer', element: <RoleHomeRedirect /> },
+      { path: '/dashboard/admin', element: <RoleHomeRedirect /> },
+      { path: '/dashboard/notary', element: <RoleHomeRedirect /> },
+      { path: '/signature', element: notBuilt('Signature', 'Signature capture') },
+      { path: '/initials', element: notBuilt('Initials', 'Initials capture') },
+      { path: '/verify/resume/:token', element: notBuilt('Resume verification', 'Identity verification') },
+      { path: '*', element: <RoleHomeRedirect /> },
+    ],
+  },
+];
+
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}
