@@ -14,6 +14,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } } },
   { files: ['src/shared/**'], rules: { 'no-restricted-imports': restrict(['#server/*', '#web/*', 'node:*', '../server/*', '../web/*']) } },
   { files: ['src/server/**'], rules: { 'no-restricted-imports': restrict(['#web/*', '../web/*', '../../web/*']) } },
   { files: ['src/web/**'], plugins: { 'react-hooks': reactHooks }, rules: { ...reactHooks.configs.recommended.rules, 'no-restricted-imports': restrict(['#server/*', '../server/*', '../../server/*', 'node:*']) } },

