@@ -18,5 +18,6 @@ export default tseslint.config(
   { files: ['src/shared/**'], rules: { 'no-restricted-imports': restrict(['#server/*', '#web/*', 'node:*', '../server/*', '../web/*']) } },
   { files: ['src/server/**'], rules: { 'no-restricted-imports': restrict(['#web/*', '../web/*', '../../web/*']) } },
   { files: ['src/web/**'], plugins: { 'react-hooks': reactHooks }, rules: { ...reactHooks.configs.recommended.rules, 'no-restricted-imports': restrict(['#server/*', '../server/*', '../../server/*', 'node:*']) } },
+  { files: ['src/web/**/*.test.ts', 'src/web/**/*.test.tsx'], rules: { 'no-restricted-imports': restrict(['#server/*', '../server/*', '../../server/*']) } },
   { files: ['src/server/features/**/*.routes.ts'], rules: { 'no-restricted-imports': restrict(['#web/*', '#server/db/*']) } },
 );

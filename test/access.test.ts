@@ -44,12 +44,12 @@ describe('route access declarations', () => {
   it('collects every API route with the access it declares', () => {
     const routes = t.app.apiRoutes.map(describeRoute);
     expect(routes).toEqual(expect.arrayContaining(['POST /api/auth/login', 'GET /api/auth/me', 'GET /api/notary/pending', 'POST /api/title-companies/:id/approve']));
-    expect(t.app.apiRoutes.every((route) => route.access === 'public' || route.access === 'signed-in' || Array.isArray(route.access))).toBe(true);
+    expect(t.app.apiRoutes.every((route) => route.access === 'public' || route.access === 'signed-in' || route.access === 'mfa' || Array.isArray(route.access))).toBe(true);
     expect(restrictedRoutes().length).toBeGreaterThan(0);
   });
 
   it('refuses to build an app with an API route that does not say who may call it', async () => {
-    const app = await buildApp({ db: t.db, dbKind: t.database.kind, config: t.config, realtime: createInProcessRealtime() }, { logger: false });
+    const app = await buildApp({ db: t.db, dbKind: t.database.kind, config: t.config, realtime: createInProcessRealtime(), secretsKey: Buffer.alloc(32) }, { logger: false, isEmailDeliveryStarted: false });
     try {
       expect(() => app.get('/api/unguarded', async () => ({ ok: true }))).toThrow(/GET \/api\/unguarded does not declare who may call it/);
       expect(() => app.get('/healthz', async () => ({ ok: true }))).not.toThrow();

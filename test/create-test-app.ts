@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -76,13 +76,13 @@ export interface SharedTestPieces {
 
 /** The real app on a fresh migrated database, driven in-process through `app.inject`. */
 export async function createTestApp(env: Record<string, string> = {}, shared: SharedTestPieces = {}): Promise<TestApp> {
-  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WEB_DIST_DIR: '/nonexistent-web-build', ...env });
+  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WEB_DIST_DIR: '/nonexistent-web-build', MFA_REQUIRED_ROLES: 'none', ...env });
   const ownsDatabase = !shared.databaseOf;
   const { database, drop } = shared.databaseOf ? { database: shared.databaseOf.database, drop: async () => {} } : await createTestDatabase();
   const ownsRealtime = !shared.realtime;
   const realtime =
     shared.realtime ?? (process.env.TEST_REDIS_URL ? await createRedisRealtime(process.env.TEST_REDIS_URL) : createInProcessRealtime());
-  const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime }, { logger: false });
+  const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey: randomBytes(32) }, { logger: false });
   await app.ready();
   let counter = 0;
 

@@ -9,11 +9,15 @@ import { authMessages } from '#shared/auth.ts';
 import { hasAnyRole } from '#shared/roles.ts';
 import type { Access, Ctx, Deps } from './lib/context.ts';
 import { AppError, forbidden, unauthorized } from './lib/errors.ts';
-import { readSessionToken } from './lib/http.ts';
+import { deviceCookieName, readSessionToken } from './lib/http.ts';
 import { SessionCache } from './lib/session-cache.ts';
+import { createLogTransport, createSmtpTransport } from './providers/email/email.ts';
+import { EmailDelivery } from './tasks/email-delivery.ts';
 import { securityHeaders } from './lib/security-headers.ts';
 import { authRoutes } from './features/auth/auth.routes.ts';
 import { resolveSession } from './features/auth/sessions.service.ts';
+import { mfaRoutes } from './features/auth/mfa.routes.ts';
+import { usersRoutes } from './features/users/users.routes.ts';
 import { invitesRoutes } from './features/invites/invites.routes.ts';
 import { notariesRoutes } from './features/notaries/notaries.routes.ts';
 import { systemRoutes } from './features/system/system.routes.ts';
@@ -28,6 +32,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     apiRoutes: ApiRoute[];
+    emailDelivery: EmailDelivery;
   }
 }
 
@@ -51,7 +56,7 @@ function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string
 }
 
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
-export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: Deps, options: { logger?: boolean; isEmailDeliveryStarted?: boolean } = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
@@ -63,6 +68,17 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   app.setSerializerCompiler(serializerCompiler);
   // Bodies are JSON (or multipart, where a route registers it): text/plain is what a cross-site form can send.
   app.removeContentTypeParser('text/plain');
+
+  const emailTransport = config.email.smtpUrl
+    ? createSmtpTransport(config.email.smtpUrl, config.email.from, config.publicUrl)
+    : createLogTransport(app.log);
+  const emailDelivery = new EmailDelivery(deps.db, emailTransport, app.log, config.email);
+  app.decorate('emailDelivery', emailDelivery);
+  if (options.isEmailDeliveryStarted !== false) emailDelivery.start();
+  app.addHook('onClose', async () => {
+    await emailDelivery.stop();
+    await emailTransport.close();
+  });
 
   const sessionCache = new SessionCache(deps.realtime, config.session.cacheMs);
   await sessionCache.start();
@@ -89,9 +105,10 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     }
     let user: SessionUser | null = null;
     let sessionId: string | null = null;
+    let isMfaPending = false;
     if (credential && request.url.startsWith('/api/')) {
       const resolved = await resolveSession(deps.db, sessionCache, credential.token);
-      if (resolved) ({ user, sessionId } = resolved);
+      if (resolved) ({ user, sessionId, isMfaPending } = resolved);
     }
     request.ctx = {
       db: deps.db,
@@ -101,6 +118,9 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
       log: request.log,
       user,
       sessionId,
+      isMfaPending,
+      deviceToken: request.cookies[deviceCookieName] ?? null,
+      secretsKey: deps.secretsKey,
       ipAddress: request.ip,
       userAgent: request.headers['user-agent'] ?? null,
       requestId: request.id,
@@ -108,6 +128,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     const access = request.routeOptions.config?.access;
     if (!access || access === 'public') return;
     if (!user) throw credential ? new AppError(401, 'session_expired', authMessages.sessionExpired) : unauthorized(authMessages.signInRequired);
+    if (access === 'mfa') return;
+    if (isMfaPending) throw new AppError(401, 'mfa_required', 'Finish signing in with your second factor first.');
     if (access === 'signed-in') return;
     if (user.status !== 'active') {
       throw new AppError(403, 'pending_approval', 'Your account is awaiting approval by an administrator.');
@@ -151,6 +173,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
 
   await app.register(systemRoutes, { prefix: '/api/system' });
   await app.register(authRoutes, { prefix: '/api/auth' });
+  await app.register(mfaRoutes, { prefix: '/api/auth' });
+  await app.register(usersRoutes, { prefix: '/api/admin/users' });
   await app.register(invitesRoutes, { prefix: '/api/invites' });
   await app.register(notariesRoutes, { prefix: '/api/notary' });
   await app.register(titleCompaniesRoutes, { prefix: '/api/title-companies' });

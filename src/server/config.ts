@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { roles, type Role } from '#shared/roles.ts';
 
 const booleanFromString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -27,6 +28,18 @@ const envSchema = z.object({
   TRUST_PROXY: booleanFromString.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CHAT_WIDGET_URL: z.url().optional(),
+  SECRETS_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'SECRETS_KEY must be 32 bytes, base64 encoded (openssl rand -base64 32)')
+    .optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'SMTP_URL must start with smtp:// or smtps://').optional(),
+  MAIL_FROM: z.string().default('Open RON <no-reply@localhost>'),
+  EMAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  MFA_REQUIRED_ROLES: z.string().default('notary,admin,billing,finance'),
+  PASSWORD_RESETS_PER_EMAIL_PER_HOUR: z.coerce.number().int().positive().default(3),
+  PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(10),
+  EMAIL_CODES_PER_USER_PER_HOUR: z.coerce.number().int().positive().default(6),
   WEB_DIST_DIR: z.string().default('./dist/web'),
 });
 
@@ -61,10 +74,26 @@ export function parseConfig(env: Record<string, string | undefined>) {
       loginWindowMs: values.LOGIN_WINDOW_MINUTES * 60_000,
       registrationsPerAddressPerHour: values.REGISTRATIONS_PER_ADDRESS_PER_HOUR,
       bodyBytes: values.BODY_LIMIT_BYTES,
+      passwordResetsPerEmailPerHour: values.PASSWORD_RESETS_PER_EMAIL_PER_HOUR,
+      passwordResetsPerAddressPerHour: values.PASSWORD_RESETS_PER_ADDRESS_PER_HOUR,
+      emailCodesPerUserPerHour: values.EMAIL_CODES_PER_USER_PER_HOUR,
     },
     trustProxy: values.TRUST_PROXY,
     logLevel: values.LOG_LEVEL,
     chatWidgetUrl: values.CHAT_WIDGET_URL ?? null,
+    /** Null means: main.ts reads or creates DATA_DIR/secrets.key. */
+    secretsKey: values.SECRETS_KEY ? Buffer.from(values.SECRETS_KEY, 'base64') : null,
+    email: {
+      smtpUrl: values.SMTP_URL ?? null,
+      from: values.MAIL_FROM,
+      pollMs: values.EMAIL_POLL_MS,
+      maxAttempts: values.EMAIL_MAX_ATTEMPTS,
+    },
+    mfa: {
+      requiredRoles: values.MFA_REQUIRED_ROLES.split(',')
+        .map((role) => role.trim())
+        .filter((role): role is Role => (roles as readonly string[]).includes(role)),
+    },
     webDistDir: path.resolve(values.WEB_DIST_DIR),
   };
 }

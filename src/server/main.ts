@@ -3,13 +3,15 @@ import { parseConfig } from './config.ts';
 import { createDatabase } from './db/client.ts';
 import { issueBootstrapInvite } from './features/invites/invites.service.ts';
 import { seedDemoAccounts } from './features/system/demo.service.ts';
+import { loadSecretsKey } from './lib/secrets.ts';
 import { createRealtime } from './providers/realtime/realtime.ts';
 
 const config = parseConfig(process.env);
 const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? null : `${config.dataDir}/db` });
 await database.migrate();
 const realtime = await createRealtime(config.redisUrl);
-const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime });
+const secretsKey = loadSecretsKey(config.secretsKey, config.dataDir);
+const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey });
 
 const banner: string[] = [];
 if (process.argv.includes('--demo')) {
@@ -40,5 +42,6 @@ process.on('SIGINT', () => void shutDown('SIGINT'));
 process.on('SIGTERM', () => void shutDown('SIGTERM'));
 
 await app.listen({ host: config.host, port: config.port });
+const mail = config.email.smtpUrl ? 'mail via SMTP_URL' : 'mail to the log';
 const storage = database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}/db` : 'PostgreSQL at DATABASE_URL';
-console.log([``, `Open RON is running at ${config.publicUrl} (${storage}, realtime ${realtime.kind}).`, ...banner, ``].join('\n'));
+console.log([``, `Open RON is running at ${config.publicUrl} (${storage}, realtime ${realtime.kind}, ${mail}).`, ...banner, ``].join('\n'));

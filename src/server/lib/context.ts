@@ -12,6 +12,7 @@ export interface Deps {
   dbKind: 'pglite' | 'postgres';
   config: Config;
   realtime: RealtimeProvider;
+  secretsKey: Buffer;
 }
 
 /** Who is asking, from where, with what: passed to every service call. */
@@ -23,10 +24,18 @@ export interface Ctx {
   log: FastifyBaseLogger;
   user: SessionUser | null;
   sessionId: string | null;
+  /** The session proved the password only; it may call nothing but the MFA routes. */
+  isMfaPending: boolean;
+  /** The remember-this-device cookie, if the browser sent one. */
+  deviceToken: string | null;
+  secretsKey: Buffer;
   ipAddress: string;
   userAgent: string | null;
   requestId: string;
 }
 
-/** Who may call a route: anyone, any signed-in person, or people holding one of the roles. */
-export type Access = 'public' | 'signed-in' | readonly Role[];
+/**
+ * Who may call a route: anyone, any signed-in person, people holding one of the roles, or 'mfa':
+ * a person between password and second factor (or signed in fully).
+ */
+export type Access = 'public' | 'signed-in' | 'mfa' | readonly Role[];

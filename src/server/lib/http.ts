@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '#server/config.ts';
 
 export const sessionCookieName = 'ron_session';
+export const deviceCookieName = 'ron_device';
 
 /** The session token of a request: the bearer header first, then the httpOnly cookie. */
 export function readSessionToken(request: FastifyRequest): { token: string; source: 'bearer' | 'cookie' } | null {
@@ -26,4 +27,12 @@ export function setSessionCookie(reply: FastifyReply, config: Config, token: str
 
 export function clearSessionCookie(reply: FastifyReply, config: Config): void {
   reply.clearCookie(sessionCookieName, { httpOnly: true, sameSite: 'lax', secure: config.session.cookieSecure, path: '/' });
+}
+
+export function setDeviceCookie(reply: FastifyReply, config: Config, token: string, expiresAt: Date): void {
+  reply.setCookie(deviceCookieName, token, { httpOnly: true, sameSite: 'lax', secure: config.session.cookieSecure, path: '/api/auth', expires: expiresAt });
+}
+
+export function clearDeviceCookie(reply: FastifyReply, config: Config): void {
+  reply.clearCookie(deviceCookieName, { httpOnly: true, sameSite: 'lax', secure: config.session.cookieSecure, path: '/api/auth' });
 }

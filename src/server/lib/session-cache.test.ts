@@ -8,7 +8,7 @@ function user(id: string): SessionUser {
 }
 
 function session(userId: string, expiresInMs = 3600_000) {
-  return { sessionId: `s-${userId}`, expiresAt: Date.now() + expiresInMs, user: user(userId) };
+  return { sessionId: `s-${userId}`, expiresAt: Date.now() + expiresInMs, isMfaPending: false, user: user(userId) };
 }
 
 afterEach(() => {

@@ -4,6 +4,7 @@ import type { RealtimeProvider } from '#server/providers/realtime/realtime.ts';
 export interface CachedSession {
   sessionId: string;
   expiresAt: number;
+  isMfaPending: boolean;
   user: SessionUser;
 }
 

@@ -3,3 +3,5 @@ export * from './auth.ts';
 export * from './invites.ts';
 export * from './notaries.ts';
 export * from './title-companies.ts';
+export * from './email.ts';
+export * from './audit.ts';

@@ -10,8 +10,12 @@ import {
   registerTitleCompanyInputSchema,
   registerUserInputSchema,
 } from '#shared/auth.ts';
+import { forgotPasswordInputSchema, resetPasswordInputSchema } from '#shared/mfa.ts';
 import { clearSessionCookie, readSessionToken, setSessionCookie } from '#server/lib/http.ts';
 import { getCurrentUser, logIn, logOut, register, type RegistrationCommand } from './auth.service.ts';
+import { requestPasswordReset, resetPassword, validateResetToken } from './password-reset.service.ts';
+
+const okMessageSchema = z.object({ ok: z.literal(true), message: z.string() });
 
 /** SPEC section 5: a missing (or null) email or password gets the same answer as an empty one. */
 const loginBodySchema = z.preprocess((body) => {
@@ -62,4 +66,22 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     );
   }
+
+  app.post(
+    '/forgot-password',
+    { config: { access: 'public' }, schema: { body: forgotPasswordInputSchema, response: { 200: okMessageSchema } } },
+    async (request) => requestPasswordReset(request.ctx, request.body.email),
+  );
+
+  app.get(
+    '/reset-password/validate',
+    { config: { access: 'public' }, schema: { querystring: z.object({ token: z.string().max(200).default('') }), response: { 200: z.object({ valid: z.literal(true) }) } } },
+    async (request) => validateResetToken(request.ctx, request.query.token),
+  );
+
+  app.post(
+    '/reset-password',
+    { config: { access: 'public' }, schema: { body: resetPasswordInputSchema, response: { 200: okMessageSchema } } },
+    async (request) => resetPassword(request.ctx, request.body.token, request.body.newPassword),
+  );
 };

@@ -15,6 +15,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '#server/lib/crypto.ts';
 import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
 import { clearRateLimit, hitRateLimit, readRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { getMfaRequirement, isTrustedDevice } from './mfa.service.ts';
 import { createSession, revokeSessionByToken } from './sessions.service.ts';
 import { findUserByEmail, isUniqueViolation, normalizeEmail, toSessionUser } from './users.ts';
 
@@ -60,6 +61,26 @@ export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response
     throw new AppError(403, 'account_disabled', 'This account is disabled. Please contact your administrator.');
   }
   await clearRateLimit(ctx.db, accountKey);
+  const mfa = await getMfaRequirement(ctx, user);
+  const needsSecondFactor = (mfa.isRoleRequired || mfa.totpEnabled || mfa.emailEnabled) && !(await isTrustedDevice(ctx.db, user.id, ctx.deviceToken));
+  if (needsSecondFactor) {
+    // The password is right; the session may only finish the second factor (ten minutes).
+    const pending = await createSession(ctx, user.id, { isMfaPending: true });
+    const isInlineStep = !mfa.isRoleRequired && mfa.totpEnabled;
+    ctx.log.info({ event: 'login.second_factor', userId: user.id }, 'password accepted, second factor needed');
+    return {
+      signedIn: { user: toSessionUser(user), token: pending.token, expiresAt: pending.expiresAt },
+      response: {
+        user: null,
+        sessionToken: null,
+        mfa_required: !isInlineStep,
+        enrolled: mfa.totpEnabled || mfa.emailEnabled,
+        twofaRequired: isInlineStep,
+        ticket: pending.token,
+        nextAction: null,
+      },
+    };
+  }
   const session = await createSession(ctx, user.id);
   await ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, user.id));
   const sessionUser = toSessionUser(user);
@@ -70,7 +91,7 @@ export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response
       user: sessionUser,
       sessionToken: session.token,
       mfa_required: false,
-      enrolled: false,
+      enrolled: mfa.totpEnabled || mfa.emailEnabled,
       twofaRequired: false,
       ticket: null,
       nextAction: null,

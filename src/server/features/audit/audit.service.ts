@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { asc, desc, eq, sql } from 'drizzle-orm';
+import type { DbOrTx } from '#server/db/client.ts';
+import { auditEvents } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+
+export const accountScope = 'account';
+
+export interface AuditEventInput {
+  jobId?: string | null;
+  action: string;
+  data?: Record<string, unknown>;
+}
+
+type AuditRow = typeof auditEvents.$inferSelect;
+
+/** JSON with sorted keys, so the hash does not depend on how jsonb orders them. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, entry]) => entry !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${canonicalJson(entry)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+function computeHash(row: Omit<AuditRow, 'hash' | 'sequence'>): string {
+  const content = canonicalJson({
+    id: row.id,
+    scope: row.scope,
+    jobId: row.jobId,
+    actorId: row.actorId,
+    action: row.action,
+    ipAddress: row.ipAddress,
+    userAgent: row.userAgent,
+    data: row.data,
+    createdAt: row.createdAt.toISOString(),
+    previousHash: row.previousHash,
+  });
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/**
+ * Appends an event chained to the previous one of its scope. Call it inside the transaction of the
+ * change it records; an advisory lock per scope keeps concurrent appends in one line.
+ */
+export async function appendAuditEvent(ctx: Pick<Ctx, 'user' | 'ipAddress' | 'userAgent'> & { db: DbOrTx }, input: AuditEventInput): Promise<void> {
+  const scope = input.jobId ? `job:${input.jobId}` : accountScope;
+  await ctx.db.execute(sql`select pg_advisory_xact_lock(hashtext(${scope}))`);
+  const [previous] = await ctx.db
+    .select({ hash: auditEvents.hash })
+    .from(auditEvents)
+    .where(eq(auditEvents.scope, scope))
+    .orderBy(desc(auditEvents.sequence))
+    .limit(1);
+  const row = {
+    id: crypto.randomUUID(),
+    scope,
+    jobId: input.jobId ?? null,
+    actorId: ctx.user?.id ?? null,
+    action: input.action,
+    ipAddress: ctx.ipAddress,
+    userAgent: ctx.userAgent?.slice(0, 400) ?? null,
+    data: input.data ?? {},
+    createdAt: new Date(),
+    previousHash: previous?.hash ?? null,
+  };
+  await ctx.db.insert(auditEvents).values({ ...row, hash: computeHash(row) });
+}
+
+export interface AuditVerification {
+  isValid: boolean;
+  eventCount: number;
+  firstBrokenEventId: string | null;
+}
+
+/** Recomputes every hash of a scope in order; an edited, removed or reordered event breaks it. */
+export async function verifyAuditScope(db: DbOrTx, scope: string): Promise<AuditVerification> {
+  const rows = await db.select().from(auditEvents).where(eq(auditEvents.scope, scope)).orderBy(asc(auditEvents.sequence));
+  let previousHash: string | null = null;
+  for (const row of rows) {
+    if (row.previousHash !== previousHash || computeHash(row) !== row.hash) {
+      return { isValid: false, eventCount: rows.length, firstBrokenEventId: row.id };
+    }
+    previousHash = row.hash;
+  }
+  return { isValid: true, eventCount: rows.length, firstBrokenEventId: null };
+}

@@ -1,0 +1,18 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { adminSetPasswordInputSchema } from '#shared/mfa.ts';
+import { setUserPassword } from './users.service.ts';
+
+export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.put(
+    '/:id/password',
+    {
+      config: { access: ['admin'] },
+      schema: { params: z.object({ id: z.uuid({ message: 'User id must be a UUID.' }) }), body: adminSetPasswordInputSchema, response: { 200: z.object({ ok: z.literal(true) }) } },
+    },
+    async (request) => {
+      await setUserPassword(request.ctx, request.params.id, request.body.password);
+      return { ok: true as const };
+    },
+  );
+};

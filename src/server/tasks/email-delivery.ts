@@ -1,0 +1,97 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '#server/db/client.ts';
+import { emailOutbox } from '#server/db/schema/index.ts';
+import type { EmailTransport } from '#server/providers/email/email.ts';
+
+const batchSize = 10;
+const leaseSeconds = 120;
+
+/** Retry delay after a failed attempt: 5 s, 10 s, 20 s … capped at one hour. */
+export function getRetryDelaySeconds(attempts: number): number {
+  return Math.min(3600, 5 * 2 ** Math.max(0, attempts - 1));
+}
+
+/**
+ * Delivers the outbox. Each batch is claimed with FOR UPDATE SKIP LOCKED and a lease, committed,
+ * then sent outside any transaction; only the lease holder marks a row sent, so no two instances
+ * send the same message. A crash between the SMTP answer and the mark may resend once, with the
+ * same Message-ID.
+ */
+export class EmailDelivery {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private isStopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly transport: EmailTransport,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: { pollMs: number; maxAttempts: number },
+  ) {}
+
+  start(): void {
+    this.isStopped = false;
+    const tick = async () => {
+      if (this.isStopped) return;
+      try {
+        await this.runOnce();
+      } catch (error) {
+        this.log.error({ err: error }, 'email delivery pass failed');
+      }
+      if (!this.isStopped) this.timer = setTimeout(tick, this.options.pollMs);
+    };
+    this.timer = setTimeout(tick, this.options.pollMs);
+  }
+
+  async stop(): Promise<void> {
+    this.isStopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass; returns how many messages were sent. Concurrent calls share the pass in flight. */
+  runOnce(): Promise<number> {
+    this.running ??= this.deliverBatch().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async deliverBatch(): Promise<number> {
+    const claimed = await this.db
+      .update(emailOutbox)
+      .set({ status: 'sending', attempts: sql`${emailOutbox.attempts} + 1`, lockedUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
+      .where(
+        sql`${emailOutbox.id} in (select id from email_outbox
+          where (status = 'pending' and next_attempt_at <= now()) or (status = 'sending' and locked_until < now())
+          order by created_at limit ${batchSize} for update skip locked)`,
+      )
+      .returning();
+    let sent = 0;
+    for (const row of claimed) {
+      try {
+        await this.transport.send({ id: row.id, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody });
+        await this.db
+          .update(emailOutbox)
+          .set({ status: 'sent', sentAt: new Date(), lockedUntil: null, lastError: null })
+          .where(sql`${emailOutbox.id} = ${row.id}`);
+        sent += 1;
+      } catch (error) {
+        const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
+        const isFinal = row.attempts >= this.options.maxAttempts;
+        await this.db
+          .update(emailOutbox)
+          .set({
+            status: isFinal ? 'failed' : 'pending',
+            lastError: message,
+            lockedUntil: null,
+            nextAttemptAt: sql`now() + make_interval(secs => ${getRetryDelaySeconds(row.attempts)})`,
+          })
+          .where(sql`${emailOutbox.id} = ${row.id}`);
+        this.log.warn({ event: isFinal ? 'email.failed' : 'email.retry', emailId: row.id, attempts: row.attempts, error: message }, 'email not delivered');
+      }
+    }
+    return sent;
+  }
+}
