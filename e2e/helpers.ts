@@ -31,3 +31,32 @@ export async function logIn(page: Page, email: string, password: string, query =
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+export interface CaughtMail {
+  to: string[];
+  subject: string;
+  text: string;
+}
+
+/** Waits for a message to arrive at the SMTP server that e2e/start-server.mjs runs. */
+export async function waitForMail(to: string, subjectPattern: RegExp, timeoutMs = 15_000): Promise<CaughtMail> {
+  const port = process.env.E2E_PORT ?? '3210';
+  const file = path.join(os.tmpdir(), `ron-e2e-${port}-mail.jsonl`);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const mails = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as CaughtMail);
+    const found = mails.reverse().find((mail) => mail.to.includes(to.toLowerCase()) && subjectPattern.test(mail.subject));
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no mail to ${to} matching ${subjectPattern} within ${timeoutMs} ms`);
+}
+
+export async function logOut(page: Page) {
+  await page.getByRole('button', { name: 'Logout' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+}

@@ -1,14 +1,35 @@
-// Starts the built app for the browser journeys on a fresh embedded database and records the
-// one-time administrator link it prints, so a journey can claim it.
+// Starts the built app for the browser journeys on a fresh embedded database, with a real SMTP
+// server on loopback that receives its mail; records the one-time administrator link it prints.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
 
 const port = process.env.E2E_PORT ?? '3210';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-e2e-'));
 const stateFile = path.join(os.tmpdir(), `ron-e2e-${port}.json`);
+const mailFile = path.join(os.tmpdir(), `ron-e2e-${port}-mail.jsonl`);
 fs.rmSync(stateFile, { force: true });
+fs.writeFileSync(mailFile, '');
+
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS', 'AUTH'],
+  logger: false,
+  onData(stream, _session, callback) {
+    simpleParser(stream)
+      .then((mail) => {
+        const to = [mail.to].flat().flatMap((entry) => entry?.value ?? []).map((address) => address.address);
+        fs.appendFileSync(mailFile, `${JSON.stringify({ to, subject: mail.subject, text: mail.text })}\n`);
+        callback();
+      })
+      .catch(callback);
+  },
+});
+await new Promise((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+const smtpPort = smtp.server.address().port;
 
 const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
   env: {
@@ -20,6 +41,8 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'],
     LOG_LEVEL: 'warn',
     NODE_ENV: 'test',
     REGISTRATIONS_PER_ADDRESS_PER_HOUR: '1000',
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    EMAIL_POLL_MS: '200',
     DATABASE_URL: '',
     REDIS_URL: '',
   },
@@ -36,15 +59,15 @@ child.stdout.on('data', (chunk) => {
 
 const stop = () => {
   child.kill('SIGTERM');
+  smtp.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(stateFile, { force: true });
+  fs.rmSync(mailFile, { force: true });
 };
-process.on('SIGTERM', () => {
-  stop();
-  process.exit(0);
-});
-process.on('SIGINT', () => {
-  stop();
-  process.exit(0);
-});
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    stop();
+    process.exit(0);
+  });
+}
 child.on('exit', (code) => process.exit(code ?? 1));

@@ -17,6 +17,8 @@ export interface TestApp {
   database: Database;
   config: Config;
   realtime: RealtimeProvider;
+  /** The key sealing TOTP secrets and hashing codes; a second instance (databaseOf) shares it. */
+  secretsKey: Buffer;
   /** Signs a user in through the real login route and returns headers carrying the bearer token. */
   signInAs(user: TestUser): Promise<Record<string, string>>;
   createUser(options?: Partial<TestUserOptions>): Promise<TestUser>;
@@ -72,6 +74,8 @@ export interface SharedTestPieces {
   realtime?: RealtimeProvider;
   /** Another test app whose database this one uses too, as a second instance of one deployment (that app closes it). */
   databaseOf?: TestApp;
+  /** Receives the app's log lines (one JSON object each) at the env's LOG_LEVEL; without it the app logs nothing. */
+  logStream?: { write(line: string): void };
 }
 
 /** The real app on a fresh migrated database, driven in-process through `app.inject`. */
@@ -82,7 +86,11 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
   const ownsRealtime = !shared.realtime;
   const realtime =
     shared.realtime ?? (process.env.TEST_REDIS_URL ? await createRedisRealtime(process.env.TEST_REDIS_URL) : createInProcessRealtime());
-  const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey: randomBytes(32) }, { logger: false });
+  const secretsKey = shared.databaseOf?.secretsKey ?? randomBytes(32);
+  const app = await buildApp(
+    { db: database.db, dbKind: database.kind, config, realtime, secretsKey },
+    shared.logStream ? { logStream: shared.logStream } : { logger: false },
+  );
   await app.ready();
   let counter = 0;
 
@@ -112,6 +120,7 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
     database,
     config,
     realtime,
+    secretsKey,
     createUser,
     signInAs,
     close: async () => {

@@ -55,11 +55,49 @@ function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string
   }
 }
 
+/**
+ * A URL for the log: query values are replaced, since links carry secrets there
+ * (/api/auth/reset-password/validate?token=...) and the log must never hold one.
+ */
+export function redactQueryValues(url: string): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) return url;
+  const names = url
+    .slice(queryStart + 1)
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => `${pair.split('=')[0]}=[redacted]`);
+  return `${url.slice(0, queryStart)}?${names.join('&')}`;
+}
+
+export interface BuildAppOptions {
+  logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
+  isEmailDeliveryStarted?: boolean;
+}
+
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
-export async function buildApp(deps: Deps, options: { logger?: boolean; isEmailDeliveryStarted?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            serializers: {
+              req: (request: FastifyRequest) => ({
+                method: request.method,
+                url: redactQueryValues(request.url),
+                host: request.host,
+                remoteAddress: request.ip,
+                remotePort: request.socket?.remotePort,
+              }),
+            },
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          },
     bodyLimit: config.limits.bodyBytes,
     trustProxy: config.trustProxy,
     genReqId: () => crypto.randomUUID(),

@@ -73,8 +73,8 @@ export const routes: RouteObject[] = [
     children: [
       { path: '/', element: <RoleHomeRedirect /> },
       { path: '/login', element: page(() => import('./pages/login.tsx')) },
-      { path: '/mfa/setup', element: notBuilt('Multi-factor setup', 'Multi-factor authentication') },
-      { path: '/mfa/verify', element: notBuilt('Multi-factor verification', 'Multi-factor authentication') },
+      { path: '/mfa/setup', element: page(() => import('./pages/mfa-setup.tsx')) },
+      { path: '/mfa/verify', element: page(() => import('./pages/mfa-verify.tsx')) },
       { path: '/register', element: page(() => import('./pages/register.tsx')) },
       { path: '/register/user', element: page(() => import('./pages/register-user.tsx')) },
       { path: '/register/notary', element: page(() => import('./pages/register-notary.tsx')) },

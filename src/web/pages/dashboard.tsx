@@ -3,11 +3,12 @@ import { Navigate, useLocation, useSearchParams } from 'react-router';
 import { getEffectiveRole, roleLabels } from '#shared/roles.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { SecuritySettings } from '#web/features/auth/security-settings.tsx';
 import { PendingNotaries } from '#web/features/notaries/pending-notaries.tsx';
 import { PendingTitleCompanies } from '#web/features/title-companies/pending-title-companies.tsx';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
 
-const tabLabels: Record<string, string> = { jobs: 'Jobs', approvals: 'Approvals' };
+const tabLabels: Record<string, string> = { jobs: 'Jobs', security: 'Security', approvals: 'Approvals' };
 
 export default function DashboardPage() {
   const [searchParams, setSearchParams] = useSearchParams();
@@ -40,9 +41,10 @@ export default function DashboardPage() {
         </div>
       ) : null}
       <p className="muted">Signed in as {roleLabels[role]}.</p>
-      {isAdmin ? (
-        <nav className="tabs" aria-label="Dashboard sections">
-          {Object.entries(tabLabels).map(([key, label]) => (
+      <nav className="tabs" aria-label="Dashboard sections">
+          {Object.entries(tabLabels)
+            .filter(([key]) => key !== 'approvals' || isAdmin)
+            .map(([key, label]) => (
             <button
               key={key}
               type="button"
@@ -57,21 +59,22 @@ export default function DashboardPage() {
               {label}
             </button>
           ))}
-        </nav>
-      ) : null}
+      </nav>
+      {activeTab === 'security' ? <SecuritySettings /> : null}
       {activeTab === 'approvals' ? (
         <div className="stack">
           <PendingNotaries />
           <PendingTitleCompanies />
         </div>
-      ) : (
+      ) : null}
+      {activeTab === 'jobs' ? (
         <section className="card" aria-labelledby="jobs-title">
           <h2 id="jobs-title">Signing jobs</h2>
           <p className="empty">
             Signing jobs are not available in this version yet. When they are, the jobs you take part in will be listed here.
           </p>
         </section>
-      )}
+      ) : null}
     </DashboardLayout>
   );
 }
