@@ -1,6 +1,8 @@
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '#shared/roles.ts';
 import type { ApiRoute } from '#server/app.ts';
@@ -43,13 +45,41 @@ async function signIn(user: TestUser): Promise<{ token: string; cookie: string }
 describe('route access declarations', () => {
   it('collects every API route with the access it declares', () => {
     const routes = t.app.apiRoutes.map(describeRoute);
-    expect(routes).toEqual(expect.arrayContaining(['POST /api/auth/login', 'GET /api/auth/me', 'GET /api/notary/pending', 'POST /api/title-companies/:id/approve']));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'POST /api/auth/login',
+        'GET /api/auth/me',
+        'GET /api/notary/pending',
+        'POST /api/title-companies/:id/approve',
+        'POST /api/auth/forgot-password',
+        'GET /api/auth/reset-password/validate',
+        'POST /api/auth/reset-password',
+        'POST /api/auth/2fa/verify',
+        'POST /api/auth/mfa/backup/generate',
+        'DELETE /api/auth/mfa/devices',
+        'PUT /api/admin/users/:id/password',
+      ]),
+    );
     expect(t.app.apiRoutes.every((route) => route.access === 'public' || route.access === 'signed-in' || route.access === 'mfa' || Array.isArray(route.access))).toBe(true);
     expect(restrictedRoutes().length).toBeGreaterThan(0);
   });
 
+  it('opens exactly the second-factor routes to a session that proved only the password', () => {
+    const mfaRoutes = t.app.apiRoutes.filter((route) => route.access === 'mfa').map(describeRoute);
+    expect(mfaRoutes.sort()).toEqual(
+      [
+        'GET /api/auth/mfa/status',
+        'POST /api/auth/mfa/totp/setup/start',
+        'POST /api/auth/mfa/totp/setup/verify',
+        'POST /api/auth/mfa/verify',
+        'POST /api/auth/mfa/email/request',
+        'POST /api/auth/mfa/email/verify',
+      ].sort(),
+    );
+  });
+
   it('refuses to build an app with an API route that does not say who may call it', async () => {
-    const app = await buildApp({ db: t.db, dbKind: t.database.kind, config: t.config, realtime: createInProcessRealtime(), secretsKey: Buffer.alloc(32) }, { logger: false, isEmailDeliveryStarted: false });
+    const app = await buildApp({ db: t.db, dbKind: t.database.kind, config: t.config, realtime: createInProcessRealtime(), secretsKey: Buffer.alloc(32), storage: createLocalStorage(t.blobRoot) }, { logger: false, isEmailDeliveryStarted: false });
     try {
       expect(() => app.get('/api/unguarded', async () => ({ ok: true }))).toThrow(/GET \/api\/unguarded does not declare who may call it/);
       expect(() => app.get('/healthz', async () => ({ ok: true }))).not.toThrow();
@@ -119,6 +149,25 @@ describe('the access guard on every route', () => {
       }
       const res = await call(route, headers);
       if (res.statusCode === 401 || res.statusCode === 403 || res.statusCode >= 500) failures.push(`${describeRoute(route)} -> ${res.statusCode} ${res.body}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('answers 401 mfa_required to a session awaiting its second factor on every signed-in route, and lets it reach the MFA routes', async () => {
+    const user = await t.createUser({ roles: ['admin'] });
+    const full = await t.signInAs(user);
+    const { secret } = (await t.app.inject({ method: 'POST', url: '/api/auth/mfa/totp/setup/start', headers: full })).json();
+    const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+    expect((await t.app.inject({ method: 'POST', url: '/api/auth/mfa/totp/setup/verify', headers: full, payload: { token: code } })).statusCode).toBe(200);
+    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
+    const pending = { authorization: `Bearer ${login.json().ticket as string}` };
+
+    const failures: string[] = [];
+    for (const route of t.app.apiRoutes.filter((candidate) => candidate.access !== 'public')) {
+      const res = await call(route, pending);
+      const isMfaRoute = route.access === 'mfa';
+      const isRefused = res.statusCode === 401 && res.json().error === 'mfa_required';
+      if (isMfaRoute ? res.statusCode === 401 || res.statusCode >= 500 : !isRefused) failures.push(`${describeRoute(route)} -> ${res.statusCode} ${res.body}`);
     }
     expect(failures).toEqual([]);
   });

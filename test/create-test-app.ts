@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -9,6 +11,7 @@ import { parseConfig, type Config } from '#server/config.ts';
 import { createDatabase, type Database, type Db } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { createInProcessRealtime, createRedisRealtime, type RealtimeProvider } from '#server/providers/realtime/realtime.ts';
 
 export interface TestApp {
@@ -19,6 +22,7 @@ export interface TestApp {
   realtime: RealtimeProvider;
   /** The key sealing TOTP secrets and hashing codes; a second instance (databaseOf) shares it. */
   secretsKey: Buffer;
+  blobRoot: string;
   /** Signs a user in through the real login route and returns headers carrying the bearer token. */
   signInAs(user: TestUser): Promise<Record<string, string>>;
   createUser(options?: Partial<TestUserOptions>): Promise<TestUser>;
@@ -87,8 +91,9 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
   const realtime =
     shared.realtime ?? (process.env.TEST_REDIS_URL ? await createRedisRealtime(process.env.TEST_REDIS_URL) : createInProcessRealtime());
   const secretsKey = shared.databaseOf?.secretsKey ?? randomBytes(32);
+  const blobRoot = shared.databaseOf?.blobRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ron-blobs-'));
   const app = await buildApp(
-    { db: database.db, dbKind: database.kind, config, realtime, secretsKey },
+    { db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage: createLocalStorage(blobRoot) },
     shared.logStream ? { logStream: shared.logStream } : { logger: false },
   );
   await app.ready();
@@ -121,6 +126,7 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
     config,
     realtime,
     secretsKey,
+    blobRoot,
     createUser,
     signInAs,
     close: async () => {

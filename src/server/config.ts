@@ -36,6 +36,13 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default('Open RON <no-reply@localhost>'),
   EMAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  DOCUMENT_MAX_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  S3_BUCKET: z.string().optional(),
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: booleanFromString.default(true),
   MFA_REQUIRED_ROLES: z.string().default('notary,admin,billing,finance'),
   PASSWORD_RESETS_PER_EMAIL_PER_HOUR: z.coerce.number().int().positive().default(3),
   PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(10),
@@ -81,6 +88,18 @@ export function parseConfig(env: Record<string, string | undefined>) {
     trustProxy: values.TRUST_PROXY,
     logLevel: values.LOG_LEVEL,
     chatWidgetUrl: values.CHAT_WIDGET_URL ?? null,
+    storage: values.S3_BUCKET
+      ? {
+          kind: 's3' as const,
+          bucket: values.S3_BUCKET,
+          endpoint: values.S3_ENDPOINT ?? null,
+          region: values.S3_REGION,
+          accessKeyId: values.S3_ACCESS_KEY_ID ?? '',
+          secretAccessKey: values.S3_SECRET_ACCESS_KEY ?? '',
+          forcePathStyle: values.S3_FORCE_PATH_STYLE,
+        }
+      : { kind: 'local' as const, root: path.resolve(values.DATA_DIR, 'blobs') },
+    documentMaxBytes: values.DOCUMENT_MAX_BYTES,
     /** Null means: main.ts reads or creates DATA_DIR/secrets.key. */
     secretsKey: values.SECRETS_KEY ? Buffer.from(values.SECRETS_KEY, 'base64') : null,
     email: {

@@ -4,6 +4,7 @@ import { createDatabase } from './db/client.ts';
 import { issueBootstrapInvite } from './features/invites/invites.service.ts';
 import { seedDemoAccounts } from './features/system/demo.service.ts';
 import { loadSecretsKey } from './lib/secrets.ts';
+import { createStorage } from './providers/storage/storage.ts';
 import { createRealtime } from './providers/realtime/realtime.ts';
 
 const config = parseConfig(process.env);
@@ -11,7 +12,8 @@ const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir
 await database.migrate();
 const realtime = await createRealtime(config.redisUrl);
 const secretsKey = loadSecretsKey(config.secretsKey, config.dataDir);
-const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey });
+const storage = createStorage(config.storage);
+const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage });
 
 const banner: string[] = [];
 if (process.argv.includes('--demo')) {
@@ -43,5 +45,5 @@ process.on('SIGTERM', () => void shutDown('SIGTERM'));
 
 await app.listen({ host: config.host, port: config.port });
 const mail = config.email.smtpUrl ? 'mail via SMTP_URL' : 'mail to the log';
-const storage = database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}/db` : 'PostgreSQL at DATABASE_URL';
-console.log([``, `Open RON is running at ${config.publicUrl} (${storage}, realtime ${realtime.kind}, ${mail}).`, ...banner, ``].join('\n'));
+const databaseText = database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}/db` : 'PostgreSQL at DATABASE_URL';
+console.log([``, `Open RON is running at ${config.publicUrl} (${databaseText}, realtime ${realtime.kind}, ${mail}).`, ...banner, ``].join('\n'));

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { minimumPasswordLength, authMessages, maximumPasswordLength } from './auth.ts';
 import { roleSchema } from './roles.ts';
 
-export const invitePurposes = ['bootstrap_admin'] as const;
+export const invitePurposes = ['bootstrap_admin', 'job_participant'] as const;
 export const invitePurposeSchema = z.enum(invitePurposes);
 
 export const inviteSummarySchema = z.object({
@@ -10,6 +10,9 @@ export const inviteSummarySchema = z.object({
   roles: z.array(roleSchema),
   email: z.string().nullable(),
   expiresAt: z.string(),
+  jobId: z.string().nullable(),
+  jobTitle: z.string().nullable(),
+  hasAccount: z.boolean(),
 });
 export type InviteSummary = z.infer<typeof inviteSummarySchema>;
 
@@ -26,3 +29,8 @@ export type ClaimInviteInput = z.input<typeof claimInviteInputSchema>;
 export const inviteMessages = {
   invalid: 'This invitation link is invalid, expired or already used.',
 } as const;
+
+export const requestAccessInputSchema = z.object({
+  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })),
+});
+export const acceptInviteResponseSchema = z.object({ jobId: z.string().nullable() });

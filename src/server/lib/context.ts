@@ -4,6 +4,7 @@ import type { Role } from '#shared/roles.ts';
 import type { Config } from '#server/config.ts';
 import type { Db, DbOrTx } from '#server/db/client.ts';
 import type { RealtimeProvider } from '#server/providers/realtime/realtime.ts';
+import type { StorageProvider } from '#server/providers/storage/storage.ts';
 import type { SessionCache } from './session-cache.ts';
 
 /** Long-lived pieces built once by main.ts (or a test) and handed to buildApp. */
@@ -13,6 +14,7 @@ export interface Deps {
   config: Config;
   realtime: RealtimeProvider;
   secretsKey: Buffer;
+  storage: StorageProvider;
 }
 
 /** Who is asking, from where, with what: passed to every service call. */
@@ -29,6 +31,7 @@ export interface Ctx {
   /** The remember-this-device cookie, if the browser sent one. */
   deviceToken: string | null;
   secretsKey: Buffer;
+  storage: StorageProvider;
   ipAddress: string;
   userAgent: string | null;
   requestId: string;

@@ -5,3 +5,4 @@ export * from './notaries.ts';
 export * from './title-companies.ts';
 export * from './email.ts';
 export * from './audit.ts';
+export * from './jobs.ts';

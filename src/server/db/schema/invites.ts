@@ -1,10 +1,13 @@
 import { pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { jobParticipants, jobs } from './jobs.ts';
 import { users } from './users.ts';
 
 export const invites = pgTable('invites', {
   id: uuid('id').primaryKey().defaultRandom(),
   tokenHash: text('token_hash').notNull().unique(),
-  purpose: text('purpose', { enum: ['bootstrap_admin'] }).notNull(),
+  purpose: text('purpose', { enum: ['bootstrap_admin', 'job_participant'] }).notNull(),
+  jobId: uuid('job_id').references(() => jobs.id, { onDelete: 'cascade' }),
+  participantId: uuid('participant_id').references(() => jobParticipants.id, { onDelete: 'cascade' }),
   roles: text('roles').array().notNull(),
   email: text('email'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

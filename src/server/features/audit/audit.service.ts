@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { asc, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '#server/db/client.ts';
-import { auditEvents } from '#server/db/schema/index.ts';
+import { auditEvents, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 
 export const accountScope = 'account';
@@ -87,4 +87,32 @@ export async function verifyAuditScope(db: DbOrTx, scope: string): Promise<Audit
     previousHash = row.hash;
   }
   return { isValid: true, eventCount: rows.length, firstBrokenEventId: null };
+}
+
+/** A job's trail, oldest first, with actor names, and whether its hash chain verifies. */
+export async function getJobAuditTrail(ctx: Ctx, jobId: string) {
+  const { getJobAccess } = await import('#server/features/jobs/job-access.ts');
+  await getJobAccess(ctx, jobId);
+  const scope = `job:${jobId}`;
+  const rows = await ctx.db
+    .select({ event: auditEvents, actorName: users.name })
+    .from(auditEvents)
+    .leftJoin(users, eq(users.id, auditEvents.actorId))
+    .where(eq(auditEvents.scope, scope))
+    .orderBy(asc(auditEvents.sequence));
+  const verification = await verifyAuditScope(ctx.db, scope);
+  return {
+    events: rows.map(({ event, actorName }) => ({
+      id: event.id,
+      action: event.action,
+      actorId: event.actorId,
+      actorName,
+      ipAddress: event.ipAddress,
+      userAgent: event.userAgent,
+      data: (event.data ?? {}) as Record<string, unknown>,
+      createdAt: event.createdAt.toISOString(),
+      hash: event.hash,
+    })),
+    verification,
+  };
 }

@@ -17,7 +17,7 @@ import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
 import { clearRateLimit, hitRateLimit, readRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { getMfaRequirement, isTrustedDevice } from './mfa.service.ts';
 import { createSession, revokeSessionByToken } from './sessions.service.ts';
-import { findUserByEmail, isUniqueViolation, normalizeEmail, toSessionUser } from './users.ts';
+import { accountFailuresKey, findUserByEmail, isUniqueViolation, normalizeEmail, toSessionUser } from './users.ts';
 
 export interface LoginCommand {
   email: string;
@@ -42,7 +42,7 @@ export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response
   const email = normalizeEmail(command.email);
   const addressHits = await hitRateLimit(ctx.db, `login:address:${ctx.ipAddress}`, limits.loginWindowMs);
   if (addressHits.count > limits.loginAttemptsPerAddress) throwRateLimited('sign-in attempts from this network', addressHits.resetAt);
-  const accountKey = `login:account:${email}`;
+  const accountKey = accountFailuresKey(email);
   const accountFailures = await readRateLimit(ctx.db, accountKey);
   if (accountFailures && accountFailures.count >= limits.loginFailuresPerAccount) {
     throwRateLimited('failed sign-in attempts for this account', accountFailures.resetAt);
@@ -60,7 +60,6 @@ export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response
   if (user.status === 'disabled') {
     throw new AppError(403, 'account_disabled', 'This account is disabled. Please contact your administrator.');
   }
-  await clearRateLimit(ctx.db, accountKey);
   const mfa = await getMfaRequirement(ctx, user);
   const needsSecondFactor = (mfa.isRoleRequired || mfa.totpEnabled || mfa.emailEnabled) && !(await isTrustedDevice(ctx.db, user.id, ctx.deviceToken));
   if (needsSecondFactor) {
@@ -81,6 +80,9 @@ export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response
       },
     };
   }
+  // Failures are forgiven only once sign-in is complete: a right password alone does not reset the
+  // count, or someone holding it could guess second-factor codes without end.
+  await clearRateLimit(ctx.db, accountKey);
   const session = await createSession(ctx, user.id);
   await ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, user.id));
   const sessionUser = toSessionUser(user);

@@ -11,11 +11,11 @@ import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashToken } from '#server/lib/crypto.ts';
 import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
-import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { clearRateLimit, hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { decryptSecret, encryptSecret, hashCode } from '#server/lib/secrets.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { createSession, resolveSession, revokeSessionById } from './sessions.service.ts';
-import { toSessionUser, type UserRow } from './users.ts';
+import { accountFailuresKey, toSessionUser, type UserRow } from './users.ts';
 
 const totpPeriodSeconds = 30;
 const backupCodeAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -115,17 +115,29 @@ function matchTotpStep(secretBase32: string, email: string, token: string): numb
   return Math.floor(Date.now() / 1000 / totpPeriodSeconds) + delta;
 }
 
-/** Starts (or restarts) authenticator set-up: a new secret, shown once as QR code and text. */
-export async function startTotpSetup(ctx: Ctx): Promise<{ qrCodeDataUrl: string; secret: string; otpauth: string }> {
-  const user = requireUser(ctx);
-  const factors = await findFactors(ctx.db, user.id);
-  if (ctx.isMfaPending && factors?.totpEnabledAt) {
+/**
+ * A session that proved only the password may link a first authenticator, never one beside an
+ * existing factor: that would let a password alone replace the second factor.
+ */
+function assertMayEnrolFromPendingSession(ctx: Ctx, factors: FactorRow | null): void {
+  if (!ctx.isMfaPending) return;
+  if (factors?.totpEnabledAt) {
     throw new AppError(
       403,
       'verification_required',
       'An authenticator is already linked. Sign in with it, an email code or a backup code, then set up the new one.',
     );
   }
+  if (factors?.emailEnabledAt) {
+    throw new AppError(403, 'verification_required', 'Sign in with an email code or a backup code first, then set up the authenticator.');
+  }
+}
+
+/** Starts (or restarts) authenticator set-up: a new secret, shown once as QR code and text. */
+export async function startTotpSetup(ctx: Ctx): Promise<{ qrCodeDataUrl: string; secret: string; otpauth: string }> {
+  const user = requireUser(ctx);
+  const factors = await findFactors(ctx.db, user.id);
+  assertMayEnrolFromPendingSession(ctx, factors);
   const secret = new OTPAuth.Secret({ size: 20 }).base32;
   const totp = buildTotp(secret, user.email);
   const otpauth = totp.toString();
@@ -142,6 +154,7 @@ export async function verifyTotpSetup(ctx: Ctx, token: string): Promise<void> {
   const user = requireUser(ctx);
   const factors = await findFactors(ctx.db, user.id);
   if (!factors?.totpPendingSecretEncrypted) throw new AppError(409, 'setup_not_started', 'Start the authenticator set-up first.');
+  assertMayEnrolFromPendingSession(ctx, factors);
   const secret = decryptSecret(ctx.secretsKey, factors.totpPendingSecretEncrypted);
   const step = matchTotpStep(secret, user.email, token);
   if (step === null) {
@@ -170,9 +183,13 @@ export async function verifyTotpSetup(ctx: Ctx, token: string): Promise<void> {
   });
 }
 
-/** Counts a wrong code against the pending session; the fifth ends it. */
+/**
+ * Counts a wrong code against the pending session (the fifth ends it) and against the account's
+ * failed sign-in attempts, so fresh sign-ins with the password do not buy endless guesses.
+ */
 async function recordFailure(ctx: Ctx, message: string): Promise<never> {
   if (ctx.sessionId && ctx.isMfaPending) {
+    if (ctx.user) await hitRateLimit(ctx.db, accountFailuresKey(ctx.user.email), ctx.config.limits.loginWindowMs);
     const [row] = await ctx.db
       .update(sessions)
       .set({ mfaFailures: sql`${sessions.mfaFailures} + 1` })
@@ -221,6 +238,7 @@ export interface SecondFactorResult {
 async function completeSecondFactor(ctx: Ctx, userId: string, rememberDevice: boolean, method: string): Promise<SecondFactorResult> {
   if (ctx.sessionId && ctx.isMfaPending) await revokeSessionById(ctx, ctx.sessionId);
   const row = await getUserRow(ctx.db, userId);
+  await clearRateLimit(ctx.db, accountFailuresKey(row.email));
   const session = await createSession(ctx, userId);
   let device: SecondFactorResult['device'] = null;
   if (rememberDevice) {
@@ -244,12 +262,16 @@ async function completeSecondFactor(ctx: Ctx, userId: string, rememberDevice: bo
 export async function verifySecondFactor(
   ctx: Ctx,
   input: { token?: string | undefined; backupCode?: string | undefined; rememberDevice: boolean },
+  failureMessage: string = mfaMessages.verificationFailed,
 ): Promise<SecondFactorResult> {
   const user = requireUser(ctx);
   const isValid = input.token ? await checkTotpCode(ctx, user, input.token) : input.backupCode ? await checkBackupCode(ctx, user.id, input.backupCode) : false;
-  if (!isValid) return recordFailure(ctx, mfaMessages.verificationFailed);
+  if (!isValid) return recordFailure(ctx, failureMessage);
   return completeSecondFactor(ctx, user.id, input.rememberDevice, input.token ? 'totp' : 'backup_code');
 }
+
+/** SPEC section 8: the login page's two-factor step says this for any wrong code. */
+const invalidTwoFactorCode = 'Invalid 2FA code';
 
 /** POST /api/auth/2fa/verify: the inline step of the login page, by ticket (the pending session token). */
 export async function verifyTwoFactorTicket(ctx: Ctx, ticket: string, code: string, rememberDevice: boolean): Promise<SecondFactorResult> {
@@ -257,9 +279,11 @@ export async function verifyTwoFactorTicket(ctx: Ctx, ticket: string, code: stri
   if (!resolved?.isMfaPending) throw new AppError(401, 'invalid_ticket', 'Your sign-in expired. Please sign in again.');
   const ticketCtx: Ctx = { ...ctx, user: resolved.user, sessionId: resolved.sessionId, isMfaPending: true };
   const normalized = code.replace(/\s/g, '');
-  if (/^\d{6}$/.test(normalized)) return verifySecondFactor(ticketCtx, { token: normalized, rememberDevice });
-  if (/^[A-Za-z0-9]{1,12}$/.test(normalized)) return verifySecondFactor(ticketCtx, { backupCode: normalized.toUpperCase(), rememberDevice });
-  return recordFailure(ticketCtx, 'Invalid 2FA code');
+  if (/^\d{6}$/.test(normalized)) return verifySecondFactor(ticketCtx, { token: normalized, rememberDevice }, invalidTwoFactorCode);
+  if (/^[A-Za-z0-9]{1,12}$/.test(normalized)) {
+    return verifySecondFactor(ticketCtx, { backupCode: normalized.toUpperCase(), rememberDevice }, invalidTwoFactorCode);
+  }
+  return recordFailure(ticketCtx, invalidTwoFactorCode);
 }
 
 /** New single-use backup codes, shown once; earlier unused codes stop working. */

@@ -33,6 +33,11 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** The counter of failed sign-in attempts of one account: wrong passwords and wrong second-factor codes. */
+export function accountFailuresKey(email: string): string {
+  return `login:account:${normalizeEmail(email)}`;
+}
+
 /** PostgreSQL unique_violation, from node-postgres or PGlite (possibly wrapped by drizzle). */
 export function isUniqueViolation(error: unknown): boolean {
   let current: unknown = error;

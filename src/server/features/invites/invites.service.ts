@@ -1,10 +1,13 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { InviteSummary } from '#shared/invites.ts';
 import { inviteMessages } from '#shared/invites.ts';
 import type { RegisterResponse } from '#shared/auth.ts';
 import { getUserRoles } from '#shared/roles.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { invites, users } from '#server/db/schema/index.ts';
+import { invites, jobParticipants, jobs, users } from '#server/db/schema/index.ts';
+import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { queueParticipantInvite } from '#server/features/jobs/participants.service.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashPassword, hashToken } from '#server/lib/crypto.ts';
 import { AppError, conflict } from '#server/lib/errors.ts';
@@ -54,7 +57,67 @@ export async function getInvite(ctx: Ctx, token: string): Promise<InviteSummary>
   if (!invite) throw invalidInvite();
   // The claim refuses a bootstrap link once an administrator exists, so the summary must not offer it.
   if (invite.purpose === 'bootstrap_admin' && (await hasAdmin(ctx.db))) throw invalidInvite();
-  return { purpose: invite.purpose, roles: getUserRoles({ roles: invite.roles }), email: invite.email, expiresAt: invite.expiresAt.toISOString() };
+  const [job] = invite.jobId ? await ctx.db.select({ title: jobs.title }).from(jobs).where(eq(jobs.id, invite.jobId)).limit(1) : [];
+  return {
+    purpose: invite.purpose,
+    roles: getUserRoles({ roles: invite.roles }),
+    email: invite.email,
+    expiresAt: invite.expiresAt.toISOString(),
+    jobId: invite.jobId,
+    jobTitle: job?.title ?? null,
+    hasAccount: invite.email ? (await findUserByEmail(ctx.db, invite.email)) !== null : false,
+  };
+}
+
+/** Links the participant of a job invitation to an account, with an audit event on the job. */
+async function linkParticipant(ctx: Ctx & { db: DbOrTx }, invite: typeof invites.$inferSelect, userId: string): Promise<void> {
+  if (invite.purpose !== 'job_participant' || !invite.participantId || !invite.jobId) return;
+  await ctx.db.update(jobParticipants).set({ userId }).where(eq(jobParticipants.id, invite.participantId));
+  await appendAuditEvent(ctx, { jobId: invite.jobId, action: 'invite.claimed', data: { participantId: invite.participantId, userId } });
+}
+
+/** A signed-in person accepts a job invitation sent to their own email address. */
+export async function acceptInvite(ctx: Ctx, token: string): Promise<{ jobId: string | null }> {
+  const user = ctx.user;
+  if (!user) throw invalidInvite();
+  return ctx.db.transaction(async (tx) => {
+    const invite = await findLiveInvite(tx, token);
+    if (!invite || invite.purpose !== 'job_participant') throw invalidInvite();
+    if (invite.email !== user.email) {
+      throw new AppError(403, 'invite_email_mismatch', 'This invitation was sent to a different email address. Sign in with that account to accept it.');
+    }
+    const claimed = await tx
+      .update(invites)
+      .set({ usedAt: new Date(), usedBy: user.id })
+      .where(and(eq(invites.id, invite.id), isNull(invites.usedAt)))
+      .returning({ id: invites.id });
+    if (claimed.length === 0) throw invalidInvite();
+    await linkParticipant({ ...ctx, db: tx }, invite, user.id);
+    return { jobId: invite.jobId };
+  });
+}
+
+/**
+ * Someone whose link expired asks again: every open job that invited this email (and was not yet
+ * accepted) sends a fresh link. The answer never tells whether anything matched.
+ */
+export async function requestAccess(ctx: Ctx, email: string): Promise<{ ok: true; message: string }> {
+  const perAddress = await hitRateLimit(ctx.db, `request-access:address:${ctx.ipAddress}`, 3600_000);
+  if (perAddress.count > 10) throwRateLimited('access requests from this network', perAddress.resetAt);
+  const perEmail = await hitRateLimit(ctx.db, `request-access:email:${email}`, 3600_000);
+  if (perEmail.count > 3) throwRateLimited('access requests for this email', perEmail.resetAt);
+  await ctx.db.transaction(async (tx) => {
+    const rows = await tx
+      .select({ participant: jobParticipants, job: jobs })
+      .from(jobParticipants)
+      .innerJoin(jobs, eq(jobs.id, jobParticipants.jobId))
+      .where(and(eq(jobParticipants.email, email), isNull(jobParticipants.userId), inArray(jobs.status, ['draft', 'ready', 'scheduled', 'in_session'])));
+    for (const { participant, job } of rows) {
+      await queueParticipantInvite({ ...ctx, db: tx }, job, participant, { isReminder: true });
+      await appendAuditEvent({ ...ctx, db: tx }, { jobId: job.id, action: 'participant.access_requested', data: { participantId: participant.id } });
+    }
+  });
+  return { ok: true, message: 'If that email was invited to a job, a new link is on its way.' };
 }
 
 /** Turns a live invitation into an account with the invitation's roles, once. */
@@ -86,6 +149,7 @@ export async function claimInvite(
         .returning();
       if (!user) throw new Error('user insert returned no row');
       await tx.update(invites).set({ usedBy: user.id }).where(eq(invites.id, invite.id));
+      await linkParticipant({ ...ctx, db: tx, user: toSessionUser(user) }, invite, user.id);
       return user;
     });
   } catch (error) {

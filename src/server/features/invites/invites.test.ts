@@ -72,7 +72,15 @@ describe('GET /api/invites/:token', () => {
     const token = await issueToken();
     const res = await getInvite(token);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ purpose: 'bootstrap_admin', roles: ['admin'], email: null, expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(res.json()).toEqual({
+      purpose: 'bootstrap_admin',
+      roles: ['admin'],
+      email: null,
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      jobId: null,
+      jobTitle: null,
+      hasAccount: false,
+    });
   });
 
   it.each([

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { notaryOptionListSchema } from '#shared/jobs.ts';
 import { notaryListSchema } from '#shared/notaries.ts';
-import { approveNotary, findNotaries } from './notaries.service.ts';
+import { approveNotary, findNotaries, findNotaryOptions } from './notaries.service.ts';
 
 const admin = ['admin'] as const;
 
@@ -12,6 +13,14 @@ export const notariesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/approved', { config: { access: admin }, schema: { response: { 200: notaryListSchema } } }, async (request) => ({
     items: await findNotaries(request.ctx, 'approved'),
   }));
+  app.get(
+    '/lookup',
+    {
+      config: { access: ['admin', 'title', 'title_agent', 'notary', 'signer'] },
+      schema: { querystring: z.object({ q: z.string().trim().max(100).default(''), limit: z.coerce.number().int().min(1).max(50).default(20) }), response: { 200: notaryOptionListSchema } },
+    },
+    async (request) => findNotaryOptions(request.ctx, request.query.q, request.query.limit),
+  );
   app.post(
     '/approve/:id',
     { config: { access: admin }, schema: { params: z.object({ id: z.uuid({ message: 'Notary id must be a UUID.' }) }) } },

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, ilike } from 'drizzle-orm';
 import type { PendingNotary } from '#shared/notaries.ts';
 import { notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -41,4 +41,18 @@ export async function approveNotary(ctx: Ctx, userId: string): Promise<void> {
   });
   await ctx.sessionCache.invalidateUser(userId);
   ctx.log.info({ event: 'notary.approved', userId, by: approver.id }, 'notary approved');
+}
+
+/** Approved notaries a job creator may pick, searched by name. */
+export async function findNotaryOptions(ctx: Ctx, query: string, limit: number) {
+  const conditions = [eq(users.status, 'active'), eq(notaryProfiles.approvalStatus, 'approved')];
+  if (query) conditions.push(ilike(users.name, `%${query.replace(/[\\%_]/g, (character) => `\\${character}`)}%`));
+  const rows = await ctx.db
+    .select({ userId: users.id, name: users.name, commissionState: notaryProfiles.commissionState, county: notaryProfiles.county })
+    .from(users)
+    .innerJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
+    .where(and(...conditions))
+    .orderBy(users.name)
+    .limit(limit);
+  return { items: rows };
 }

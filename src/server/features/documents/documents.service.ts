@@ -1,0 +1,273 @@
+import fs from 'node:fs';
+import type { Readable } from 'node:stream';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import { documentMessages, type JobDocument, type updateDocumentInputSchema } from '#shared/documents.ts';
+import { isJobEditable } from '#shared/jobs.ts';
+import { documents, jobAuditAssets } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts';
+import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
+import { checkPdf } from './pdf-check.ts';
+
+type DocumentRow = typeof documents.$inferSelect;
+
+export interface ReceivedFile {
+  fileName: string;
+  filePath: string;
+  sha256: string;
+  sizeBytes: number;
+  head: Buffer;
+  isTooLarge: boolean;
+}
+
+export function toDocument(row: DocumentRow): JobDocument {
+  return {
+    id: row.id,
+    jobId: row.jobId,
+    name: row.name,
+    tag: row.tag,
+    position: row.position,
+    pageCount: row.pageCount,
+    sizeBytes: row.sizeBytes,
+    sha256: row.sha256,
+    version: row.version,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function assertDocumentsEditable(access: JobAccess): void {
+  requirePermission(access, 'canEdit');
+  if (!isJobEditable(access.job.status)) {
+    throw new AppError(409, 'job_locked', `Documents cannot change while the job is ${access.job.status.replace('_', ' ')}.`);
+  }
+}
+
+export async function findDocuments(ctx: Ctx, jobId: string): Promise<JobDocument[]> {
+  await getJobAccess(ctx, jobId);
+  const rows = await ctx.db.select().from(documents).where(eq(documents.jobId, jobId)).orderBy(asc(documents.position), asc(documents.createdAt));
+  return rows.map(toDocument);
+}
+
+/** Checked before any upload bytes are read: the caller may add documents to this job now. */
+export async function assertCanUpload(ctx: Ctx, jobId: string): Promise<void> {
+  assertDocumentsEditable(await getJobAccess(ctx, jobId));
+}
+
+function cleanDocumentName(fileName: string): string {
+  const base = [...fileName.replace(/^.*[\\/]/, '')].filter((character) => character.charCodeAt(0) >= 0x20).join('').trim();
+  return (base || 'document.pdf').slice(0, 200);
+}
+
+/**
+ * Stores uploaded PDFs: every file is checked (size, magic bytes, a full parse, no encryption)
+ * before any is stored, so a bad file in a batch leaves the job unchanged.
+ */
+export async function addDocuments(ctx: Ctx, jobId: string, files: ReceivedFile[], tag: DocumentRow['tag']): Promise<JobDocument[]> {
+  if (files.length === 0) throw new AppError(400, 'no_files', documentMessages.noFiles);
+  const limitMb = Math.round(ctx.config.documentMaxBytes / 1024 / 1024);
+  const checked: Array<ReceivedFile & { pageCount: number; name: string }> = [];
+  for (const file of files) {
+    const name = cleanDocumentName(file.fileName);
+    if (file.isTooLarge) throw new AppError(413, 'file_too_large', `${name}: this file is larger than the ${limitMb} MB limit.`);
+    if (file.sizeBytes === 0) throw new AppError(422, 'broken_pdf', `${name}: the file is empty.`);
+    checked.push({ ...file, name, pageCount: await checkPdf(file.filePath, file.head, name) });
+  }
+  for (const file of checked) await ctx.storage.putFile(file.filePath, file.sha256, 'application/pdf');
+  const rows = await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    assertDocumentsEditable(access);
+    const [{ next = 0 } = {}] = await tx
+      .select({ next: sql<number>`coalesce(max(${documents.position}) + 1, 0)::int` })
+      .from(documents)
+      .where(eq(documents.jobId, jobId));
+    const inserted: DocumentRow[] = [];
+    for (const [index, file] of checked.entries()) {
+      const [row] = await tx
+        .insert(documents)
+        .values({
+          jobId,
+          name: file.name,
+          tag,
+          position: next + index,
+          pageCount: file.pageCount,
+          sizeBytes: file.sizeBytes,
+          sha256: file.sha256,
+          storageKey: file.sha256,
+          createdBy: ctx.user?.id ?? null,
+        })
+        .returning();
+      if (!row) throw new Error('document insert returned no row');
+      inserted.push(row);
+      await appendAuditEvent(txCtx, {
+        jobId,
+        action: 'document.uploaded',
+        data: { documentId: row.id, name: row.name, sha256: row.sha256, pageCount: row.pageCount, sizeBytes: row.sizeBytes, tag },
+      });
+    }
+    return inserted;
+  });
+  return rows.map(toDocument);
+}
+
+async function getDocumentRow(ctx: Ctx, jobId: string, documentId: string, forUpdate = false): Promise<DocumentRow> {
+  if (!/^[0-9a-f-]{36}$/i.test(documentId)) throw notFound('No document with that id on this job.');
+  const query = ctx.db.select().from(documents).where(and(eq(documents.jobId, jobId), eq(documents.id, documentId))).limit(1);
+  const [row] = forUpdate ? await query.for('update') : await query;
+  if (!row) throw notFound('No document with that id on this job.');
+  return row;
+}
+
+/** Reads an If-Match header ("3", W/"3" or 3) as a version number. */
+export function parseIfMatch(header: string | undefined): number | null {
+  if (!header) return null;
+  const match = header.trim().match(/^(?:W\/)?"?(\d+)"?$/);
+  return match?.[1] ? Number(match[1]) : NaN;
+}
+
+function assertVersion(row: DocumentRow, versions: Array<number | null>): void {
+  if (versions.some((version) => version === null)) {
+    throw new AppError(428, 'precondition_required', 'Send the If-Match header with the document version you edited.');
+  }
+  if (versions.some((version) => version !== row.version)) {
+    throw new AppError(412, 'stale_version', documentMessages.stale, { currentVersion: row.version });
+  }
+}
+
+export async function updateDocument(
+  ctx: Ctx,
+  jobId: string,
+  documentId: string,
+  ifMatch: number | null,
+  input: z.output<typeof updateDocumentInputSchema>,
+): Promise<JobDocument> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    assertDocumentsEditable(access);
+    const row = await getDocumentRow(txCtx, jobId, documentId, true);
+    assertVersion(row, [ifMatch, input.clientSnapshotVersion]);
+    const changes = { ...(input.name !== undefined ? { name: cleanDocumentName(input.name) } : {}), ...(input.tag !== undefined ? { tag: input.tag } : {}) };
+    const [updated] = await tx
+      .update(documents)
+      .set({ ...changes, version: row.version + 1, updatedAt: new Date() })
+      .where(eq(documents.id, documentId))
+      .returning();
+    if (!updated) throw notFound('No document with that id on this job.');
+    await appendAuditEvent(txCtx, { jobId, action: 'document.updated', data: { documentId, changes, version: updated.version } });
+    return toDocument(updated);
+  });
+}
+
+/** The page-unload beacon: applies the edit only if nobody changed the document meanwhile. */
+export async function flushDocument(
+  ctx: Ctx,
+  jobId: string,
+  documentId: string,
+  input: z.output<typeof updateDocumentInputSchema>,
+): Promise<{ isApplied: boolean; currentVersion: number }> {
+  try {
+    const updated = await updateDocument(ctx, jobId, documentId, input.clientSnapshotVersion, input);
+    return { isApplied: true, currentVersion: updated.version };
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'stale_version') {
+      return { isApplied: false, currentVersion: (error.detail as { currentVersion: number }).currentVersion };
+    }
+    throw error;
+  }
+}
+
+export async function deleteDocument(ctx: Ctx, jobId: string, documentId: string, ifMatch: number | null): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    assertDocumentsEditable(access);
+    const row = await getDocumentRow(txCtx, jobId, documentId, true);
+    assertVersion(row, [ifMatch]);
+    await tx.delete(documents).where(eq(documents.id, documentId));
+    await appendAuditEvent(txCtx, { jobId, action: 'document.deleted', data: { documentId, name: row.name, sha256: row.sha256 } });
+  });
+}
+
+export async function reorderDocuments(ctx: Ctx, jobId: string, order: string[]): Promise<JobDocument[]> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    assertDocumentsEditable(access);
+    const rows = await tx.select().from(documents).where(eq(documents.jobId, jobId));
+    const known = new Set(rows.map((row) => row.id));
+    if (order.length !== rows.length || new Set(order).size !== order.length || order.some((id) => !known.has(id))) {
+      throw badRequest('The order must list every document of the job exactly once.', { expected: rows.length });
+    }
+    const updated: DocumentRow[] = [];
+    for (const [position, id] of order.entries()) {
+      const [row] = await tx.update(documents).set({ position, updatedAt: new Date() }).where(eq(documents.id, id)).returning();
+      if (row) updated.push(row);
+    }
+    await appendAuditEvent(txCtx, { jobId, action: 'documents.reordered', data: { order } });
+    return updated.map(toDocument);
+  });
+}
+
+export async function completeDocument(ctx: Ctx, jobId: string, documentId: string): Promise<JobDocument> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canCompleteDocuments', 'Only the job’s notary or an administrator may complete a document.');
+    if (access.job.status === 'completed' || access.job.status === 'cancelled' || access.job.status === 'draft') {
+      throw new AppError(409, 'job_locked', `Documents cannot be completed while the job is ${access.job.status}.`);
+    }
+    const row = await getDocumentRow(txCtx, jobId, documentId, true);
+    if (row.status === 'completed') throw conflict('This document is already complete.');
+    const [updated] = await tx
+      .update(documents)
+      .set({ status: 'completed', version: row.version + 1, updatedAt: new Date() })
+      .where(eq(documents.id, documentId))
+      .returning();
+    if (!updated) throw notFound('No document with that id on this job.');
+    await appendAuditEvent(txCtx, { jobId, action: 'document.completed', data: { documentId, sha256: row.sha256 } });
+    return toDocument(updated);
+  });
+}
+
+export async function openDocumentFile(ctx: Ctx, jobId: string, documentId: string): Promise<{ stream: Readable; name: string; sizeBytes: number }> {
+  await getJobAccess(ctx, jobId);
+  const row = await getDocumentRow(ctx, jobId, documentId);
+  return { stream: await ctx.storage.openStream(row.storageKey), name: row.name, sizeBytes: row.sizeBytes };
+}
+
+/** Tags a job document as an audit asset (an ID image, a recording export…). */
+export async function addAuditAsset(ctx: Ctx, jobId: string, documentId: string, tag: string): Promise<{ ok: true }> {
+  await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canEdit');
+    await getDocumentRow(txCtx, jobId, documentId);
+    await tx.insert(jobAuditAssets).values({ jobId, documentId, tag, createdBy: ctx.user?.id ?? null }).onConflictDoNothing();
+    await appendAuditEvent(txCtx, { jobId, action: 'audit_asset.added', data: { documentId, tag } });
+  });
+  return { ok: true };
+}
+
+export async function removeAuditAsset(ctx: Ctx, jobId: string, documentId: string, tag: string): Promise<{ ok: true }> {
+  await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canEdit');
+    const removed = await tx
+      .delete(jobAuditAssets)
+      .where(and(eq(jobAuditAssets.jobId, jobId), eq(jobAuditAssets.documentId, documentId), eq(jobAuditAssets.tag, tag)))
+      .returning({ tag: jobAuditAssets.tag });
+    if (removed.length === 0) throw notFound('That document does not carry that audit tag.');
+    await appendAuditEvent(txCtx, { jobId, action: 'audit_asset.removed', data: { documentId, tag } });
+  });
+  return { ok: true };
+}
+
+export async function removeTempFiles(files: Array<{ filePath: string }>): Promise<void> {
+  await Promise.all(files.map((file) => fs.promises.rm(file.filePath, { force: true })));
+}

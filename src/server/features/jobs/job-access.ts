@@ -1,0 +1,64 @@
+import { and, eq } from 'drizzle-orm';
+import type { JobPermissions } from '#shared/jobs.ts';
+import type { DbOrTx } from '#server/db/client.ts';
+import { jobParticipants, jobs, titleCompanyMembers } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { forbidden, notFound, unauthorized } from '#server/lib/errors.ts';
+
+export type JobRow = typeof jobs.$inferSelect;
+export type ParticipantRow = typeof jobParticipants.$inferSelect;
+
+export interface JobAccess {
+  job: JobRow;
+  userId: string;
+  participant: ParticipantRow | null;
+  permissions: JobPermissions;
+}
+
+export const jobNotFound = () => notFound('No job with that id, or you may not see it.');
+
+/** The company a user works for, if any (title company staff). */
+export async function findCompanyIdOf(db: DbOrTx, userId: string): Promise<string | null> {
+  const [row] = await db.select({ companyId: titleCompanyMembers.companyId }).from(titleCompanyMembers).where(eq(titleCompanyMembers.userId, userId)).limit(1);
+  return row?.companyId ?? null;
+}
+
+/**
+ * Who may see a job: an admin; its creator; its company's staff; its assigned notary; a signer,
+ * witness or observer on it. Anyone else gets 404, never a hint that the job exists.
+ */
+export async function getJobAccess(ctx: Ctx, jobId: string, options: { forUpdate?: boolean } = {}): Promise<JobAccess> {
+  const user = ctx.user;
+  if (!user) throw unauthorized();
+  if (!/^[0-9a-f-]{36}$/i.test(jobId)) throw jobNotFound();
+  const query = ctx.db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  const [job] = options.forUpdate ? await query.for('update') : await query;
+  if (!job) throw jobNotFound();
+  const isAdmin = user.roles.includes('admin');
+  const isCreator = job.createdBy === user.id;
+  const isNotary = job.notaryId === user.id;
+  const companyId = job.companyId ? await findCompanyIdOf(ctx.db, user.id) : null;
+  const isCompanyStaff = Boolean(job.companyId && companyId === job.companyId && (user.roles.includes('title') || user.roles.includes('title_agent')));
+  const [participant] = await ctx.db
+    .select()
+    .from(jobParticipants)
+    .where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.userId, user.id)))
+    .limit(1);
+  if (!isAdmin && !isCreator && !isNotary && !isCompanyStaff && !participant) throw jobNotFound();
+  return {
+    job,
+    userId: user.id,
+    participant: participant ?? null,
+    permissions: {
+      canEdit: isAdmin || isCreator || isCompanyStaff || isNotary,
+      canManageNotary: isAdmin || isCreator || isCompanyStaff,
+      canBypassId: isAdmin || isNotary,
+      canCompleteDocuments: isAdmin || isNotary,
+      isParticipant: Boolean(participant),
+    },
+  };
+}
+
+export function requirePermission(access: JobAccess, permission: keyof Omit<JobPermissions, 'isParticipant'>, message?: string): void {
+  if (!access.permissions[permission]) throw forbidden(message ?? 'You may view this job but not change it.');
+}

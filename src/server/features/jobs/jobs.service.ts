@@ -1,0 +1,319 @@
+import { and, desc, eq, ilike, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import {
+  getTransitionBlocker,
+  isJobEditable,
+  jobTransitions,
+  notarizationTypes,
+  type createJobInputSchema,
+  type Job,
+  type jobListQuerySchema,
+  type JobSummary,
+  type updateJobInputSchema,
+} from '#shared/jobs.ts';
+import type { DbOrTx } from '#server/db/client.ts';
+import { documents, jobParticipants, jobs, notaryProfiles, titleCompanies, users } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
+import { queueEmail } from '#server/lib/outbox.ts';
+import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { isUniqueViolation } from '#server/features/auth/users.ts';
+import { findCompanyIdOf, getJobAccess, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
+import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';
+
+export function getNotarizationTypes() {
+  return { items: notarizationTypes.map((type) => ({ ...type })) };
+}
+
+/** An active, approved notary, or a 400 that says so. */
+async function assertApprovedNotary(db: DbOrTx, notaryId: string): Promise<{ id: string; name: string; email: string }> {
+  const [row] = await db
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .innerJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
+    .where(and(eq(users.id, notaryId), eq(users.status, 'active'), eq(notaryProfiles.approvalStatus, 'approved')))
+    .limit(1);
+  if (!row) throw badRequest('Choose an approved, active notary.');
+  return row;
+}
+
+export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputSchema>): Promise<Job> {
+  const user = ctx.user;
+  if (!user) throw unauthorized();
+  const emails = input.signers.map((signer) => signer.email);
+  if (new Set(emails).size !== emails.length) throw badRequest('Each participant needs a different email address.');
+  const isNotary = user.roles.includes('notary');
+  const notaryId = input.notaryId ?? (isNotary ? user.id : null);
+  let jobId: string;
+  try {
+    jobId = await ctx.db.transaction(async (tx) => {
+      const txCtx = { ...ctx, db: tx };
+      if (notaryId) await assertApprovedNotary(tx, notaryId);
+      const companyId = await findCompanyIdOf(tx, user.id);
+      const [job] = await tx
+        .insert(jobs)
+        .values({
+          title: input.title,
+          notarizationType: input.notarizationType,
+          companyId,
+          createdBy: user.id,
+          notaryId,
+          scheduledAt: input.scheduledAt ? new Date(input.scheduledAt) : null,
+        })
+        .returning();
+      if (!job) throw new Error('job insert returned no row');
+      await appendAuditEvent(txCtx, {
+        jobId: job.id,
+        action: 'job.created',
+        data: { title: job.title, notarizationType: job.notarizationType, status: job.status, notaryId, scheduledAt: input.scheduledAt ?? null },
+      });
+      for (const [position, signer] of input.signers.entries()) {
+        const [row] = await tx
+          .insert(jobParticipants)
+          .values({ jobId: job.id, name: signer.name, email: signer.email, role: signer.role, position, invitedAt: new Date() })
+          .returning();
+        if (!row) throw new Error('participant insert returned no row');
+        await queueParticipantInvite(txCtx, job, row);
+        await appendAuditEvent(txCtx, { jobId: job.id, action: 'participant.added', data: { participantId: row.id, name: row.name, email: row.email, role: row.role } });
+      }
+      return job.id;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('Each participant needs a different email address.');
+    throw error;
+  }
+  return getJob(ctx, jobId);
+}
+
+async function describeJob(ctx: Ctx, access: JobAccess): Promise<Job> {
+  const { job } = access;
+  const participants = await findParticipants(ctx.db, job.id);
+  const counts = await ctx.db.select({ count: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, job.id));
+  const [notary] = job.notaryId ? await ctx.db.select({ name: users.name }).from(users).where(eq(users.id, job.notaryId)) : [];
+  const [company] = job.companyId ? await ctx.db.select({ name: titleCompanies.name }).from(titleCompanies).where(eq(titleCompanies.id, job.companyId)) : [];
+  return {
+    id: job.id,
+    title: job.title,
+    notarizationType: job.notarizationType,
+    status: job.status,
+    scheduledAt: job.scheduledAt?.toISOString() ?? null,
+    notaryName: notary?.name ?? null,
+    companyName: company?.name ?? null,
+    participantCount: participants.length,
+    documentCount: counts[0]?.count ?? 0,
+    createdAt: job.createdAt.toISOString(),
+    updatedAt: job.updatedAt.toISOString(),
+    version: job.version,
+    notaryId: job.notaryId,
+    companyId: job.companyId,
+    createdBy: job.createdBy,
+    participants: participants.map(toParticipant),
+    permissions: access.permissions,
+    allowedTransitions: access.permissions.canEdit ? [...jobTransitions[job.status]] : [],
+  };
+}
+
+export async function getJob(ctx: Ctx, jobId: string): Promise<Job> {
+  return describeJob(ctx, await getJobAccess(ctx, jobId));
+}
+
+/** The ids of the jobs a user may see, as a subquery (each branch uses its own index). */
+function visibleJobIds(userId: string): SQL {
+  return sql`(
+    select id from jobs where created_by = ${userId}
+    union select id from jobs where notary_id = ${userId}
+    union select j.id from jobs j join title_company_members m on m.company_id = j.company_id
+      where m.user_id = ${userId} and m.role in ('title', 'title_agent')
+    union select job_id from job_participants where user_id = ${userId}
+  )`;
+}
+
+export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySchema>): Promise<{ items: JobSummary[]; total: number; page: number; pageSize: number }> {
+  const user = ctx.user;
+  if (!user) throw unauthorized();
+  const conditions: SQL[] = [];
+  if (!user.roles.includes('admin')) conditions.push(sql`${jobs.id} in ${visibleJobIds(user.id)}`);
+  if (query.status) conditions.push(eq(jobs.status, query.status));
+  if (query.q) conditions.push(ilike(jobs.title, `%${query.q.replace(/[\\%_]/g, (character) => `\\${character}`)}%`));
+  const where = conditions.length ? and(...conditions) : undefined;
+  const offset = (query.page - 1) * query.pageSize;
+  const [rows, totals] = await Promise.all([
+    ctx.db
+      .select({
+        job: jobs,
+        notaryName: users.name,
+        companyName: titleCompanies.name,
+        participantCount: sql<number>`(select count(*)::int from job_participants p where p.job_id = ${jobs.id})`,
+        documentCount: sql<number>`(select count(*)::int from documents d where d.job_id = ${jobs.id})`,
+      })
+      .from(jobs)
+      .leftJoin(users, eq(users.id, jobs.notaryId))
+      .leftJoin(titleCompanies, eq(titleCompanies.id, jobs.companyId))
+      .where(where)
+      .orderBy(desc(jobs.updatedAt), desc(jobs.id))
+      .limit(query.pageSize)
+      .offset(offset),
+    ctx.db.select({ count: sql<number>`count(*)::int` }).from(jobs).where(where),
+  ]);
+  return {
+    items: rows.map(({ job, notaryName, companyName, participantCount, documentCount }) => ({
+      id: job.id,
+      title: job.title,
+      notarizationType: job.notarizationType,
+      status: job.status,
+      scheduledAt: job.scheduledAt?.toISOString() ?? null,
+      notaryName,
+      companyName,
+      participantCount,
+      documentCount,
+      createdAt: job.createdAt.toISOString(),
+      updatedAt: job.updatedAt.toISOString(),
+    })),
+    total: totals[0]?.count ?? 0,
+    page: query.page,
+    pageSize: query.pageSize,
+  };
+}
+
+/** Edits a job and moves it along the state machine; a stale version answers 412, an illegal move 409. */
+export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof updateJobInputSchema>): Promise<Job> {
+  await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canEdit');
+    const { job } = access;
+    if (input.version !== job.version) {
+      throw new AppError(412, 'stale_version', 'Someone changed this job after you loaded it. Reload to see the latest version.', { currentVersion: job.version });
+    }
+    const changes: Partial<JobRow> = {};
+    const isDetailChange = input.title !== undefined || input.notarizationType !== undefined || input.scheduledAt !== undefined;
+    if (isDetailChange && !isJobEditable(job.status)) throw new AppError(409, 'job_locked', `A job that is ${job.status.replace('_', ' ')} cannot be edited.`);
+    if (input.title !== undefined) changes.title = input.title;
+    if (input.notarizationType !== undefined) changes.notarizationType = input.notarizationType;
+    if (input.scheduledAt !== undefined) changes.scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
+    if (input.status !== undefined && input.status !== job.status) {
+      const [{ signerCount = 0 } = {}] = await tx
+        .select({ signerCount: sql<number>`count(*)::int` })
+        .from(jobParticipants)
+        .where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.role, 'signer')));
+      const [{ documentCount = 0 } = {}] = await tx.select({ documentCount: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, jobId));
+      const scheduledAt = changes.scheduledAt !== undefined ? changes.scheduledAt : job.scheduledAt;
+      const blocker = getTransitionBlocker(job.status, input.status, {
+        signerCount,
+        documentCount,
+        hasNotary: job.notaryId !== null,
+        scheduledAt: scheduledAt?.toISOString() ?? null,
+      });
+      if (blocker) throw new AppError(409, 'invalid_transition', blocker, { from: job.status, to: input.status, allowed: jobTransitions[job.status] });
+      changes.status = input.status;
+    }
+    await tx
+      .update(jobs)
+      .set({ ...changes, version: job.version + 1, updatedAt: new Date() })
+      .where(eq(jobs.id, jobId));
+    if (changes.status) {
+      await appendAuditEvent(txCtx, { jobId, action: 'job.status_changed', data: { from: job.status, to: changes.status, reason: input.reason ?? null } });
+    }
+    const { status: _status, ...details } = changes;
+    if (Object.keys(details).length > 0) {
+      await appendAuditEvent(txCtx, {
+        jobId,
+        action: 'job.updated',
+        data: { ...details, scheduledAt: details.scheduledAt === undefined ? undefined : (details.scheduledAt?.toISOString() ?? null) },
+      });
+    }
+  });
+  return getJob(ctx, jobId);
+}
+
+/** Emails every participant that the job changed or is ready, with a link to it. */
+export async function notifyParticipants(ctx: Ctx, jobId: string): Promise<{ notified: number }> {
+  const access = await getJobAccess(ctx, jobId);
+  requirePermission(access, 'canEdit');
+  const hits = await hitRateLimit(ctx.db, `notify:job:${jobId}`, 3600_000);
+  if (hits.count > 5) throwRateLimited('notifications for this job', hits.resetAt);
+  return ctx.db.transaction(async (tx) => {
+    const participants = await findParticipants(tx, jobId);
+    for (const participant of participants) {
+      await queueEmail(tx, {
+        to: participant.email,
+        kind: 'job_update',
+        subject: `Update on "${access.job.title}"`,
+        text: [
+          `Hello ${participant.name},`,
+          '',
+          `"${access.job.title}" is now ${access.job.status.replace('_', ' ')}${access.job.scheduledAt ? `, scheduled for ${access.job.scheduledAt.toUTCString()}` : ''}.`,
+          `See it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
+        ].join('\n'),
+      });
+    }
+    await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'job.participants_notified', data: { count: participants.length } });
+    return { notified: participants.length };
+  });
+}
+
+export async function notifyReadyForNotary(ctx: Ctx, jobId: string): Promise<{ notified: number }> {
+  const access = await getJobAccess(ctx, jobId);
+  requirePermission(access, 'canEdit');
+  const { job } = access;
+  if (!job.notaryId) throw conflict('Assign a notary to this job first.');
+  if (job.status !== 'ready' && job.status !== 'scheduled') throw conflict('Only a ready or scheduled job can be sent to the notary.');
+  const hits = await hitRateLimit(ctx.db, `notify-notary:job:${jobId}`, 3600_000);
+  if (hits.count > 5) throwRateLimited('notifications for this job', hits.resetAt);
+  const notary = await assertApprovedNotary(ctx.db, job.notaryId);
+  await ctx.db.transaction(async (tx) => {
+    await queueEmail(tx, {
+      to: notary.email,
+      kind: 'job_ready_for_notary',
+      subject: `Ready for you: "${job.title}"`,
+      text: `Hello ${notary.name},\n\n"${job.title}" is ready for notarization.\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
+    });
+    await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'job.notary_notified', data: { notaryId: notary.id } });
+  });
+  return { notified: 1 };
+}
+
+export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | null): Promise<Job> {
+  await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canManageNotary', 'Only the job’s owner, its company or an administrator may change the notary.');
+    const { job } = access;
+    if (!isJobEditable(job.status)) throw new AppError(409, 'job_locked', `The notary cannot change while the job is ${job.status.replace('_', ' ')}.`);
+    const notary = notaryId ? await assertApprovedNotary(tx, notaryId) : null;
+    if (!notary && job.status === 'scheduled') throw conflict('A scheduled job needs a notary; unschedule it first.');
+    await tx.update(jobs).set({ notaryId, version: job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, jobId));
+    await appendAuditEvent(txCtx, { jobId, action: 'job.notary_replaced', data: { from: job.notaryId, to: notaryId } });
+    if (notary) {
+      await queueEmail(tx, {
+        to: notary.email,
+        kind: 'job_assigned',
+        subject: `You were assigned "${job.title}"`,
+        text: `Hello ${notary.name},\n\nYou are now the notary for "${job.title}".\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
+      });
+    }
+  });
+  return getJob(ctx, jobId);
+}
+
+const sessionOpensBeforeMs = 15 * 60_000;
+
+/** Who may enter the session now, and if not, every reason why. */
+export async function checkCanEnter(ctx: Ctx, jobId: string): Promise<{ canEnter: boolean; role: string | null; reasons: string[] }> {
+  const access = await getJobAccess(ctx, jobId);
+  const { job } = access;
+  const reasons: string[] = [];
+  const isAdmin = ctx.user?.roles.includes('admin') ?? false;
+  const role = job.notaryId === access.userId ? 'notary' : (access.participant?.role ?? (isAdmin ? 'admin' : access.permissions.canEdit ? 'observer' : null));
+  if (job.status === 'completed' || job.status === 'cancelled') reasons.push(`This job is ${job.status}.`);
+  if (job.status === 'draft') reasons.push('The job is not ready yet.');
+  if (!job.notaryId) reasons.push('No notary is assigned yet.');
+  const [{ count = 0 } = {}] = await ctx.db.select({ count: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, jobId));
+  if (count === 0) reasons.push('The job has no documents yet.');
+  if (job.status === 'scheduled' && job.scheduledAt && Date.now() < job.scheduledAt.getTime() - sessionOpensBeforeMs) {
+    reasons.push(`The session opens 15 minutes before ${job.scheduledAt.toISOString()}.`);
+  }
+  if (!role) reasons.push('You are not a participant of this job.');
+  return { canEnter: reasons.length === 0, role, reasons };
+}

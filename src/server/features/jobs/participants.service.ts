@@ -1,0 +1,215 @@
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import { isJobEditable, type Participant, type idBypassInputSchema, type signerInputSchema, type updateSignerInputSchema } from '#shared/jobs.ts';
+import type { DbOrTx } from '#server/db/client.ts';
+import { invites, jobParticipants } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { createToken, hashToken } from '#server/lib/crypto.ts';
+import { AppError, conflict, notFound } from '#server/lib/errors.ts';
+import { queueEmail } from '#server/lib/outbox.ts';
+import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { isUniqueViolation } from '#server/features/auth/users.ts';
+import { getJobAccess, requirePermission, type JobRow, type ParticipantRow } from './job-access.ts';
+
+export const inviteLifetimeMs = 7 * 86_400_000;
+export const reminderCooldownMs = 10 * 60_000;
+
+export function toParticipant(row: ParticipantRow): Participant {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    position: row.position,
+    hasAccount: row.userId !== null,
+    isIdBypassed: row.isIdBypassed,
+    idBypassReason: row.idBypassReason,
+    invitedAt: row.invitedAt?.toISOString() ?? null,
+    lastRemindedAt: row.lastRemindedAt?.toISOString() ?? null,
+  };
+}
+
+export async function findParticipants(db: DbOrTx, jobId: string): Promise<ParticipantRow[]> {
+  return db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId)).orderBy(asc(jobParticipants.position), asc(jobParticipants.createdAt));
+}
+
+/**
+ * Issues a single-use, 7-day invitation link for one participant (earlier unused links stop
+ * working) and queues the email, inside the caller's transaction.
+ */
+export async function queueParticipantInvite(
+  ctx: Pick<Ctx, 'config'> & { db: DbOrTx },
+  job: Pick<JobRow, 'id' | 'title'>,
+  participant: Pick<ParticipantRow, 'id' | 'name' | 'email' | 'role'>,
+  options: { toAddress?: string; isReminder?: boolean } = {},
+): Promise<void> {
+  const token = createToken();
+  await ctx.db
+    .update(invites)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(invites.participantId, participant.id), isNull(invites.usedAt), isNull(invites.revokedAt)));
+  await ctx.db.insert(invites).values({
+    tokenHash: hashToken(token),
+    purpose: 'job_participant',
+    roles: [participant.role],
+    email: participant.email,
+    jobId: job.id,
+    participantId: participant.id,
+    expiresAt: new Date(Date.now() + inviteLifetimeMs),
+  });
+  const link = `${ctx.config.publicUrl}/claim/${token}`;
+  const roleText = participant.role === 'signer' ? 'sign' : participant.role === 'witness' ? 'witness' : 'observe';
+  await queueEmail(ctx.db, {
+    to: options.toAddress ?? participant.email,
+    kind: options.isReminder ? 'job_invite_reminder' : 'job_invite',
+    subject: `${options.isReminder ? 'Reminder: ' : ''}You are invited to ${roleText} "${job.title}"`,
+    text: [
+      `Hello ${participant.name},`,
+      '',
+      `You have been invited to ${roleText} "${job.title}" on Open RON, a remote online notarization service.`,
+      'Open this link to accept (it works once and expires in 7 days):',
+      '',
+      link,
+      '',
+      'If the link has expired, ask for a new one at the request-access page.',
+    ].join('\n'),
+  });
+}
+
+function assertEditable(job: JobRow): void {
+  if (!isJobEditable(job.status)) throw new AppError(409, 'job_locked', `Participants cannot change while the job is ${job.status.replace('_', ' ')}.`);
+}
+
+export async function addParticipant(ctx: Ctx, jobId: string, input: z.output<typeof signerInputSchema>): Promise<Participant> {
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const txCtx = { ...ctx, db: tx };
+      const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+      requirePermission(access, 'canEdit');
+      assertEditable(access.job);
+      const [{ count = 0 } = {}] = await tx.select({ count: sql<number>`count(*)::int` }).from(jobParticipants).where(eq(jobParticipants.jobId, jobId));
+      if (count >= 10) throw conflict('A job has at most 10 participants.');
+      const [row] = await tx
+        .insert(jobParticipants)
+        .values({ jobId, name: input.name, email: input.email, role: input.role, position: count, invitedAt: new Date() })
+        .returning();
+      if (!row) throw new Error('participant insert returned no row');
+      await queueParticipantInvite(txCtx, access.job, row);
+      await appendAuditEvent(txCtx, { jobId, action: 'participant.added', data: { participantId: row.id, name: row.name, email: row.email, role: row.role } });
+      return toParticipant(row);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('This person is already on the job.');
+    throw error;
+  }
+}
+
+async function getParticipantRow(db: DbOrTx, jobId: string, participantId: string): Promise<ParticipantRow> {
+  const [row] = await db
+    .select()
+    .from(jobParticipants)
+    .where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.id, participantId)))
+    .limit(1);
+  if (!row) throw notFound('No participant with that id on this job.');
+  return row;
+}
+
+export async function updateParticipant(ctx: Ctx, jobId: string, participantId: string, input: z.output<typeof updateSignerInputSchema>): Promise<Participant> {
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const txCtx = { ...ctx, db: tx };
+      const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+      requirePermission(access, 'canEdit');
+      assertEditable(access.job);
+      const current = await getParticipantRow(tx, jobId, participantId);
+      const isEmailChanged = input.email !== undefined && input.email !== current.email;
+      const [row] = await tx
+        .update(jobParticipants)
+        .set({ ...input, ...(isEmailChanged ? { userId: null, invitedAt: new Date() } : {}) })
+        .where(eq(jobParticipants.id, participantId))
+        .returning();
+      if (!row) throw notFound('No participant with that id on this job.');
+      if (isEmailChanged) await queueParticipantInvite(txCtx, access.job, row);
+      await appendAuditEvent(txCtx, { jobId, action: 'participant.updated', data: { participantId, changes: input } });
+      return toParticipant(row);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('This person is already on the job.');
+    throw error;
+  }
+}
+
+export async function removeParticipant(ctx: Ctx, jobId: string, participantId: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canEdit');
+    assertEditable(access.job);
+    const row = await getParticipantRow(tx, jobId, participantId);
+    await tx.delete(jobParticipants).where(eq(jobParticipants.id, participantId));
+    await appendAuditEvent(txCtx, { jobId, action: 'participant.removed', data: { participantId, name: row.name, email: row.email, role: row.role } });
+  });
+}
+
+/** Sends a participant a fresh invitation link again, at most once every ten minutes each. */
+export async function remindParticipant(ctx: Ctx, jobId: string, participantId: string, emailOverride: string | null): Promise<Participant> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canEdit');
+    if (access.job.status === 'completed' || access.job.status === 'cancelled') throw conflict(`The job is ${access.job.status}; there is nothing to remind about.`);
+    const row = await getParticipantRow(tx, jobId, participantId);
+    const lastSent = row.lastRemindedAt ?? row.invitedAt;
+    if (lastSent && Date.now() - lastSent.getTime() < reminderCooldownMs) {
+      const seconds = Math.ceil((lastSent.getTime() + reminderCooldownMs - Date.now()) / 1000);
+      throw new AppError(429, 'reminder_too_soon', `${row.name} was emailed less than 10 minutes ago. Try again in ${Math.ceil(seconds / 60)} minutes.`, { retryAfterSeconds: seconds }, { 'retry-after': String(seconds) });
+    }
+    const [updated] = await tx.update(jobParticipants).set({ lastRemindedAt: new Date() }).where(eq(jobParticipants.id, participantId)).returning();
+    await queueParticipantInvite(txCtx, access.job, row, { toAddress: emailOverride ?? undefined, isReminder: true });
+    await appendAuditEvent(txCtx, { jobId, action: 'participant.reminded', data: { participantId, sentTo: emailOverride ?? row.email } });
+    return toParticipant(updated ?? row);
+  });
+}
+
+/** Reminds every participant who has not accepted yet and was not emailed in the last ten minutes. */
+export async function remindAllParticipants(ctx: Ctx, jobId: string): Promise<{ reminded: number; skipped: number }> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canEdit');
+    if (access.job.status === 'completed' || access.job.status === 'cancelled') throw conflict(`The job is ${access.job.status}; there is nothing to remind about.`);
+    const rows = await findParticipants(tx, jobId);
+    let reminded = 0;
+    let skipped = 0;
+    for (const row of rows) {
+      const lastSent = row.lastRemindedAt ?? row.invitedAt;
+      if (row.userId || (lastSent && Date.now() - lastSent.getTime() < reminderCooldownMs)) {
+        skipped += 1;
+        continue;
+      }
+      await tx.update(jobParticipants).set({ lastRemindedAt: new Date() }).where(eq(jobParticipants.id, row.id));
+      await queueParticipantInvite(txCtx, access.job, row, { isReminder: true });
+      reminded += 1;
+    }
+    await appendAuditEvent(txCtx, { jobId, action: 'participants.reminded', data: { reminded, skipped } });
+    return { reminded, skipped };
+  });
+}
+
+/** Admin or notary only: let a participant skip identity verification, with a reason on record. */
+export async function setIdBypass(ctx: Ctx, jobId: string, participantId: string, input: z.output<typeof idBypassInputSchema>): Promise<Participant> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    requirePermission(access, 'canBypassId', 'Only an administrator or the job’s notary may bypass identity verification.');
+    await getParticipantRow(tx, jobId, participantId);
+    const [row] = await tx
+      .update(jobParticipants)
+      .set({ isIdBypassed: input.enabled, idBypassReason: input.enabled ? input.reason : null })
+      .where(eq(jobParticipants.id, participantId))
+      .returning();
+    if (!row) throw notFound('No participant with that id on this job.');
+    await appendAuditEvent(txCtx, { jobId, action: 'participant.id_bypass_changed', data: { participantId, enabled: input.enabled, reason: input.reason } });
+    return toParticipant(row);
+  });
+}

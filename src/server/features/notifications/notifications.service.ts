@@ -1,0 +1,54 @@
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { PendingJobItem } from '#shared/notifications.ts';
+import { jobParticipants, jobs, notificationDismissals } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { unauthorized } from '#server/lib/errors.ts';
+import { getJobAccess } from '#server/features/jobs/job-access.ts';
+
+const openStatuses = ['ready', 'scheduled', 'in_session'] as const;
+
+/** What needs the person's attention: live sessions (blocking), scheduled ones, jobs ready for their notary. */
+export async function findPendingJobs(ctx: Ctx): Promise<{ ok: true; items: PendingJobItem[]; has_blocking: boolean }> {
+  const user = ctx.user;
+  if (!user) throw unauthorized();
+  const rows = await ctx.db
+    .selectDistinct({ job: jobs, participantRole: jobParticipants.role })
+    .from(jobs)
+    .leftJoin(jobParticipants, and(eq(jobParticipants.jobId, jobs.id), eq(jobParticipants.userId, user.id)))
+    .where(and(inArray(jobs.status, openStatuses), or(eq(jobs.notaryId, user.id), eq(jobParticipants.userId, user.id))))
+    .orderBy(desc(jobs.updatedAt))
+    .limit(50);
+  const dismissed = await ctx.db
+    .select({ jobId: notificationDismissals.jobId, kind: notificationDismissals.kind })
+    .from(notificationDismissals)
+    .where(eq(notificationDismissals.userId, user.id));
+  const isDismissed = new Set(dismissed.map((row) => `${row.jobId}:${row.kind}`));
+  const items: PendingJobItem[] = [];
+  for (const { job } of rows) {
+    const isNotary = job.notaryId === user.id;
+    let item: Omit<PendingJobItem, 'jobId' | 'title' | 'at'>;
+    if (job.status === 'in_session') {
+      item = { kind: 'session_live', message: isNotary ? 'Your session is in progress.' : 'Your notarization session is live: join now.', isBlocking: true };
+    } else if (job.status === 'scheduled') {
+      item = { kind: 'session_scheduled', message: `Session scheduled for ${job.scheduledAt?.toUTCString() ?? 'a time to be confirmed'}.`, isBlocking: false };
+    } else {
+      item = isNotary
+        ? { kind: 'ready_for_notary', message: 'A job is ready for you to notarize.', isBlocking: false }
+        : { kind: 'job_ready', message: 'Your documents are ready; a session will be scheduled.', isBlocking: false };
+    }
+    if (isDismissed.has(`${job.id}:${item.kind}`)) continue;
+    items.push({ ...item, jobId: job.id, title: job.title, at: job.updatedAt.toISOString() });
+  }
+  return { ok: true, items, has_blocking: items.some((item) => item.isBlocking) };
+}
+
+export async function dismissNotification(ctx: Ctx, jobId: string, kind: string): Promise<{ ok: true }> {
+  const user = ctx.user;
+  if (!user) throw unauthorized();
+  await getJobAccess(ctx, jobId);
+  await ctx.db
+    .insert(notificationDismissals)
+    .values({ userId: user.id, jobId, kind })
+    .onConflictDoUpdate({ target: [notificationDismissals.userId, notificationDismissals.jobId, notificationDismissals.kind], set: { dismissedAt: sql`now()` } });
+  return { ok: true };
+}

@@ -1,0 +1,133 @@
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+
+/** Blobs (documents, later recordings, seals and ID images), addressed by their SHA-256. */
+export interface StorageProvider {
+  readonly kind: 'local' | 's3';
+  /** Stores a file already hashed by the caller; returns its key (the SHA-256). Idempotent. */
+  putFile(filePath: string, sha256: string, contentType: string): Promise<string>;
+  read(key: string): Promise<Buffer>;
+  openStream(key: string): Promise<Readable>;
+  has(key: string): Promise<boolean>;
+}
+
+function assertKey(key: string): void {
+  if (!/^[a-f0-9]{64}$/.test(key)) throw new Error('storage keys are SHA-256 hex digests');
+}
+
+export function createLocalStorage(root: string): StorageProvider {
+  const pathOf = (key: string) => {
+    assertKey(key);
+    return path.join(root, key.slice(0, 2), key.slice(2, 4), key);
+  };
+  return {
+    kind: 'local',
+    async putFile(filePath, sha256) {
+      const target = pathOf(sha256);
+      if (fs.existsSync(target)) return sha256;
+      await fs.promises.mkdir(path.dirname(target), { recursive: true });
+      const temporary = `${target}.${randomUUID()}.part`;
+      await fs.promises.copyFile(filePath, temporary);
+      await fs.promises.rename(temporary, target);
+      return sha256;
+    },
+    read: (key) => fs.promises.readFile(pathOf(key)),
+    async openStream(key) {
+      return fs.createReadStream(pathOf(key));
+    },
+    async has(key) {
+      return fs.existsSync(pathOf(key));
+    },
+  };
+}
+
+export interface S3StorageOptions {
+  endpoint: string | null;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+}
+
+/** Any S3-compatible object store (AWS S3, MinIO, Ceph, R2…), same interface as local files. */
+export function createS3Storage(options: S3StorageOptions): StorageProvider {
+  const client = new S3Client({
+    region: options.region,
+    endpoint: options.endpoint ?? undefined,
+    forcePathStyle: options.forcePathStyle,
+    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+  });
+  const objectKey = (key: string) => {
+    assertKey(key);
+    return `blobs/${key}`;
+  };
+  const getBody = async (key: string) => {
+    const answer = await client.send(new GetObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
+    if (!answer.Body) throw new Error(`object ${key} has no body`);
+    return answer.Body as Readable;
+  };
+  return {
+    kind: 's3',
+    async putFile(filePath, sha256, contentType) {
+      const size = (await fs.promises.stat(filePath)).size;
+      await client.send(
+        new PutObjectCommand({ Bucket: options.bucket, Key: objectKey(sha256), Body: fs.createReadStream(filePath), ContentLength: size, ContentType: contentType }),
+      );
+      return sha256;
+    },
+    async read(key) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await getBody(key)) chunks.push(Buffer.from(chunk as Uint8Array));
+      return Buffer.concat(chunks);
+    },
+    openStream: getBody,
+    async has(key) {
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/** Streams a request body to a temporary file, hashing it and stopping at maxBytes. */
+export async function receiveToTempFile(
+  source: Readable,
+  directory: string,
+  maxBytes: number,
+): Promise<{ filePath: string; sha256: string; sizeBytes: number; head: Buffer; isTooLarge: boolean }> {
+  await fs.promises.mkdir(directory, { recursive: true });
+  const filePath = path.join(directory, `${randomUUID()}.upload`);
+  const hash = createHash('sha256');
+  let sizeBytes = 0;
+  let head = Buffer.alloc(0);
+  let isTooLarge = false;
+  await pipeline(
+    source,
+    async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        sizeBytes += chunk.length;
+        if (sizeBytes > maxBytes) {
+          isTooLarge = true;
+          continue;
+        }
+        if (head.length < 1024) head = Buffer.concat([head, chunk.subarray(0, 1024 - head.length)]);
+        hash.update(chunk);
+        yield chunk;
+      }
+    },
+    fs.createWriteStream(filePath),
+  );
+  return { filePath, sha256: hash.digest('hex'), sizeBytes, head, isTooLarge };
+}
+
+export function createStorage(config: { kind: 'local'; root: string } | ({ kind: 's3' } & S3StorageOptions)): StorageProvider {
+  return config.kind === 's3' ? createS3Storage(config) : createLocalStorage(config.root);
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+export const documentTags = ['signing', 'reference', 'identification', 'supporting'] as const;
+export const documentTagSchema = z.enum(documentTags, { message: 'Choose a document tag.' });
+
+export const documentSchema = z.object({
+  id: z.string(),
+  jobId: z.string(),
+  name: z.string(),
+  tag: documentTagSchema,
+  position: z.number().int(),
+  pageCount: z.number().int(),
+  sizeBytes: z.number().int(),
+  sha256: z.string(),
+  version: z.number().int(),
+  status: z.enum(['uploaded', 'completed']),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type JobDocument = z.infer<typeof documentSchema>;
+export const documentListSchema = z.object({ items: z.array(documentSchema) });
+
+export const reorderDocumentsInputSchema = z.object({
+  order: z.array(z.uuid({ message: 'Document ids must be UUIDs.' })).min(1, { message: 'Send the new order of the documents.' }).max(200),
+});
+
+export const updateDocumentInputSchema = z
+  .object({
+    name: z.string().trim().min(1, { message: 'Enter a document name.' }).max(200).optional(),
+    tag: documentTagSchema.optional(),
+    clientSnapshotVersion: z.number().int().min(1, { message: 'Send the version you edited (clientSnapshotVersion).' }),
+  })
+  .refine((value) => value.name !== undefined || value.tag !== undefined, { message: 'Nothing to change.' });
+
+export const documentMessages = {
+  noFiles: 'Attach at least one PDF file.',
+  notPdf: 'Only PDF files can be uploaded.',
+  encrypted: 'This PDF is password-protected or encrypted. Remove the protection and upload it again.',
+  broken: 'This PDF is damaged and cannot be read.',
+  stale: 'Someone changed this document after you loaded it. Reload to see the latest version.',
+} as const;
