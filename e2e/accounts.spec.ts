@@ -1,5 +1,6 @@
-import { expect, test } from '@playwright/test';
-import { logIn, readBootstrapUrl, registerSigner, uniqueEmail } from './helpers.ts';
+import { expect, test, type Page } from '@playwright/test';
+import { makePdf } from '../test/pdf-fixtures.ts';
+import { logIn, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
 
 test('a person registers, lands on the dashboard, logs out and signs in again', async ({ page }) => {
   const email = uniqueEmail('signer');
@@ -26,42 +27,128 @@ test('the dashboard keeps other query parameters when it defaults the tab', asyn
   await expect(page).toHaveURL(/\/dashboard\?ref=email&tab=jobs/);
 });
 
-test('a notary registration says the account is pending approval, and the first admin approves it', async ({ page, browser }) => {
-  const notaryEmail = uniqueEmail('notary');
-  await page.goto('/register');
-  await page.getByRole('link', { name: /Notary/ }).click();
-  await expect(page.getByText(/start pending approval/)).toBeVisible();
-  await page.getByLabel('Full name').fill('Nadia Notary');
-  await page.getByLabel('Email').fill(notaryEmail);
-  await page.getByLabel('Commission state').selectOption('TX');
-  await page.getByLabel('County').fill('Travis');
-  await page.getByLabel('Commission number').fill('TX-12345');
-  await page.getByLabel('Commission expires on').fill('2030-06-30');
-  await page.getByLabel('Password', { exact: true }).fill('notary password');
-  await page.getByLabel('Confirm password').fill('notary password');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/dashboard\?tab=jobs/);
-  await expect(page.getByText(/Your notary account is pending approval/)).toBeVisible();
+test.describe.serial('with the first administrator', () => {
+  let admin: Page;
 
-  const adminContext = await browser.newContext();
-  const admin = await adminContext.newPage();
-  await admin.goto(readBootstrapUrl());
-  await expect(admin.getByText('Create the first administrator account')).toBeVisible();
-  await admin.getByLabel('Full name').fill('Ada Admin');
-  await admin.getByLabel('Email').fill(uniqueEmail('admin'));
-  await admin.getByLabel('Password', { exact: true }).fill('admin password 1');
-  await admin.getByLabel('Confirm password').fill('admin password 1');
-  await admin.getByRole('button', { name: 'Create account' }).click();
-  await expect(admin.getByText('Welcome, Ada Admin')).toBeVisible();
-  await admin.getByRole('button', { name: 'Approvals' }).click();
-  await expect(admin.getByText('Viewing: Approvals')).toBeVisible();
-  await admin.getByRole('button', { name: 'Approve Nadia Notary' }).click();
-  await expect(admin.getByRole('button', { name: 'Approve Nadia Notary' })).toHaveCount(0);
+  test.beforeAll(async ({ browser }) => {
+    admin = await (await browser.newContext()).newPage();
+    await admin.goto(readBootstrapUrl());
+    await expect(admin.getByText('Create the first administrator account')).toBeVisible();
+    await admin.getByLabel('Full name').fill('Ada Admin');
+    await admin.getByLabel('Email').fill(uniqueEmail('admin'));
+    await admin.getByLabel('Password', { exact: true }).fill('admin password 1');
+    await admin.getByLabel('Confirm password').fill('admin password 1');
+    await admin.getByRole('button', { name: 'Create account' }).click();
+    await expect(admin.getByText('Welcome, Ada Admin')).toBeVisible();
+  });
 
-  await admin.goto(readBootstrapUrl());
-  await expect(admin.getByText('This invitation link is invalid, expired or already used.')).toBeVisible();
-  await adminContext.close();
+  test.afterAll(async () => {
+    await admin.context().close();
+  });
 
-  const me = await page.request.get('/api/auth/me');
-  expect((await me.json()).user.status).toBe('active');
+  test('the one-time administrator link works only once', async () => {
+    const page = await admin.context().newPage();
+    await page.goto(readBootstrapUrl());
+    await expect(page.getByText('This invitation link is invalid, expired or already used.')).toBeVisible();
+    await page.close();
+  });
+
+  test('a notary registration says the account is pending approval, and the admin approves it', async ({ page }) => {
+    const notaryEmail = uniqueEmail('notary');
+    await page.goto('/register');
+    await page.getByRole('link', { name: /Notary/ }).click();
+    await expect(page.getByText(/start pending approval/)).toBeVisible();
+    await page.getByLabel('Full name').fill('Nadia Notary');
+    await page.getByLabel('Email').fill(notaryEmail);
+    await page.getByLabel('Commission state').selectOption('TX');
+    await page.getByLabel('County').fill('Travis');
+    await page.getByLabel('Commission number').fill('TX-12345');
+    await page.getByLabel('Commission expires on').fill('2030-06-30');
+    await page.getByLabel('Password', { exact: true }).fill('notary password');
+    await page.getByLabel('Confirm password').fill('notary password');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page).toHaveURL(/\/dashboard\?tab=jobs/);
+    await expect(page.getByText(/Your notary account is pending approval/)).toBeVisible();
+
+    await admin.goto('/dashboard?tab=approvals');
+    await expect(admin.getByText('Viewing: Approvals')).toBeVisible();
+    await admin.getByRole('button', { name: 'Approve Nadia Notary' }).click();
+    await expect(admin.getByRole('button', { name: 'Approve Nadia Notary' })).toHaveCount(0);
+
+    const me = await page.request.get('/api/auth/me');
+    expect((await me.json()).user.status).toBe('active');
+  });
+
+  test('an agent creates a job, uploads two PDFs with progress, reorders them and invites a signer who claims the emailed link', async ({ page, browser }) => {
+    const ownerEmail = uniqueEmail('title');
+    await page.goto('/register/title-company');
+    await page.getByLabel('Company name').fill('Lone Star Title');
+    await page.getByLabel('Your full name').fill('Tina Title');
+    await page.getByLabel('Email').fill(ownerEmail);
+    await page.getByLabel('Password', { exact: true }).fill('title password');
+    await page.getByLabel('Confirm password').fill('title password');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page.getByText(/Your title company account is pending approval/)).toBeVisible();
+
+    await admin.goto('/dashboard?tab=approvals');
+    await admin.getByRole('button', { name: 'Approve Lone Star Title' }).click();
+    await expect(admin.getByRole('button', { name: 'Approve Lone Star Title' })).toHaveCount(0);
+
+    await page.reload();
+    await expect(page.getByText(/pending approval/)).toHaveCount(0);
+    await expect(page.getByText('No signing jobs yet.', { exact: false })).toBeVisible();
+    await page.getByRole('button', { name: 'New Signing Request' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New Signing Request' });
+    await dialog.getByLabel('Title').fill('Refinance closing');
+    await dialog.getByLabel('Notarization type').selectOption('acknowledgment');
+    const signerEmail = uniqueEmail('sam');
+    await dialog.getByLabel('Name 1').fill('Sam Signer');
+    await dialog.getByLabel('Email 1').fill(signerEmail);
+    await dialog.getByRole('button', { name: 'Create signing request' }).click();
+    await expect(page.getByText('Created "Refinance closing".')).toBeVisible();
+    await page.getByRole('link', { name: 'Refinance closing' }).click();
+    await expect(page).toHaveURL(/\/jobs\/detail\?jobId=/);
+    await expect(page.getByRole('heading', { name: 'Refinance closing' })).toBeVisible();
+    await expect(page.getByRole('cell', { name: signerEmail })).toBeVisible();
+
+    const first = await makePdf(3, 'Deed of trust');
+    const second = await makePdf(1, 'Closing disclosure');
+    let sawProgress = false;
+    const progressWatch = page.getByLabel('Upload progress').waitFor({ state: 'attached', timeout: 15_000 }).then(() => {
+      sawProgress = true;
+    });
+    await page.getByLabel('Add PDFs').setInputFiles([
+      { name: 'deed-of-trust.pdf', mimeType: 'application/pdf', buffer: first },
+      { name: 'closing-disclosure.pdf', mimeType: 'application/pdf', buffer: second },
+    ]);
+    await progressWatch;
+    expect(sawProgress).toBe(true);
+    const documents = page.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
+    await expect(documents).toHaveCount(2);
+    await expect(documents.nth(0)).toContainText('deed-of-trust.pdf');
+    await expect(documents.nth(0)).toContainText('3 pages');
+    await page.getByRole('button', { name: 'Move closing-disclosure.pdf up' }).click();
+    await expect(documents.nth(0)).toContainText('closing-disclosure.pdf');
+    await expect(documents.nth(1)).toContainText('deed-of-trust.pdf');
+    await expect(page.getByText(/Audit trail verified: \d+ events/)).toBeVisible();
+
+    const invitation = await waitForMail(signerEmail, /You are invited to sign "Refinance closing"/);
+    const link = invitation.text.match(/https?:\/\/\S+\/claim\/[A-Za-z0-9_-]+/)?.[0] ?? '';
+    expect(link).not.toBe('');
+    const signer = await (await browser.newContext()).newPage();
+    await signer.goto(link);
+    await expect(signer.getByText('You are invited to "Refinance closing"', { exact: false })).toBeVisible();
+    await signer.getByLabel('Full name').fill('Sam Signer');
+    await signer.getByLabel('Password', { exact: true }).fill('signer password');
+    await signer.getByLabel('Confirm password').fill('signer password');
+    await signer.getByRole('button', { name: 'Create account' }).click();
+    await expect(signer).toHaveURL(/\/jobs\/detail\?jobId=/);
+    await expect(signer.getByRole('heading', { name: 'Refinance closing' })).toBeVisible();
+    const signerDocuments = signer.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
+    await expect(signerDocuments.nth(0)).toContainText('closing-disclosure.pdf');
+    await expect(signer.getByRole('button', { name: 'Add PDFs' })).toHaveCount(0);
+    await signer.goto(link);
+    await expect(signer.getByText('This invitation link is invalid, expired or already used.')).toBeVisible();
+    await signer.context().close();
+  });
 });

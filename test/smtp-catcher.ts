@@ -23,6 +23,11 @@ export interface SmtpCatcher {
   waitForMail(predicate: (mail: CaughtMail) => boolean, timeoutMs?: number): Promise<CaughtMail>;
   /** Refuses the next `count` messages with a temporary SMTP error (451), as a failing relay would. */
   rejectNext(count: number): void;
+  /**
+   * Keeps the next message waiting for the server's answer, as a slow relay would: `held` resolves
+   * once that message arrived, and the sender gets its answer only after `release()`.
+   */
+  holdNext(): { held: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -32,6 +37,7 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
   const waiters = new Set<() => void>();
   let toReject = 0;
   let rejectedCount = 0;
+  let hold: { arrived: () => void; released: Promise<void> } | null = null;
 
   const server = new SMTPServer({
     authOptional: true,
@@ -40,7 +46,13 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
     closeTimeout: 1000,
     onData(stream, session, callback) {
       simpleParser(stream)
-        .then((parsed) => {
+        .then(async (parsed) => {
+          const current = hold;
+          if (current) {
+            hold = null;
+            current.arrived();
+            await current.released;
+          }
           if (toReject > 0) {
             toReject -= 1;
             rejectedCount += 1;
@@ -95,6 +107,18 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
     waitForMail,
     rejectNext(count) {
       toReject = count;
+    },
+    holdNext() {
+      let arrived = () => {};
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      hold = { arrived, released };
+      return { held, release };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

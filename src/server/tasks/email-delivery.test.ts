@@ -199,6 +199,44 @@ describe('email delivery by two instances sharing one database', () => {
   });
 });
 
+describe('email delivery when a relay is slower than the sending lease', () => {
+  let slowA: TestApp;
+  let slowB: TestApp;
+  let slowSmtp: SmtpCatcher;
+  beforeAll(async () => {
+    slowSmtp = await startSmtpCatcher();
+    slowA = await createTestApp({ SMTP_URL: slowSmtp.url, EMAIL_POLL_MS: '60000' });
+    slowB = await createTestApp({ SMTP_URL: slowSmtp.url, EMAIL_POLL_MS: '60000' }, { databaseOf: slowA });
+  });
+  afterAll(async () => {
+    await slowB?.close();
+    await slowA?.close();
+    await slowSmtp?.close();
+  });
+
+  it('does not send a message of its batch that another instance took over after the lease ran out', async () => {
+    const first = await queue(slowA, newAddress(), 'First of the batch');
+    await slowA.db.update(emailOutbox).set({ createdAt: sql`now() - interval '1 second'` }).where(eq(emailOutbox.id, first.id));
+    const second = await queue(slowA, newAddress(), 'Second of the batch');
+    const { held, release } = slowSmtp.holdNext();
+
+    const passA = slowA.app.emailDelivery.runOnce();
+    await held;
+    // Instance A is stuck on the first message; meanwhile the lease on the second runs out.
+    await slowA.db.update(emailOutbox).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(emailOutbox.id, second.id));
+    expect(await slowB.app.emailDelivery.runOnce()).toBe(1);
+    await slowSmtp.waitForMail((m) => m.to === second.toAddress);
+
+    release();
+    await passA;
+    await slowSmtp.waitForMail((m) => m.to === first.toAddress);
+    expect(slowSmtp.messages.filter((m) => m.to === second.toAddress)).toHaveLength(1);
+    expect(slowSmtp.messages.filter((m) => m.to === first.toAddress)).toHaveLength(1);
+    expect(await getRow(slowA, first.id)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(await getRow(slowA, second.id)).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+});
+
 describe('email delivery without SMTP_URL', () => {
   it('writes the message, links included, to the log and marks it sent', async () => {
     const to = newAddress();

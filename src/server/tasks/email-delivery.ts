@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '#server/db/client.ts';
 import { emailOutbox } from '#server/db/schema/index.ts';
@@ -14,9 +14,10 @@ export function getRetryDelaySeconds(attempts: number): number {
 
 /**
  * Delivers the outbox. Each batch is claimed with FOR UPDATE SKIP LOCKED and a lease, committed,
- * then sent outside any transaction; only the lease holder marks a row sent, so no two instances
- * send the same message. A crash between the SMTP answer and the mark may resend once, with the
- * same Message-ID.
+ * then sent outside any transaction. Right before each send the lease is checked and renewed, so a
+ * message whose lease ran out while earlier ones were slow, and that another instance took over,
+ * is left to that instance. A crash between the SMTP answer and the mark may resend once, with the
+ * same Message-ID. SMTP timeouts (providers/email) stay well below the lease.
  */
 export class EmailDelivery {
   private timer: NodeJS.Timeout | null = null;
@@ -70,6 +71,21 @@ export class EmailDelivery {
       .returning();
     let sent = 0;
     for (const row of claimed) {
+      // Still ours? The same attempt, still sending, lease not run out: renew it for this send.
+      const isStillHeld = and(
+        eq(emailOutbox.id, row.id),
+        eq(emailOutbox.status, 'sending'),
+        eq(emailOutbox.attempts, row.attempts),
+      );
+      const renewed = await this.db
+        .update(emailOutbox)
+        .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
+        .where(and(isStillHeld, gt(emailOutbox.lockedUntil, sql`now()`)))
+        .returning({ id: emailOutbox.id });
+      if (renewed.length === 0) {
+        this.log.warn({ event: 'email.lease_lost', emailId: row.id, attempts: row.attempts }, 'email left to the instance that took it over');
+        continue;
+      }
       try {
         await this.transport.send({ id: row.id, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody });
         await this.db
@@ -88,7 +104,7 @@ export class EmailDelivery {
             lockedUntil: null,
             nextAttemptAt: sql`now() + make_interval(secs => ${getRetryDelaySeconds(row.attempts)})`,
           })
-          .where(sql`${emailOutbox.id} = ${row.id}`);
+          .where(isStillHeld);
         this.log.warn({ event: isFinal ? 'email.failed' : 'email.retry', emailId: row.id, attempts: row.attempts, error: message }, 'email not delivered');
       }
     }

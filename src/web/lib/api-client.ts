@@ -102,8 +102,45 @@ export function createApiClient(options: ApiClientOptions = {}) {
     return data as T;
   }
 
+  /**
+   * Multipart upload with progress (XMLHttpRequest reports upload progress; fetch does not).
+   * Same headers and error rule as every other call.
+   */
+  function upload<T>(path: string, form: FormData, onProgress: (fraction: number) => void, schema?: z.ZodType<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', `${baseUrl}${path}`);
+      xhr.withCredentials = true;
+      const init = buildInit('POST', undefined, undefined);
+      for (const [name, value] of Object.entries(init.headers as Record<string, string>)) xhr.setRequestHeader(name, value);
+      xhr.upload.onprogress = (event) => {
+        if (event.lengthComputable) onProgress(event.loaded / event.total);
+      };
+      xhr.onerror = () => reject(new ApiError(0, null, 'Network error: the upload did not reach the server.'));
+      xhr.onload = () => {
+        let data: unknown = xhr.responseText;
+        try {
+          data = xhr.responseText ? JSON.parse(xhr.responseText) : null;
+        } catch {
+          // keep the text
+        }
+        if (xhr.status < 200 || xhr.status >= 300) {
+          reject(new ApiError(xhr.status, data, getErrorText(data, `Upload failed (${xhr.status})`)));
+          return;
+        }
+        onProgress(1);
+        if (!schema) return resolve(data as T);
+        const parsed = schema.safeParse(data);
+        if (parsed.success) resolve(parsed.data);
+        else reject(new ApiError(xhr.status, data, 'The server sent an answer this page does not understand.'));
+      };
+      xhr.send(form);
+    });
+  }
+
   return {
     request,
+    upload,
     get: <T>(path: string, schema?: z.ZodType<T>) => request<T>('GET', path, { schema }),
     post: <T>(path: string, body?: unknown, schema?: z.ZodType<T>) => request<T>('POST', path, { body, schema }),
     put: <T>(path: string, body?: unknown, schema?: z.ZodType<T>) => request<T>('PUT', path, { body, schema }),

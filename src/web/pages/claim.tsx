@@ -2,12 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { authMessages, registerResponseSchema } from '#shared/auth.ts';
-import { claimInviteInputSchema, inviteMessages, inviteSummarySchema } from '#shared/invites.ts';
+import { acceptInviteResponseSchema, claimInviteInputSchema, inviteMessages, inviteSummarySchema } from '#shared/invites.ts';
 import { roleLabels } from '#shared/roles.ts';
 import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
-import { storeSignedIn } from '#web/lib/browser-storage.ts';
+import { getStoredUser, storeSignedIn } from '#web/lib/browser-storage.ts';
 
 /** Claim an invitation: the first administrator's one-time link lands here. */
 export default function ClaimPage() {
@@ -35,7 +35,8 @@ export default function ClaimPage() {
     try {
       const response = await api.post(`/api/invites/${encodeURIComponent(token)}/claim`, parsed.data, registerResponseSchema);
       storeSignedIn(response.user, response.sessionToken);
-      navigate('/dashboard?tab=jobs', { replace: true, state: { notice: response.message } });
+      const jobId = invite.data?.jobId;
+      navigate(jobId ? `/jobs/detail?jobId=${encodeURIComponent(jobId)}` : '/dashboard?tab=jobs', { replace: true, state: { notice: response.message } });
     } catch (caught) {
       setError(caught instanceof ApiError ? caught.message : 'Could not claim the invitation. Please try again.');
     } finally {
@@ -51,15 +52,19 @@ export default function ClaimPage() {
         {invite.isError ? (
           <>
             <FormAlert message={invite.error instanceof ApiError && invite.error.status === 404 ? inviteMessages.invalid : invite.error.message} />
+            <Link to="/request-access">Request a new invitation link</Link>
             <Link to="/login">Go to sign in</Link>
           </>
         ) : null}
-        {invite.data ? (
+        {invite.data && invite.data.purpose === 'job_participant' && invite.data.hasAccount ? (
+          <AcceptWithAccount token={token} jobTitle={invite.data.jobTitle} jobId={invite.data.jobId} />
+        ) : null}
+        {invite.data && !(invite.data.purpose === 'job_participant' && invite.data.hasAccount) ? (
           <form className="stack" onSubmit={submit} noValidate>
             <p>
               {invite.data.purpose === 'bootstrap_admin'
                 ? 'Create the first administrator account of this Open RON installation.'
-                : 'Create your account.'}{' '}
+                : `You are invited to "${invite.data.jobTitle ?? 'a signing job'}". Create your account to see it.`}{' '}
               Role: {invite.data.roles.map((role) => roleLabels[role]).join(', ')}.
             </p>
             <FormAlert message={error} />
@@ -78,5 +83,36 @@ export default function ClaimPage() {
         ) : null}
       </section>
     </main>
+  );
+}
+
+/** An invited person who already has an account accepts while signed in as that account. */
+function AcceptWithAccount({ token, jobTitle, jobId }: { token: string; jobTitle: string | null; jobId: string | null }) {
+  const navigate = useNavigate();
+  const user = getStoredUser();
+  const [error, setError] = useState<string | null>(null);
+  const accept = async () => {
+    setError(null);
+    try {
+      const answer = await api.post(`/api/invites/${encodeURIComponent(token)}/accept`, undefined, acceptInviteResponseSchema);
+      navigate(answer.jobId ? `/jobs/detail?jobId=${encodeURIComponent(answer.jobId)}` : '/dashboard?tab=jobs', { replace: true });
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught.message : 'Could not accept the invitation. Please try again.');
+    }
+  };
+  return (
+    <div className="stack">
+      <p>You are invited to "{jobTitle ?? 'a signing job'}". You already have an account with this email address.</p>
+      <FormAlert message={error} />
+      {user ? (
+        <button type="button" className="button primary block" onClick={() => void accept()}>
+          Accept as {user.email}
+        </button>
+      ) : (
+        <Link className="button primary block" to={`/login?next=${encodeURIComponent(`/claim/${token}`)}${jobId ? `&jobId=${encodeURIComponent(jobId)}` : ''}`}>
+          Sign in to accept
+        </Link>
+      )}
+    </div>
   );
 }

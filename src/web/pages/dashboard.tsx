@@ -3,17 +3,18 @@ import { Navigate, useLocation, useSearchParams } from 'react-router';
 import { getEffectiveRole, roleLabels } from '#shared/roles.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { JobsTable } from '#web/features/jobs/jobs-table.tsx';
 import { SecuritySettings } from '#web/features/auth/security-settings.tsx';
 import { PendingNotaries } from '#web/features/notaries/pending-notaries.tsx';
 import { PendingTitleCompanies } from '#web/features/title-companies/pending-title-companies.tsx';
-import { getStoredUser } from '#web/lib/browser-storage.ts';
+import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 
 const tabLabels: Record<string, string> = { jobs: 'Jobs', security: 'Security', approvals: 'Approvals' };
 
 export default function DashboardPage() {
   const [searchParams, setSearchParams] = useSearchParams();
   const location = useLocation();
-  const user = getStoredUser();
+  const user = useCurrentUser();
   const tab = searchParams.get('tab');
 
   useEffect(() => {
@@ -67,14 +68,7 @@ export default function DashboardPage() {
           <PendingTitleCompanies />
         </div>
       ) : null}
-      {activeTab === 'jobs' ? (
-        <section className="card" aria-labelledby="jobs-title">
-          <h2 id="jobs-title">Signing jobs</h2>
-          <p className="empty">
-            Signing jobs are not available in this version yet. When they are, the jobs you take part in will be listed here.
-          </p>
-        </section>
-      ) : null}
+      {activeTab === 'jobs' ? <JobsTable /> : null}
     </DashboardLayout>
   );
 }

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
-import { getStoredUser } from '#web/lib/browser-storage.ts';
+import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 
 const topics = [
   {
@@ -40,7 +40,7 @@ function HelpContent() {
 }
 
 export default function HelpPage() {
-  const user = getStoredUser();
+  const user = useCurrentUser();
   const content: ReactNode = <HelpContent />;
   if (user) {
     return (

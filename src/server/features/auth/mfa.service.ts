@@ -158,13 +158,18 @@ export async function verifyTotpSetup(ctx: Ctx, token: string): Promise<void> {
   const secret = decryptSecret(ctx.secretsKey, factors.totpPendingSecretEncrypted);
   const step = matchTotpStep(secret, user.email, token);
   if (step === null) {
-    const failures = factors.totpPendingFailures + 1;
-    const isLocked = failures >= mfaConstants.maxCodeAttempts;
-    await ctx.db
+    const [counted] = await ctx.db
       .update(mfaFactors)
-      .set(isLocked ? { totpPendingSecretEncrypted: null, totpPendingFailures: 0 } : { totpPendingFailures: failures })
-      .where(eq(mfaFactors.userId, user.id));
-    if (isLocked) throw new AppError(429, 'setup_locked', 'Too many wrong codes. Start the set-up again for a new QR code.');
+      .set({ totpPendingFailures: sql`${mfaFactors.totpPendingFailures} + 1` })
+      .where(and(eq(mfaFactors.userId, user.id), eq(mfaFactors.totpPendingSecretEncrypted, factors.totpPendingSecretEncrypted)))
+      .returning({ failures: mfaFactors.totpPendingFailures });
+    if (counted && counted.failures >= mfaConstants.maxCodeAttempts) {
+      await ctx.db
+        .update(mfaFactors)
+        .set({ totpPendingSecretEncrypted: null, totpPendingFailures: 0 })
+        .where(and(eq(mfaFactors.userId, user.id), eq(mfaFactors.totpPendingSecretEncrypted, factors.totpPendingSecretEncrypted)));
+      throw new AppError(429, 'setup_locked', 'Too many wrong codes. Start the set-up again for a new QR code.');
+    }
     throw new AppError(401, 'invalid_code', mfaMessages.verificationFailed);
   }
   await ctx.db.transaction(async (tx) => {
@@ -183,21 +188,33 @@ export async function verifyTotpSetup(ctx: Ctx, token: string): Promise<void> {
   });
 }
 
+const mfaLocked = () => new AppError(401, 'mfa_locked', 'Too many wrong codes. Please sign in again.');
+
 /**
- * Counts a wrong code against the pending session (the fifth ends it) and against the account's
- * failed sign-in attempts, so fresh sign-ins with the password do not buy endless guesses.
+ * Takes one of the pending session's five tries before any code is checked, in one statement, so
+ * guesses sent all at once cannot check more than five codes. Null when none are left. Sessions
+ * signed in fully are not counted.
  */
-async function recordFailure(ctx: Ctx, message: string): Promise<never> {
+async function takeAttempt(ctx: Ctx): Promise<number | null> {
+  if (!ctx.sessionId || !ctx.isMfaPending) return 0;
+  const [row] = await ctx.db
+    .update(sessions)
+    .set({ mfaFailures: sql`${sessions.mfaFailures} + 1` })
+    .where(and(eq(sessions.id, ctx.sessionId), isNull(sessions.revokedAt), lt(sessions.mfaFailures, mfaConstants.maxCodeAttempts)))
+    .returning({ attempts: sessions.mfaFailures });
+  return row ? row.attempts : null;
+}
+
+/**
+ * A wrong code: it also counts as a failed sign-in of the account, so fresh sign-ins with the
+ * password do not buy endless guesses; the fifth try of a pending session ends it.
+ */
+async function recordFailure(ctx: Ctx, attempt: number, message: string): Promise<never> {
   if (ctx.sessionId && ctx.isMfaPending) {
     if (ctx.user) await hitRateLimit(ctx.db, accountFailuresKey(ctx.user.email), ctx.config.limits.loginWindowMs);
-    const [row] = await ctx.db
-      .update(sessions)
-      .set({ mfaFailures: sql`${sessions.mfaFailures} + 1` })
-      .where(eq(sessions.id, ctx.sessionId))
-      .returning({ failures: sessions.mfaFailures });
-    if (row && row.failures >= mfaConstants.maxCodeAttempts) {
+    if (attempt >= mfaConstants.maxCodeAttempts) {
       await revokeSessionById(ctx, ctx.sessionId);
-      throw new AppError(401, 'mfa_locked', 'Too many wrong codes. Please sign in again.');
+      throw mfaLocked();
     }
   }
   throw new AppError(401, 'invalid_code', message);
@@ -265,8 +282,13 @@ export async function verifySecondFactor(
   failureMessage: string = mfaMessages.verificationFailed,
 ): Promise<SecondFactorResult> {
   const user = requireUser(ctx);
+  const attempt = await takeAttempt(ctx);
+  if (attempt === null) {
+    if (ctx.sessionId) await revokeSessionById(ctx, ctx.sessionId);
+    throw mfaLocked();
+  }
   const isValid = input.token ? await checkTotpCode(ctx, user, input.token) : input.backupCode ? await checkBackupCode(ctx, user.id, input.backupCode) : false;
-  if (!isValid) return recordFailure(ctx, failureMessage);
+  if (!isValid) return recordFailure(ctx, attempt, failureMessage);
   return completeSecondFactor(ctx, user.id, input.rememberDevice, input.token ? 'totp' : 'backup_code');
 }
 
@@ -283,7 +305,7 @@ export async function verifyTwoFactorTicket(ctx: Ctx, ticket: string, code: stri
   if (/^[A-Za-z0-9]{1,12}$/.test(normalized)) {
     return verifySecondFactor(ticketCtx, { backupCode: normalized.toUpperCase(), rememberDevice }, invalidTwoFactorCode);
   }
-  return recordFailure(ticketCtx, invalidTwoFactorCode);
+  return verifySecondFactor(ticketCtx, { rememberDevice }, invalidTwoFactorCode);
 }
 
 /** New single-use backup codes, shown once; earlier unused codes stop working. */
@@ -305,24 +327,28 @@ export async function generateBackupCodes(ctx: Ctx): Promise<string[]> {
   return codes;
 }
 
-/** Sends a 6-digit code by email, honouring the 120 s cooldown and an hourly cap. */
+/**
+ * Sends a 6-digit code by email, honouring the 120 s cooldown and an hourly cap. A lock per user
+ * makes the check and the new code one step, so racing requests cannot each send a code.
+ */
 export async function requestEmailCode(ctx: Ctx): Promise<{ maskedEmail: string; cooldownSeconds: number }> {
   const user = requireUser(ctx);
-  const [latest] = await ctx.db
-    .select({ createdAt: mfaEmailCodes.createdAt })
-    .from(mfaEmailCodes)
-    .where(eq(mfaEmailCodes.userId, user.id))
-    .orderBy(desc(mfaEmailCodes.createdAt))
-    .limit(1);
-  const cooldownMs = mfaConstants.emailResendCooldownSeconds * 1000;
-  if (latest && Date.now() - latest.createdAt.getTime() < cooldownMs) {
-    const seconds = Math.max(1, Math.ceil((latest.createdAt.getTime() + cooldownMs - Date.now()) / 1000));
-    throw new AppError(429, 'code_already_sent', mfaMessages.codeAlreadySent(seconds), { retryAfterSeconds: seconds }, { 'retry-after': String(seconds) });
-  }
-  const hourly = await hitRateLimit(ctx.db, `mfa-email:user:${user.id}`, 3600_000);
-  if (hourly.count > ctx.config.limits.emailCodesPerUserPerHour) throwRateLimited('email codes requested', hourly.resetAt);
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`mfa-email:${user.id}`}))`);
+    const [latest] = await tx
+      .select({ createdAt: mfaEmailCodes.createdAt })
+      .from(mfaEmailCodes)
+      .where(eq(mfaEmailCodes.userId, user.id))
+      .orderBy(desc(mfaEmailCodes.createdAt))
+      .limit(1);
+    const cooldownMs = mfaConstants.emailResendCooldownSeconds * 1000;
+    if (latest && Date.now() - latest.createdAt.getTime() < cooldownMs) {
+      const seconds = Math.max(1, Math.ceil((latest.createdAt.getTime() + cooldownMs - Date.now()) / 1000));
+      throw new AppError(429, 'code_already_sent', mfaMessages.codeAlreadySent(seconds), { retryAfterSeconds: seconds }, { 'retry-after': String(seconds) });
+    }
+    const hourly = await hitRateLimit(tx, `mfa-email:user:${user.id}`, 3600_000);
+    if (hourly.count > ctx.config.limits.emailCodesPerUserPerHour) throwRateLimited('email codes requested', hourly.resetAt);
     await tx
       .update(mfaEmailCodes)
       .set({ consumedAt: new Date() })
@@ -330,6 +356,7 @@ export async function requestEmailCode(ctx: Ctx): Promise<{ maskedEmail: string;
     await tx.insert(mfaEmailCodes).values({
       userId: user.id,
       codeHash: hashCode(ctx.secretsKey, 'email', user.id, code),
+      createdAt: new Date(),
       expiresAt: new Date(Date.now() + mfaConstants.emailCodeLifetimeMs),
     });
     await queueEmail(tx, {
@@ -359,13 +386,16 @@ export async function verifyEmailCode(ctx: Ctx, code: string, rememberDevice: bo
     .limit(1);
   if (!current) throw new AppError(401, 'invalid_code', mfaMessages.emailVerifyFailed);
   if (current.codeHash !== hashCode(ctx.secretsKey, 'email', user.id, code)) {
-    const failures = current.failures + 1;
-    const isLocked = failures >= mfaConstants.maxCodeAttempts;
-    await ctx.db
+    // Counted in one statement: wrong codes sent all at once cannot overwrite each other's count.
+    const [counted] = await ctx.db
       .update(mfaEmailCodes)
-      .set(isLocked ? { failures, consumedAt: new Date() } : { failures })
-      .where(eq(mfaEmailCodes.id, current.id));
-    if (isLocked) throw new AppError(401, 'code_locked', 'Too many wrong codes. Request a new code.');
+      .set({
+        failures: sql`${mfaEmailCodes.failures} + 1`,
+        consumedAt: sql`case when ${mfaEmailCodes.failures} + 1 >= ${mfaConstants.maxCodeAttempts} then now() end`,
+      })
+      .where(and(eq(mfaEmailCodes.id, current.id), isNull(mfaEmailCodes.consumedAt)))
+      .returning({ failures: mfaEmailCodes.failures });
+    if (counted && counted.failures >= mfaConstants.maxCodeAttempts) throw new AppError(401, 'code_locked', 'Too many wrong codes. Request a new code.');
     throw new AppError(401, 'invalid_code', mfaMessages.emailVerifyFailed);
   }
   const consumed = await ctx.db

@@ -2,7 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, mfaBackupCodes, mfaEmailCodes, mfaFactors, trustedDevices } from '#server/db/schema/index.ts';
+import { auditEvents, mfaBackupCodes, mfaEmailCodes, mfaFactors, sessions, trustedDevices } from '#server/db/schema/index.ts';
+import { hashToken } from '#server/lib/crypto.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '#test/smtp-catcher.ts';
 
@@ -300,6 +301,27 @@ describe('signing in when the role requires MFA', () => {
 
     const fresh = await request('POST', '/api/auth/mfa/verify', bearer(await getTicket(user)), { token: nextCode(secret) });
     expect(fresh.statusCode).toBe(200);
+  });
+
+  it('checks no further code once five tries are taken, even a right one racing the wrong ones', async () => {
+    const user = await t.createUser({ roles: ['notary'] });
+    const ticket = await getTicket(user);
+    const secret = await enrolTotp(bearer(ticket));
+    // Five guesses sent at once have all been counted; the session is not ended yet.
+    await t.db.update(sessions).set({ mfaFailures: 5 }).where(eq(sessions.tokenHash, hashToken(ticket)));
+    const res = await request('POST', '/api/auth/mfa/verify', bearer(ticket), { token: nextCode(secret) });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ error: 'mfa_locked' });
+    expect((await getStatus(bearer(ticket))).json()).toMatchObject({ error: 'session_expired' });
+  });
+
+  it('answers at most four invalid_code and then mfa_locked to ten wrong codes sent at once', async () => {
+    const ticket = await getTicket(await t.createUser({ roles: ['notary'] }));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => request('POST', '/api/auth/mfa/verify', bearer(ticket), { token: '000000' })));
+    const errors = answers.map((res) => res.json().error as string);
+    expect(answers.every((res) => res.statusCode === 401)).toBe(true);
+    expect(errors.filter((error) => error === 'invalid_code')).toHaveLength(4);
+    expect(errors.every((error) => ['invalid_code', 'mfa_locked', 'session_expired'].includes(error))).toBe(true);
   });
 
   it('counts wrong codes against the account too, so new sign-ins do not buy endless guesses', async () => {
@@ -611,6 +633,15 @@ describe('email codes', () => {
     expect(smtp.messages.filter((m) => m.to === user.email)).toHaveLength(2);
   });
 
+  it('sends one code when two requests race, and answers the other with code_already_sent', async () => {
+    const user = await t.createUser({ roles: ['notary'] });
+    const ticket = bearer(await getTicket(user));
+    const results = await Promise.all([requestEmailCode(ticket), requestEmailCode(ticket), requestEmailCode(ticket)]);
+    expect(results.map((res) => res.statusCode).sort()).toEqual([200, 429, 429]);
+    expect(results.filter((res) => res.statusCode === 429).map((res) => res.json().error)).toEqual(['code_already_sent', 'code_already_sent']);
+    expect(await t.db.select().from(mfaEmailCodes).where(eq(mfaEmailCodes.userId, user.id))).toHaveLength(1);
+  });
+
   it('refuses an expired code', async () => {
     const user = await t.createUser({ roles: ['notary'] });
     const ticket = bearer(await getTicket(user));
@@ -653,6 +684,20 @@ describe('email codes', () => {
     const late = await request('POST', '/api/auth/mfa/email/verify', ticket, { code });
     expect(late.statusCode).toBe(401);
     expect(late.json()).toMatchObject({ error: 'invalid_code' });
+  });
+
+  it('counts every wrong try even when they arrive all at once', async () => {
+    const user = await t.createUser({ roles: ['notary'] });
+    const ticket = bearer(await getTicket(user));
+    const before = smtp.messages.length;
+    await requestEmailCode(ticket);
+    const code = await readMailedCode(user.email, before);
+    const wrong = ['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777', '888888', '999999'].filter((guess) => guess !== code);
+    const answers = await Promise.all(wrong.map((guess) => request('POST', '/api/auth/mfa/email/verify', ticket, { code: guess })));
+    expect(answers.every((res) => res.statusCode === 401)).toBe(true);
+    expect(answers.filter((res) => res.json().error === 'code_locked')).toHaveLength(1);
+    const late = await request('POST', '/api/auth/mfa/email/verify', ticket, { code });
+    expect(late.statusCode).toBe(401);
   });
 
   it('caps email codes per hour with a clear error, whatever the cooldown', async () => {

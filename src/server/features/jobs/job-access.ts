@@ -23,6 +23,21 @@ export async function findCompanyIdOf(db: DbOrTx, userId: string): Promise<strin
   return row?.companyId ?? null;
 }
 
+/** Company membership counts only while the person holds a title company role. */
+export function hasCompanyStaffRole(roles: readonly string[]): boolean {
+  return roles.includes('title') || roles.includes('title_agent');
+}
+
+/** Whether a user is on the staff of one given company (a person may work for several). */
+async function isMemberOf(db: DbOrTx, userId: string, companyId: string): Promise<boolean> {
+  const rows = await db
+    .select({ companyId: titleCompanyMembers.companyId })
+    .from(titleCompanyMembers)
+    .where(and(eq(titleCompanyMembers.userId, userId), eq(titleCompanyMembers.companyId, companyId)))
+    .limit(1);
+  return rows.length > 0;
+}
+
 /**
  * Who may see a job: an admin; its creator; its company's staff; its assigned notary; a signer,
  * witness or observer on it. Anyone else gets 404, never a hint that the job exists.
@@ -37,8 +52,7 @@ export async function getJobAccess(ctx: Ctx, jobId: string, options: { forUpdate
   const isAdmin = user.roles.includes('admin');
   const isCreator = job.createdBy === user.id;
   const isNotary = job.notaryId === user.id;
-  const companyId = job.companyId ? await findCompanyIdOf(ctx.db, user.id) : null;
-  const isCompanyStaff = Boolean(job.companyId && companyId === job.companyId && (user.roles.includes('title') || user.roles.includes('title_agent')));
+  const isCompanyStaff = Boolean(job.companyId && hasCompanyStaffRole(user.roles) && (await isMemberOf(ctx.db, user.id, job.companyId)));
   const [participant] = await ctx.db
     .select()
     .from(jobParticipants)

@@ -19,7 +19,7 @@ import { queueEmail } from '#server/lib/outbox.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
-import { findCompanyIdOf, getJobAccess, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
+import { findCompanyIdOf, getJobAccess, hasCompanyStaffRole, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
 import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';
 
 export function getNotarizationTypes() {
@@ -118,13 +118,19 @@ export async function getJob(ctx: Ctx, jobId: string): Promise<Job> {
   return describeJob(ctx, await getJobAccess(ctx, jobId));
 }
 
-/** The ids of the jobs a user may see, as a subquery (each branch uses its own index). */
-function visibleJobIds(userId: string): SQL {
+/**
+ * The ids of the jobs a user may see, as a subquery (each branch uses its own index); the same
+ * rules as getJobAccess, so the list never shows a job its page would answer 404 for.
+ */
+function visibleJobIds(userId: string, isCompanyStaff: boolean): SQL {
+  const companyJobs = isCompanyStaff
+    ? sql`union select j.id from jobs j join title_company_members m on m.company_id = j.company_id
+      where m.user_id = ${userId} and m.role in ('title', 'title_agent')`
+    : sql``;
   return sql`(
     select id from jobs where created_by = ${userId}
     union select id from jobs where notary_id = ${userId}
-    union select j.id from jobs j join title_company_members m on m.company_id = j.company_id
-      where m.user_id = ${userId} and m.role in ('title', 'title_agent')
+    ${companyJobs}
     union select job_id from job_participants where user_id = ${userId}
   )`;
 }
@@ -133,7 +139,7 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
   const user = ctx.user;
   if (!user) throw unauthorized();
   const conditions: SQL[] = [];
-  if (!user.roles.includes('admin')) conditions.push(sql`${jobs.id} in ${visibleJobIds(user.id)}`);
+  if (!user.roles.includes('admin')) conditions.push(sql`${jobs.id} in ${visibleJobIds(user.id, hasCompanyStaffRole(user.roles))}`);
   if (query.status) conditions.push(eq(jobs.status, query.status));
   if (query.q) conditions.push(ilike(jobs.title, `%${query.q.replace(/[\\%_]/g, (character) => `\\${character}`)}%`));
   const where = conditions.length ? and(...conditions) : undefined;
@@ -207,6 +213,10 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
       });
       if (blocker) throw new AppError(409, 'invalid_transition', blocker, { from: job.status, to: input.status, allowed: jobTransitions[job.status] });
       changes.status = input.status;
+    }
+    const nextScheduledAt = changes.scheduledAt !== undefined ? changes.scheduledAt : job.scheduledAt;
+    if ((changes.status ?? job.status) === 'scheduled' && !nextScheduledAt) {
+      throw conflict('A scheduled job needs a date and time; move it back to ready before clearing the date.');
     }
     await tx
       .update(jobs)

@@ -17,7 +17,9 @@ export interface EmailTransport {
 }
 
 export function createSmtpTransport(url: string, from: string, publicUrl: string): EmailTransport {
-  const transporter = nodemailer.createTransport(url);
+  // nodemailer waits up to 10 minutes on a silent socket by default; a send must end well within
+  // the outbox lease (120 s), or another instance could take the message over and send it too.
+  const transporter = nodemailer.createTransport({ url, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 45_000 });
   const host = new URL(publicUrl).hostname || 'localhost';
   return {
     kind: 'smtp',

@@ -61,6 +61,11 @@ export function createS3Storage(options: S3StorageOptions): StorageProvider {
     endpoint: options.endpoint ?? undefined,
     forcePathStyle: options.forcePathStyle,
     credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+    // The SDK's default (since 3.729) sends streamed uploads as aws-chunked bodies with a CRC32
+    // trailer; stores that do not speak it (s3rver, older MinIO and Ceph, GCS) keep the chunk
+    // framing as the object's bytes. Checksums only where the operation requires them.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
   });
   const objectKey = (key: string) => {
     assertKey(key);

@@ -1,6 +1,9 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Link, NavLink } from 'react-router';
+import { pendingJobsSchema } from '#shared/notifications.ts';
 import { hasAnyRole, sidebarNavigationRoles } from '#shared/roles.ts';
+import { api } from '#web/lib/api.ts';
 import { useLogOut } from '#web/features/auth/use-log-out.ts';
 import type { StoredUser } from '#web/lib/browser-storage.ts';
 import { NewSigningRequestDialog } from './new-signing-request-dialog.tsx';
@@ -68,23 +71,54 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
 
 function NotificationsBell() {
   const [isOpen, setIsOpen] = useState(false);
-  const panelRef = useRef<HTMLDivElement>(null);
+  const queryClient = useQueryClient();
+  const pending = useQuery({
+    queryKey: ['notifications', 'pending-jobs'],
+    queryFn: () => api.get('/api/notifications/users/me/pending-jobs', pendingJobsSchema),
+    refetchInterval: 60_000,
+  });
+  const dismiss = useMutation({
+    mutationFn: (item: { jobId: string; kind: string }) => api.post('/api/notifications/dismiss', item),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['notifications'] }),
+  });
   useEffect(() => {
     if (!isOpen) return;
     const close = (event: KeyboardEvent) => event.key === 'Escape' && setIsOpen(false);
     window.addEventListener('keydown', close);
     return () => window.removeEventListener('keydown', close);
   }, [isOpen]);
+  const items = pending.data?.items ?? [];
   return (
     <div className="bell">
-      <button type="button" className="button icon" aria-label="Notifications" aria-expanded={isOpen} onClick={() => setIsOpen((value) => !value)}>
+      <button
+        type="button"
+        className={pending.data?.has_blocking ? 'button icon urgent' : 'button icon'}
+        aria-label={`Notifications${items.length ? ` (${items.length})` : ''}`}
+        aria-expanded={isOpen}
+        onClick={() => setIsOpen((value) => !value)}
+      >
         <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true">
           <path fill="currentColor" d="M12 22a2 2 0 0 0 2-2h-4a2 2 0 0 0 2 2Zm6-6V11a6 6 0 0 0-5-5.91V4a1 1 0 0 0-2 0v1.09A6 6 0 0 0 6 11v5l-2 2v1h16v-1Z" />
         </svg>
+        {items.length ? <span className="count">{items.length}</span> : null}
       </button>
       {isOpen ? (
-        <div className="popover" ref={panelRef} role="region" aria-label="Notifications">
-          <p className="empty">Job notifications are not available in this version yet.</p>
+        <div className="popover" role="region" aria-label="Notifications">
+          {pending.isError ? <p className="empty">Notifications could not be loaded.</p> : null}
+          {pending.data && items.length === 0 ? <p className="empty">Nothing needs your attention.</p> : null}
+          <ul className="notification-list">
+            {items.map((item) => (
+              <li key={`${item.jobId}:${item.kind}`} className={item.isBlocking ? 'urgent' : undefined}>
+                <Link to={`/jobs/detail?jobId=${encodeURIComponent(item.jobId)}`} onClick={() => setIsOpen(false)}>
+                  <strong>{item.title}</strong>
+                </Link>
+                <span>{item.message}</span>
+                <button type="button" className="button link" onClick={() => dismiss.mutate({ jobId: item.jobId, kind: item.kind })}>
+                  Dismiss
+                </button>
+              </li>
+            ))}
+          </ul>
         </div>
       ) : null}
     </div>

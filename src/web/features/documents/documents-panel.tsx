@@ -1,0 +1,168 @@
+import { useQuery } from '@tanstack/react-query';
+import { useRef, useState } from 'react';
+import { documentListSchema, documentSchema, type JobDocument } from '#shared/documents.ts';
+import { FormAlert } from '#web/components/field.tsx';
+import { useJobMutation } from '#web/features/jobs/job-hooks.ts';
+import { ApiError } from '#web/lib/api-client.ts';
+import { api } from '#web/lib/api.ts';
+
+function formatSize(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
+}
+
+/** Upload (with a progress bar), order, rename, delete and open a job's PDFs. */
+export function DocumentsPanel({ jobId, canEdit }: { jobId: string; canEdit: boolean }) {
+  const documents = useQuery({ queryKey: ['jobs', jobId, 'documents'], queryFn: () => api.get(`/api/jobs/${jobId}/documents`, documentListSchema) });
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
+
+  const upload = useJobMutation(async (files: File[]) => {
+    const form = new FormData();
+    for (const file of files) form.append('files', file, file.name);
+    setProgress(0);
+    try {
+      return await api.upload(`/api/jobs/${jobId}/documents/batch`, form, setProgress, documentListSchema);
+    } finally {
+      setProgress(null);
+    }
+  });
+  const reorder = useJobMutation((order: string[]) => api.patch(`/api/jobs/${jobId}/documents/reorder`, { order }, documentListSchema));
+  const rename = useJobMutation(({ document, name }: { document: JobDocument; name: string }) =>
+    api.request('PATCH', `/api/jobs/${jobId}/documents/${document.id}`, {
+      body: { name, clientSnapshotVersion: document.version },
+      headers: { 'if-match': `"${document.version}"` },
+      schema: documentSchema,
+    }),
+  );
+  const remove = useJobMutation((document: JobDocument) =>
+    api.request('DELETE', `/api/jobs/${jobId}/documents/${document.id}`, { headers: { 'if-match': `"${document.version}"` } }),
+  );
+
+  const run = async (action: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await action();
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught.message : 'Something went wrong. Please try again.');
+    }
+  };
+
+  const items = documents.data?.items ?? [];
+  const move = (index: number, offset: number) => {
+    const order = items.map((item) => item.id);
+    const [moved] = order.splice(index, 1);
+    if (!moved) return;
+    order.splice(index + offset, 0, moved);
+    void run(() => reorder.mutateAsync(order));
+  };
+
+  return (
+    <section className="card stack" aria-labelledby="documents-title">
+      <h2 id="documents-title">Documents</h2>
+      <FormAlert message={error ?? documents.error?.message ?? null} />
+      {documents.isPending ? <p role="status">Loading documents…</p> : null}
+      {documents.data && items.length === 0 ? <p className="empty">No documents yet.{canEdit ? ' Upload the PDFs to be signed.' : ''}</p> : null}
+      {items.length > 0 ? (
+        <ol className="document-list" aria-label="Documents in signing order">
+          {items.map((document, index) => (
+            <li key={document.id} className="document-row">
+              {renaming?.id === document.id ? (
+                <form
+                  className="row"
+                  onSubmit={(event) => {
+                    event.preventDefault();
+                    void run(async () => {
+                      await rename.mutateAsync({ document, name: renaming.name });
+                      setRenaming(null);
+                    });
+                  }}
+                >
+                  <label className="visually-hidden" htmlFor={`rename-${document.id}`}>
+                    New name for {document.name}
+                  </label>
+                  <input id={`rename-${document.id}`} value={renaming.name} onChange={(event) => setRenaming({ id: document.id, name: event.target.value })} autoFocus />
+                  <button type="submit" className="button primary">
+                    Save
+                  </button>
+                  <button type="button" className="button" onClick={() => setRenaming(null)}>
+                    Cancel
+                  </button>
+                </form>
+              ) : (
+                <div className="grow">
+                  <a href={`/api/jobs/${jobId}/documents/${document.id}/file`} target="_blank" rel="noreferrer">
+                    {document.name}
+                  </a>
+                  <span className="muted">
+                    {' '}
+                    · {document.pageCount} page{document.pageCount === 1 ? '' : 's'} · {formatSize(document.sizeBytes)} · {document.tag}
+                    {document.status === 'completed' ? ' · completed' : ''}
+                  </span>
+                </div>
+              )}
+              {canEdit && renaming?.id !== document.id ? (
+                <div className="row">
+                  <button type="button" className="button icon" aria-label={`Move ${document.name} up`} disabled={index === 0} onClick={() => move(index, -1)}>
+                    ↑
+                  </button>
+                  <button
+                    type="button"
+                    className="button icon"
+                    aria-label={`Move ${document.name} down`}
+                    disabled={index === items.length - 1}
+                    onClick={() => move(index, 1)}
+                  >
+                    ↓
+                  </button>
+                  <button type="button" className="button" onClick={() => setRenaming({ id: document.id, name: document.name })}>
+                    Rename
+                  </button>
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => {
+                      if (window.confirm(`Delete ${document.name}?`)) void run(() => remove.mutateAsync(document));
+                    }}
+                  >
+                    Delete
+                  </button>
+                </div>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      ) : null}
+      {canEdit ? (
+        <div className="stack">
+          <label htmlFor="document-upload" className="strong">
+            Add PDFs
+          </label>
+          <input
+            id="document-upload"
+            ref={inputRef}
+            type="file"
+            accept="application/pdf,.pdf"
+            multiple
+            disabled={progress !== null}
+            onChange={(event) => {
+              const files = [...(event.target.files ?? [])];
+              if (files.length === 0) return;
+              void run(async () => {
+                await upload.mutateAsync(files);
+                if (inputRef.current) inputRef.current.value = '';
+              });
+            }}
+          />
+          {progress !== null ? (
+            <div className="stack">
+              <progress max={1} value={progress} aria-label="Upload progress" />
+              <span role="status">{progress < 1 ? `Uploading… ${Math.round(progress * 100)}%` : 'Checking the PDFs…'}</span>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

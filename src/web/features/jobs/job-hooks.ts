@@ -1,0 +1,44 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { jobListSchema, jobSchema, notaryOptionListSchema, type CreateJobInput, type JobListQuery } from '#shared/jobs.ts';
+import { api } from '#web/lib/api.ts';
+
+export const notarizationTypeListSchema = z.object({ items: z.array(z.object({ key: z.string(), label: z.string(), description: z.string() })) });
+
+export function useJobs(query: JobListQuery) {
+  const params = new URLSearchParams();
+  if (query.q) params.set('q', query.q);
+  if (query.status) params.set('status', query.status);
+  params.set('page', String(query.page ?? 1));
+  params.set('pageSize', String(query.pageSize ?? 20));
+  return useQuery({ queryKey: ['jobs', 'list', params.toString()], queryFn: () => api.get(`/api/jobs?${params.toString()}`, jobListSchema), placeholderData: (previous) => previous });
+}
+
+export function useJob(jobId: string | null) {
+  return useQuery({ queryKey: ['jobs', 'detail', jobId], queryFn: () => api.get(`/api/jobs/${jobId}`, jobSchema), enabled: Boolean(jobId), retry: false });
+}
+
+export function useNotarizationTypes() {
+  return useQuery({ queryKey: ['notarization-types'], queryFn: () => api.get('/api/jobs/notarization-types', notarizationTypeListSchema), staleTime: Infinity });
+}
+
+export function useNotaryOptions(enabled: boolean) {
+  return useQuery({ queryKey: ['notary-options'], queryFn: () => api.get('/api/notary/lookup?limit=50', notaryOptionListSchema), enabled, retry: false });
+}
+
+export function useCreateJob() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CreateJobInput) => api.post('/api/jobs', input, jobSchema),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['jobs'] }),
+  });
+}
+
+/** Any job mutation: refreshes the job, its documents and its audit trail afterwards. */
+export function useJobMutation<TInput>(mutationFn: (input: TInput) => Promise<unknown>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['jobs'] }),
+  });
+}

@@ -1,0 +1,131 @@
+import { useState, type FormEvent } from 'react';
+import { participantRoles, participantSchema, signerInputSchema, type Job, type Participant, type ParticipantRole } from '#shared/jobs.ts';
+import { Field, FormAlert } from '#web/components/field.tsx';
+import { ApiError } from '#web/lib/api-client.ts';
+import { api } from '#web/lib/api.ts';
+import { useJobMutation } from './job-hooks.ts';
+
+/** Signers, witnesses and observers: add, remind, remove, identity bypass (admin or notary). */
+export function ParticipantsPanel({ job }: { job: Job }) {
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [draft, setDraft] = useState({ name: '', email: '', role: 'signer' as ParticipantRole });
+  const add = useJobMutation((input: typeof draft) => api.post(`/api/jobs/${job.id}/signers`, input, participantSchema));
+  const remind = useJobMutation((participant: Participant) => api.post(`/api/jobs/${job.id}/signers/${participant.id}/remind`, {}, participantSchema));
+  const remove = useJobMutation((participant: Participant) => api.delete(`/api/jobs/${job.id}/signers/${participant.id}`));
+  const bypass = useJobMutation(({ participant, enabled, reason }: { participant: Participant; enabled: boolean; reason: string }) =>
+    api.post(`/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled, reason }, participantSchema),
+  );
+  const isEditable = job.permissions.canEdit && ['draft', 'ready', 'scheduled'].includes(job.status);
+
+  const run = async (action: () => Promise<unknown>, success?: string) => {
+    setError(null);
+    setNotice(null);
+    try {
+      await action();
+      if (success) setNotice(success);
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught.message : 'Something went wrong. Please try again.');
+    }
+  };
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = signerInputSchema.safeParse(draft);
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]?.message ?? 'Please check the participant.');
+      return;
+    }
+    void run(async () => {
+      await add.mutateAsync(parsed.data);
+      setDraft({ name: '', email: '', role: 'signer' });
+    }, `Invitation sent to ${parsed.data.email}.`);
+  };
+
+  return (
+    <section className="card stack" aria-labelledby="participants-title">
+      <h2 id="participants-title">Participants</h2>
+      <FormAlert message={error} />
+      <FormAlert message={notice} tone="success" />
+      {job.participants.length === 0 ? <p className="empty">No signers yet.</p> : null}
+      {job.participants.length > 0 ? (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Invitation</th>
+              <th scope="col">Identity</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {job.participants.map((participant) => (
+              <tr key={participant.id}>
+                <td>{participant.name}</td>
+                <td>{participant.email}</td>
+                <td>{participant.role}</td>
+                <td>{participant.hasAccount ? 'Accepted' : participant.invitedAt ? 'Sent' : 'Not sent'}</td>
+                <td>{participant.isIdBypassed ? `Bypassed: ${participant.idBypassReason ?? ''}` : 'Verification required'}</td>
+                <td className="row">
+                  {job.permissions.canEdit && !participant.hasAccount ? (
+                    <button type="button" className="button" onClick={() => void run(() => remind.mutateAsync(participant), `Reminder sent to ${participant.email}.`)}>
+                      Remind
+                    </button>
+                  ) : null}
+                  {job.permissions.canBypassId ? (
+                    <button
+                      type="button"
+                      className="button"
+                      onClick={() => {
+                        const enabled = !participant.isIdBypassed;
+                        const reason = enabled ? (window.prompt('Why may this person skip identity verification?') ?? '') : '';
+                        if (enabled && !reason.trim()) return;
+                        void run(() => bypass.mutateAsync({ participant, enabled, reason }));
+                      }}
+                    >
+                      {participant.isIdBypassed ? 'Require ID' : 'Bypass ID'}
+                    </button>
+                  ) : null}
+                  {isEditable ? (
+                    <button
+                      type="button"
+                      className="button"
+                      onClick={() => {
+                        if (window.confirm(`Remove ${participant.name} from this job?`)) void run(() => remove.mutateAsync(participant));
+                      }}
+                    >
+                      Remove
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {isEditable ? (
+        <form className="row wrap align-end" onSubmit={submit} noValidate aria-label="Invite a participant">
+          <Field label="Name" value={draft.name} onChange={(event) => setDraft({ ...draft, name: event.target.value })} />
+          <Field label="Email" type="email" value={draft.email} onChange={(event) => setDraft({ ...draft, email: event.target.value })} />
+          <div className="field">
+            <label htmlFor="participant-role">Role</label>
+            <select id="participant-role" value={draft.role} onChange={(event) => setDraft({ ...draft, role: event.target.value as ParticipantRole })}>
+              {participantRoles.map((role) => (
+                <option key={role} value={role}>
+                  {role}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="button primary" disabled={add.isPending}>
+            Invite
+          </button>
+        </form>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,32 @@
+import { Navigate, useSearchParams } from 'react-router';
+import { FormAlert } from '#web/components/field.tsx';
+import { AuditTrail } from '#web/features/audit/audit-trail.tsx';
+import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { DocumentsPanel } from '#web/features/documents/documents-panel.tsx';
+import { useJob } from '#web/features/jobs/job-hooks.ts';
+import { JobSummary } from '#web/features/jobs/job-summary.tsx';
+import { ParticipantsPanel } from '#web/features/jobs/participants-panel.tsx';
+import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+
+export default function JobDetailPage() {
+  const [searchParams] = useSearchParams();
+  const jobId = searchParams.get('jobId');
+  const user = useCurrentUser();
+  const job = useJob(jobId);
+  if (!user) return <Navigate to={`/login?next=${encodeURIComponent(`/jobs/detail?${searchParams.toString()}`)}`} replace />;
+  return (
+    <DashboardLayout user={user} task="Job details">
+      {!jobId ? <FormAlert message="No job was chosen. Open a job from the dashboard." /> : null}
+      {job.isPending && jobId ? <p role="status">Loading the job…</p> : null}
+      {job.error ? <FormAlert message={job.error.message} /> : null}
+      {job.data ? (
+        <>
+          <JobSummary job={job.data} />
+          <ParticipantsPanel job={job.data} />
+          <DocumentsPanel jobId={job.data.id} canEdit={job.data.permissions.canEdit && ['draft', 'ready', 'scheduled'].includes(job.data.status)} />
+          <AuditTrail jobId={job.data.id} />
+        </>
+      ) : null}
+    </DashboardLayout>
+  );
+}
