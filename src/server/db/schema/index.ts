@@ -6,3 +6,4 @@ export * from './title-companies.ts';
 export * from './email.ts';
 export * from './audit.ts';
 export * from './jobs.ts';
+export * from './signing.ts';

@@ -1,0 +1,97 @@
+import { boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { documents, jobParticipants, jobs } from './jobs.ts';
+import { users } from './users.ts';
+
+/** Saved signature and initials images; replacing one keeps the old row for documents already signed. */
+export const userSignatures = pgTable(
+  'user_signatures',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['signature', 'initials'] }).notNull(),
+    method: text('method', { enum: ['draw', 'type', 'upload'] }).notNull(),
+    storageKey: text('storage_key').notNull(),
+    isCurrent: boolean('is_current').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('user_signatures_user_idx').on(table.userId, table.kind)],
+);
+
+/** Fields placed on a document page. Positions are fractions of the page (0..1, origin top-left). */
+export const documentFields = pgTable(
+  'document_fields',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    documentId: uuid('document_id')
+      .notNull()
+      .references(() => documents.id, { onDelete: 'cascade' }),
+    type: text('type', {
+      enum: ['signature', 'initials', 'date_signed', 'name', 'text', 'checkbox', 'notary_signature', 'notary_seal', 'notarial_certificate'],
+    }).notNull(),
+    page: integer('page').notNull(),
+    x: doublePrecision('x').notNull(),
+    y: doublePrecision('y').notNull(),
+    width: doublePrecision('width').notNull(),
+    height: doublePrecision('height').notNull(),
+    participantId: uuid('participant_id').references(() => jobParticipants.id, { onDelete: 'set null' }),
+    isRequired: boolean('is_required').notNull().default(true),
+    value: text('value'),
+    signatureId: uuid('signature_id').references(() => userSignatures.id, { onDelete: 'restrict' }),
+    filledAt: timestamp('filled_at', { withTimezone: true }),
+    filledBy: uuid('filled_by').references(() => users.id, { onDelete: 'set null' }),
+    version: integer('version').notNull().default(1),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('document_fields_document_idx').on(table.documentId)],
+);
+
+/** The platform CA and the certificates it issues to notaries (private keys AES-GCM encrypted). */
+export const signingCredentials = pgTable(
+  'signing_credentials',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind', { enum: ['platform_ca', 'notary'] }).notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    certificatePem: text('certificate_pem').notNull(),
+    privateKeyEncrypted: text('private_key_encrypted').notNull(),
+    serialNumber: text('serial_number').notNull(),
+    subject: text('subject').notNull(),
+    notBefore: timestamp('not_before', { withTimezone: true }).notNull(),
+    notAfter: timestamp('not_after', { withTimezone: true }).notNull(),
+    source: text('source', { enum: ['platform', 'uploaded'] }).notNull().default('platform'),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('signing_credentials_user_idx').on(table.kind, table.userId)],
+);
+
+/** A notarized, digitally signed output: a new file; the original upload never changes. */
+export const notarizedDocuments = pgTable(
+  'notarized_documents',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    documentId: uuid('document_id')
+      .notNull()
+      .references(() => documents.id, { onDelete: 'cascade' }),
+    storageKey: text('storage_key').notNull(),
+    sha256: text('sha256').notNull().unique(),
+    sizeBytes: integer('size_bytes').notNull(),
+    pageCount: integer('page_count').notNull(),
+    notaryId: uuid('notary_id').references(() => users.id, { onDelete: 'set null' }),
+    credentialId: uuid('credential_id').references(() => signingCredentials.id, { onDelete: 'set null' }),
+    /** Public facts for /verify: act type, notary commission, times. No signer personal data. */
+    publicFacts: jsonb('public_facts').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('notarized_documents_job_idx').on(table.jobId)],
+);
