@@ -69,6 +69,8 @@ export class EmailDelivery {
           order by created_at limit ${batchSize} for update skip locked)`,
       )
       .returning();
+    // UPDATE ... RETURNING keeps no order: send the oldest first.
+    claimed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     let sent = 0;
     for (const row of claimed) {
       // Still ours? The same attempt, still sending, lease not run out: renew it for this send.

@@ -3,6 +3,22 @@ import { EncryptedPDFError, PDFDocument } from 'pdf-lib';
 import { documentMessages } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
 
+const encryptKey = Buffer.from('/Encrypt');
+
+/**
+ * Whether the file declares an encryption dictionary (the trailer's /Encrypt key, plain text
+ * even in a cross-reference stream). pdf-lib is compiled to ES5, so its EncryptedPDFError is a
+ * plain Error at run time and `instanceof` never matches: the bytes have to tell.
+ */
+function declaresEncryption(bytes: Buffer): boolean {
+  for (let index = bytes.indexOf(encryptKey); index !== -1; index = bytes.indexOf(encryptKey, index + 1)) {
+    const next = bytes[index + encryptKey.length];
+    const isNameEnd = next === undefined || !((next >= 0x41 && next <= 0x5a) || (next >= 0x61 && next <= 0x7a));
+    if (isNameEnd) return true;
+  }
+  return false;
+}
+
 /**
  * Accepts only real, readable, unencrypted PDFs: the magic bytes first, then a full parse.
  * Returns the page count.
@@ -18,7 +34,7 @@ export async function checkPdf(filePath: string, head: Buffer, fileName: string)
     if (pageCount < 1) throw new Error('no pages');
     return pageCount;
   } catch (error) {
-    if (error instanceof EncryptedPDFError) throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
+    if (error instanceof EncryptedPDFError || declaresEncryption(bytes)) throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
     throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
   }
 }
