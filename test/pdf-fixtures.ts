@@ -1,4 +1,9 @@
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PDFDocument, PDFHexString, StandardFonts } from 'pdf-lib';
 
 /** A real PDF with the given number of text pages. */
 export async function makePdf(pageCount = 1, title = 'Test document'): Promise<Buffer> {
@@ -11,20 +16,50 @@ export async function makePdf(pageCount = 1, title = 'Test document'): Promise<B
   return Buffer.from(await pdf.save());
 }
 
-/** A multipart/form-data body with files (and optional fields) for app.inject. */
-export function buildMultipart(files: Array<{ name: string; content: Buffer; contentType?: string }>, fields: Record<string, string> = {}) {
+/** A multipart/form-data body with files (and optional fields, sent first unless fieldsLast) for app.inject. */
+export function buildMultipart(files: Array<{ name: string; content: Buffer; contentType?: string }>, fields: Record<string, string> = {}, options: { fieldsLast?: boolean } = {}) {
   const boundary = `----ron${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const [key, value] of Object.entries(fields)) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`));
-  }
-  for (const file of files) {
-    chunks.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: ${file.contentType ?? 'application/pdf'}\r\n\r\n`),
-      file.content,
-      Buffer.from('\r\n'),
-    );
-  }
+  const fieldChunks = Object.entries(fields).map(([key, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`));
+  const fileChunks = files.flatMap((file) => [
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: ${file.contentType ?? 'application/pdf'}\r\n\r\n`),
+    file.content,
+    Buffer.from('\r\n'),
+  ]);
+  const chunks = options.fieldsLast ? [...fileChunks, ...fieldChunks] : [...fieldChunks, ...fileChunks];
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** A file that starts like a PDF but is not one. */
+export function makeBrokenPdf(): Buffer {
+  return Buffer.from(`%PDF-1.7\n${'this is not a PDF body '.repeat(40)}\n%%EOF\n`);
+}
+
+/**
+ * A PDF whose trailer names an encryption dictionary, as every password-protected PDF does
+ * (the streams are not really enciphered; readers refuse it all the same).
+ */
+export async function makeEncryptedPdf(): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  pdf.addPage([612, 792]);
+  const encryption = pdf.context.obj({ Filter: 'Standard', V: 2, R: 3, Length: 128, P: -3904, O: PDFHexString.of('00'.repeat(32)), U: PDFHexString.of('00'.repeat(32)) });
+  pdf.context.trailerInfo.Encrypt = pdf.context.register(encryption);
+  return Buffer.from(await pdf.save({ useObjectStreams: false }));
+}
+
+/** A PDF really encrypted with AES-256 by qpdf (user password "user"), or null where qpdf is not installed. */
+export async function makeQpdfEncryptedPdf(): Promise<Buffer | null> {
+  const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-qpdf-'));
+  try {
+    const input = path.join(directory, 'in.pdf');
+    const output = path.join(directory, 'out.pdf');
+    await fs.promises.writeFile(input, await makePdf(2, 'Secret'));
+    await promisify(execFile)('qpdf', ['--encrypt', 'user', 'owner', '256', '--', input, output]);
+    return await fs.promises.readFile(output);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  } finally {
+    await fs.promises.rm(directory, { recursive: true, force: true });
+  }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
+import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { SessionUser } from '#shared/auth.ts';
@@ -22,8 +23,12 @@ import { usersRoutes } from './features/users/users.routes.ts';
 import { documentsRoutes } from './features/documents/documents.routes.ts';
 import { jobsRoutes } from './features/jobs/jobs.routes.ts';
 import { notificationsRoutes } from './features/notifications/notifications.routes.ts';
+import { fieldsRoutes } from './features/fields/fields.routes.ts';
+import { notarizationRoutes, verifyRoutes } from './features/notarization/notarization.routes.ts';
+import { signingRoutes } from './features/signing/signing.routes.ts';
 import { invitesRoutes } from './features/invites/invites.routes.ts';
 import { notariesRoutes } from './features/notaries/notaries.routes.ts';
+import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { systemRoutes } from './features/system/system.routes.ts';
 import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
 
@@ -136,6 +141,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
 
   await app.register(fastifyCookie);
   // The file-size limit sits one byte above the configured one, so the upload code sees the overflow and answers 413 itself.
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(fastifyMultipart, { limits: { fileSize: config.documentMaxBytes + 1, files: 20, fields: 10, parts: 40 }, throwFileSizeLimit: false });
   app.decorateRequest('ctx', null as unknown as Ctx);
 
@@ -223,9 +229,14 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(jobsRoutes, { prefix: '/api/jobs' });
   await app.register(documentsRoutes, { prefix: '/api/jobs' });
   await app.register(notificationsRoutes, { prefix: '/api/notifications' });
+  await app.register(fieldsRoutes, { prefix: '/api/jobs' });
+  await app.register(signingRoutes, { prefix: '/api/jobs' });
+  await app.register(notarizationRoutes, { prefix: '/api/jobs' });
+  await app.register(verifyRoutes, { prefix: '/api/verify' });
   await app.register(invitesRoutes, { prefix: '/api/invites' });
   await app.register(notariesRoutes, { prefix: '/api/notary' });
   await app.register(titleCompaniesRoutes, { prefix: '/api/title-companies' });
+  await app.register(signaturesRoutes, { prefix: '/api' });
 
   const indexFile = path.join(config.webDistDir, 'index.html');
   const hasWebBuild = fs.existsSync(indexFile);

@@ -61,9 +61,9 @@ function Root() {
 }
 
 const loadDashboard = () => import('./pages/dashboard.tsx');
+const loadSigning = () => import('./pages/signing.tsx');
 
 const sessionCapability = 'The live notarization session (video, identity proofing and signing)';
-const signingCapability = 'The signing workspace';
 const instantCapability = 'Notarize Now, the instant-notary flow,';
 
 export const routes: RouteObject[] = [
@@ -85,10 +85,8 @@ export const routes: RouteObject[] = [
         path,
         element: <RouteErrorBoundary routeName="Session">{() => notBuilt('Session', sessionCapability)}</RouteErrorBoundary>,
       })),
-      ...['/signing', '/signing/:jobId', '/signing/:jobId/:docId'].map((path) => ({
-        path,
-        element: <RouteErrorBoundary routeName="Signing Session">{() => notBuilt('Signing session', signingCapability)}</RouteErrorBoundary>,
-      })),
+      ...['/signing', '/signing/:jobId', '/signing/:jobId/:docId'].map((path) => ({ path, element: page(loadSigning, 'Signing Session') })),
+      { path: '/verify', element: page(() => import('./pages/verify.tsx')) },
       { path: '/claim/:token', element: page(() => import('./pages/claim.tsx')) },
       { path: '/request-access', element: page(() => import('./pages/request-access.tsx')) },
       { path: '/notarize', element: page(() => import('./pages/notarize.tsx')) },
@@ -108,8 +106,8 @@ export const routes: RouteObject[] = [
       { path: '/dashboard/signer', element: <RoleHomeRedirect /> },
       { path: '/dashboard/admin', element: <RoleHomeRedirect /> },
       { path: '/dashboard/notary', element: <RoleHomeRedirect /> },
-      { path: '/signature', element: notBuilt('Signature', 'Signature capture') },
-      { path: '/initials', element: notBuilt('Initials', 'Initials capture') },
+      { path: '/signature', element: page(() => import('./pages/signature.tsx')) },
+      { path: '/initials', element: page(() => import('./pages/initials.tsx')) },
       { path: '/verify/resume/:token', element: notBuilt('Resume verification', 'Identity verification') },
       { path: '*', element: <RoleHomeRedirect /> },
     ],

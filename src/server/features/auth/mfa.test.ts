@@ -605,6 +605,17 @@ describe('email codes', () => {
     expect(reused.json()).toMatchObject({ error: 'invalid_code' });
   });
 
+  it('lets a signer turn on email codes from a full session; the next sign-in then asks for a code', async () => {
+    const user = await t.createUser({ roles: ['signer'] });
+    const headers = await t.signInAs(user);
+    const before = smtp.messages.length;
+    expect((await requestEmailCode(headers)).statusCode).toBe(200);
+    const code = await readMailedCode(user.email, before);
+    expect((await request('POST', '/api/auth/mfa/email/verify', headers, { code })).statusCode).toBe(200);
+    const login = await logIn(user);
+    expect(login.json()).toEqual({ user: null, sessionToken: null, mfa_required: true, enrolled: true, twofaRequired: false, ticket: expect.any(String), nextAction: null });
+  });
+
   it('honours the 120-second cooldown with code_already_sent and the seconds left', async () => {
     const user = await t.createUser({ roles: ['notary'] });
     const ticket = bearer(await getTicket(user));

@@ -62,17 +62,24 @@ function cleanDocumentName(fileName: string): string {
   return (base || 'document.pdf').slice(0, 200);
 }
 
+/** A byte count for people: "50 MB", "1.5 MB", "20 KB" (a limit under 1 MB used to read "0 MB"). */
+function describeSize(bytes: number): string {
+  const megabytes = bytes / 1024 / 1024;
+  if (megabytes >= 1) return `${Number.isInteger(megabytes) ? megabytes : megabytes.toFixed(1)} MB`;
+  return `${Math.max(1, Math.round(bytes / 1024))} KB`;
+}
+
 /**
  * Stores uploaded PDFs: every file is checked (size, magic bytes, a full parse, no encryption)
  * before any is stored, so a bad file in a batch leaves the job unchanged.
  */
 export async function addDocuments(ctx: Ctx, jobId: string, files: ReceivedFile[], tag: DocumentRow['tag']): Promise<JobDocument[]> {
   if (files.length === 0) throw new AppError(400, 'no_files', documentMessages.noFiles);
-  const limitMb = Math.round(ctx.config.documentMaxBytes / 1024 / 1024);
+  const limit = describeSize(ctx.config.documentMaxBytes);
   const checked: Array<ReceivedFile & { pageCount: number; name: string }> = [];
   for (const file of files) {
     const name = cleanDocumentName(file.fileName);
-    if (file.isTooLarge) throw new AppError(413, 'file_too_large', `${name}: this file is larger than the ${limitMb} MB limit.`);
+    if (file.isTooLarge) throw new AppError(413, 'file_too_large', `${name}: this file is larger than the ${limit} limit.`, { maxBytes: ctx.config.documentMaxBytes });
     if (file.sizeBytes === 0) throw new AppError(422, 'broken_pdf', `${name}: the file is empty.`);
     checked.push({ ...file, name, pageCount: await checkPdf(file.filePath, file.head, name) });
   }

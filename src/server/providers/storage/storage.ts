@@ -35,7 +35,9 @@ export function createLocalStorage(root: string): StorageProvider {
       await fs.promises.rename(temporary, target);
       return sha256;
     },
-    read: (key) => fs.promises.readFile(pathOf(key)),
+    async read(key) {
+      return fs.promises.readFile(pathOf(key));
+    },
     async openStream(key) {
       return fs.createReadStream(pathOf(key));
     },
@@ -95,8 +97,11 @@ export function createS3Storage(options: S3StorageOptions): StorageProvider {
       try {
         await client.send(new HeadObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
         return true;
-      } catch {
-        return false;
+      } catch (error) {
+        // Only "no such object" means absent; an unreachable store or bad credentials must not read as "not stored".
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status === 404 || (error as Error).name === 'NotFound' || (error as Error).name === 'NoSuchKey') return false;
+        throw error;
       }
     },
   };

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { jobSchema, jobStatusLabels, notarizationTypes, type Job, type JobStatus } from '#shared/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
@@ -84,6 +85,11 @@ export function JobSummary({ job }: { job: Job }) {
           </>
         ) : null}
       </dl>
+      <div className="actions">
+        <Link className="button accent" to={`/signing/${job.id}`}>
+          {job.status === 'completed' ? 'Open the notarized documents' : 'Open signing workspace'}
+        </Link>
+      </div>
       {job.allowedTransitions.length > 0 || job.permissions.canEdit ? (
         <div className="actions">
           {job.allowedTransitions.map((status) => (

@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentMessages, type JobDocument } from '#shared/documents.ts';
+import type { Job } from '#shared/jobs.ts';
+import { documents } from '#server/db/schema/index.ts';
+import { createTestApp, type TestApp } from '#test/create-test-app.ts';
+import { buildMultipart, makeBrokenPdf, makeEncryptedPdf, makePdf, makeQpdfEncryptedPdf } from '#test/pdf-fixtures.ts';
+
+let t: TestApp;
+let headers: Record<string, string>;
+let dataDir: string;
+let pdf: Buffer;
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-uploads-'));
+  t = await createTestApp({ DATA_DIR: dataDir });
+  headers = await t.signInAs(await t.createUser({ roles: ['title_agent'] }));
+  pdf = await makePdf(3, 'Upload checks');
+});
+afterAll(async () => {
+  await t?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function createJob(): Promise<Job> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/jobs', headers, payload: { title: 'Uploads', notarizationType: 'jurat' } });
+  expect(res.statusCode).toBe(201);
+  return res.json() as Job;
+}
+
+function upload(jobId: string, files: Array<{ name: string; content: Buffer; contentType?: string }>, url = 'documents/batch') {
+  const body = buildMultipart(files);
+  return t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/${url}`, headers: { ...headers, ...body.headers }, payload: body.payload });
+}
+
+function filesUnder(directory: string): string[] {
+  if (!fs.existsSync(directory)) return [];
+  return fs.readdirSync(directory, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** What a refused upload must leave as it was: the documents, the audit trail, the stored blobs. */
+async function snapshot(jobId: string) {
+  const [documents, audit] = await Promise.all([
+    t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/documents`, headers }),
+    t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers }),
+  ]);
+  return { documents: documents.json().items, auditEvents: audit.json().events.length, blobs: filesUnder(t.blobRoot).sort() };
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('only real, readable, unprotected PDFs are accepted', () => {
+  it.each([
+    ['plain text', 'notes.txt', () => Buffer.from('Just some notes, not a PDF.'), 'text/plain'],
+    ['a JPEG named .pdf', 'scan.pdf', () => Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]), 'application/pdf'],
+  ])('refuses %s with 415 not_pdf', async (_label, name, content, contentType) => {
+    const job = await createJob();
+    const res = await upload(job.id, [{ name, content: content(), contentType }], 'documents');
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ error: 'not_pdf', message: `${name}: ${documentMessages.notPdf}` });
+  });
+
+  it('refuses a file that starts like a PDF but is garbage with 422 broken_pdf', async () => {
+    const job = await createJob();
+    const res = await upload(job.id, [{ name: 'garbage.pdf', content: makeBrokenPdf() }], 'documents');
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ error: 'broken_pdf', message: `garbage.pdf: ${documentMessages.broken}` });
+  });
+
+  it('refuses an empty file with 422 broken_pdf', async () => {
+    const job = await createJob();
+    const res = await upload(job.id, [{ name: 'empty.pdf', content: Buffer.alloc(0) }], 'documents');
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ error: 'broken_pdf', message: 'empty.pdf: the file is empty.' });
+  });
+
+  it('refuses a PDF that declares encryption with 422 encrypted_pdf', async () => {
+    const job = await createJob();
+    const res = await upload(job.id, [{ name: 'locked.pdf', content: await makeEncryptedPdf() }], 'documents');
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ error: 'encrypted_pdf', message: `locked.pdf: ${documentMessages.encrypted}` });
+  });
+
+  it('refuses a PDF encrypted with a password by qpdf (AES-256) with 422 encrypted_pdf', async (context) => {
+    const encrypted = await makeQpdfEncryptedPdf();
+    if (!encrypted) return context.skip('qpdf is not installed');
+    const job = await createJob();
+    const res = await upload(job.id, [{ name: 'protected.pdf', content: encrypted }], 'documents');
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ error: 'encrypted_pdf', message: `protected.pdf: ${documentMessages.encrypted}` });
+  });
+
+  it('stores nothing from a batch with one bad file: no document, no audit event, no blob', async () => {
+    const job = await createJob();
+    expect((await upload(job.id, [{ name: 'existing.pdf', content: await makePdf(1, 'Existing') }])).statusCode).toBe(201);
+    const before = await snapshot(job.id);
+    for (const bad of [
+      { name: 'broken.pdf', content: makeBrokenPdf() },
+      { name: 'locked.pdf', content: await makeEncryptedPdf() },
+      { name: 'notes.txt', content: Buffer.from('not a pdf') },
+    ]) {
+      const res = await upload(job.id, [{ name: 'good-one.pdf', content: await makePdf(2, 'Good one') }, bad, { name: 'good-two.pdf', content: pdf }]);
+      expect(res.statusCode).toBeGreaterThanOrEqual(415);
+      expect(res.json().message).toMatch(new RegExp(`^${bad.name}: `));
+      expect(await snapshot(job.id)).toEqual(before);
+    }
+  });
+
+  it('leaves no temporary upload files behind, whether the upload succeeds or not', async () => {
+    const job = await createJob();
+    expect((await upload(job.id, [{ name: 'fine.pdf', content: pdf }])).statusCode).toBe(201);
+    expect((await upload(job.id, [{ name: 'fine.pdf', content: pdf }, { name: 'bad.pdf', content: makeBrokenPdf() }])).statusCode).toBe(422);
+    expect(filesUnder(path.join(dataDir, 'tmp'))).toEqual([]);
+  });
+});
+
+describe('content-addressed storage', () => {
+  it('keeps one blob for identical uploads, on one job or two, named by their SHA-256', async () => {
+    const content = await makePdf(2, 'Shared content');
+    const hash = sha256(content);
+    const blobsBefore = filesUnder(t.blobRoot).length;
+    const [first, second] = [await createJob(), await createJob()];
+    const uploads = [await upload(first.id, [{ name: 'a.pdf', content }]), await upload(first.id, [{ name: 'b.pdf', content }]), await upload(second.id, [{ name: 'c.pdf', content }])];
+    const documents = uploads.map((res) => res.json().items[0] as JobDocument);
+    expect(documents.map((document) => document.sha256)).toEqual([hash, hash, hash]);
+    expect(new Set(documents.map((document) => document.id)).size).toBe(3);
+
+    const blobs = filesUnder(t.blobRoot);
+    expect(blobs).toHaveLength(blobsBefore + 1);
+    const blob = blobs.find((file) => path.basename(file) === hash);
+    expect(blob).toBe(path.join(t.blobRoot, hash.slice(0, 2), hash.slice(2, 4), hash));
+    expect(fs.readFileSync(blob ?? '').equals(content)).toBe(true);
+  });
+
+  it('still serves a document after another one with the same content is deleted', async () => {
+    const content = await makePdf(1, 'Twice');
+    const job = await createJob();
+    const [kept, removed] = [(await upload(job.id, [{ name: 'kept.pdf', content }])).json().items[0], (await upload(job.id, [{ name: 'gone.pdf', content }])).json().items[0]];
+    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/jobs/${job.id}/documents/${removed.id}`, headers: { ...headers, 'if-match': '"1"' } });
+    expect(deleted.statusCode).toBe(200);
+    const file = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}/documents/${kept.id}/file`, headers });
+    expect(file.statusCode).toBe(200);
+    expect(file.rawPayload.equals(content)).toBe(true);
+  });
+
+  it('records each document’s storage key as its hash', async () => {
+    const job = await createJob();
+    const document = (await upload(job.id, [{ name: 'key.pdf', content: pdf }])).json().items[0] as JobDocument;
+    const [row] = await t.db.select({ storageKey: documents.storageKey }).from(documents).where(eq(documents.id, document.id));
+    expect(row?.storageKey).toBe(sha256(pdf));
+  });
+});

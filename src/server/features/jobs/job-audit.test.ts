@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { asc, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '#shared/jobs.ts';
+import { auditEvents, jobs } from '#server/db/schema/index.ts';
+import { createTestApp, type TestApp } from '#test/create-test-app.ts';
+import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
+
+let t: TestApp;
+let headers: Record<string, string>;
+beforeAll(async () => {
+  t = await createTestApp();
+  headers = await t.signInAs(await t.createUser({ roles: ['title_agent'] }));
+});
+afterAll(async () => t?.close());
+
+const email = () => `p-${randomUUID().slice(0, 8)}@example.test`;
+
+async function createJob(signers = [{ name: 'Sam Signer', email: email() }]): Promise<Job> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/jobs', headers, payload: { title: 'Audited', notarizationType: 'jurat', signers } });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json() as Job;
+}
+
+async function getTrail(jobId: string) {
+  const res = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers });
+  expect(res.statusCode).toBe(200);
+  return res.json() as { events: Array<{ id: string; action: string; data: Record<string, unknown> }>; verification: { isValid: boolean; eventCount: number; firstBrokenEventId: string | null } };
+}
+
+describe('the job audit trail', () => {
+  it('gains one event for every change, in order, and verifies', async () => {
+    const job = await createJob();
+    const body = buildMultipart([{ name: 'deed.pdf', content: await makePdf(1) }]);
+    const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...headers, ...body.headers }, payload: body.payload });
+    const documentId = uploaded.json().items[0].id as string;
+    const steps = [
+      { method: 'PATCH', url: `/api/jobs/${job.id}`, payload: { title: 'Audited again', version: 1 } },
+      { method: 'POST', url: `/api/jobs/${job.id}/signers`, payload: { name: 'Wendy', email: email(), role: 'witness' } },
+      { method: 'PATCH', url: `/api/jobs/${job.id}/documents/${documentId}`, payload: { tag: 'reference', clientSnapshotVersion: 1 }, headers: { 'if-match': '1' } },
+      { method: 'POST', url: `/api/jobs/${job.id}/audit/assets`, payload: { tag: 'id_front', docId: documentId } },
+      { method: 'PATCH', url: `/api/jobs/${job.id}`, payload: { status: 'ready', version: 2 } },
+    ] as const;
+    for (const step of steps) {
+      const res = await t.app.inject({ method: step.method, url: step.url, headers: { ...headers, ...('headers' in step ? step.headers : {}) }, payload: step.payload });
+      expect(res.statusCode, `${step.method} ${step.url}: ${res.body}`).toBeLessThan(300);
+    }
+    const trail = await getTrail(job.id);
+    expect(trail.events.map((event) => event.action)).toEqual([
+      'job.created',
+      'participant.added',
+      'document.uploaded',
+      'job.updated',
+      'participant.added',
+      'document.updated',
+      'audit_asset.added',
+      'job.status_changed',
+    ]);
+    expect(trail.verification).toEqual({ isValid: true, eventCount: 8, firstBrokenEventId: null });
+  });
+
+  it('keeps no event of a change whose transaction failed half-way', async () => {
+    // The second invitation email cannot be written: the job, its first participant and their events were already inserted in the transaction.
+    const refused = `refused-${randomUUID().slice(0, 8)}@example.test`;
+    await t.db.execute(sql.raw(`create or replace function refuse_test_mail() returns trigger language plpgsql as $$
+      begin if new.to_address = '${refused}' then raise exception 'mail refused'; end if; return new; end $$`));
+    await t.db.execute(sql`create trigger refuse_test_mail before insert on email_outbox for each row execute function refuse_test_mail()`);
+    try {
+      const jobsBefore = await t.db.select({ count: sql<number>`count(*)::int` }).from(jobs);
+      const eventsBefore = await t.db.select({ count: sql<number>`count(*)::int` }).from(auditEvents);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/jobs',
+        headers,
+        payload: { title: 'Half done', notarizationType: 'jurat', signers: [{ name: 'First', email: email() }, { name: 'Second', email: refused }] },
+      });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: 'internal_error', message: 'Something went wrong on our side. Please try again.' });
+      expect(await t.db.select({ count: sql<number>`count(*)::int` }).from(jobs)).toEqual(jobsBefore);
+      expect(await t.db.select({ count: sql<number>`count(*)::int` }).from(auditEvents)).toEqual(eventsBefore);
+    } finally {
+      await t.db.execute(sql`drop trigger refuse_test_mail on email_outbox`);
+      await t.db.execute(sql`drop function refuse_test_mail()`);
+    }
+  });
+
+  it.each([
+    ['its data', (id: string) => sql`update audit_events set data = jsonb_set(data, '{title}', '"Forged"') where id = ${id}`],
+    ['its action', (id: string) => sql`update audit_events set action = 'job.nothing_happened' where id = ${id}`],
+  ])('fails verification at the event whose %s was edited in the database', async (_label, tamper) => {
+    const job = await createJob();
+    await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers, payload: { title: 'Second title', version: 1 } });
+    const [first, second, third] = (await t.db.select().from(auditEvents).where(eq(auditEvents.jobId, job.id)).orderBy(asc(auditEvents.sequence))).map((row) => row.id);
+    expect(third).toBeDefined();
+    await t.db.execute(tamper(second ?? ''));
+    const trail = await getTrail(job.id);
+    expect(trail.verification).toEqual({ isValid: false, eventCount: 3, firstBrokenEventId: second });
+    expect(trail.events.map((event) => event.id)).toEqual([first, second, third]);
+  });
+
+  it('leaves other jobs’ trails valid when one is tampered with', async () => {
+    const [tampered, untouched] = [await createJob(), await createJob()];
+    const [row] = await t.db.select().from(auditEvents).where(eq(auditEvents.jobId, tampered.id)).orderBy(asc(auditEvents.sequence));
+    await t.db.execute(sql`update audit_events set created_at = created_at + interval '1 second' where id = ${row?.id}`);
+    expect((await getTrail(tampered.id)).verification).toMatchObject({ isValid: false, firstBrokenEventId: row?.id });
+    expect((await getTrail(untouched.id)).verification).toMatchObject({ isValid: true, firstBrokenEventId: null });
+  });
+});

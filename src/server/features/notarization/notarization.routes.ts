@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { notarizedListSchema, verificationSchema } from '#shared/fields.ts';
+import { AppError } from '#server/lib/errors.ts';
+import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { receiveToTempFile } from '#server/providers/storage/storage.ts';
+import { completeJob, findNotarizedDocuments, openNotarizedFile, verifyByHash, verifyById } from './notarization.service.ts';
+
+const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
+
+export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
+  for (const url of ['/:id/complete-job', '/:id/merge-documents']) {
+    app.post(url, { config: { access: ['notary'] }, schema: { params: jobParams, response: { 200: notarizedListSchema } } }, async (request) =>
+      completeJob(request.ctx, request.params.id),
+    );
+  }
+
+  app.get('/:id/notarized', { config: { access: 'signed-in' }, schema: { params: jobParams, response: { 200: notarizedListSchema } } }, async (request) =>
+    findNotarizedDocuments(request.ctx, request.params.id),
+  );
+
+  app.get(
+    '/:id/notarized/:nid/file',
+    { config: { access: 'signed-in' }, schema: { params: jobParams.extend({ nid: z.uuid({ message: 'Notarized document id must be a UUID.' }) }) } },
+    async (request, reply) => {
+      const file = await openNotarizedFile(request.ctx, request.params.id, request.params.nid);
+      return reply
+        .type('application/pdf')
+        .header('content-length', String(file.sizeBytes))
+        .header('content-disposition', `attachment; filename="${file.name.replace(/[^\w.()\- ]/g, '_')}"`)
+        .header('cache-control', 'private, no-store')
+        .send(file.stream);
+    },
+  );
+};
+
+/** The public verification API: no sign-in, no personal data in the answer. */
+export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post('/', { config: { access: 'public' }, schema: { response: { 200: verificationSchema } } }, async (request) => {
+    const { ctx } = request;
+    const hits = await hitRateLimit(ctx.db, `verify:address:${ctx.ipAddress}`, 60_000);
+    if (hits.count > 30) throwRateLimited('verification requests', hits.resetAt);
+    if (!request.isMultipart()) throw new AppError(400, 'no_files', 'Upload the PDF to check as multipart/form-data.');
+    const part = await request.file();
+    if (!part) throw new AppError(400, 'no_files', 'Upload the PDF to check.');
+    const received = await receiveToTempFile(part.file, path.join(ctx.config.dataDir, 'tmp'), ctx.config.documentMaxBytes);
+    try {
+      if (received.isTooLarge) throw new AppError(413, 'file_too_large', 'This file is larger than the upload limit.');
+      return await verifyByHash(ctx, received.sha256);
+    } finally {
+      await fs.promises.rm(received.filePath, { force: true });
+    }
+  });
+
+  app.get(
+    '/:id',
+    { config: { access: 'public' }, schema: { params: z.object({ id: z.uuid({ message: 'Enter a document id (a UUID).' }) }), response: { 200: verificationSchema } } },
+    async (request) => verifyById(request.ctx, request.params.id),
+  );
+};

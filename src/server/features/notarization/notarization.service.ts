@@ -1,0 +1,252 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import { notarizationTypes } from '#shared/jobs.ts';
+import type { Verification } from '#shared/fields.ts';
+import { auditEvents, documentFields, documents, jobParticipants, jobs, notarizedDocuments, notaryProfiles, userSignatures, users } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { AppError, conflict, forbidden, notFound } from '#server/lib/errors.ts';
+import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { publishJobChange } from '#server/features/fields/fields.service.ts';
+import { getJobAccess } from '#server/features/jobs/job-access.ts';
+import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
+import { signPdf } from '#server/providers/signing/pades.ts';
+import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
+
+type NotarizedRow = typeof notarizedDocuments.$inferSelect;
+
+export interface PublicFacts {
+  actKey: string;
+  actLabel: string;
+  notaryName: string;
+  commissionState: string;
+  commissionNumber: string;
+  commissionExpiresOn: string;
+  county: string;
+  notarizedAt: string;
+}
+
+function toNotarized(row: NotarizedRow, name: string) {
+  return {
+    id: row.id,
+    documentId: row.documentId,
+    name,
+    sha256: row.sha256,
+    sizeBytes: row.sizeBytes,
+    pageCount: row.pageCount,
+    createdAt: row.createdAt.toISOString(),
+    downloadUrl: `/api/jobs/${row.jobId}/notarized/${row.id}/file`,
+  };
+}
+
+const identityNotRecorded = 'Not recorded: identity proofing is not available in this version';
+
+/**
+ * Seals the job: for every signing document, burns the filled fields, adds the notarial
+ * certificate and the audit certificate page, then signs with the notary's certificate as the
+ * very last step. The originals stay as they are; the results are new files. Heavy work runs
+ * before the one short transaction that records them and completes the job.
+ */
+export async function completeJob(ctx: Ctx, jobId: string) {
+  const access = await getJobAccess(ctx, jobId);
+  const { job } = access;
+  if (job.notaryId !== access.userId) throw forbidden('Only the job’s notary seals and completes it.');
+  if (job.status !== 'in_session') throw new AppError(409, 'invalid_transition', 'Only a job in session can be completed.');
+  const signingDocuments = await ctx.db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.jobId, jobId), eq(documents.tag, 'signing')))
+    .orderBy(asc(documents.position));
+  if (signingDocuments.length === 0) throw conflict('The job has no signing documents.');
+  const unfinished = signingDocuments.filter((document) => document.status !== 'completed');
+  if (unfinished.length > 0) {
+    throw conflict(`Complete every document first: ${unfinished.map((document) => document.name).join(', ')}.`, { documentIds: unfinished.map((d) => d.id) });
+  }
+  const [notary] = await ctx.db
+    .select({ user: users, profile: notaryProfiles })
+    .from(users)
+    .innerJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
+    .where(eq(users.id, access.userId))
+    .limit(1);
+  if (!notary) throw conflict('Your notary commission details are missing; they are needed for the certificate.');
+  const act = notarizationTypes.find((type) => type.key === job.notarizationType) ?? notarizationTypes[0];
+  const credentials = await getOrIssueNotaryCredentials(ctx.db, ctx.secretsKey, {
+    userId: notary.user.id,
+    name: notary.user.name,
+    email: notary.user.email,
+    commissionState: notary.profile.commissionState,
+    commissionNumber: notary.profile.commissionNumber,
+    commissionExpiresOn: notary.profile.commissionExpiresOn,
+  });
+  const participants = await ctx.db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId)).orderBy(asc(jobParticipants.position));
+  const fields = await ctx.db.select().from(documentFields).where(eq(documentFields.jobId, jobId));
+  const signatureIds = [...new Set(fields.map((field) => field.signatureId).filter((id): id is string => id !== null))];
+  const signatures = signatureIds.length ? await ctx.db.select().from(userSignatures).where(inArray(userSignatures.id, signatureIds)) : [];
+  const images = new Map<string, Buffer>();
+  for (const signature of signatures) images.set(signature.id, await ctx.storage.read(signature.storageKey));
+  const trail = await ctx.db
+    .select({ event: auditEvents, actor: users.name })
+    .from(auditEvents)
+    .leftJoin(users, eq(users.id, auditEvents.actorId))
+    .where(eq(auditEvents.scope, `job:${jobId}`))
+    .orderBy(asc(auditEvents.sequence));
+  const notarizedAt = new Date();
+  const facts: PublicFacts = {
+    actKey: act.key,
+    actLabel: act.label,
+    notaryName: notary.user.name,
+    commissionState: notary.profile.commissionState,
+    commissionNumber: notary.profile.commissionNumber,
+    commissionExpiresOn: notary.profile.commissionExpiresOn,
+    county: notary.profile.county,
+    notarizedAt: notarizedAt.toISOString(),
+  };
+  const signerFacts = participants
+    .filter((participant) => participant.role !== 'observer')
+    .map((participant) => {
+      const filled = fields.filter((field) => field.participantId === participant.id && field.filledAt).map((field) => field.filledAt as Date);
+      return {
+        name: participant.name,
+        role: participant.role,
+        signedAt: filled.length ? new Date(Math.max(...filled.map((date) => date.getTime()))) : null,
+        identityMethod: participant.isIdBypassed ? `Identity verification bypassed by the notary: ${participant.idBypassReason ?? ''}` : identityNotRecorded,
+      };
+    });
+
+  const temporaryDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-notarize-'));
+  const outputs: Array<{ documentId: string; name: string; sha256: string; sizeBytes: number; pageCount: number }> = [];
+  try {
+    for (const document of signingDocuments) {
+      const original = await ctx.storage.read(document.storageKey);
+      const toBurn: FieldToBurn[] = fields
+        .filter((field) => field.documentId === document.id && field.filledAt)
+        .map((field) => ({
+          type: field.type,
+          page: field.page,
+          x: field.x,
+          y: field.y,
+          width: field.width,
+          height: field.height,
+          value: field.value,
+          imagePng: field.signatureId ? (images.get(field.signatureId) ?? null) : null,
+        }));
+      const rendered = await renderNotarizedPdf({
+        original,
+        fields: toBurn,
+        certificate: { ...facts, actKey: act.key, actLabel: act.label, notarizedAt, signerNames: signerFacts.map((signer) => signer.name) },
+        audit: {
+          jobId,
+          jobTitle: job.title,
+          documentName: document.name,
+          originalSha256: document.sha256,
+          signers: signerFacts,
+          recordingReference: null,
+          events: trail.map(({ event, actor }) => ({ at: event.createdAt, action: event.action, actor })),
+        },
+      });
+      const signed = await signPdf(rendered.pdf, credentials, {
+        reason: `${act.label} (remote online notarization)`,
+        location: `${notary.profile.county}, ${notary.profile.commissionState}`,
+        name: notary.user.name,
+        contactInfo: notary.user.email,
+      });
+      const sha256 = createHash('sha256').update(signed).digest('hex');
+      const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
+      await fs.promises.writeFile(filePath, signed);
+      await ctx.storage.putFile(filePath, sha256, 'application/pdf');
+      outputs.push({ documentId: document.id, name: document.name.replace(/\.pdf$/i, '') + ' (notarized).pdf', sha256, sizeBytes: signed.length, pageCount: rendered.pageCount });
+    }
+  } finally {
+    await fs.promises.rm(temporaryDirectory, { recursive: true, force: true });
+  }
+
+  const rows = await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const locked = await getJobAccess(txCtx, jobId, { forUpdate: true });
+    if (locked.job.status !== 'in_session') throw new AppError(409, 'invalid_transition', 'The job is no longer in session.');
+    const inserted: Array<{ row: NotarizedRow; name: string }> = [];
+    for (const output of outputs) {
+      const [row] = await tx
+        .insert(notarizedDocuments)
+        .values({
+          jobId,
+          documentId: output.documentId,
+          storageKey: output.sha256,
+          sha256: output.sha256,
+          sizeBytes: output.sizeBytes,
+          pageCount: output.pageCount,
+          notaryId: access.userId,
+          credentialId: credentials.credentialId,
+          publicFacts: facts,
+        })
+        .returning();
+      if (!row) throw new Error('notarized insert returned no row');
+      inserted.push({ row, name: output.name });
+      await appendAuditEvent(txCtx, {
+        jobId,
+        action: 'document.notarized',
+        data: { documentId: output.documentId, notarizedDocumentId: row.id, sha256: output.sha256, certificateSerial: credentials.serialNumber },
+      });
+    }
+    await tx.update(jobs).set({ status: 'completed', version: locked.job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, jobId));
+    await appendAuditEvent(txCtx, { jobId, action: 'job.status_changed', data: { from: 'in_session', to: 'completed', reason: 'notarized and digitally signed' } });
+    return inserted;
+  });
+  await publishJobChange(ctx, jobId, { type: 'job.changed' });
+  return { items: rows.map(({ row, name }) => toNotarized(row, name)) };
+}
+
+export async function findNotarizedDocuments(ctx: Ctx, jobId: string) {
+  await getJobAccess(ctx, jobId);
+  const rows = await ctx.db
+    .select({ row: notarizedDocuments, name: documents.name })
+    .from(notarizedDocuments)
+    .innerJoin(documents, eq(documents.id, notarizedDocuments.documentId))
+    .where(eq(notarizedDocuments.jobId, jobId))
+    .orderBy(asc(documents.position));
+  return { items: rows.map(({ row, name }) => toNotarized(row, name.replace(/\.pdf$/i, '') + ' (notarized).pdf')) };
+}
+
+export async function openNotarizedFile(ctx: Ctx, jobId: string, notarizedId: string) {
+  await getJobAccess(ctx, jobId);
+  const [row] = await ctx.db
+    .select({ row: notarizedDocuments, name: documents.name })
+    .from(notarizedDocuments)
+    .innerJoin(documents, eq(documents.id, notarizedDocuments.documentId))
+    .where(and(eq(notarizedDocuments.jobId, jobId), eq(notarizedDocuments.id, notarizedId)))
+    .limit(1);
+  if (!row) throw notFound('No notarized document with that id on this job.');
+  return { stream: await ctx.storage.openStream(row.row.storageKey), sizeBytes: row.row.sizeBytes, name: row.name.replace(/\.pdf$/i, '') + ' (notarized).pdf' };
+}
+
+function toVerification(sha256: string, row: NotarizedRow | undefined): Verification {
+  if (!row) {
+    return { isKnown: false, sha256, notarizedDocumentId: null, notarizedAt: null, actLabel: null, notaryName: null, commissionState: null, commissionNumber: null, commissionExpiresOn: null };
+  }
+  const facts = row.publicFacts as PublicFacts;
+  return {
+    isKnown: true,
+    sha256,
+    notarizedDocumentId: row.id,
+    notarizedAt: facts.notarizedAt,
+    actLabel: facts.actLabel,
+    notaryName: facts.notaryName,
+    commissionState: facts.commissionState,
+    commissionNumber: facts.commissionNumber,
+    commissionExpiresOn: facts.commissionExpiresOn,
+  };
+}
+
+/** Public: is this exact file one this platform notarized? Shows the act and notary, never signers. */
+export async function verifyByHash(ctx: Ctx, sha256: string): Promise<Verification> {
+  const [row] = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.sha256, sha256)).limit(1);
+  return toVerification(sha256, row);
+}
+
+export async function verifyById(ctx: Ctx, notarizedId: string): Promise<Verification> {
+  const [row] = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.id, notarizedId)).limit(1);
+  if (!row) throw notFound('No notarized document has that id.');
+  return toVerification(row.sha256, row);
+}

@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { saveSignatureInputSchema, signatureSchema, type SignatureKind } from '#shared/signatures.ts';
+import { getOwnSignature, openSignatureImage, saveSignature } from './signatures.service.ts';
+
+const signedIn = 'signed-in' as const;
+/** SPEC section 7 names the routes in the singular: /api/signature and /api/initials. */
+const kindPaths: Record<SignatureKind, string> = { signature: '/signature', initials: '/initials' };
+
+export const signaturesRoutes: FastifyPluginAsyncZod = async (app) => {
+  for (const [kind, base] of Object.entries(kindPaths) as Array<[SignatureKind, string]>) {
+    app.post(base, { config: { access: signedIn }, schema: { body: saveSignatureInputSchema, response: { 201: signatureSchema } } }, async (request, reply) =>
+      reply.code(201).send(await saveSignature(request.ctx, kind, request.body)),
+    );
+    app.get(`${base}/me`, { config: { access: signedIn }, schema: { response: { 200: signatureSchema } } }, async (request) => getOwnSignature(request.ctx, kind));
+  }
+
+  app.get(
+    '/signatures/:id/image',
+    { config: { access: signedIn }, schema: { params: z.object({ id: z.uuid({ message: 'Signature id must be a UUID.' }) }) } },
+    async (request, reply) => {
+      const { stream } = await openSignatureImage(request.ctx, request.params.id);
+      return reply.type('image/png').header('cache-control', 'private, no-store').header('content-disposition', 'inline; filename="signature.png"').send(stream);
+    },
+  );
+};

@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { signingAssetsSchema } from '#shared/fields.ts';
+import { getSigningAssets, joinLiveChannel } from './signing.service.ts';
+
+const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
+
+export const signingRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/:id/signing-assets', { config: { access: 'signed-in' }, schema: { params: jobParams, response: { 200: signingAssetsSchema } } }, async (request) =>
+    getSigningAssets(request.ctx, request.params.id),
+  );
+
+  /** The job's live channel: field changes and the session's current page, within a second, on every instance. */
+  app.get('/:id/live', { websocket: true, config: { access: 'signed-in' }, schema: { params: jobParams } }, (socket, request) => {
+    const pending: string[] = [];
+    let channel: Awaited<ReturnType<typeof joinLiveChannel>> | null = null;
+    let isClosed = false;
+    socket.on('message', (data: Buffer) => {
+      const raw = data.toString('utf8');
+      if (channel) void channel.onMessage(raw);
+      else pending.push(raw);
+    });
+    socket.on('close', () => {
+      isClosed = true;
+      void channel?.leave();
+    });
+    const origin = request.headers.origin;
+    if (origin && new URL(origin).host !== request.host && origin !== request.ctx.config.publicUrl) {
+      socket.close(4403, 'cross-origin');
+      return;
+    }
+    joinLiveChannel(request.ctx, request.params.id, (message) => {
+      if (socket.readyState === socket.OPEN) socket.send(message);
+    })
+      .then(async (joined) => {
+        channel = joined;
+        if (isClosed) return joined.leave();
+        for (const raw of pending.splice(0)) await joined.onMessage(raw);
+      })
+      .catch(() => socket.close(4404, 'not found'));
+  });
+};

@@ -1,0 +1,73 @@
+import { and, asc, desc, eq } from 'drizzle-orm';
+import type { SigningAssets } from '#shared/fields.ts';
+import { jobParticipants, userSignatures } from '#server/db/schema/index.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { getJobAccess } from '#server/features/jobs/job-access.ts';
+
+async function findCurrentImage(ctx: Ctx, userId: string, kind: 'signature' | 'initials') {
+  const [row] = await ctx.db
+    .select({ id: userSignatures.id })
+    .from(userSignatures)
+    .where(and(eq(userSignatures.userId, userId), eq(userSignatures.kind, kind), eq(userSignatures.isCurrent, true)))
+    .orderBy(desc(userSignatures.createdAt))
+    .limit(1);
+  return row ? { id: row.id, imageUrl: `/api/signatures/${row.id}/image` } : null;
+}
+
+/** What this participant may use in the workspace: their role, saved images, what they may do. */
+export async function getSigningAssets(ctx: Ctx, jobId: string): Promise<SigningAssets> {
+  const access = await getJobAccess(ctx, jobId);
+  const { job, participant, permissions } = access;
+  const isNotary = job.notaryId === access.userId;
+  const role: SigningAssets['role'] = isNotary
+    ? 'notary'
+    : participant
+      ? participant.role
+      : ctx.user?.roles.includes('admin')
+        ? 'admin'
+        : 'preparer';
+  const participants = await ctx.db
+    .select({ id: jobParticipants.id, name: jobParticipants.name, role: jobParticipants.role })
+    .from(jobParticipants)
+    .where(eq(jobParticipants.jobId, jobId))
+    .orderBy(asc(jobParticipants.position));
+  return {
+    role,
+    participantId: participant?.id ?? null,
+    canPlaceFields: permissions.canEdit && job.status !== 'completed' && job.status !== 'cancelled',
+    canCompleteDocuments: permissions.canCompleteDocuments,
+    signature: await findCurrentImage(ctx, access.userId, 'signature'),
+    initials: await findCurrentImage(ctx, access.userId, 'initials'),
+    participants,
+  };
+}
+
+/**
+ * Joins a browser to the job's live channel. Returns a function that forwards a browser message
+ * (a page view from someone who may lead the session) and one that leaves.
+ */
+export async function joinLiveChannel(
+  ctx: Ctx,
+  jobId: string,
+  send: (message: string) => void,
+): Promise<{ onMessage: (raw: string) => Promise<void>; leave: () => Promise<void> }> {
+  const access = await getJobAccess(ctx, jobId);
+  const channel = `job:${jobId}`;
+  const unsubscribe = await ctx.realtime.subscribe(channel, send);
+  const mayLead = access.permissions.canEdit;
+  const name = ctx.user?.name ?? 'Someone';
+  return {
+    async onMessage(raw) {
+      if (!mayLead || raw.length > 2000) return;
+      let parsed: { type?: unknown; documentId?: unknown; page?: unknown };
+      try {
+        parsed = JSON.parse(raw) as typeof parsed;
+      } catch {
+        return;
+      }
+      if (parsed.type !== 'view' || typeof parsed.documentId !== 'string' || typeof parsed.page !== 'number' || !Number.isInteger(parsed.page)) return;
+      await ctx.realtime.publish(channel, JSON.stringify({ type: 'view', documentId: parsed.documentId, page: parsed.page, by: name }));
+    },
+    leave: unsubscribe,
+  };
+}

@@ -1,0 +1,172 @@
+import { createHash, sign as signWithKey, X509Certificate } from 'node:crypto';
+import forge from 'node-forge';
+
+/**
+ * CMS (RFC 5652) detached SignedData in the CAdES baseline form PAdES B-B asks for: signed
+ * attributes contentType, messageDigest and signing-certificate-v2 (no CMS signingTime: the
+ * signing time lives in the PDF signature dictionary's /M), SHA-256 with RSA, the signer's
+ * certificate and its chain embedded. With a timestamp token (RFC 3161) over the signature value
+ * as the unsigned signature-time-stamp attribute, it is PAdES B-T.
+ *
+ * Built with node-forge's ASN.1 writer and signed with node:crypto (forge's PKCS#7 writer can
+ * neither add signing-certificate-v2 nor leave signingTime out, and its RSA is slower).
+ */
+
+const { asn1 } = forge;
+const { Class, Type } = asn1;
+
+export const cmsOids = {
+  data: '1.2.840.113549.1.7.1',
+  signedData: '1.2.840.113549.1.7.2',
+  contentType: '1.2.840.113549.1.9.3',
+  messageDigest: '1.2.840.113549.1.9.4',
+  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
+  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
+  sha256: '2.16.840.1.101.3.4.2.1',
+  rsaEncryption: '1.2.840.113549.1.1.1',
+} as const;
+
+const oid = (value: string) => asn1.create(Class.UNIVERSAL, Type.OID, false, asn1.oidToDer(value).getBytes());
+const octets = (bytes: Buffer) => asn1.create(Class.UNIVERSAL, Type.OCTETSTRING, false, bytes.toString('binary'));
+const integer = (value: number) => asn1.create(Class.UNIVERSAL, Type.INTEGER, false, asn1.integerToDer(value).getBytes());
+const sequence = (items: forge.asn1.Asn1[]) => asn1.create(Class.UNIVERSAL, Type.SEQUENCE, true, items);
+const set = (items: forge.asn1.Asn1[]) => asn1.create(Class.UNIVERSAL, Type.SET, true, items);
+const algorithm = (value: string) => sequence([oid(value), asn1.create(Class.UNIVERSAL, Type.NULL, false, '')]);
+const toDer = (node: forge.asn1.Asn1) => Buffer.from(asn1.toDer(node).getBytes(), 'binary');
+const fromDer = (bytes: Buffer) => asn1.fromDer(forge.util.createBuffer(bytes.toString('binary')));
+
+function attribute(type: string, value: forge.asn1.Asn1): forge.asn1.Asn1 {
+  return sequence([oid(type), set([value])]);
+}
+
+/** DER: the members of a SET OF are sorted by their encodings. */
+function derSortedSet(items: forge.asn1.Asn1[]): forge.asn1.Asn1 {
+  const encoded = items.map((item) => ({ item, der: toDer(item) }));
+  encoded.sort((left, right) => Buffer.compare(left.der, right.der));
+  return set(encoded.map(({ item }) => item));
+}
+
+export function pemToDer(pem: string): Buffer {
+  return Buffer.from(new X509Certificate(pem).raw);
+}
+
+/** The issuer Name and serialNumber INTEGER of a certificate, exactly as encoded in it. */
+function readIssuerAndSerial(certificateDer: Buffer): { issuer: forge.asn1.Asn1; serial: forge.asn1.Asn1 } {
+  const certificate = fromDer(certificateDer);
+  const tbs = (certificate.value as forge.asn1.Asn1[])[0];
+  const fields = tbs?.value as forge.asn1.Asn1[] | undefined;
+  if (!fields) throw new Error('not an X.509 certificate');
+  // tbsCertificate: [0] version (present in v3), serialNumber, signature, issuer, ...
+  const offset = fields[0]?.tagClass === Class.CONTEXT_SPECIFIC ? 1 : 0;
+  const serial = fields[offset];
+  const issuer = fields[offset + 2];
+  if (!serial || !issuer) throw new Error('not an X.509 certificate');
+  return { issuer, serial };
+}
+
+export interface CmsSignOptions {
+  certificatePem: string;
+  privateKeyPem: string;
+  chainPems: string[];
+  /** Returns an RFC 3161 TimeStampToken (DER ContentInfo) for the SHA-256 of the signature value. */
+  timestamp?: (signatureDigest: Buffer) => Promise<Buffer>;
+}
+
+/** A detached CMS signature over `content`, DER-encoded. */
+export async function createDetachedCmsSignature(content: Buffer, options: CmsSignOptions): Promise<Buffer> {
+  const certificateDer = pemToDer(options.certificatePem);
+  const chainDers = options.chainPems.map(pemToDer);
+  const { issuer, serial } = readIssuerAndSerial(certificateDer);
+
+  const essCertIdV2 = sequence([
+    // hashAlgorithm is omitted: its DEFAULT is SHA-256.
+    octets(createHash('sha256').update(certificateDer).digest()),
+    sequence([sequence([asn1.create(Class.CONTEXT_SPECIFIC, 4, true, [issuer])]), serial]),
+  ]);
+  const signedAttributes = derSortedSet([
+    attribute(cmsOids.contentType, oid(cmsOids.data)),
+    attribute(cmsOids.messageDigest, octets(createHash('sha256').update(content).digest())),
+    attribute(cmsOids.signingCertificateV2, sequence([sequence([essCertIdV2])])),
+  ]);
+  // The signature covers the DER of the attributes as a SET (tag 0x31), then they are stored [0] IMPLICIT.
+  const signature = signWithKey('sha256', toDer(signedAttributes), options.privateKeyPem);
+  const signedAttributesImplicit = asn1.create(Class.CONTEXT_SPECIFIC, 0, true, signedAttributes.value as forge.asn1.Asn1[]);
+
+  const signerInfo = sequence([
+    integer(1),
+    sequence([issuer, serial]),
+    algorithm(cmsOids.sha256),
+    signedAttributesImplicit,
+    algorithm(cmsOids.rsaEncryption),
+    octets(signature),
+  ]);
+  if (options.timestamp) {
+    const token = await options.timestamp(createHash('sha256').update(signature).digest());
+    (signerInfo.value as forge.asn1.Asn1[]).push(asn1.create(Class.CONTEXT_SPECIFIC, 1, true, [attribute(cmsOids.signatureTimeStampToken, fromDer(token))]));
+  }
+
+  const signedData = sequence([
+    integer(1),
+    set([algorithm(cmsOids.sha256)]),
+    sequence([oid(cmsOids.data)]),
+    asn1.create(Class.CONTEXT_SPECIFIC, 0, true, [certificateDer, ...chainDers].map(fromDer)),
+    set([signerInfo]),
+  ]);
+  return toDer(sequence([oid(cmsOids.signedData), asn1.create(Class.CONTEXT_SPECIFIC, 0, true, [signedData])]));
+}
+
+/** Builds an RFC 3161 TimeStampReq for a SHA-256 digest (with a nonce and certReq). */
+export function createTimestampRequest(digest: Buffer, nonce: Buffer): Buffer {
+  const nonceInteger = asn1.create(Class.UNIVERSAL, Type.INTEGER, false, Buffer.concat([Buffer.from([0]), nonce]).toString('binary'));
+  return toDer(
+    sequence([
+      integer(1),
+      sequence([algorithm(cmsOids.sha256), octets(digest)]),
+      nonceInteger,
+      asn1.create(Class.UNIVERSAL, Type.BOOLEAN, false, String.fromCharCode(0xff)),
+    ]),
+  );
+}
+
+/** The TimeStampToken of a granted TimeStampResp; throws with the TSA's status otherwise. */
+export function readTimestampResponse(response: Buffer): Buffer {
+  const parsed = fromDer(response);
+  const [statusInfo, token] = parsed.value as forge.asn1.Asn1[];
+  const statusNode = (statusInfo?.value as forge.asn1.Asn1[] | undefined)?.[0];
+  const status = statusNode ? asn1.derToInteger(forge.util.createBuffer(statusNode.value as string)) : -1;
+  // 0 granted, 1 grantedWithMods
+  if ((status !== 0 && status !== 1) || !token) throw new Error(`the timestamp authority refused the request (status ${status})`);
+  return toDer(token);
+}
+
+export interface TimestampTokenFacts {
+  genTime: Date;
+  hashedMessage: Buffer;
+  nonce: Buffer | null;
+}
+
+/** Reads TSTInfo from a TimeStampToken: when it was made, over which digest, with which nonce. */
+export function readTimestampToken(token: Buffer): TimestampTokenFacts {
+  const contentInfo = fromDer(token);
+  const signedData = ((contentInfo.value as forge.asn1.Asn1[])[1]?.value as forge.asn1.Asn1[] | undefined)?.[0];
+  const encapsulated = (signedData?.value as forge.asn1.Asn1[] | undefined)?.[2];
+  const explicitContent = (encapsulated?.value as forge.asn1.Asn1[] | undefined)?.[1];
+  const octetString = (explicitContent?.value as forge.asn1.Asn1[] | undefined)?.[0];
+  if (!octetString) throw new Error('not a timestamp token');
+  const tstInfo =
+    typeof octetString.value === 'string'
+      ? fromDer(Buffer.from(octetString.value, 'binary'))
+      : octetString.value[0]?.tagClass === Class.UNIVERSAL && octetString.value[0]?.type === Type.SEQUENCE
+        ? octetString.value[0]
+        : fromDer(Buffer.from(octetString.value.map((chunk) => chunk.value as string).join(''), 'binary'));
+  const fields = tstInfo.value as forge.asn1.Asn1[];
+  const imprint = fields[2]?.value as forge.asn1.Asn1[] | undefined;
+  const genTimeNode = fields[4];
+  if (!imprint?.[1] || !genTimeNode) throw new Error('not a timestamp token');
+  const nonceNode = fields.slice(5).find((field) => field.tagClass === Class.UNIVERSAL && field.type === Type.INTEGER);
+  return {
+    genTime: asn1.generalizedTimeToDate(genTimeNode.value as string),
+    hashedMessage: Buffer.from(imprint[1].value as string, 'binary'),
+    nonce: nonceNode ? Buffer.from(nonceNode.value as string, 'binary') : null,
+  };
+}

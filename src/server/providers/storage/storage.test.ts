@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalStorage, createS3Storage, receiveToTempFile, type StorageProvider } from './storage.ts';
+
+/** s3rver ships no types; this is the part of it the test uses. */
+interface S3rverServer {
+  run(): Promise<{ address: string; port: number }>;
+  close(): Promise<void>;
+}
+type S3rverConstructor = new (options: {
+  address: string;
+  port: number;
+  directory: string;
+  silent: boolean;
+  configureBuckets: Array<{ name: string }>;
+}) => S3rverServer;
+const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
+
+let workDirectory: string;
+beforeAll(() => {
+  workDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-storage-'));
+});
+afterAll(() => fs.rmSync(workDirectory, { recursive: true, force: true }));
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** A file on disk with some content, as an upload leaves it; the content is larger than one stream chunk. */
+function writeSample(label: string, size = 200_000): { filePath: string; content: Buffer; key: string } {
+  const content = Buffer.alloc(size);
+  for (let index = 0; index < size; index += 1) content[index] = (index * 31 + label.length) % 251;
+  content.write(`%PDF-1.7 ${label}`, 0);
+  const filePath = path.join(workDirectory, `${label}-${Math.random().toString(16).slice(2)}.bin`);
+  fs.writeFileSync(filePath, content);
+  return { filePath, content, key: sha256(content) };
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+/** The same behaviour is asked of every provider. */
+function describeProvider(name: string, open: () => StorageProvider) {
+  describe(name, () => {
+    it('stores a file under its hash and gives back the same bytes, whole or streamed', async () => {
+      const storage = open();
+      const sample = writeSample(`${name}-round-trip`);
+      expect(await storage.has(sample.key)).toBe(false);
+      expect(await storage.putFile(sample.filePath, sample.key, 'application/pdf')).toBe(sample.key);
+      expect(await storage.has(sample.key)).toBe(true);
+      expect((await storage.read(sample.key)).equals(sample.content)).toBe(true);
+      expect((await readAll(await storage.openStream(sample.key))).equals(sample.content)).toBe(true);
+    });
+
+    it('stores the same content twice without complaint', async () => {
+      const storage = open();
+      const sample = writeSample(`${name}-twice`);
+      await storage.putFile(sample.filePath, sample.key, 'application/pdf');
+      expect(await storage.putFile(sample.filePath, sample.key, 'application/pdf')).toBe(sample.key);
+      expect((await storage.read(sample.key)).equals(sample.content)).toBe(true);
+    });
+
+    it('refuses a key that is not a SHA-256 digest', async () => {
+      const storage = open();
+      await expect(storage.has('../../etc/passwd')).rejects.toThrow('storage keys are SHA-256 hex digests');
+      await expect(storage.read('ABC')).rejects.toThrow('storage keys are SHA-256 hex digests');
+    });
+
+    it('fails to read a blob it does not have', async () => {
+      const storage = open();
+      await expect(storage.read(sha256(Buffer.from(`missing ${name}`)))).rejects.toThrow();
+    });
+  });
+}
+
+describe('createLocalStorage', () => {
+  const root = () => path.join(workDirectory, 'blobs');
+  describeProvider('local files', () => createLocalStorage(root()));
+
+  it('lays blobs out in two levels of directories named after the hash, one file per content', async () => {
+    const storage = createLocalStorage(root());
+    const sample = writeSample('layout');
+    await storage.putFile(sample.filePath, sample.key, 'application/pdf');
+    await storage.putFile(sample.filePath, sample.key, 'application/pdf');
+    const directory = path.join(root(), sample.key.slice(0, 2), sample.key.slice(2, 4));
+    expect(fs.readdirSync(directory).filter((file) => file.startsWith(sample.key))).toEqual([sample.key]);
+  });
+});
+
+describe('createS3Storage against s3rver', () => {
+  let server: S3rverServer;
+  let endpoint: string;
+  beforeAll(async () => {
+    server = new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      directory: fs.mkdtempSync(path.join(workDirectory, 's3rver-')),
+      silent: true,
+      configureBuckets: [{ name: 'ron-test' }],
+    });
+    const { port } = await server.run();
+    endpoint = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => server?.close());
+
+  const options = () => ({ endpoint, region: 'us-east-1', bucket: 'ron-test', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true });
+  describeProvider('S3', () => createS3Storage(options()));
+
+  it('reports a storage it cannot reach as an error, not as a missing blob', async () => {
+    const unreachable = createS3Storage({ ...options(), endpoint: 'http://127.0.0.1:9' });
+    await expect(unreachable.has(sha256(Buffer.from('anything')))).rejects.toThrow();
+  });
+
+  it('reports a blob in a bucket that does not exist as an error', async () => {
+    const wrongBucket = createS3Storage({ ...options(), bucket: 'no-such-bucket' });
+    await expect(wrongBucket.read(sha256(Buffer.from('anything')))).rejects.toThrow();
+  });
+});
+
+describe('receiveToTempFile', () => {
+  it('writes the stream to a file and hashes it on the way', async () => {
+    const content = Buffer.from('%PDF-1.7 streamed body '.repeat(5000));
+    const received = await receiveToTempFile(Readable.from([content.subarray(0, 1000), content.subarray(1000)]), path.join(workDirectory, 'tmp'), 1_000_000);
+    expect(received).toMatchObject({ sha256: sha256(content), sizeBytes: content.length, isTooLarge: false });
+    expect(received.head.equals(content.subarray(0, 1024))).toBe(true);
+    expect(fs.readFileSync(received.filePath).equals(content)).toBe(true);
+  });
+
+  it('stops writing at the limit and says the file was too large', async () => {
+    const content = Buffer.alloc(5000, 0x41);
+    const received = await receiveToTempFile(Readable.from([content.subarray(0, 3000), content.subarray(3000)]), path.join(workDirectory, 'tmp'), 4000);
+    expect(received.isTooLarge).toBe(true);
+    expect(received.sizeBytes).toBe(5000);
+    expect(fs.statSync(received.filePath).size).toBeLessThanOrEqual(4000);
+  });
+});

@@ -1,0 +1,18 @@
+import { Navigate, useLocation, useSearchParams } from 'react-router';
+import { isSafeNextPath } from '#shared/auth-routing.ts';
+import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { SignatureCapture } from '#web/features/signatures/signature-capture.tsx';
+
+/** /signature: capture or replace the person's signature; `?next=` returns there after saving. */
+export default function SignaturePage() {
+  const user = useCurrentUser();
+  const location = useLocation();
+  const [searchParams] = useSearchParams();
+  if (!user) return <Navigate to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  const next = searchParams.get('next');
+  return (
+    <main className="centered-page">
+      <SignatureCapture kind="signature" nextPath={isSafeNextPath(next) ? next : null} defaultText={user.name ?? user.fullName ?? ''} />
+    </main>
+  );
+}

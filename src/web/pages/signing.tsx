@@ -1,0 +1,21 @@
+import { Navigate, useParams } from 'react-router';
+import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { JobsTable } from '#web/features/jobs/jobs-table.tsx';
+import { SigningWorkspace } from '#web/features/signing/signing-workspace.tsx';
+
+/** /signing, /signing/:jobId, /signing/:jobId/:docId: the unified signing session. */
+export default function SigningPage() {
+  const { jobId, docId } = useParams();
+  const user = useCurrentUser();
+  if (!user) return <Navigate to="/login" replace />;
+  if (!jobId) {
+    return (
+      <DashboardLayout user={user} task="Signing">
+        <p>Choose a job to open its signing workspace.</p>
+        <JobsTable />
+      </DashboardLayout>
+    );
+  }
+  return <SigningWorkspace key={jobId} jobId={jobId} documentId={docId ?? null} />;
+}
