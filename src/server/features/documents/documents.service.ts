@@ -9,6 +9,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
+import { assertRequiredFieldsFilled } from '#server/features/fields/fields.service.ts';
 import { checkPdf } from './pdf-check.ts';
 
 type DocumentRow = typeof documents.$inferSelect;
@@ -230,6 +231,7 @@ export async function completeDocument(ctx: Ctx, jobId: string, documentId: stri
     }
     const row = await getDocumentRow(txCtx, jobId, documentId, true);
     if (row.status === 'completed') throw conflict('This document is already complete.');
+    await assertRequiredFieldsFilled(tx, documentId);
     const [updated] = await tx
       .update(documents)
       .set({ status: 'completed', version: row.version + 1, updatedAt: new Date() })
@@ -254,8 +256,13 @@ export async function addAuditAsset(ctx: Ctx, jobId: string, documentId: string,
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canEdit');
     await getDocumentRow(txCtx, jobId, documentId);
-    await tx.insert(jobAuditAssets).values({ jobId, documentId, tag, createdBy: ctx.user?.id ?? null }).onConflictDoNothing();
-    await appendAuditEvent(txCtx, { jobId, action: 'audit_asset.added', data: { documentId, tag } });
+    const added = await tx
+      .insert(jobAuditAssets)
+      .values({ jobId, documentId, tag, createdBy: ctx.user?.id ?? null })
+      .onConflictDoNothing()
+      .returning({ tag: jobAuditAssets.tag });
+    // Tagging twice changes nothing, so the trail records it once.
+    if (added.length > 0) await appendAuditEvent(txCtx, { jobId, action: 'audit_asset.added', data: { documentId, tag } });
   });
   return { ok: true };
 }

@@ -366,13 +366,17 @@ describe('GET /api/jobs/:id/documents/:docId/file', () => {
 });
 
 describe('POST and DELETE /api/jobs/:id/audit/assets', () => {
-  it('tags a document as an audit asset and untags it, recording both', async () => {
+  it('tags a document as an audit asset (once, however often asked) and untags it, recording both', async () => {
     const job = await createJob();
     const document = await uploadOne(job.id);
     const added = await call(agent, 'POST', `/api/jobs/${job.id}/audit/assets`, { tag: 'id_front', docId: document.id });
     expect(added.statusCode).toBe(200);
     expect(added.json()).toEqual({ ok: true });
     expect((await auditTrail(job.id)).at(-1)).toMatchObject({ action: 'audit_asset.added', data: { documentId: document.id, tag: 'id_front' } });
+    const eventCount = (await auditTrail(job.id)).length;
+    const again = await call(agent, 'POST', `/api/jobs/${job.id}/audit/assets`, { tag: 'id_front', docId: document.id });
+    expect(again.statusCode).toBe(200);
+    expect(await auditTrail(job.id)).toHaveLength(eventCount);
 
     const removed = await call(agent, 'DELETE', `/api/jobs/${job.id}/audit/assets`, { tag: 'id_front', docId: document.id });
     expect(removed.statusCode).toBe(200);

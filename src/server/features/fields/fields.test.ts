@@ -1,0 +1,224 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentFields, jobParticipants, notaryProfiles, userSignatures } from '#server/db/schema/index.ts';
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
+import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
+
+/** A 1x1 transparent PNG. */
+const tinyPng = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+let t: TestApp;
+let notary: TestUser;
+let signer: TestUser;
+let otherSigner: TestUser;
+let notaryHeaders: Record<string, string>;
+let signerHeaders: Record<string, string>;
+let otherHeaders: Record<string, string>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
+  await t.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'TX', commissionNumber: 'TX-1', commissionExpiresOn: '2031-01-01', county: 'Travis', approvalStatus: 'approved' });
+  signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
+  otherSigner = await t.createUser({ roles: ['signer'], name: 'Olga Other' });
+  notaryHeaders = await t.signInAs(notary);
+  signerHeaders = await t.signInAs(signer);
+  otherHeaders = await t.signInAs(otherSigner);
+});
+afterAll(async () => t.close());
+
+async function saveSignature(user: TestUser, kind: 'signature' | 'initials' = 'signature') {
+  const file = path.join(os.tmpdir(), `sig-${user.id}-${kind}.png`);
+  fs.writeFileSync(file, tinyPng);
+  const sha256 = createHash('sha256').update(tinyPng).digest('hex');
+  await createLocalStorage(t.blobRoot).putFile(file, sha256, 'image/png');
+  await t.db.insert(userSignatures).values({ userId: user.id, kind, method: 'upload', storageKey: sha256 });
+}
+
+/** A job the notary runs, with both signers on it (accepted), one PDF, in the given status. */
+async function createJob(status: 'draft' | 'in_session' = 'in_session') {
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/jobs',
+    headers: notaryHeaders,
+    payload: {
+      title: 'Affidavit',
+      notarizationType: 'jurat',
+      signers: [
+        { name: signer.name, email: signer.email },
+        { name: otherSigner.name, email: otherSigner.email },
+      ],
+    },
+  });
+  expect(created.statusCode).toBe(201);
+  const job = created.json() as { id: string; participants: Array<{ id: string; email: string }> };
+  for (const participant of job.participants) {
+    const user = participant.email === signer.email ? signer : otherSigner;
+    await t.db.update(jobParticipants).set({ userId: user.id }).where(eq(jobParticipants.id, participant.id));
+  }
+  const upload = buildMultipart([{ name: 'affidavit.pdf', content: await makePdf(2) }]);
+  const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...notaryHeaders, ...upload.headers }, payload: upload.payload });
+  const documentId = uploaded.json().items[0].id as string;
+  let version = 1;
+  if (status === 'in_session') {
+    for (const next of ['ready', 'in_session']) {
+      const moved = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status: next, version } });
+      expect(moved.statusCode).toBe(200);
+      version = moved.json().version;
+    }
+  }
+  const participantOf = (user: TestUser) => job.participants.find((participant) => participant.email === user.email)?.id as string;
+  return { jobId: job.id, documentId, signerParticipant: participantOf(signer), otherParticipant: participantOf(otherSigner) };
+}
+
+async function placeField(jobId: string, documentId: string, body: Record<string, unknown>) {
+  return t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields`, headers: notaryHeaders, payload: { page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.06, ...body } });
+}
+
+describe('placing fields', () => {
+  it('lets the notary place, move and delete a field, and refuses a stale version', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    const placed = await placeField(jobId, documentId, { type: 'signature', participantId: signerParticipant });
+    expect(placed.statusCode).toBe(201);
+    const field = placed.json();
+    expect(field).toMatchObject({ type: 'signature', participantId: signerParticipant, version: 1, filledAt: null });
+    const moved = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}`, headers: notaryHeaders, payload: { x: 0.5, version: 1 } });
+    expect(moved.statusCode).toBe(200);
+    expect(moved.json()).toMatchObject({ x: 0.5, version: 2 });
+    const stale = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}`, headers: notaryHeaders, payload: { x: 0.2, version: 1 } });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.json()).toMatchObject({ error: 'stale_version', detail: { currentVersion: 2 } });
+    const [row] = await t.db.select().from(documentFields).where(eq(documentFields.id, field.id));
+    expect(row?.x).toBe(0.5);
+    const removed = await t.app.inject({ method: 'DELETE', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}`, headers: notaryHeaders });
+    expect(removed.statusCode).toBe(200);
+    const list = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/documents/${documentId}/fields`, headers: signerHeaders });
+    expect(list.json().items).toEqual([]);
+  });
+
+  it('refuses fields outside the page, past the last page, without a signer, or notary fields given to a signer', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    const outside = await placeField(jobId, documentId, { type: 'signature', participantId: signerParticipant, x: 0.9, width: 0.3 });
+    expect(outside.statusCode).toBe(400);
+    expect(outside.json().message).toBe('The field must stay inside the page.');
+    const pastEnd = await placeField(jobId, documentId, { type: 'signature', participantId: signerParticipant, page: 3 });
+    expect(pastEnd.json()).toMatchObject({ message: 'This document has 2 page(s).' });
+    const unassigned = await placeField(jobId, documentId, { type: 'initials' });
+    expect(unassigned.json()).toMatchObject({ message: 'Assign this field to a signer.' });
+    const notaryToSigner = await placeField(jobId, documentId, { type: 'notary_seal', participantId: signerParticipant });
+    expect(notaryToSigner.statusCode).toBe(400);
+  });
+
+  it('refuses a signer placing fields', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields`,
+      headers: signerHeaders,
+      payload: { type: 'signature', participantId: signerParticipant, page: 1, x: 0.1, y: 0.1, width: 0.2, height: 0.05 },
+    });
+    expect(res.statusCode).toBe(403);
+  });
+});
+
+describe('filling fields', () => {
+  it('lets a signer fill only their own fields, and only during the session', async () => {
+    const { jobId, documentId, signerParticipant, otherParticipant } = await createJob();
+    await saveSignature(signer);
+    const mine = (await placeField(jobId, documentId, { type: 'signature', participantId: signerParticipant })).json();
+    const theirs = (await placeField(jobId, documentId, { type: 'name', participantId: otherParticipant })).json();
+    const seal = (await placeField(jobId, documentId, { type: 'notary_seal', width: 0.2, height: 0.15 })).json();
+    const fillUrl = (id: string) => `/api/jobs/${jobId}/documents/${documentId}/fields/${id}/fill`;
+
+    const foreign = await t.app.inject({ method: 'POST', url: fillUrl(theirs.id), headers: signerHeaders, payload: { version: 1 } });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json().message).toBe('You can only fill your own fields.');
+    const notarys = await t.app.inject({ method: 'POST', url: fillUrl(seal.id), headers: signerHeaders, payload: { version: 1 } });
+    expect(notarys.statusCode).toBe(403);
+    expect(notarys.json().message).toBe('Only the notary fills the notary’s fields.');
+
+    const signed = await t.app.inject({ method: 'POST', url: fillUrl(mine.id), headers: signerHeaders, payload: { version: 1 } });
+    expect(signed.statusCode).toBe(200);
+    expect(signed.json()).toMatchObject({ filledAt: expect.any(String), imageUrl: expect.stringContaining(`/fields/${mine.id}/image`) });
+    const image = await t.app.inject({ method: 'GET', url: signed.json().imageUrl, headers: otherHeaders });
+    expect(image.statusCode).toBe(200);
+    expect(image.rawPayload.equals(tinyPng)).toBe(true);
+    const again = await t.app.inject({ method: 'POST', url: fillUrl(mine.id), headers: signerHeaders, payload: { version: 2 } });
+    expect(again.statusCode).toBe(409);
+
+    const named = await t.app.inject({ method: 'POST', url: fillUrl(theirs.id), headers: otherHeaders, payload: { version: 1 } });
+    expect(named.json()).toMatchObject({ value: otherSigner.name });
+    const sealed = await t.app.inject({ method: 'POST', url: fillUrl(seal.id), headers: notaryHeaders, payload: { version: 1 } });
+    expect(sealed.json()).toMatchObject({ value: 'applied' });
+  });
+
+  it('asks for a saved signature first and refuses filling outside the session', async () => {
+    const draft = await createJob('draft');
+    const early = (await placeField(draft.jobId, draft.documentId, { type: 'date_signed', participantId: draft.signerParticipant })).json();
+    const tooEarly = await t.app.inject({ method: 'POST', url: `/api/jobs/${draft.jobId}/documents/${draft.documentId}/fields/${early.id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    expect(tooEarly.statusCode).toBe(409);
+    expect(tooEarly.json().error).toBe('session_not_live');
+
+    const live = await createJob();
+    const initials = (await placeField(live.jobId, live.documentId, { type: 'initials', participantId: live.otherParticipant })).json();
+    const missing = await t.app.inject({ method: 'POST', url: `/api/jobs/${live.jobId}/documents/${live.documentId}/fields/${initials.id}/fill`, headers: otherHeaders, payload: { version: 1 } });
+    expect(missing.statusCode).toBe(409);
+    expect(missing.json()).toMatchObject({ error: 'signature_missing', message: 'Save your initials first.', detail: { needs: 'initials' } });
+  });
+
+  it('completes a document only when every required field is filled, and then freezes its fields', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    const date = (await placeField(jobId, documentId, { type: 'date_signed', participantId: signerParticipant })).json();
+    const completeUrl = `/api/jobs/${jobId}/documents/${documentId}/complete`;
+    const early = await t.app.inject({ method: 'POST', url: completeUrl, headers: notaryHeaders });
+    expect(early.statusCode).toBe(409);
+    expect(early.json().message).toBe('1 required field(s) are not filled yet.');
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${date.id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    const done = await t.app.inject({ method: 'POST', url: completeUrl, headers: notaryHeaders });
+    expect(done.statusCode).toBe(200);
+    const late = await placeField(jobId, documentId, { type: 'text', participantId: signerParticipant });
+    expect(late.statusCode).toBe(409);
+    expect(late.json().message).toBe('Fields cannot change after the document is complete.');
+  });
+});
+
+describe('the live channel', () => {
+  it('tells every participant, on another app instance too, when fields change, and relays the notary’s page', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    const second = await createTestApp({}, { realtime: process.env.TEST_REDIS_URL ? undefined : t.realtime, databaseOf: t });
+    try {
+      const signerSocket = await second.app.injectWS(`/api/jobs/${jobId}/live`, { headers: signerHeaders });
+      const received: string[] = [];
+      signerSocket.on('message', (data: Buffer) => received.push(data.toString()));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await placeField(jobId, documentId, { type: 'signature', participantId: signerParticipant });
+      await expect.poll(() => received.map((raw) => JSON.parse(raw).type), { timeout: 1000 }).toContain('fields.changed');
+
+      const notarySocket = await t.app.injectWS(`/api/jobs/${jobId}/live`, { headers: notaryHeaders });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      notarySocket.send(JSON.stringify({ type: 'view', documentId, page: 2 }));
+      await expect.poll(() => received.map((raw) => JSON.parse(raw)).find((message) => message.type === 'view'), { timeout: 1000 }).toMatchObject({ documentId, page: 2, by: notary.name });
+
+      signerSocket.send(JSON.stringify({ type: 'view', documentId, page: 1 }));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(received.map((raw) => JSON.parse(raw)).filter((message) => message.type === 'view')).toHaveLength(1);
+      signerSocket.terminate();
+      notarySocket.terminate();
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('closes the channel for someone who is not on the job', async () => {
+    const { jobId } = await createJob();
+    const stranger = await t.createUser({ roles: ['signer'] });
+    const socket = await t.app.injectWS(`/api/jobs/${jobId}/live`, { headers: await t.signInAs(stranger) });
+    const code = await new Promise<number>((resolve) => socket.on('close', (closeCode: number) => resolve(closeCode)));
+    expect(code).toBe(4404);
+  });
+});
