@@ -119,6 +119,10 @@ test('after saving, ?next= returns to an internal page, and an outside address i
   await page.goto('/initials?next=https://evil.example/');
   await expect(page.getByRole('link', { name: 'Back to dashboard' })).toBeVisible();
 
+  // The signing workspace links here with its own path as next; it counts as a way back.
+  await page.goto('/initials?next=%2Fsigning%2Fjob-1%2Fdoc-1');
+  await expect(page.getByRole('link', { name: 'Back', exact: true })).toHaveAttribute('href', '/signing/job-1/doc-1');
+
   await page.goto('/initials?next=%2Fhelp');
   await expect(page.getByRole('link', { name: 'Back', exact: true })).toHaveAttribute('href', '/help');
   await drawStroke(page, page.getByRole('img', { name: /^Initials drawing area/ }), [[0.3, 0.3], [0.5, 0.7], [0.7, 0.3]]);

@@ -108,7 +108,7 @@ export function SignatureCapture({ kind, nextPath, defaultText }: SignatureCaptu
       <form className="stack" noValidate onSubmit={(event) => void handleSubmit(event)}>
         <fieldset className="signature-modes">
           <legend>How do you want to make your {words.noun}?</legend>
-          <div className="signature-choices" role="presentation">
+          <div className="signature-choices">
             {signatureMethods.map((option) => (
               <label key={option} className="signature-choice signature-mode">
                 <input type="radio" name={modeName} value={option} checked={method === option} onChange={() => chooseMethod(option)} />

@@ -166,6 +166,7 @@ export function SignaturePad({ label, aspectRatio, onChange }: SignaturePadProps
         onPointerMove={handlePointerMove}
         onPointerUp={handlePointerEnd}
         onPointerCancel={handlePointerEnd}
+        onLostPointerCapture={handlePointerEnd}
       />
       <p id={hintId} className="field-hint">
         Draw with a mouse, pen or finger. Drawing needs a pointer: to use the keyboard, choose Type or Upload.
