@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { verifyWithPdfsig } from '../src/server/providers/signing/pdfsig.ts';
 import { makePdf } from '../test/pdf-fixtures.ts';
 import { logIn, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
 
@@ -151,4 +152,136 @@ test.describe.serial('with the first administrator', () => {
     await expect(signer.getByText('This invitation link is invalid, expired or already used.')).toBeVisible();
     await signer.context().close();
   });
+
+  test('a notary places fields, the signer sees them live and signs, the notary seals, and the PDF verifies', async ({ page: notary, browser }) => {
+    test.setTimeout(180_000);
+    const notaryEmail = uniqueEmail('seal-notary');
+    await notary.goto('/register/notary');
+    await notary.getByLabel('Full name').fill('Noel Notary');
+    await notary.getByLabel('Email').fill(notaryEmail);
+    await notary.getByLabel('Commission state').selectOption('VA');
+    await notary.getByLabel('County').fill('Arlington');
+    await notary.getByLabel('Commission number').fill('VA-2468');
+    await notary.getByLabel('Commission expires on').fill('2031-05-31');
+    await notary.getByLabel('Password', { exact: true }).fill('notary password');
+    await notary.getByLabel('Confirm password').fill('notary password');
+    await notary.getByRole('button', { name: 'Create account' }).click();
+    await expect(notary).toHaveURL(/\/dashboard/);
+    await admin.goto('/dashboard?tab=approvals');
+    await admin.getByRole('button', { name: 'Approve Noel Notary' }).click();
+    await expect(admin.getByRole('button', { name: 'Approve Noel Notary' })).toHaveCount(0);
+
+    await notary.goto('/signature');
+    await drawSignature(notary);
+    await notary.getByRole('button', { name: 'Save signature' }).click();
+    await expect(notary.getByText('Signature saved.')).toBeVisible();
+
+    await notary.goto('/dashboard?tab=jobs');
+    await notary.getByRole('button', { name: 'New Signing Request' }).click();
+    const dialog = notary.getByRole('dialog', { name: 'New Signing Request' });
+    await dialog.getByLabel('Title').fill('Power of attorney');
+    await dialog.getByLabel('Notarization type').selectOption('acknowledgment');
+    const signerEmail = uniqueEmail('pat');
+    await dialog.getByLabel('Name 1').fill('Pat Signer');
+    await dialog.getByLabel('Email 1').fill(signerEmail);
+    await dialog.getByRole('button', { name: 'Create signing request' }).click();
+    await notary.getByRole('link', { name: 'Power of attorney' }).click();
+    await notary.getByLabel('Add PDFs').setInputFiles([{ name: 'power-of-attorney.pdf', mimeType: 'application/pdf', buffer: await makePdf(2, 'Power of attorney') }]);
+    await expect(notary.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem')).toHaveCount(1);
+    await notary.getByRole('button', { name: 'Mark ready' }).click();
+    await expect(notary.getByText('The job is now ready.')).toBeVisible();
+    await notary.getByRole('button', { name: 'Start session' }).click();
+    await expect(notary.getByText('The job is now in session.')).toBeVisible();
+
+    const invitation = await waitForMail(signerEmail, /You are invited to sign "Power of attorney"/);
+    const link = invitation.text.match(/https?:\/\/\S+\/claim\/[A-Za-z0-9_-]+/)?.[0] ?? '';
+    const signer = await (await browser.newContext()).newPage();
+    await signer.goto(link);
+    await signer.getByLabel('Full name').fill('Pat Signer');
+    await signer.getByLabel('Password', { exact: true }).fill('signer password');
+    await signer.getByLabel('Confirm password').fill('signer password');
+    await signer.getByRole('button', { name: 'Create account' }).click();
+    await signer.getByRole('link', { name: 'Open signing workspace' }).click();
+    await expect(signer.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
+    await expect(signer.getByRole('img', { name: 'power-of-attorney.pdf, page 1' })).toBeVisible();
+
+    await notary.getByRole('link', { name: 'Open signing workspace' }).click();
+    await expect(notary.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
+    await expect(notary.getByRole('img', { name: 'power-of-attorney.pdf, page 1' })).toBeVisible();
+    await notary.getByLabel('For').selectOption({ label: 'Pat Signer (signer)' });
+    await notary.getByRole('button', { name: 'Signature', exact: true }).click();
+    await expect(notary.getByRole('group', { name: 'Signature for Pat Signer' })).toBeVisible();
+    await expect(signer.getByRole('group', { name: 'Signature for Pat Signer' })).toBeVisible({ timeout: 3_000 });
+
+    const signerField = signer.getByRole('group', { name: 'Signature for Pat Signer' });
+    const signerBefore = (await signerField.boundingBox())?.y ?? 0;
+    const notaryField = notary.getByRole('group', { name: 'Signature for Pat Signer' });
+    const before = await notaryField.boundingBox();
+    if (!before) throw new Error('field not on screen');
+    await notary.mouse.move(before.x + 20, before.y + 10);
+    await notary.mouse.down();
+    await notary.mouse.move(before.x + 20, before.y + 90, { steps: 8 });
+    await notary.mouse.up();
+    await expect.poll(async () => ((await signerField.boundingBox())?.y ?? 0) - signerBefore, { timeout: 3_000 }).toBeGreaterThan(40);
+    await notary.getByRole('button', { name: 'Notary signature' }).click();
+    await notary.getByRole('button', { name: 'Notary seal' }).click();
+    await expect(notary.getByRole('group', { name: 'Notary seal for the notary' })).toBeVisible();
+
+    await signer.getByRole('group', { name: 'Signature for Pat Signer' }).getByRole('button', { name: 'Sign here' }).click();
+    await expect(signer).toHaveURL(/\/signature\?next=/);
+    await drawSignature(signer);
+    await signer.getByRole('button', { name: 'Save signature' }).click();
+    await expect(signer).toHaveURL(/\/signing\//);
+    await signer.getByRole('group', { name: 'Signature for Pat Signer' }).getByRole('button', { name: 'Sign here' }).click();
+    await expect(signer.getByRole('img', { name: 'Signature for Pat Signer, signed' })).toBeVisible();
+    await expect(notary.getByRole('img', { name: 'Signature for Pat Signer, signed' })).toBeVisible({ timeout: 3_000 });
+
+    await notary.getByRole('group', { name: 'Notary signature for the notary' }).getByRole('button', { name: 'Sign here' }).click();
+    await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click();
+    await expect(notary.getByRole('img', { name: 'Notary signature for the notary, signed' })).toBeVisible();
+    await notary.getByRole('button', { name: 'Complete this document' }).click();
+    await expect(notary.getByText('power-of-attorney.pdf is complete.')).toBeVisible();
+    await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
+    await expect(notary.getByText('The job is notarized and digitally signed.')).toBeVisible({ timeout: 60_000 });
+    const download = notary.getByRole('link', { name: 'power-of-attorney (notarized).pdf' });
+    await expect(download).toBeVisible();
+
+    const response = await notary.request.get((await download.getAttribute('href')) ?? '');
+    expect(response.status()).toBe(200);
+    const notarized = Buffer.from(await response.body());
+    const caPem = await (await notary.request.get('/api/verify/platform-ca.pem')).text();
+    const report = await verifyWithPdfsig(notarized, caPem);
+    expect(report).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
+
+    await signer.goto('/verify');
+    await signer.getByLabel('PDF to check').setInputFiles([{ name: 'mine.pdf', mimeType: 'application/pdf', buffer: notarized }]);
+    await expect(signer.getByText('This exact document was notarized on this platform')).toBeVisible();
+    await expect(signer.getByText('Noel Notary')).toBeVisible();
+    await expect(signer.getByText('Pat Signer')).toHaveCount(0);
+    const tampered = Buffer.from(notarized);
+    const middle = Math.floor(tampered.length / 3);
+    tampered.writeUInt8(tampered.readUInt8(middle) ^ 0x01, middle);
+    await signer.getByLabel('PDF to check').setInputFiles([{ name: 'changed.pdf', mimeType: 'application/pdf', buffer: tampered }]);
+    await expect(signer.getByText('Not verified.')).toBeVisible();
+    await signer.context().close();
+  });
 });
+
+/** Draws two strokes on the signature pad of the page. */
+async function drawSignature(page: Page) {
+  const pad = page.getByRole('img', { name: /^Signature drawing area/ });
+  const box = await pad.boundingBox();
+  if (!box) throw new Error('the drawing pad is not on screen');
+  const strokes: Array<Array<[number, number]>> = [
+    [[0.1, 0.6], [0.25, 0.3], [0.4, 0.7], [0.55, 0.35], [0.7, 0.6]],
+    [[0.2, 0.8], [0.8, 0.75]],
+  ];
+  for (const stroke of strokes) {
+    const [first, ...rest] = stroke;
+    if (!first) continue;
+    await page.mouse.move(box.x + first[0] * box.width, box.y + first[1] * box.height);
+    await page.mouse.down();
+    for (const [x, y] of rest) await page.mouse.move(box.x + x * box.width, box.y + y * box.height, { steps: 5 });
+    await page.mouse.up();
+  }
+}

@@ -83,6 +83,10 @@ export default function VerifyPage() {
             this platform.
           </div>
         ) : null}
+        <p className="muted">
+          Each notarized PDF also carries the notary’s digital signature. To check it in a PDF reader, trust{' '}
+          <a href="/api/verify/platform-ca.pem">the platform certificate authority</a> that issues notaries’ certificates.
+        </p>
         <Link to="/login">Open RON home</Link>
       </section>
     </main>

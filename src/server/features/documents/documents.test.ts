@@ -141,6 +141,13 @@ describe('uploading documents', () => {
     expect((await listDocuments(job.id)).map((item) => item.name)).toEqual(['first.pdf', 'second.pdf', 'third.pdf']);
   });
 
+  it('gives simultaneous uploads to one job distinct positions', async () => {
+    const job = await createJob();
+    const results = await Promise.all(['a.pdf', 'b.pdf', 'c.pdf'].map((name) => upload(job.id, [{ name, content: onePage }])));
+    expect(results.map((res) => res.statusCode)).toEqual([201, 201, 201]);
+    expect((await listDocuments(job.id)).map((item) => item.position)).toEqual([0, 1, 2]);
+  });
+
   it('answers a batch without files with 400 no_files, whether or not it is multipart', async () => {
     const job = await createJob();
     const json = await call(agent, 'POST', `/api/jobs/${job.id}/documents/batch`, { files: [] });

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isNotaryField, type DocumentField, type createFieldInputSchema, type fillFieldInputSchema, type updateFieldInputSchema } from '#shared/fields.ts';
 import type { DbOrTx } from '#server/db/client.ts';
@@ -7,6 +7,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
+import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
 
 type FieldRow = typeof documentFields.$inferSelect;
 type DocumentRow = typeof documents.$inferSelect;
@@ -149,16 +150,6 @@ export async function deleteField(ctx: Ctx, jobId: string, documentId: string, f
   await publishJobChange(ctx, jobId, { type: 'fields.changed', documentId });
 }
 
-async function getCurrentSignatureId(db: DbOrTx, userId: string, kind: 'signature' | 'initials'): Promise<string | null> {
-  const [row] = await db
-    .select({ id: userSignatures.id })
-    .from(userSignatures)
-    .where(and(eq(userSignatures.userId, userId), eq(userSignatures.kind, kind), eq(userSignatures.isCurrent, true)))
-    .orderBy(sql`${userSignatures.createdAt} desc`)
-    .limit(1);
-  return row?.id ?? null;
-}
-
 /**
  * Fills a field during the session: a signer only their own fields, the notary only the notary's.
  * Signature and initials fields take the person's saved image; name and date are set by the server.
@@ -185,7 +176,7 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
       case 'signature':
       case 'notary_signature':
       case 'initials': {
-        signatureId = await getCurrentSignatureId(tx, userId, current.type === 'initials' ? 'initials' : 'signature');
+        signatureId = (await getCurrentSignature(tx, userId, current.type === 'initials' ? 'initials' : 'signature'))?.id ?? null;
         if (!signatureId) {
           throw new AppError(409, 'signature_missing', `Save your ${current.type === 'initials' ? 'initials' : 'signature'} first.`, { needs: current.type === 'initials' ? 'initials' : 'signature' });
         }

@@ -239,6 +239,14 @@ describe('optimistic concurrency on a job', () => {
     expect(await auditActions(job.id)).toHaveLength(eventCount);
   });
 
+  it('lets only one of two simultaneous edits of the same version through', async () => {
+    const job = await createJob();
+    const results = await Promise.all(['From tab one', 'From tab two'].map((title) => patchJob(job.id, { title, version: job.version })));
+    expect(results.map((res) => res.statusCode).sort()).toEqual([200, 412]);
+    const winner = results.find((res) => res.statusCode === 200)?.json() as Job;
+    expect(await getJob(job.id)).toMatchObject({ title: winner.title, version: job.version + 1 });
+  });
+
   it('changes nothing when a detail edit comes with an illegal move', async () => {
     const job = await createJob();
     const res = await patchJob(job.id, { title: 'Should not stick', status: 'completed', version: job.version });

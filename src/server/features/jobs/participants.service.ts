@@ -87,11 +87,15 @@ export async function addParticipant(ctx: Ctx, jobId: string, input: z.output<ty
       const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
       requirePermission(access, 'canEdit');
       assertEditable(access.job);
-      const [{ count = 0 } = {}] = await tx.select({ count: sql<number>`count(*)::int` }).from(jobParticipants).where(eq(jobParticipants.jobId, jobId));
+      const [{ count = 0, next = 0 } = {}] = await tx
+        .select({ count: sql<number>`count(*)::int`, next: sql<number>`coalesce(max(${jobParticipants.position}) + 1, 0)::int` })
+        .from(jobParticipants)
+        .where(eq(jobParticipants.jobId, jobId));
       if (count >= 10) throw conflict('A job has at most 10 participants.');
+      // After the last one, not at the count: once someone was removed, the count is a position already taken.
       const [row] = await tx
         .insert(jobParticipants)
-        .values({ jobId, name: input.name, email: input.email, role: input.role, position: count, invitedAt: new Date() })
+        .values({ jobId, name: input.name, email: input.email, role: input.role, position: next, invitedAt: new Date() })
         .returning();
       if (!row) throw new Error('participant insert returned no row');
       await queueParticipantInvite(txCtx, access.job, row);

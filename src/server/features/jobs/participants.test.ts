@@ -91,6 +91,20 @@ describe('POST /api/jobs/:id/signers', () => {
     expect((await getJob(job.id)).participantCount).toBe(2);
   });
 
+  it('adds a participant after the last one, also once someone earlier was removed', async () => {
+    const job = await createJob([
+      { name: 'First', email: email() },
+      { name: 'Second', email: email() },
+    ]);
+    expect((await call(agent, 'DELETE', `/api/jobs/${job.id}/signers/${job.participants[0]?.id}`)).statusCode).toBe(200);
+    const added = await call(agent, 'POST', `/api/jobs/${job.id}/signers`, { name: 'Third', email: email() });
+    expect(added.statusCode).toBe(201);
+    expect((await getJob(job.id)).participants.map((participant) => [participant.name, participant.position])).toEqual([
+      ['Second', 1],
+      ['Third', 2],
+    ]);
+  });
+
   it('refuses a person already on the job', async () => {
     const job = await createJob();
     const res = await call(agent, 'POST', `/api/jobs/${job.id}/signers`, { name: 'Twin', email: job.participants[0]?.email });

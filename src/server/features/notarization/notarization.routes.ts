@@ -6,7 +6,7 @@ import { notarizedListSchema, verificationSchema } from '#shared/fields.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { receiveToTempFile } from '#server/providers/storage/storage.ts';
-import { completeJob, findNotarizedDocuments, openNotarizedFile, verifyByHash, verifyById } from './notarization.service.ts';
+import { completeJob, findNotarizedDocuments, getPlatformCaCertificate, openNotarizedFile, verifyByHash, verifyById } from './notarization.service.ts';
 
 const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
 
@@ -53,6 +53,14 @@ export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
       await fs.promises.rm(received.filePath, { force: true });
     }
   });
+
+  app.get('/platform-ca.pem', { config: { access: 'public' } }, async (request, reply) =>
+    reply
+      .type('application/x-pem-file')
+      .header('content-disposition', 'attachment; filename="open-ron-platform-ca.pem"')
+      .header('cache-control', 'public, max-age=3600')
+      .send(await getPlatformCaCertificate(request.ctx)),
+  );
 
   app.get(
     '/:id',

@@ -11,7 +11,7 @@ import { AppError, conflict, forbidden, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
-import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
+import { getOrCreatePlatformCa, getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
 import { signPdf } from '#server/providers/signing/pades.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
@@ -249,4 +249,9 @@ export async function verifyById(ctx: Ctx, notarizedId: string): Promise<Verific
   const [row] = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.id, notarizedId)).limit(1);
   if (!row) throw notFound('No notarized document has that id.');
   return toVerification(row.sha256, row);
+}
+
+/** The platform CA certificate (public): verifiers add it as a trust anchor to check signatures. */
+export async function getPlatformCaCertificate(ctx: Ctx): Promise<string> {
+  return (await getOrCreatePlatformCa(ctx.db, ctx.secretsKey)).certificatePem;
 }

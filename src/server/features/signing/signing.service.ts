@@ -1,16 +1,12 @@
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { SigningAssets } from '#shared/fields.ts';
-import { jobParticipants, userSignatures } from '#server/db/schema/index.ts';
+import { jobParticipants } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
+import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
 
 async function findCurrentImage(ctx: Ctx, userId: string, kind: 'signature' | 'initials') {
-  const [row] = await ctx.db
-    .select({ id: userSignatures.id })
-    .from(userSignatures)
-    .where(and(eq(userSignatures.userId, userId), eq(userSignatures.kind, kind), eq(userSignatures.isCurrent, true)))
-    .orderBy(desc(userSignatures.createdAt))
-    .limit(1);
+  const row = await getCurrentSignature(ctx.db, userId, kind);
   return row ? { id: row.id, imageUrl: `/api/signatures/${row.id}/image` } : null;
 }
 

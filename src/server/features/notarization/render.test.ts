@@ -1,0 +1,286 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { deflateSync } from 'node:zlib';
+import { degrees, PDFDocument } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notarizationTypes } from '#shared/jobs.ts';
+import { makePdf } from '#test/pdf-fixtures.ts';
+import { communicationTechnologySentence, renderNotarizedPdf, type AuditFacts, type CertificateFacts, type FieldToBurn } from './render.ts';
+
+const run = promisify(execFile);
+let workDirectory: string;
+
+beforeAll(async () => {
+  workDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-render-test-'));
+});
+
+afterAll(async () => {
+  if (workDirectory) await fs.promises.rm(workDirectory, { recursive: true, force: true });
+});
+
+/** A solid-colour PNG (RGB, 8 bits). */
+function makePng(width: number, height: number, [red, green, blue]: [number, number, number]): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, index) => {
+    let value = index;
+    for (let bit = 0; bit < 8; bit += 1) value = value & 1 ? 0xedb88320 ^ (value >>> 1) : value >>> 1;
+    return value >>> 0;
+  });
+  const crc32 = (bytes: Buffer) => {
+    let value = 0xffffffff;
+    for (const byte of bytes) value = (crcTable[(value ^ byte) & 0xff] ?? 0) ^ (value >>> 8);
+    return (value ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const checksum = Buffer.alloc(4);
+    checksum.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, checksum]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8;
+  header[9] = 2;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => [red, green, blue]).flat())]);
+  const pixels = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(pixels)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+const certificate: CertificateFacts = {
+  actKey: 'acknowledgment',
+  actLabel: 'Acknowledgment',
+  notaryName: 'Nora Q. Notary',
+  commissionNumber: '13245768-9',
+  commissionState: 'TX',
+  county: 'Travis',
+  commissionExpiresOn: '2030-06-30',
+  notarizedAt: new Date('2026-03-14T15:09:26Z'),
+  signerNames: ['Sam Signer', 'Wanda Witness'],
+  timeZone: 'America/Chicago',
+};
+
+const audit: AuditFacts = {
+  jobId: '5b7c0e9e-1111-4222-8333-444455556666',
+  jobTitle: 'Refinance closing',
+  documentName: 'deed-of-trust.pdf',
+  originalSha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  signers: [
+    { name: 'Sam Signer', role: 'signer', signedAt: new Date('2026-03-14T15:05:00Z'), identityMethod: 'Credential analysis and knowledge-based authentication' },
+    { name: 'Wanda Witness', role: 'witness', signedAt: null, identityMethod: 'Personal knowledge of the notary' },
+  ],
+  recordingReference: null,
+  events: [
+    { at: new Date('2026-03-14T14:59:00Z'), action: 'session.started', actor: 'Nora Q. Notary' },
+    { at: new Date('2026-03-14T15:05:00Z'), action: 'field.signed', actor: 'Sam Signer' },
+    { at: new Date('2026-03-14T15:09:26Z'), action: 'job.completed', actor: null },
+  ],
+};
+
+async function writeTemporary(name: string, bytes: Buffer): Promise<string> {
+  const file = path.join(workDirectory, name);
+  await fs.promises.writeFile(file, bytes);
+  return file;
+}
+
+/** The text a reader extracts from the given pages, whitespace collapsed. */
+async function extractText(pdf: Buffer, firstPage?: number, lastPage?: number): Promise<string> {
+  const file = await writeTemporary(`text-${Math.random().toString(16).slice(2)}.pdf`, pdf);
+  const range = [...(firstPage ? ['-f', String(firstPage)] : []), ...(lastPage ? ['-l', String(lastPage)] : [])];
+  const { stdout } = await run('pdftotext', [...range, '-enc', 'UTF-8', file, '-']);
+  return stdout.replace(/\s+/g, ' ');
+}
+
+/** The RGB colour a viewer paints at a point given as fractions of the displayed page (crop box, rotated; 72 dpi). */
+async function readPixel(pdf: Buffer, page: number, x: number, y: number): Promise<[number, number, number]> {
+  const file = await writeTemporary(`pixels-${page}-${Math.random().toString(16).slice(2)}.pdf`, pdf);
+  const { stdout } = await run('pdftoppm', ['-cropbox', '-f', String(page), '-l', String(page), '-r', '72', file], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+  const image = stdout as unknown as Buffer;
+  // P6 <width> <height> <max>\n then RGB triples
+  const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(image.subarray(0, 40).toString('latin1'));
+  if (!header) throw new Error('pdftoppm did not write a PPM');
+  const [width, height] = [Number(header[1]), Number(header[2])];
+  const offset = header[0].length + (Math.floor(y * height) * width + Math.floor(x * width)) * 3;
+  return [image[offset] ?? -1, image[offset + 1] ?? -1, image[offset + 2] ?? -1];
+}
+
+describe('renderNotarizedPdf', () => {
+  it('appends a notarial certificate page and an audit page to the original pages', async () => {
+    const original = await makePdf(3, 'Deed of trust');
+    const { pdf, pageCount } = await renderNotarizedPdf({ original, fields: [], certificate, audit });
+    expect(pageCount).toBe(5);
+    expect((await PDFDocument.load(pdf)).getPageCount()).toBe(5);
+    expect(await extractText(pdf, 1, 3)).toContain('Deed of trust, page 3');
+    expect(await extractText(pdf, 4, 4)).toContain('NOTARIAL CERTIFICATE');
+    expect(await extractText(pdf, 5, 5)).toContain('AUDIT CERTIFICATE');
+  });
+
+  it('states on the certificate page that the act used communication technology, with the notary, commission, state and county', async () => {
+    const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
+    const text = await extractText(pdf, 2, 2);
+    expect(text).toContain('This notarial act involved the use of communication technology.');
+    expect(communicationTechnologySentence).toBe('This notarial act involved the use of communication technology.');
+    expect(text).toContain('State of Texas');
+    expect(text).toContain('County of Travis');
+    expect(text).toContain('This record was acknowledged before me on March 14, 2026 by Sam Signer and Wanda Witness');
+    expect(text).toContain('Nora Q. Notary, Notary Public');
+    expect(text).toContain('Commission No. 13245768-9');
+    expect(text).toContain('My commission expires June 30, 2030');
+    expect(text).toContain('Notarized March 14, 2026 at 10:09:26 AM CDT');
+    expect(text).toContain('Record: deed-of-trust.pdf');
+    // the seal, drawn beside the signature line
+    expect(text).toContain('NOTARY PUBLIC');
+    expect(text).toContain('Comm. No. 13245768-9');
+    expect(text).toContain('Expires 2030-06-30');
+  });
+
+  it('words the certificate for each notarial act', async () => {
+    const expected: Record<string, string> = {
+      acknowledgment: 'This record was acknowledged before me on March 14, 2026 by Sam Signer and Wanda Witness',
+      jurat: 'Signed and sworn to (or affirmed) before me on March 14, 2026 by Sam Signer and Wanda Witness',
+      oath_affirmation: 'On March 14, 2026, Sam Signer and Wanda Witness appeared before me by means of audio-video communication and took an oath (or affirmation) administered by me.',
+      signature_witnessing: 'Signed before me on March 14, 2026 by Sam Signer and Wanda Witness',
+      copy_certification: 'I certify that this is a true and correct copy of a record in the possession of Sam Signer and Wanda Witness',
+    };
+    expect(Object.keys(expected).sort()).toEqual(notarizationTypes.map((type) => type.key).sort());
+    for (const type of notarizationTypes) {
+      const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate: { ...certificate, actKey: type.key, actLabel: type.label }, audit });
+      const text = await extractText(pdf, 2, 2);
+      expect(text, type.key).toContain(expected[type.key]);
+      expect(text, type.key).toContain(`${type.label}, remote online notarization`);
+      expect(text, type.key).toContain(communicationTechnologySentence);
+    }
+  });
+
+  it('lists the job, the original hash, each signer and the recording on the audit page', async () => {
+    const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
+    const text = await extractText(pdf, 3, 3);
+    for (const expected of [
+      'Refinance closing',
+      audit.jobId,
+      'deed-of-trust.pdf',
+      audit.originalSha256,
+      'No recording reference',
+      'Sam Signer',
+      'Role: signer. Signed: 2026-03-14 15:05:00 UTC.',
+      'Identity: Credential analysis and knowledge-based authentication',
+      'Wanda Witness',
+      'Role: witness. Signed: not signed.',
+      'session.started',
+      'job.completed',
+      'the system',
+      'Audit certificate, page 1 of 1.',
+    ]) {
+      expect(text).toContain(expected);
+    }
+    const withRecording = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit: { ...audit, recordingReference: 'rec-2026-03-14-0042' } });
+    expect(await extractText(withRecording.pdf, 3, 3)).toContain('rec-2026-03-14-0042');
+  });
+
+  it('continues a long event list onto more audit pages, counted in the page total', async () => {
+    const events = Array.from({ length: 150 }, (_, index) => ({ at: new Date(Date.UTC(2026, 2, 14, 15, 0, index)), action: `field.filled #${index + 1}`, actor: 'Sam Signer' }));
+    const { pdf, pageCount } = await renderNotarizedPdf({ original: await makePdf(2), fields: [], certificate, audit: { ...audit, events } });
+    expect(pageCount).toBeGreaterThanOrEqual(2 + 1 + 3);
+    expect((await PDFDocument.load(pdf)).getPageCount()).toBe(pageCount);
+    const auditPages = pageCount - 3;
+    const text = await extractText(pdf, 4);
+    expect(text).toContain(`Audit certificate, page 1 of ${auditPages}.`);
+    expect(text).toContain(`Audit certificate, page ${auditPages} of ${auditPages}.`);
+    expect(text).toContain('Audit certificate (continued)');
+    expect(text).toContain('field.filled #1 ');
+    expect(text).toContain('field.filled #150');
+  });
+
+  it('burns text fields into the original page where they were placed', async () => {
+    const fields: FieldToBurn[] = [
+      { type: 'name', page: 2, x: 0.1, y: 0.5, width: 0.4, height: 0.03, value: 'Sam Signer', imagePng: null },
+      { type: 'date_signed', page: 2, x: 0.6, y: 0.5, width: 0.3, height: 0.03, value: 'March 14, 2026', imagePng: null },
+      { type: 'text', page: 1, x: 0.1, y: 0.3, width: 0.5, height: 0.05, value: 'Parcel 17, Block B', imagePng: null },
+    ];
+    const { pdf } = await renderNotarizedPdf({ original: await makePdf(2), fields, certificate, audit });
+    expect(await extractText(pdf, 1, 1)).toContain('Parcel 17, Block B');
+    const file = await writeTemporary('bbox.pdf', pdf);
+    const { stdout } = await run('pdftotext', ['-bbox', '-f', '2', '-l', '2', file, '-']);
+    const word = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">Sam<\/word>/.exec(stdout);
+    expect(word).not.toBeNull();
+    const [xMin, yMin, , yMax] = (word ?? []).slice(1).map(Number) as [number, number, number, number];
+    expect(xMin).toBeGreaterThanOrEqual(0.1 * 612);
+    expect(xMin).toBeLessThan(0.1 * 612 + 6);
+    expect(yMin).toBeGreaterThanOrEqual(0.5 * 792 - 1);
+    expect(yMax).toBeLessThanOrEqual(0.53 * 792 + 1);
+    expect(stdout).toMatch(/>March<\/word>/);
+  });
+
+  it('draws a signature image inside its field, also on a page turned by /Rotate or cropped', async () => {
+    const base = await PDFDocument.load(await makePdf(4));
+    base.getPage(1).setRotation(degrees(90));
+    base.getPage(2).setCropBox(100, 150, 400, 500);
+    base.getPage(3).setCropBox(30, 40, 500, 700);
+    base.getPage(3).setRotation(degrees(270));
+    const original = Buffer.from(await base.save());
+    const blue = makePng(40, 20, [0, 0, 255]);
+    const field = { type: 'signature' as const, x: 0.2, y: 0.6, width: 0.3, height: 0.1, value: null, imagePng: blue };
+    const pages = [1, 2, 3, 4];
+    const { pdf } = await renderNotarizedPdf({ original, fields: pages.map((page) => ({ ...field, page })), certificate, audit });
+    for (const page of pages) {
+      // The image keeps its 2:1 shape, centred in the field: its middle is blue, the page beside the field white.
+      expect(await readPixel(pdf, page, 0.35, 0.65), `page ${page} inside`).toEqual([0, 0, 255]);
+      expect(await readPixel(pdf, page, 0.1, 0.65), `page ${page} left of the field`).toEqual([255, 255, 255]);
+      expect(await readPixel(pdf, page, 0.35, 0.55), `page ${page} above the field`).toEqual([255, 255, 255]);
+    }
+    const file = await writeTemporary('images.pdf', pdf);
+    const { stdout } = await run('pdfimages', ['-list', file]);
+    // one image object, drawn on each page
+    expect(stdout.split('\n').filter((line) => /^\s+\d+\s+\d+\s+image\s+40\s+20\s/.test(line))).toHaveLength(4);
+    expect(new Set(stdout.split('\n').filter((line) => /image\s+40\s+20\s/.test(line)).map((line) => line.trim().split(/\s+/)[10]))).toHaveProperty('size', 1);
+  });
+
+  it('draws the notary seal and the certificate block where the notary placed them', async () => {
+    const fields: FieldToBurn[] = [
+      { type: 'notary_seal', page: 1, x: 0.65, y: 0.05, width: 0.25, height: 0.2, value: null, imagePng: null },
+      { type: 'notarial_certificate', page: 1, x: 0.1, y: 0.6, width: 0.8, height: 0.2, value: null, imagePng: null },
+      { type: 'checkbox', page: 1, x: 0.1, y: 0.9, width: 0.03, height: 0.03, value: 'true', imagePng: null },
+    ];
+    const { pdf, pageCount } = await renderNotarizedPdf({ original: await makePdf(1), fields, certificate, audit });
+    expect(pageCount).toBe(3);
+    const text = await extractText(pdf, 1, 1);
+    expect(text).toContain('NOTARY PUBLIC');
+    expect(text).toContain('Comm. No. 13245768-9');
+    expect(text).toContain('State of Texas, County of Travis');
+    expect(text).toContain(communicationTechnologySentence);
+    expect(text).toContain('Nora Q. Notary, Notary Public, State of Texas. Commission No. 13245768-9, expires June 30, 2030.');
+    // The seal's outer ring is drawn in seal blue: a circle of radius 0.96 x half the field's
+    // shorter side (153 pt), centred in the field, its 2.6 pt ring ending 118.8 - 73.4 = 45.4 pt from the top.
+    const [red, green, blue] = await readPixel(pdf, 1, 0.775, 46.7 / 792);
+    expect(blue).toBeGreaterThan(red + 40);
+    expect(blue).toBeGreaterThan(green + 40);
+  });
+
+  it('replaces characters the standard fonts cannot encode with a question mark', async () => {
+    const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.8, height: 0.04, value: 'Zoë Ünsworth 王小明 ✓', imagePng: null }];
+    const { pdf } = await renderNotarizedPdf({
+      original: await makePdf(1),
+      fields,
+      certificate: { ...certificate, signerNames: ['Zoë Ünsworth 王小明'] },
+      audit: { ...audit, jobTitle: 'Closing – “final” 🏠' },
+    });
+    expect(await extractText(pdf, 1, 1)).toContain('Zoë Ünsworth ??? ?');
+    expect(await extractText(pdf, 2, 2)).toContain('by Zoë Ünsworth ???');
+    expect(await extractText(pdf, 3, 3)).toContain('Closing – “final” ?');
+  });
+
+  it('refuses a field on a page the document does not have', async () => {
+    const fields: FieldToBurn[] = [{ type: 'name', page: 4, x: 0.1, y: 0.5, width: 0.4, height: 0.03, value: 'Sam Signer', imagePng: null }];
+    await expect(renderNotarizedPdf({ original: await makePdf(2), fields, certificate, audit })).rejects.toThrow('A name field is on page 4, but the document has 2 pages.');
+  });
+
+  it('saves without object streams, so a signature can be added afterwards', async () => {
+    const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
+    expect(pdf.includes('/ObjStm')).toBe(false);
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+});
