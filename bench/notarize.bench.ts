@@ -10,6 +10,7 @@
  * outside the timings). Settings (environment): BENCH_RUNS (5), BENCH_PAGES ("10,100").
  */
 import { createHash, randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createDatabase } from '#server/db/client.ts';
@@ -133,7 +134,7 @@ try {
       },
     };
     const samples = { bare: [] as number[], render: [] as number[], sign: [] as number[], total: [] as number[] };
-    let output = Buffer.alloc(0);
+    let output: Buffer = Buffer.alloc(0);
     for (let run = 0; run <= runs; run += 1) {
       const bare = await time(async () => Buffer.from(await (await PDFDocument.load(original)).save({ useObjectStreams: false })));
       const rendered = await time(() => renderNotarizedPdf(input));
@@ -161,7 +162,7 @@ try {
   const header = ['document', 'size in -> out', 'bare load+save ms', 'render ms', 'sign ms', 'render+sign ms', 'x bare'];
   const widths = header.map((title, index) => Math.max(title.length, ...rows.map((row) => (row[index] ?? '').length)));
   const format = (row: string[]) => row.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0))).join('  ');
-  console.log(`\nNotarized document (median of ${runs} runs after a warm-up; Node ${process.version}; every output verified by pdfsig)`);
+  console.log(`\nNotarized document (median of ${runs} runs after a warm-up; Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg()[0]?.toFixed(1)}; every output verified by pdfsig)`);
   console.log(format(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const row of rows) console.log(format(row));

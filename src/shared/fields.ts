@@ -132,3 +132,28 @@ export const verificationSchema = z.object({
   commissionExpiresOn: z.string().nullable(),
 });
 export type Verification = z.infer<typeof verificationSchema>;
+
+export interface Placement {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+function overlaps(a: Placement, b: Placement): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/** Where a new field of this size goes: the first spot (top to bottom, left to right) that covers no other field. */
+export function findFreeSpot(existing: readonly Placement[], size: { width: number; height: number }): Placement {
+  const step = 0.025;
+  for (let y = 0.05; y + size.height <= 0.97; y += step) {
+    for (let x = 0.05; x + size.width <= 0.97; x += step) {
+      const candidate = { x, y, width: size.width, height: size.height };
+      if (!existing.some((field) => overlaps(candidate, { x: field.x - 0.01, y: field.y - 0.01, width: field.width + 0.02, height: field.height + 0.02 }))) {
+        return { ...candidate, x: Math.round(x * 1000) / 1000, y: Math.round(y * 1000) / 1000 };
+      }
+    }
+  }
+  return { x: 0.5 - size.width / 2, y: 0.5 - size.height / 2, ...size };
+}

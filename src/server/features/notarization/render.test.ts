@@ -278,6 +278,17 @@ describe('renderNotarizedPdf', () => {
     await expect(renderNotarizedPdf({ original: await makePdf(2), fields, certificate, audit })).rejects.toThrow('A name field is on page 4, but the document has 2 pages.');
   });
 
+  it("draws the original's own form fields into the page and removes them, so they cannot be filled in after signing", async () => {
+    const base = await PDFDocument.load(await makePdf(1));
+    const buyer = base.getForm().createTextField('buyer');
+    buyer.setText('Pat Buyer');
+    buyer.addToPage(base.getPage(0), { x: 72, y: 400, width: 200, height: 24 });
+    const { pdf } = await renderNotarizedPdf({ original: Buffer.from(await base.save()), fields: [], certificate, audit });
+    const rendered = await PDFDocument.load(pdf);
+    expect(rendered.getForm().getFields()).toHaveLength(0);
+    expect(await extractText(pdf, 1, 1)).toContain('Pat Buyer');
+  });
+
   it('saves without object streams, so a signature can be added afterwards', async () => {
     const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
     expect(pdf.includes('/ObjStm')).toBe(false);

@@ -3,6 +3,7 @@ import {
   concatTransformationMatrix,
   degrees,
   PDFDocument,
+  PDFName,
   popGraphicsState,
   pushGraphicsState,
   rgb,
@@ -166,12 +167,32 @@ function drawTextInBox(page: PDFPage, text: string, box: { x: number; y: number;
 // ---------------------------------------------------------------------------------------------
 // Dates
 
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Intl.DateTimeFormat is costly to build: one per zone and style. */
+function getDateFormat(timeZone: string, style: 'date' | 'dateTime'): Intl.DateTimeFormat {
+  const key = `${style}:${timeZone}`;
+  let format = dateFormats.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions =
+      style === 'date' ? { timeZone, year: 'numeric', month: 'long', day: 'numeric' } : { timeZone, dateStyle: 'long', timeStyle: 'long' };
+    try {
+      format = new Intl.DateTimeFormat('en-US', options);
+    } catch {
+      // An unknown zone: write UTC (the printed time names its zone, so it stays true).
+      format = new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' });
+    }
+    dateFormats.set(key, format);
+  }
+  return format;
+}
+
 function formatDate(date: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'long', day: 'numeric' }).format(date);
+  return getDateFormat(timeZone, 'date').format(date);
 }
 
 function formatDateTime(date: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone, dateStyle: 'long', timeStyle: 'long' }).format(date);
+  return getDateFormat(timeZone, 'dateTime').format(date);
 }
 
 function formatIsoDay(day: string): string {
@@ -548,6 +569,21 @@ function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditFacts, n
   return writer.pages;
 }
 
+/**
+ * The notarized record is static: the original's own form fields are drawn into the pages and
+ * removed, so nobody can fill them in after the notary signs. A form pdf-lib cannot flatten is left
+ * as it is (the signature still reveals any later change).
+ */
+function flattenForm(document: PDFDocument) {
+  if (!document.catalog.has(PDFName.of('AcroForm'))) return;
+  try {
+    const form = document.getForm();
+    if (form.getFields().length > 0) form.flatten();
+  } catch {
+    // keep the form
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /**
@@ -565,6 +601,7 @@ export async function renderNotarizedPdf(input: { original: Buffer; fields: Fiel
     document.embedFont(StandardFonts.Courier),
   ]);
   const fonts: Fonts = { regular, bold, italic, serif, serifBold, mono };
+  flattenForm(document);
   await burnFields(document, input.fields, fonts, input.certificate);
   const signatureImage = input.certificate.notarySignaturePng ? await document.embedPng(input.certificate.notarySignaturePng) : null;
   addNotarialCertificatePage(document, fonts, input.certificate, input.audit.documentName, signatureImage);

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { documentListSchema, documentSchema } from '#shared/documents.ts';
-import { defaultFieldSizes, fieldLabels, fieldListSchema, fieldSchema, fieldTypes, isNotaryField, notarizedListSchema, signingAssetsSchema, type DocumentField, type FieldType } from '#shared/fields.ts';
+import { defaultFieldSizes, fieldLabels, findFreeSpot, fieldListSchema, fieldSchema, fieldTypes, isNotaryField, notarizedListSchema, signingAssetsSchema, type DocumentField, type FieldType } from '#shared/fields.ts';
 import { jobStatusLabels } from '#shared/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useJob } from '#web/features/jobs/job-hooks.ts';
@@ -92,10 +92,13 @@ export function SigningWorkspace({ jobId, documentId }: { jobId: string; documen
 
   const addField = useMutation({
     mutationFn: (type: FieldType) => {
-      const size = defaultFieldSizes[type];
+      const spot = findFreeSpot(
+        allFields.filter((field) => field.page === currentPage),
+        defaultFieldSizes[type],
+      );
       return api.post(
         `/api/jobs/${jobId}/documents/${current?.id}/fields`,
-        { type, page: currentPage, x: 0.5 - size.width / 2, y: 0.5 - size.height / 2, width: size.width, height: size.height, participantId: isNotaryField(type) ? null : chosenAssignee || null },
+        { type, page: currentPage, ...spot, participantId: isNotaryField(type) ? null : chosenAssignee || null },
         fieldSchema,
       );
     },
