@@ -6,7 +6,7 @@ import { notarizedListSchema, verificationSchema } from '#shared/fields.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { receiveToTempFile } from '#server/providers/storage/storage.ts';
-import { completeJob, findNotarizedDocuments, getPlatformCaCertificate, openNotarizedFile, verifyByHash, verifyById } from './notarization.service.ts';
+import { completeJob, findNotarizedDocuments, getPlatformCaCertificate, prepareNotaryLog, openNotarizedFile, verifyByHash, verifyById } from './notarization.service.ts';
 
 const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
 
@@ -16,6 +16,36 @@ export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
       completeJob(request.ctx, request.params.id),
     );
   }
+
+  app.post(
+    '/:id/prepare-notary-log',
+    {
+      config: { access: ['notary', 'admin'] },
+      schema: {
+        params: jobParams,
+        response: {
+          200: z.object({
+            entries: z.array(
+              z.object({
+                jobId: z.string(),
+                documentId: z.string(),
+                documentName: z.string(),
+                actType: z.string(),
+                signerName: z.string(),
+                signerEmail: z.string(),
+                identityMethod: z.string(),
+                notarizedAt: z.string().nullable(),
+                notarizedSha256: z.string().nullable(),
+                recordingReference: z.string().nullable(),
+                feeCents: z.number().nullable(),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+    async (request) => prepareNotaryLog(request.ctx, request.params.id),
+  );
 
   app.get('/:id/notarized', { config: { access: 'signed-in' }, schema: { params: jobParams, response: { 200: notarizedListSchema } } }, async (request) =>
     findNotarizedDocuments(request.ctx, request.params.id),

@@ -255,3 +255,34 @@ export async function verifyById(ctx: Ctx, notarizedId: string): Promise<Verific
 export async function getPlatformCaCertificate(ctx: Ctx): Promise<string> {
   return (await getOrCreatePlatformCa(ctx.db, ctx.secretsKey)).certificatePem;
 }
+
+/**
+ * The journal entries this job will need, one per signer and document, computed from the job
+ * (SPEC: prepare-notary-log). Nothing is stored: the notary journal capability keeps entries.
+ */
+export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
+  const access = await getJobAccess(ctx, jobId);
+  if (access.job.notaryId !== access.userId && !ctx.user?.roles.includes('admin')) throw forbidden('Only the job’s notary prepares its journal entries.');
+  const act = notarizationTypes.find((type) => type.key === access.job.notarizationType);
+  const participants = await ctx.db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId)).orderBy(asc(jobParticipants.position));
+  const jobDocuments = await ctx.db.select().from(documents).where(and(eq(documents.jobId, jobId), eq(documents.tag, 'signing'))).orderBy(asc(documents.position));
+  const notarized = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, jobId));
+  const entries = participants
+    .filter((participant) => participant.role === 'signer')
+    .flatMap((participant) =>
+      jobDocuments.map((document) => ({
+        jobId,
+        documentId: document.id,
+        documentName: document.name,
+        actType: act?.label ?? access.job.notarizationType,
+        signerName: participant.name,
+        signerEmail: participant.email,
+        identityMethod: participant.isIdBypassed ? `Bypassed: ${participant.idBypassReason ?? ''}` : identityNotRecorded,
+        notarizedAt: notarized.find((row) => row.documentId === document.id)?.createdAt.toISOString() ?? null,
+        notarizedSha256: notarized.find((row) => row.documentId === document.id)?.sha256 ?? null,
+        recordingReference: null,
+        feeCents: null,
+      })),
+    );
+  return { entries };
+}

@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documents, jobParticipants, jobs, notaryProfiles, userSignatures } from '#server/db/schema/index.ts';
+import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
+import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
+
+const tinyPng = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+let t: TestApp;
+let notary: TestUser;
+let signer: TestUser;
+let notaryHeaders: Record<string, string>;
+let signerHeaders: Record<string, string>;
+
+async function saveSignature(user: TestUser) {
+  const file = path.join(os.tmpdir(), `sig-${user.id}.png`);
+  fs.writeFileSync(file, tinyPng);
+  const sha256 = createHash('sha256').update(tinyPng).digest('hex');
+  await createLocalStorage(t.blobRoot).putFile(file, sha256, 'image/png');
+  await t.db.insert(userSignatures).values({ userId: user.id, kind: 'signature', method: 'upload', storageKey: sha256 });
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
+  await t.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'TX', commissionNumber: 'TX-777', commissionExpiresOn: '2031-01-01', county: 'Travis', approvalStatus: 'approved' });
+  signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
+  notaryHeaders = await t.signInAs(notary);
+  signerHeaders = await t.signInAs(signer);
+  await saveSignature(notary);
+  await saveSignature(signer);
+});
+afterAll(async () => t.close());
+
+/** A job in session with one signed document (signer signature, notary signature and seal filled), completed. */
+async function prepareSignedJob() {
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/jobs',
+    headers: notaryHeaders,
+    payload: { title: 'Affidavit of identity', notarizationType: 'jurat', signers: [{ name: signer.name, email: signer.email }] },
+  });
+  const job = created.json() as { id: string; participants: Array<{ id: string }> };
+  const participantId = job.participants[0]?.id as string;
+  await t.db.update(jobParticipants).set({ userId: signer.id }).where(eq(jobParticipants.id, participantId));
+  const original = await makePdf(2, 'Affidavit');
+  const upload = buildMultipart([{ name: 'affidavit.pdf', content: original }]);
+  const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...notaryHeaders, ...upload.headers }, payload: upload.payload });
+  const documentId = uploaded.json().items[0].id as string;
+  let version = 1;
+  for (const status of ['ready', 'in_session']) {
+    version = (await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status, version } })).json().version;
+  }
+  const base = `/api/jobs/${job.id}/documents/${documentId}/fields`;
+  const place = async (payload: Record<string, unknown>) => (await t.app.inject({ method: 'POST', url: base, headers: notaryHeaders, payload })).json();
+  const signature = await place({ type: 'signature', participantId, page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 });
+  const notarySignature = await place({ type: 'notary_signature', page: 2, x: 0.1, y: 0.6, width: 0.3, height: 0.06 });
+  const seal = await place({ type: 'notary_seal', page: 2, x: 0.6, y: 0.6, width: 0.2, height: 0.15 });
+  expect((await t.app.inject({ method: 'POST', url: `${base}/${signature.id}/fill`, headers: signerHeaders, payload: { version: 1 } })).statusCode).toBe(200);
+  for (const field of [notarySignature, seal]) {
+    expect((await t.app.inject({ method: 'POST', url: `${base}/${field.id}/fill`, headers: notaryHeaders, payload: { version: 1 } })).statusCode).toBe(200);
+  }
+  return { jobId: job.id, documentId, original };
+}
+
+describe('POST /api/jobs/:id/complete-job', () => {
+  it('refuses to seal before every document is complete, and refuses anyone but the job’s notary', async () => {
+    const { jobId, documentId } = await prepareSignedJob();
+    const early = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders });
+    expect(early.statusCode).toBe(409);
+    expect(early.json().message).toBe('Complete every document first: affidavit.pdf.');
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const bySigner = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: signerHeaders });
+    expect(bySigner.statusCode).toBe(403);
+    const otherNotary = await t.createUser({ roles: ['notary'] });
+    const byOther = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: await t.signInAs(otherNotary) });
+    expect(byOther.statusCode).toBe(404);
+  });
+
+  it('produces a new signed PDF that pdfsig trusts, keeps the original, records its hash and completes the job', async () => {
+    const { jobId, documentId, original } = await prepareSignedJob();
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const sealed = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/merge-documents`, headers: notaryHeaders });
+    expect(sealed.statusCode).toBe(200);
+    const [item] = sealed.json().items as Array<{ id: string; sha256: string; downloadUrl: string; pageCount: number; name: string }>;
+    expect(item).toMatchObject({ name: 'affidavit (notarized).pdf', pageCount: expect.any(Number) });
+    expect(item?.pageCount).toBeGreaterThanOrEqual(4);
+
+    const download = await t.app.inject({ method: 'GET', url: item?.downloadUrl ?? '', headers: signerHeaders });
+    expect(download.statusCode).toBe(200);
+    const notarized = download.rawPayload;
+    expect(createHash('sha256').update(notarized).digest('hex')).toBe(item?.sha256);
+    const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
+    expect(caPem).toContain('BEGIN CERTIFICATE');
+    const report = await verifyWithPdfsig(notarized, caPem);
+    expect(report).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
+
+    const originalFile = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/documents/${documentId}/file`, headers: signerHeaders });
+    expect(originalFile.rawPayload.equals(original)).toBe(true);
+    const [job] = await t.db.select().from(jobs).where(eq(jobs.id, jobId));
+    expect(job?.status).toBe('completed');
+    const [document] = await t.db.select().from(documents).where(eq(documents.id, documentId));
+    expect(document?.sha256).toBe(createHash('sha256').update(original).digest('hex'));
+    const audit = (await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: notaryHeaders })).json();
+    expect(audit.verification.isValid).toBe(true);
+    expect(audit.events.find((event: { action: string }) => event.action === 'document.notarized').data).toMatchObject({ sha256: item?.sha256 });
+
+    const again = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders });
+    expect(again.statusCode).toBe(409);
+  });
+});
+
+describe('public verification', () => {
+  it('confirms a notarized file by its bytes or id without personal data, and rejects a changed copy', async () => {
+    const { jobId, documentId } = await prepareSignedJob();
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const [item] = (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders })).json().items;
+    const bytes = (await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: notaryHeaders })).rawPayload;
+
+    const upload = buildMultipart([{ name: 'check.pdf', content: bytes }]);
+    const checked = await t.app.inject({ method: 'POST', url: '/api/verify', headers: upload.headers, payload: upload.payload });
+    expect(checked.statusCode).toBe(200);
+    expect(checked.json()).toMatchObject({ isKnown: true, notarizedDocumentId: item.id, actLabel: 'Jurat', notaryName: 'Nora Notary', commissionState: 'TX', commissionNumber: 'TX-777' });
+    expect(checked.body).not.toContain('Sam Signer');
+    expect(checked.body).not.toContain(signer.email);
+
+    const changed = Buffer.from(bytes);
+    changed.writeUInt8(changed.readUInt8(200) ^ 1, 200);
+    const tampered = buildMultipart([{ name: 'check.pdf', content: changed }]);
+    const refused = await t.app.inject({ method: 'POST', url: '/api/verify', headers: tampered.headers, payload: tampered.payload });
+    expect(refused.json()).toMatchObject({ isKnown: false, notarizedDocumentId: null, notaryName: null });
+
+    const byId = await t.app.inject({ method: 'GET', url: `/api/verify/${item.id}` });
+    expect(byId.json()).toMatchObject({ isKnown: true, sha256: item.sha256 });
+    expect((await t.app.inject({ method: 'GET', url: '/api/verify/not-a-uuid' })).statusCode).toBe(400);
+    expect((await t.app.inject({ method: 'GET', url: '/api/verify/00000000-0000-4000-8000-000000000000' })).statusCode).toBe(404);
+  });
+
+  it('prepares the journal entries for the notary only', async () => {
+    const { jobId } = await prepareSignedJob();
+    const prepared = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: notaryHeaders });
+    expect(prepared.statusCode).toBe(200);
+    expect(prepared.json().entries).toEqual([expect.objectContaining({ signerName: 'Sam Signer', documentName: 'affidavit.pdf', actType: 'Jurat', notarizedAt: null })]);
+    expect((await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: signerHeaders })).statusCode).toBe(403);
+  });
+});
