@@ -11,6 +11,9 @@ const config = parseConfig(process.env);
 const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? null : `${config.dataDir}/db` });
 await database.migrate();
 const realtime = await createRealtime(config.redisUrl);
+if (config.databaseUrl && !config.secretsKey) {
+  console.warn('SECRETS_KEY is not set: this instance uses DATA_DIR/secrets.key. Every instance sharing DATABASE_URL needs the same key; set SECRETS_KEY.');
+}
 const secretsKey = loadSecretsKey(config.secretsKey, config.dataDir);
 const storage = createStorage(config.storage);
 const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage });

@@ -6,7 +6,7 @@ import { emailOutbox } from '#server/db/schema/index.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '#test/smtp-catcher.ts';
-import { getRetryDelaySeconds } from './email-delivery.ts';
+import { getRetryDelaySeconds, removedAfterDelivery } from './email-delivery.ts';
 
 /**
  * Two instances of one deployment (one database) mailing a real SMTP server. Their pollers wait a
@@ -79,6 +79,16 @@ describe('email delivery over SMTP', () => {
 
     expect(await instanceA.app.emailDelivery.runOnce()).toBe(0);
     expect(smtp.messages.filter((m) => m.to === to)).toHaveLength(1);
+  });
+
+  it('keeps no link or code in the outbox once a message that carried one is delivered', async () => {
+    const to = newAddress();
+    await queueEmail(instanceA.db, { to, subject: 'Reset your password', text: 'Open https://example.test/login?resetToken=secret-token-value', kind: 'password_reset' });
+    await instanceA.app.emailDelivery.runOnce();
+    const mail = await smtp.waitForMail((m) => m.to === to);
+    expect(mail.text).toContain('secret-token-value');
+    const [row] = await instanceA.db.select().from(emailOutbox).where(eq(emailOutbox.toAddress, to));
+    expect(row).toMatchObject({ status: 'sent', textBody: removedAfterDelivery, subject: removedAfterDelivery });
   });
 
   it('queues nothing when the transaction that wrote the message rolls back', async () => {

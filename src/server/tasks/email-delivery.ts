@@ -5,6 +5,9 @@ import { emailOutbox } from '#server/db/schema/index.ts';
 import type { EmailTransport } from '#server/providers/email/email.ts';
 
 const batchSize = 10;
+/** Kinds whose text carries a live link or code. */
+export const secretBearingKinds = new Set(['password_reset', 'mfa_email_code', 'job_invite', 'job_invite_reminder']);
+export const removedAfterDelivery = '[removed after delivery: it carried a link or code]';
 const leaseSeconds = 120;
 
 /** Retry delay after a failed attempt: 5 s, 10 s, 20 s … capped at one hour. */
@@ -92,7 +95,14 @@ export class EmailDelivery {
         await this.transport.send({ id: row.id, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody });
         await this.db
           .update(emailOutbox)
-          .set({ status: 'sent', sentAt: new Date(), lockedUntil: null, lastError: null })
+          .set({
+            status: 'sent',
+            sentAt: new Date(),
+            lockedUntil: null,
+            lastError: null,
+            // Links and codes are secrets: once delivered, the outbox keeps only that it was sent.
+            ...(secretBearingKinds.has(row.kind) ? { textBody: removedAfterDelivery, subject: removedAfterDelivery, htmlBody: null } : {}),
+          })
           .where(sql`${emailOutbox.id} = ${row.id}`);
         sent += 1;
       } catch (error) {

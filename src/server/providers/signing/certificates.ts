@@ -123,8 +123,16 @@ function buildCertificate(options: {
   return { pem: forge.pki.certificateToPem(certificate), serialNumber: certificate.serialNumber };
 }
 
+function decryptPrivateKey(row: CredentialRow, secretsKey: Buffer): string {
+  try {
+    return decryptSecret(secretsKey, row.privateKeyEncrypted);
+  } catch (error) {
+    throw new Error(`The ${row.kind === 'platform_ca' ? 'platform CA' : 'notary'} signing key ${row.id} cannot be decrypted: was SECRETS_KEY (or DATA_DIR/secrets.key) changed?`, { cause: error });
+  }
+}
+
 function toPlatformCa(row: CredentialRow, secretsKey: Buffer): PlatformCa {
-  return { credentialId: row.id, certificatePem: row.certificatePem, privateKeyPem: decryptSecret(secretsKey, row.privateKeyEncrypted) };
+  return { credentialId: row.id, certificatePem: row.certificatePem, privateKeyPem: decryptPrivateKey(row, secretsKey) };
 }
 
 async function findUsableCa(db: DbOrTx): Promise<CredentialRow | undefined> {
@@ -164,7 +172,7 @@ const pendingCas = new WeakMap<object, Promise<PlatformCa>>();
  * The platform CA, created on first call (RSA 3072, self-signed, 20 years) with its key encrypted
  * under `secretsKey`. Safe under concurrency: creation runs under a transaction-scoped advisory
  * lock and re-checks, so two processes never store two CAs. The key is generated before the
- * transaction opens, so the lock is held for milliseconds.
+ * transaction opens, so the lock is held for milliseconds. Call it outside a transaction.
  */
 export async function getOrCreatePlatformCa(db: DbOrTx, secretsKey: Buffer): Promise<PlatformCa> {
   const existing = await findUsableCa(db);
@@ -259,7 +267,7 @@ function toSigningCredentials(row: CredentialRow, ca: PlatformCa, secretsKey: Bu
   return {
     credentialId: row.id,
     certificatePem: row.certificatePem,
-    privateKeyPem: decryptSecret(secretsKey, row.privateKeyEncrypted),
+    privateKeyPem: decryptPrivateKey(row, secretsKey),
     chainPems: [ca.certificatePem],
     serialNumber: row.serialNumber,
     subject: row.subject,
@@ -270,7 +278,8 @@ function toSigningCredentials(row: CredentialRow, ca: PlatformCa, secretsKey: Bu
 /**
  * The notary's signing certificate from the platform CA: created on first call and reused while it
  * is valid and still names the same notary, commission and state. A changed name, email, state or
- * commission number, or a shortened commission, issues a new one.
+ * commission number, or a shortened commission, issues a new one. Call it outside a transaction:
+ * a new key takes ~0.2-1 s to generate, and PGlite serves nothing else while a transaction is open.
  */
 export async function getOrIssueNotaryCredentials(db: DbOrTx, secretsKey: Buffer, notary: NotaryIdentity): Promise<SigningCredentials> {
   const now = new Date();

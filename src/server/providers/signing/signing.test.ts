@@ -163,6 +163,7 @@ describe('platform CA and notary certificates', () => {
     }
     const [own] = await db.select().from(signingCredentials).where(eq(signingCredentials.id, credentials.credentialId));
     expect(decryptSecret(secretsKey, own?.privateKeyEncrypted ?? '')).toBe(credentials.privateKeyPem);
+    await expect(getOrCreatePlatformCa(db, randomBytes(32))).rejects.toThrow(/platform CA signing key .* cannot be decrypted: was SECRETS_KEY/);
   });
 
   it('creates the platform CA once when first calls race, also from separate database handles', async () => {
