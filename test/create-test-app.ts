@@ -94,7 +94,9 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
   const blobRoot = shared.databaseOf?.blobRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ron-blobs-'));
   const app = await buildApp(
     { db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage: createLocalStorage(blobRoot) },
-    shared.logStream ? { logStream: shared.logStream } : { logger: false },
+    // Without SMTP_URL the outbox is not delivered by a timer: tests read queued mail from the table
+    // (delivery would replace its links), or call app.emailDelivery.runOnce() themselves.
+    { ...(shared.logStream ? { logStream: shared.logStream } : { logger: false }), isEmailDeliveryStarted: Boolean(env.SMTP_URL) },
   );
   await app.ready();
   let counter = 0;
