@@ -36,6 +36,7 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default('Open RON <no-reply@localhost>'),
   EMAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  TSA_URL: z.url().optional(),
   DOCUMENT_MAX_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   S3_BUCKET: z.string().optional(),
   S3_ENDPOINT: z.url().optional(),
@@ -100,6 +101,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
         }
       : { kind: 'local' as const, root: path.resolve(values.DATA_DIR, 'blobs') },
     documentMaxBytes: values.DOCUMENT_MAX_BYTES,
+    /** An RFC 3161 time-stamping authority; when set, every notarized PDF carries a trusted timestamp. */
+    tsaUrl: values.TSA_URL ?? null,
     /** Null means: main.ts reads or creates DATA_DIR/secrets.key. */
     secretsKey: values.SECRETS_KEY ? Buffer.from(values.SECRETS_KEY, 'base64') : null,
     email: {

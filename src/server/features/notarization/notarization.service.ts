@@ -151,6 +151,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         location: `${notary.profile.county}, ${notary.profile.commissionState}`,
         name: notary.user.name,
         contactInfo: notary.user.email,
+        timestampUrl: ctx.config.tsaUrl,
       });
       const sha256 = createHash('sha256').update(signed).digest('hex');
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
