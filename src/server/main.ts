@@ -23,6 +23,9 @@ if (process.argv.includes('--demo')) {
   const demo = await seedDemoAccounts(database.db);
   banner.push('Demo accounts (password for all of them, shown once):', `  password: ${demo.password}`);
   for (const account of demo.accounts) banner.push(`  ${account.role.padEnd(12)} ${account.email}`);
+  if (config.mfa.requiredRoles.length > 0) {
+    banner.push(`  (${config.mfa.requiredRoles.join(', ')} accounts set up a second factor at their first sign-in: MFA_REQUIRED_ROLES)`);
+  }
 }
 const bootstrap = await issueBootstrapInvite(database.db, config.publicUrl);
 if (bootstrap) {

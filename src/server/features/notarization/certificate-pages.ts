@@ -1,0 +1,403 @@
+import type { PDFDocument, PDFFont, PDFImage, PDFPage, RGB } from 'pdf-lib';
+import { rgb } from 'pdf-lib';
+
+/**
+ * The pages appended to a notarized document (the notarial certificate and the audit
+ * certificate) and the text layout they and the burned fields share: what a standard font can
+ * encode, wrapping, dates and the certificate's wording.
+ */
+
+export interface CertificateFacts {
+  actKey: string;
+  actLabel: string;
+  notaryName: string;
+  commissionNumber: string;
+  /** Two-letter code (TX) or a state's name. */
+  commissionState: string;
+  county: string;
+  /** YYYY-MM-DD */
+  commissionExpiresOn: string;
+  notarizedAt: Date;
+  signerNames: string[];
+  /** IANA zone the certificate's date and time are written in; UTC by default. */
+  timeZone?: string;
+  /** The notary's signature image, drawn above the signature line of the certificate page. */
+  notarySignaturePng?: Buffer | null;
+}
+
+export interface AuditFacts {
+  jobId: string;
+  jobTitle: string;
+  documentName: string;
+  originalSha256: string;
+  signers: Array<{ name: string; role: string; signedAt: Date | null; identityMethod: string }>;
+  recordingReference: string | null;
+  events: Array<{ at: Date; action: string; actor: string | null }>;
+}
+
+export const communicationTechnologySentence = 'This notarial act involved the use of communication technology.';
+
+const letter: [number, number] = [612, 792];
+const margin = 72;
+export const ink = rgb(0.1, 0.1, 0.12);
+const muted = rgb(0.38, 0.38, 0.42);
+
+const stateNames: Record<string, string> = {
+  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado', CT: 'Connecticut', DE: 'Delaware',
+  DC: 'the District of Columbia', FL: 'Florida', GA: 'Georgia', HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois', IN: 'Indiana', IA: 'Iowa',
+  KS: 'Kansas', KY: 'Kentucky', LA: 'Louisiana', ME: 'Maine', MD: 'Maryland', MA: 'Massachusetts', MI: 'Michigan', MN: 'Minnesota',
+  MS: 'Mississippi', MO: 'Missouri', MT: 'Montana', NE: 'Nebraska', NV: 'Nevada', NH: 'New Hampshire', NJ: 'New Jersey', NM: 'New Mexico',
+  NY: 'New York', NC: 'North Carolina', ND: 'North Dakota', OH: 'Ohio', OK: 'Oklahoma', OR: 'Oregon', PA: 'Pennsylvania', RI: 'Rhode Island',
+  SC: 'South Carolina', SD: 'South Dakota', TN: 'Tennessee', TX: 'Texas', UT: 'Utah', VT: 'Vermont', VA: 'Virginia', WA: 'Washington',
+  WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
+};
+
+export function getStateName(state: string): string {
+  return stateNames[state.trim().toUpperCase()] ?? state.trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text: what a standard (WinAnsi) font can encode, measured and wrapped
+
+export interface Fonts {
+  regular: PDFFont;
+  bold: PDFFont;
+  italic: PDFFont;
+  serif: PDFFont;
+  serifBold: PDFFont;
+  mono: PDFFont;
+}
+
+const supportedByFont = new WeakMap<PDFFont, Set<number>>();
+
+/** Replaces what the font cannot encode with '?', control characters with spaces; keeps '\n'. */
+export function sanitizeForFont(font: PDFFont, text: string): string {
+  let supported = supportedByFont.get(font);
+  if (!supported) {
+    supported = new Set(font.getCharacterSet());
+    supportedByFont.set(font, supported);
+  }
+  let result = '';
+  for (const character of text.normalize('NFC').replace(/\r\n?/g, '\n')) {
+    const codePoint = character.codePointAt(0) ?? 0;
+    if (character === '\n') result += '\n';
+    else if (character === '\t' || (codePoint < 0x20 && codePoint !== 0x0a) || /\s/u.test(character)) result += ' ';
+    else if (codePoint >= 0x7f && codePoint < 0xa0) result += '?';
+    else result += supported.has(codePoint) ? character : '?';
+  }
+  return result;
+}
+
+/** Lines no wider than `maxWidth`; words longer than a line are cut. `text` must be sanitized. */
+function wrapText(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/ +/).filter(Boolean)) {
+      const candidate = line ? `${line} ${word}` : word;
+      if (font.widthOfTextAtSize(candidate, size) <= maxWidth) {
+        line = candidate;
+        continue;
+      }
+      if (line) lines.push(line);
+      let rest = word;
+      while (font.widthOfTextAtSize(rest, size) > maxWidth && rest.length > 1) {
+        let cut = rest.length - 1;
+        while (cut > 1 && font.widthOfTextAtSize(rest.slice(0, cut), size) > maxWidth) cut -= 1;
+        lines.push(rest.slice(0, cut));
+        rest = rest.slice(cut);
+      }
+      line = rest;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** Draws text in a box (local coordinates), shrinking it until it fits; vertically centered. */
+export function drawTextInBox(page: PDFPage, text: string, box: { x: number; y: number; width: number; height: number }, font: PDFFont, options: { maxSize: number; minSize?: number; color?: RGB; align?: 'left' | 'center' }) {
+  const clean = sanitizeForFont(font, text).trim();
+  if (!clean || box.width <= 0 || box.height <= 0) return;
+  const minSize = options.minSize ?? 4;
+  let size = Math.max(minSize, Math.min(options.maxSize, box.height * 0.72));
+  let lines = wrapText(clean, font, size, box.width);
+  while (lines.length * size * 1.15 > box.height && size > minSize) {
+    size = Math.max(minSize, size - 0.5);
+    lines = wrapText(clean, font, size, box.width);
+  }
+  const lineHeight = size * 1.15;
+  const visible = lines.slice(0, Math.max(1, Math.floor(box.height / lineHeight)));
+  const blockHeight = visible.length * lineHeight;
+  let baseline = box.y + (box.height + blockHeight) / 2 - size * 0.9;
+  for (const line of visible) {
+    const width = font.widthOfTextAtSize(line, size);
+    const x = options.align === 'center' ? box.x + Math.max(0, (box.width - width) / 2) : box.x;
+    page.drawText(line, { x, y: baseline, size, font, color: options.color ?? ink });
+    baseline -= lineHeight;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dates
+
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Intl.DateTimeFormat is costly to build: one per zone and style. */
+function getDateFormat(timeZone: string, style: 'date' | 'dateTime'): Intl.DateTimeFormat {
+  const key = `${style}:${timeZone}`;
+  let format = dateFormats.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions =
+      style === 'date' ? { timeZone, year: 'numeric', month: 'long', day: 'numeric' } : { timeZone, dateStyle: 'long', timeStyle: 'long' };
+    try {
+      format = new Intl.DateTimeFormat('en-US', options);
+    } catch {
+      // An unknown zone: write UTC (the printed time names its zone, so it stays true).
+      format = new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' });
+    }
+    dateFormats.set(key, format);
+  }
+  return format;
+}
+
+function formatDate(date: Date, timeZone: string): string {
+  return getDateFormat(timeZone, 'date').format(date);
+}
+
+function formatDateTime(date: Date, timeZone: string): string {
+  return getDateFormat(timeZone, 'dateTime').format(date);
+}
+
+function formatIsoDay(day: string): string {
+  const date = new Date(`${day}T12:00:00Z`);
+  return Number.isNaN(date.getTime()) ? day : formatDate(date, 'UTC');
+}
+
+function formatAuditTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+function joinNames(names: string[]): string {
+  const clean = names.map((name) => name.trim()).filter(Boolean);
+  if (clean.length === 0) return 'the signer';
+  if (clean.length <= 2) return clean.join(' and ');
+  return `${clean.slice(0, -1).join(', ')}, and ${clean.at(-1)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The notarial certificate's wording
+
+/** Short-form wording per act (after the Revised Uniform Law on Notarial Acts' forms). */
+export function getCertificateWording(facts: CertificateFacts): string {
+  const timeZone = facts.timeZone ?? 'UTC';
+  const date = formatDate(facts.notarizedAt, timeZone);
+  const names = joinNames(facts.signerNames);
+  switch (facts.actKey) {
+    case 'acknowledgment':
+      return `This record was acknowledged before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
+    case 'jurat':
+      return `Signed and sworn to (or affirmed) before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
+    case 'oath_affirmation':
+      return `On ${date}, ${names} appeared before me by means of audio-video communication and took an oath (or affirmation) administered by me.`;
+    case 'signature_witnessing':
+      return `Signed before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
+    case 'copy_certification':
+      return `I certify that this is a true and correct copy of a record in the possession of ${names}, presented to me by means of audio-video communication. Dated ${date}.`;
+    default:
+      return `On ${date}, I performed the notarial act "${facts.actLabel}" for ${names}, who appeared before me by means of audio-video communication.`;
+  }
+}
+
+export function getCertificateBlockText(facts: CertificateFacts): string {
+  return [
+    `State of ${getStateName(facts.commissionState)}, County of ${facts.county}`,
+    getCertificateWording(facts),
+    communicationTechnologySentence,
+    `${facts.notaryName}, Notary Public, State of ${getStateName(facts.commissionState)}. Commission No. ${facts.commissionNumber}, expires ${formatIsoDay(facts.commissionExpiresOn)}.`,
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Appended pages
+
+/** Writes top to bottom, starting a new page when the current one is full. */
+class PageWriter {
+  readonly pages: PDFPage[] = [];
+  private page!: PDFPage;
+  y = 0;
+
+  constructor(
+    private readonly document: PDFDocument,
+    private readonly continuationTitle: string,
+    private readonly fonts: Fonts,
+  ) {
+    this.addPage(false);
+  }
+
+  get current(): PDFPage {
+    return this.page;
+  }
+
+  private addPage(isContinuation: boolean) {
+    this.page = this.document.addPage(letter);
+    this.pages.push(this.page);
+    this.y = letter[1] - margin;
+    if (isContinuation) this.heading(this.continuationTitle, 11);
+  }
+
+  ensure(height: number) {
+    if (this.y - height < margin) this.addPage(true);
+  }
+
+  heading(text: string, size: number, font: PDFFont = this.fonts.bold) {
+    this.ensure(size * 1.6);
+    this.page.drawText(sanitizeForFont(font, text), { x: margin, y: this.y - size, size, font, color: ink });
+    this.y -= size * 1.8;
+  }
+
+  paragraph(text: string, options: { font?: PDFFont; size?: number; indent?: number; color?: RGB; gapAfter?: number } = {}) {
+    const font = options.font ?? this.fonts.regular;
+    const size = options.size ?? 10;
+    const indent = options.indent ?? 0;
+    const lineHeight = size * 1.35;
+    for (const line of wrapText(sanitizeForFont(font, text), font, size, letter[0] - 2 * margin - indent)) {
+      this.ensure(lineHeight);
+      this.page.drawText(line, { x: margin + indent, y: this.y - size, size, font, color: options.color ?? ink });
+      this.y -= lineHeight;
+    }
+    this.y -= options.gapAfter ?? 0;
+  }
+
+  /** A label in the left column and a wrapped value on the right. */
+  row(label: string, value: string, valueFont?: PDFFont, valueSize = 10) {
+    const labelWidth = 130;
+    const font = valueFont ?? this.fonts.regular;
+    const lines = wrapText(sanitizeForFont(font, value), font, valueSize, letter[0] - 2 * margin - labelWidth);
+    const lineHeight = Math.max(valueSize, 10) * 1.35;
+    this.ensure(lineHeight * Math.min(lines.length, 3));
+    this.page.drawText(sanitizeForFont(this.fonts.bold, label), { x: margin, y: this.y - 10, size: 10, font: this.fonts.bold, color: muted });
+    for (const line of lines) {
+      this.ensure(lineHeight);
+      this.page.drawText(line, { x: margin + labelWidth, y: this.y - 10, size: valueSize, font, color: ink });
+      this.y -= lineHeight;
+    }
+  }
+
+  /** One line of a table: each cell wrapped in its column, the row as tall as its tallest cell. */
+  tableRow(cells: Array<{ text: string; width: number; font?: PDFFont }>, size: number) {
+    const lineHeight = size * 1.35;
+    const wrapped = cells.map((cell) => {
+      const font = cell.font ?? this.fonts.regular;
+      return { font, lines: wrapText(sanitizeForFont(font, cell.text), font, size, cell.width - 6) };
+    });
+    const rowLines = Math.max(...wrapped.map((cell) => cell.lines.length));
+    this.ensure(lineHeight * rowLines);
+    let x = margin;
+    wrapped.forEach((cell, index) => {
+      cell.lines.forEach((line, lineIndex) => {
+        this.page.drawText(line, { x, y: this.y - size - lineIndex * lineHeight, size, font: cell.font, color: ink });
+      });
+      x += cells[index]?.width ?? 0;
+    });
+    this.y -= lineHeight * rowLines + size * 0.25;
+  }
+
+  gap(height: number) {
+    this.y -= height;
+  }
+}
+
+/** Where the seal goes on the certificate page: the caller draws it (seal.ts), centred on (cx, cy). */
+export type DrawSealAt = (page: PDFPage, cx: number, cy: number, radius: number) => void;
+
+export function addNotarialCertificatePage(
+  document: PDFDocument,
+  fonts: Fonts,
+  facts: CertificateFacts,
+  documentName: string,
+  signatureImage: PDFImage | null,
+  drawSealAt: DrawSealAt,
+): PDFPage[] {
+  const writer = new PageWriter(document, 'Notarial certificate (continued)', fonts);
+  const state = getStateName(facts.commissionState);
+  const timeZone = facts.timeZone ?? 'UTC';
+  writer.heading('NOTARIAL CERTIFICATE', 18, fonts.serifBold);
+  writer.paragraph(`${facts.actLabel}, remote online notarization`, { font: fonts.serif, size: 12, color: muted, gapAfter: 14 });
+  writer.paragraph(`State of ${state}`, { font: fonts.serif, size: 12 });
+  writer.paragraph(`County of ${facts.county}`, { font: fonts.serif, size: 12, gapAfter: 14 });
+  writer.paragraph(getCertificateWording(facts), { font: fonts.serif, size: 12, gapAfter: 10 });
+  writer.paragraph(communicationTechnologySentence, { font: fonts.serif, size: 12, gapAfter: 10 });
+  writer.paragraph(`Record: ${documentName}`, { font: fonts.serif, size: 11, color: muted, gapAfter: 28 });
+
+  writer.ensure(190);
+  const page = writer.current;
+  const lineY = writer.y - 70;
+  if (signatureImage) {
+    const scale = Math.min(220 / signatureImage.width, 56 / signatureImage.height);
+    page.drawImage(signatureImage, { x: margin, y: lineY + 4, width: signatureImage.width * scale, height: signatureImage.height * scale });
+  }
+  page.drawLine({ start: { x: margin, y: lineY }, end: { x: margin + 250, y: lineY }, thickness: 0.8, color: ink });
+  const details = [
+    `${facts.notaryName}, Notary Public`,
+    `State of ${state}, County of ${facts.county}`,
+    `Commission No. ${facts.commissionNumber}`,
+    `My commission expires ${formatIsoDay(facts.commissionExpiresOn)}`,
+    `Notarized ${formatDateTime(facts.notarizedAt, timeZone)}`,
+  ];
+  details.forEach((line, index) => {
+    const font = index === 0 ? fonts.serifBold : fonts.serif;
+    page.drawText(sanitizeForFont(font, line), { x: margin, y: lineY - 16 - index * 15, size: 11, font, color: ink });
+  });
+  drawSealAt(page, letter[0] - margin - 75, lineY - 20, 72);
+  writer.y = lineY - 16 - details.length * 15 - 40;
+  writer.paragraph(
+    "This certificate and the record above are sealed with the notary's digital certificate. Any change to this file after signing is reported by PDF readers as an invalid signature.",
+    { size: 9, color: muted },
+  );
+  return writer.pages;
+}
+
+export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditFacts, notarizedAt: Date): PDFPage[] {
+  const writer = new PageWriter(document, 'Audit certificate (continued)', fonts);
+  writer.heading('AUDIT CERTIFICATE', 18);
+  writer.paragraph('Remote online notarization record', { color: muted, gapAfter: 12 });
+  writer.row('Job', audit.jobTitle);
+  writer.row('Job ID', audit.jobId, fonts.mono, 9);
+  writer.row('Document', audit.documentName);
+  writer.row('Original SHA-256', audit.originalSha256, fonts.mono, 8.5);
+  writer.row('Notarized at', formatAuditTime(notarizedAt));
+  writer.row('Recording', audit.recordingReference ?? 'No recording reference');
+  writer.gap(12);
+
+  writer.heading('Signers', 12);
+  if (audit.signers.length === 0) writer.paragraph('No signers recorded.', { color: muted });
+  for (const signer of audit.signers) {
+    writer.ensure(40);
+    writer.paragraph(signer.name, { font: fonts.bold });
+    writer.paragraph(`Role: ${signer.role}. Signed: ${signer.signedAt ? formatAuditTime(signer.signedAt) : 'not signed'}.`, { indent: 12, size: 9 });
+    writer.paragraph(`Identity: ${signer.identityMethod}`, { indent: 12, size: 9, gapAfter: 6 });
+  }
+  writer.gap(8);
+
+  writer.heading('Events', 12);
+  if (audit.events.length === 0) writer.paragraph('No events recorded.', { color: muted });
+  const columns = [130, 210, letter[0] - 2 * margin - 340];
+  writer.tableRow(['Time', 'Event', 'By'].map((text, index) => ({ text, width: columns[index] ?? 0, font: fonts.bold })), 8.5);
+  for (const event of audit.events) {
+    writer.tableRow(
+      [
+        { text: formatAuditTime(event.at), width: columns[0] ?? 0, font: fonts.mono },
+        { text: event.action, width: columns[1] ?? 0 },
+        { text: event.actor ?? 'the system', width: columns[2] ?? 0 },
+      ],
+      8.5,
+    );
+  }
+
+  const pageCount = writer.pages.length;
+  writer.pages.forEach((page, index) => {
+    const footer = `Audit certificate, page ${index + 1} of ${pageCount}. Job ${audit.jobId}.`;
+    page.drawText(sanitizeForFont(fonts.regular, footer), { x: margin, y: margin / 2, size: 8, font: fonts.regular, color: muted });
+  });
+  return writer.pages;
+}

@@ -1,0 +1,58 @@
+import { degrees, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
+import { getStateName, sanitizeForFont, type CertificateFacts, type Fonts } from './certificate-pages.ts';
+
+/** The notary's seal, drawn as vector graphics: two circles, the notary's name along the top, the state along the bottom. */
+
+const sealInk = rgb(0.09, 0.2, 0.52);
+
+function drawArcText(page: PDFPage, text: string, options: { cx: number; cy: number; radius: number; font: PDFFont; size: number; side: 'top' | 'bottom'; color: RGB }) {
+  const { cx, cy, radius, font, size, side, color } = options;
+  const characters = [...text];
+  const widths = characters.map((character) => font.widthOfTextAtSize(character, size));
+  const total = widths.reduce((sum, width) => sum + width, 0);
+  // Top: clockwise from the left, glyphs upright outwards. Bottom: anticlockwise, glyphs upright inwards.
+  const direction = side === 'top' ? -1 : 1;
+  let angle = (side === 'top' ? Math.PI / 2 : (3 * Math.PI) / 2) - (direction * total) / radius / 2;
+  characters.forEach((character, index) => {
+    const width = widths[index] ?? 0;
+    const centre = angle + (direction * width) / 2 / radius;
+    const rotation = side === 'top' ? centre - Math.PI / 2 : centre + Math.PI / 2;
+    const x = cx + radius * Math.cos(centre) - (width / 2) * Math.cos(rotation);
+    const y = cy + radius * Math.sin(centre) - (width / 2) * Math.sin(rotation);
+    page.drawText(character, { x, y, size, font, color, rotate: degrees((rotation * 180) / Math.PI) });
+    angle += (direction * width) / radius;
+  });
+}
+
+function fitArcSize(font: PDFFont, text: string, radius: number, maxSize: number, maxAngle: number): number {
+  const widthAtOne = font.widthOfTextAtSize(text, 1);
+  return widthAtOne === 0 ? maxSize : Math.min(maxSize, (radius * maxAngle) / widthAtOne);
+}
+
+/** A round notary seal centred on (cx, cy), in the page's current coordinate system. */
+export function drawSeal(page: PDFPage, fonts: Fonts, facts: CertificateFacts, cx: number, cy: number, radius: number) {
+  const border = Math.max(0.6, radius * 0.035);
+  page.drawCircle({ x: cx, y: cy, size: radius - border / 2, borderWidth: border, borderColor: sealInk });
+  page.drawCircle({ x: cx, y: cy, size: radius * 0.7, borderWidth: Math.max(0.4, border * 0.5), borderColor: sealInk });
+  const name = sanitizeForFont(fonts.bold, facts.notaryName.toUpperCase()).trim() || 'NOTARY';
+  const state = sanitizeForFont(fonts.bold, `STATE OF ${getStateName(facts.commissionState).replace(/^the /, '').toUpperCase()}`);
+  const ringSize = radius * 0.15;
+  const topSize = fitArcSize(fonts.bold, name, radius * 0.8, ringSize, Math.PI * 0.9);
+  const bottomSize = fitArcSize(fonts.bold, state, radius * 0.9, ringSize, Math.PI * 0.7);
+  drawArcText(page, name, { cx, cy, radius: radius * 0.85 - topSize * 0.35, font: fonts.bold, size: topSize, side: 'top', color: sealInk });
+  drawArcText(page, state, { cx, cy, radius: radius * 0.85 + bottomSize * 0.35, font: fonts.bold, size: bottomSize, side: 'bottom', color: sealInk });
+  const inner = radius * 0.62;
+  const centreLines: Array<{ text: string; font: PDFFont; size: number }> = [
+    { text: 'NOTARY PUBLIC', font: fonts.bold, size: radius * 0.13 },
+    { text: `Comm. No. ${facts.commissionNumber}`, font: fonts.regular, size: radius * 0.1 },
+    { text: `Expires ${facts.commissionExpiresOn}`, font: fonts.regular, size: radius * 0.1 },
+  ];
+  let baseline = cy + radius * 0.12;
+  for (const line of centreLines) {
+    const text = sanitizeForFont(line.font, line.text);
+    const size = Math.min(line.size, (inner * 1.8) / Math.max(1, line.font.widthOfTextAtSize(text, 1)));
+    page.drawText(text, { x: cx - line.font.widthOfTextAtSize(text, size) / 2, y: baseline, size, font: line.font, color: sealInk });
+    baseline -= radius * 0.2;
+  }
+  page.drawLine({ start: { x: cx - inner * 0.75, y: cy + radius * 0.33 }, end: { x: cx + inner * 0.75, y: cy + radius * 0.33 }, thickness: Math.max(0.3, border * 0.4), color: sealInk });
+}
