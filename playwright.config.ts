@@ -9,7 +9,7 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   timeout: 60_000,
-  reporter: process.env.CI ? [['list'], ['json', { outputFile: 'test-results/e2e.json' }]] : 'list',
+  reporter: process.env.CI ? [['list'], ['json', { outputFile: 'ci-reports/e2e.json' }]] : 'list',
   use: {
     baseURL: `http://localhost:${port}`,
     launchOptions: {

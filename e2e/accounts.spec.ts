@@ -96,7 +96,7 @@ test.describe.serial('with the first administrator', () => {
     await expect(admin.getByRole('button', { name: 'Approve Lone Star Title' })).toHaveCount(0);
 
     await page.reload();
-    await expect(page.getByText(/pending approval/)).toHaveCount(0);
+    await expect(page.getByText(/Your title company account is pending approval/)).toHaveCount(0);
     await expect(page.getByText('No signing jobs yet.', { exact: false })).toBeVisible();
     await page.getByRole('button', { name: 'New Signing Request' }).click();
     const dialog = page.getByRole('dialog', { name: 'New Signing Request' });

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const directory = process.argv[2] ?? 'test-results';
+const directory = process.argv[2] ?? 'ci-reports';
 let passed = 0;
 let failed = 0;
 const expected = ['unit.json', 'e2e.json', 'server-postgres.json'];

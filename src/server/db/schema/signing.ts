@@ -52,7 +52,10 @@ export const documentFields = pgTable(
   (table) => [index('document_fields_document_idx').on(table.documentId)],
 );
 
-/** The platform CA and the certificates it issues to notaries (private keys AES-GCM encrypted). */
+/**
+ * The platform CA, the certificates it issues to notaries, and certificates notaries upload from
+ * a PKCS#12 file (source 'uploaded', with their issuer chain). Private keys are AES-GCM encrypted.
+ */
 export const signingCredentials = pgTable(
   'signing_credentials',
   {
@@ -60,6 +63,8 @@ export const signingCredentials = pgTable(
     kind: text('kind', { enum: ['platform_ca', 'notary'] }).notNull(),
     userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
     certificatePem: text('certificate_pem').notNull(),
+    /** Issuer certificates as concatenated PEM, nearest first: an uploaded certificate's chain (null for platform ones). */
+    chainPem: text('chain_pem'),
     privateKeyEncrypted: text('private_key_encrypted').notNull(),
     serialNumber: text('serial_number').notNull(),
     subject: text('subject').notNull(),

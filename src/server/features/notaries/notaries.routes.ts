@@ -3,10 +3,12 @@ import { z } from 'zod';
 import { notaryOptionListSchema } from '#shared/jobs.ts';
 import { notaryListSchema } from '#shared/notaries.ts';
 import { approveNotary, findNotaries, findNotaryOptions } from './notaries.service.ts';
+import { notaryCertificateRoutes } from './notary-certificate.routes.ts';
 
 const admin = ['admin'] as const;
 
 export const notariesRoutes: FastifyPluginAsyncZod = async (app) => {
+  await app.register(notaryCertificateRoutes);
   app.get('/pending', { config: { access: admin }, schema: { response: { 200: notaryListSchema } } }, async (request) => ({
     items: await findNotaries(request.ctx, 'pending'),
   }));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { concatTransformationMatrix, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, StandardFonts, type PDFImage, type PDFPage } from 'pdf-lib';
-import { addAuditPages, addNotarialCertificatePage, drawTextInBox, getCertificateBlockText, ink, type CertificateFacts, type Fonts, type AuditFacts } from './certificate-pages.ts';
+import { addAuditPages, addNotarialCertificatePage, drawTextInBox, getCertificateBlockText, ink, type AuditFacts, type CertificateFacts, type Fonts } from './certificate-pages.ts';
 import { drawSeal } from './seal.ts';
 
 export { communicationTechnologySentence, getCertificateWording, sanitizeForFont, type AuditFacts, type CertificateFacts } from './certificate-pages.ts';

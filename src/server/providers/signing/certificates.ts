@@ -1,6 +1,6 @@
 import { generateKeyPair, randomBytes, sign as signWithKey } from 'node:crypto';
 import { promisify } from 'node:util';
-import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import forge from 'node-forge';
 import type { DbOrTx } from '#server/db/client.ts';
 import { signingCredentials } from '#server/db/schema/index.ts';
@@ -12,7 +12,7 @@ export interface SigningCredentials {
   credentialId: string;
   certificatePem: string;
   privateKeyPem: string;
-  /** Issuer certificates, nearest first (for platform certificates: the platform CA). */
+  /** Issuer certificates, nearest first (for platform certificates: the platform CA; for uploaded ones: the file's chain). */
   chainPems: string[];
   /** The certificate's serial number, hex. */
   serialNumber: string;
@@ -263,6 +263,37 @@ async function findReusableNotaryCredential(db: DbOrTx, userId: string, subject:
   return rows.find((row) => row.notAfter.getTime() <= latestNotAfter.getTime() + 1000 && isIssuedBy(row.certificatePem, caCertificatePem));
 }
 
+/** Holds, until the transaction ends, every change to one notary's signing credentials. */
+export async function lockNotaryCredentials(tx: DbOrTx, userId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`notary_credentials:${userId}`}))`);
+}
+
+/** The certificates of a concatenated PEM text, in order. */
+export function splitPemCertificates(text: string | null): string[] {
+  return (text ?? '').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)?.map((pem) => `${pem}\n`) ?? [];
+}
+
+/** The notary's uploaded certificate if one is live: not revoked, already valid, and not about to expire. */
+export async function findUploadedCredential(db: DbOrTx, userId: string): Promise<CredentialRow | undefined> {
+  const now = new Date();
+  const [row] = await db
+    .select()
+    .from(signingCredentials)
+    .where(
+      and(
+        eq(signingCredentials.kind, 'notary'),
+        eq(signingCredentials.userId, userId),
+        eq(signingCredentials.source, 'uploaded'),
+        isNull(signingCredentials.revokedAt),
+        lte(signingCredentials.notBefore, now),
+        gt(signingCredentials.notAfter, new Date(now.getTime() + minimumRemainingMs)),
+      ),
+    )
+    .orderBy(desc(signingCredentials.createdAt))
+    .limit(1);
+  return row;
+}
+
 function toSigningCredentials(row: CredentialRow, ca: PlatformCa, secretsKey: Buffer): SigningCredentials {
   return {
     credentialId: row.id,
@@ -275,15 +306,31 @@ function toSigningCredentials(row: CredentialRow, ca: PlatformCa, secretsKey: Bu
   };
 }
 
+function toUploadedSigningCredentials(row: CredentialRow, secretsKey: Buffer): SigningCredentials {
+  return {
+    credentialId: row.id,
+    certificatePem: row.certificatePem,
+    privateKeyPem: decryptPrivateKey(row, secretsKey),
+    chainPems: splitPemCertificates(row.chainPem),
+    serialNumber: row.serialNumber,
+    subject: row.subject,
+    notAfter: row.notAfter,
+  };
+}
+
 /**
- * The notary's signing certificate from the platform CA: created on first call and reused while it
- * is valid and still names the same notary, commission and state. A changed name, email, state or
- * commission number, or a shortened commission, issues a new one. Call it outside a transaction:
- * a new key takes ~0.2-1 s to generate, and PGlite serves nothing else while a transaction is open.
+ * The certificate the notary signs with: the one they uploaded while it is live; otherwise the
+ * platform CA's, created on first call and reused while it is valid and still names the same
+ * notary, commission and state. A changed name, email, state or commission number, or a shortened
+ * commission, issues a new one. An expired commission refuses either. Call it outside a
+ * transaction: a new key takes ~0.2-1 s to generate, and PGlite serves nothing else while a
+ * transaction is open.
  */
 export async function getOrIssueNotaryCredentials(db: DbOrTx, secretsKey: Buffer, notary: NotaryIdentity): Promise<SigningCredentials> {
   const now = new Date();
   const notAfter = getNotaryNotAfter(notary.commissionExpiresOn, now);
+  const uploaded = await findUploadedCredential(db, notary.userId);
+  if (uploaded) return toUploadedSigningCredentials(uploaded, secretsKey);
   const ca = await getOrCreatePlatformCa(db, secretsKey);
   const subjectAttributes = notarySubject(notary);
   const subject = formatDistinguishedName(subjectAttributes);
@@ -311,7 +358,7 @@ export async function getOrIssueNotaryCredentials(db: DbOrTx, secretsKey: Buffer
   });
 
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`notary_credentials:${notary.userId}`}))`);
+    await lockNotaryCredentials(tx, notary.userId);
     const raced = await findReusableNotaryCredential(tx, notary.userId, subject, notAfter, ca.certificatePem);
     if (raced) return toSigningCredentials(raced, ca, secretsKey);
     const [row] = await tx

@@ -1,10 +1,10 @@
-import { createHash, sign as signWithKey, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, sign as signWithKey, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 
 /**
  * CMS (RFC 5652) detached SignedData in the CAdES baseline form PAdES B-B asks for: signed
  * attributes contentType, messageDigest and signing-certificate-v2 (no CMS signingTime: the
- * signing time lives in the PDF signature dictionary's /M), SHA-256 with RSA, the signer's
+ * signing time lives in the PDF signature dictionary's /M), SHA-256 with RSA or ECDSA, the signer's
  * certificate and its chain embedded. With a timestamp token (RFC 3161) over the signature value
  * as the unsigned signature-time-stamp attribute, it is PAdES B-T.
  *
@@ -24,6 +24,7 @@ export const cmsOids = {
   signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
   sha256: '2.16.840.1.101.3.4.2.1',
   rsaEncryption: '1.2.840.113549.1.1.1',
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
 } as const;
 
 const oid = (value: string) => asn1.create(Class.UNIVERSAL, Type.OID, false, asn1.oidToDer(value).getBytes());
@@ -89,7 +90,8 @@ export async function createDetachedCmsSignature(content: Buffer, options: CmsSi
     attribute(cmsOids.signingCertificateV2, sequence([sequence([essCertIdV2])])),
   ]);
   // The signature covers the DER of the attributes as a SET (tag 0x31), then they are stored [0] IMPLICIT.
-  const signature = signWithKey('sha256', toDer(signedAttributes), options.privateKeyPem);
+  const privateKey = createPrivateKey(options.privateKeyPem);
+  const signature = signWithKey('sha256', toDer(signedAttributes), privateKey);
   const signedAttributesImplicit = asn1.create(Class.CONTEXT_SPECIFIC, 0, true, signedAttributes.value as forge.asn1.Asn1[]);
 
   const signerInfo = sequence([
@@ -97,7 +99,8 @@ export async function createDetachedCmsSignature(content: Buffer, options: CmsSi
     sequence([issuer, serial]),
     algorithm(cmsOids.sha256),
     signedAttributesImplicit,
-    algorithm(cmsOids.rsaEncryption),
+    // ECDSA's AlgorithmIdentifier has no parameters (RFC 5758); node:crypto's ECDSA signature is the DER Ecdsa-Sig-Value CMS wants.
+    privateKey.asymmetricKeyType === 'ec' ? sequence([oid(cmsOids.ecdsaWithSha256)]) : algorithm(cmsOids.rsaEncryption),
     octets(signature),
   ]);
   if (options.timestamp) {

@@ -3,7 +3,7 @@ import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf, Signer } from '@signpdf/signpdf';
 import { PDFDocument } from 'pdf-lib';
 import type { SigningCredentials } from './certificates.ts';
-import { createDetachedCmsSignature, createTimestampRequest, readTimestampResponse, readTimestampToken } from './cms.ts';
+import { createDetachedCmsSignature, createTimestampRequest, pemToDer, readTimestampResponse, readTimestampToken } from './cms.ts';
 
 export interface SignatureInfo {
   reason: string;
@@ -17,8 +17,12 @@ export interface SignatureInfo {
 }
 
 const subFilter = 'ETSI.CAdES.detached';
-/** Bytes reserved for the CMS blob: the chain fits in 8 KiB; a timestamp token needs room for the TSA's certificates. */
+/**
+ * Bytes reserved for the CMS blob: the platform's chain fits in 8 KiB; an uploaded chain may need
+ * more (its certificates plus room for the rest); a timestamp token needs room for the TSA's certificates.
+ */
 const signatureBytes = 8192;
+const signatureOverheadBytes = 4096;
 const timestampBytes = 12288;
 const timestampTimeoutMs = 15_000;
 
@@ -67,6 +71,11 @@ export async function fetchTimestampToken(url: string, digest: Buffer): Promise<
   return token;
 }
 
+function getSignatureLength(credentials: SigningCredentials): number {
+  const certificateBytes = [credentials.certificatePem, ...credentials.chainPems].reduce((total, pem) => total + pemToDer(pem).length, 0);
+  return Math.max(signatureBytes, certificateBytes + signatureOverheadBytes);
+}
+
 /**
  * Adds an invisible signature field on the last page and signs the whole file: PAdES B-B
  * (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. This must be the very last step: any
@@ -85,7 +94,7 @@ export async function signPdf(pdf: Buffer, credentials: SigningCredentials, info
     name: toPdfLiteral(info.name),
     contactInfo: toPdfLiteral(info.contactInfo),
     signingTime: info.signingTime ?? new Date(),
-    signatureLength: signatureBytes + (info.timestampUrl ? timestampBytes : 0),
+    signatureLength: getSignatureLength(credentials) + (info.timestampUrl ? timestampBytes : 0),
     subFilter,
     widgetRect: [0, 0, 0, 0],
     appName: 'Open RON',

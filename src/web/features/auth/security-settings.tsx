@@ -1,12 +1,25 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { z } from 'zod';
 import { backupCodesSchema, mfaStatusSchema } from '#shared/mfa.ts';
-import { FormAlert } from '#web/components/field.tsx';
+import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
+import { getStoredUser } from '#web/lib/browser-storage.ts';
 
-/** The dashboard's Security tab: second-factor status, backup codes (shown once) and remembered devices. */
+/** The dashboard's Security tab: second-factor settings, and for notaries the signing certificate. */
 export function SecuritySettings() {
+  const isNotary = getStoredUser()?.roles?.includes('notary') ?? false;
+  return (
+    <>
+      <TwoStepSettings />
+      {isNotary ? <SigningCertificateSettings /> : null}
+    </>
+  );
+}
+
+/** Second-factor status, backup codes (shown once) and remembered devices. */
+function TwoStepSettings() {
   const queryClient = useQueryClient();
   const status = useQuery({ queryKey: ['mfa-status'], queryFn: () => api.get('/api/auth/mfa/status', mfaStatusSchema) });
   const backup = useMutation({
@@ -61,6 +74,131 @@ export function SecuritySettings() {
           ) : null}
         </>
       ) : null}
+    </section>
+  );
+}
+
+// GET/POST/DELETE /api/notary/certificate answer this shape (server: notary-certificate.routes.ts).
+const notaryCertificateSchema = z.object({
+  source: z.enum(['platform', 'uploaded']).nullable(),
+  subject: z.string().nullable(),
+  issuer: z.string().nullable(),
+  serialNumber: z.string().nullable(),
+  notBefore: z.string().nullable(),
+  notAfter: z.string().nullable(),
+});
+type NotaryCertificate = z.infer<typeof notaryCertificateSchema>;
+
+const maxCertificateBytes = 100 * 1024;
+const sourceLabels = { uploaded: 'Your own certificate (uploaded)', platform: 'Issued by the platform' } as const;
+
+function formatDay(iso: string | null): string {
+  return iso ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' }) : '';
+}
+
+/** The certificate notarized documents are signed with: the notary's own PKCS#12, or the platform's. */
+function SigningCertificateSettings() {
+  const queryClient = useQueryClient();
+  const certificate = useQuery({ queryKey: ['notary-certificate'], queryFn: () => api.get('/api/notary/certificate', notaryCertificateSchema) });
+  // A new key empties the file input after an upload.
+  const [fileInputKey, setFileInputKey] = useState(0);
+  const [file, setFile] = useState<File | null>(null);
+  const [password, setPassword] = useState('');
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const show = (data: NotaryCertificate) => queryClient.setQueryData(['notary-certificate'], data);
+  const upload = useMutation({
+    mutationFn: (input: { file: File; password: string }) => {
+      const form = new FormData();
+      form.append('password', input.password);
+      form.append('p12', input.file, input.file.name);
+      setProgress(0);
+      return api.upload('/api/notary/certificate', form, setProgress, notaryCertificateSchema);
+    },
+    onSuccess: (data) => {
+      show(data);
+      setFile(null);
+      setPassword('');
+      setFileInputKey((key) => key + 1);
+    },
+    onSettled: () => setProgress(null),
+  });
+  const remove = useMutation({ mutationFn: () => api.delete('/api/notary/certificate', notaryCertificateSchema), onSuccess: show });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    upload.reset();
+    remove.reset();
+    if (!file) return setFileError('Choose your certificate file (.p12 or .pfx).');
+    if (file.size > maxCertificateBytes) return setFileError('This file is larger than 100 KB; a PKCS#12 certificate file is far smaller.');
+    setFileError(null);
+    upload.mutate({ file, password });
+  };
+
+  const data = certificate.data;
+  const isBusy = upload.isPending || remove.isPending;
+  return (
+    <section className="card stack" aria-labelledby="signing-certificate-title">
+      <h2 id="signing-certificate-title">Signing certificate</h2>
+      <p className="muted">Notarized documents are signed with this certificate. The platform issues you one, or you can use your own from a PKCS#12 file.</p>
+      <FormAlert message={certificate.error?.message ?? upload.error?.message ?? remove.error?.message ?? null} />
+      {upload.isSuccess ? <FormAlert tone="success" message="Your certificate is in use: your next notarizations are signed with it." /> : null}
+      {remove.isSuccess ? <FormAlert tone="success" message="The platform certificate is in use again." /> : null}
+      {certificate.isPending ? <p role="status">Loading…</p> : null}
+      {data ? (
+        data.source ? (
+          <dl className="facts">
+            <dt>In use</dt>
+            <dd>{sourceLabels[data.source]}</dd>
+            <dt>Subject</dt>
+            <dd>{data.subject}</dd>
+            <dt>Issued by</dt>
+            <dd>{data.issuer}</dd>
+            <dt>Serial number</dt>
+            <dd>
+              <code>{data.serialNumber}</code>
+            </dd>
+            <dt>Valid</dt>
+            <dd>
+              {formatDay(data.notBefore)} to {formatDay(data.notAfter)}
+            </dd>
+          </dl>
+        ) : (
+          <p>No certificate yet: the platform issues you one when you complete your first notarization.</p>
+        )
+      ) : null}
+      {data?.source === 'uploaded' ? (
+        <div className="actions">
+          <button type="button" className="button" disabled={isBusy} onClick={() => {
+              upload.reset();
+              remove.mutate();
+            }}>
+            Use the platform certificate again
+          </button>
+        </div>
+      ) : null}
+      <form className="stack" onSubmit={submit} aria-labelledby="upload-certificate-title" noValidate>
+        <h3 id="upload-certificate-title">{data?.source === 'uploaded' ? 'Replace your certificate' : 'Use your own certificate'}</h3>
+        <Field
+          key={fileInputKey}
+          label="Certificate file (.p12 or .pfx)"
+          type="file"
+          accept=".p12,.pfx,application/x-pkcs12"
+          hint="Holding your certificate, its private key and the issuing chain. 100 KB at most."
+          error={fileError}
+          onChange={(event) => {
+            setFile(event.currentTarget.files?.[0] ?? null);
+            setFileError(null);
+          }}
+        />
+        <PasswordField label="Certificate file password" autoComplete="off" value={password} onChange={(event) => setPassword(event.currentTarget.value)} />
+        {progress !== null ? <p role="status">Uploading… {Math.round(progress * 100)}%</p> : null}
+        <div className="actions">
+          <button type="submit" className="button primary" disabled={isBusy}>
+            Upload
+          </button>
+        </div>
+      </form>
     </section>
   );
 }

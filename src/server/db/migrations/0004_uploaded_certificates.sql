@@ -1,0 +1,1 @@
+ALTER TABLE "signing_credentials" ADD COLUMN "chain_pem" text;
