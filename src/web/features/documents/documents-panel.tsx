@@ -3,7 +3,7 @@ import { useRef, useState } from 'react';
 import { documentListSchema, documentSchema, type JobDocument } from '#shared/documents.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useJobMutation } from '#web/features/jobs/job-hooks.ts';
-import { ApiError } from '#web/lib/api-client.ts';
+import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
 
 function formatSize(bytes: number): string {
@@ -15,7 +15,7 @@ export function DocumentsPanel({ jobId, canEdit }: { jobId: string; canEdit: boo
   const documents = useQuery({ queryKey: ['jobs', jobId, 'documents'], queryFn: () => api.get(`/api/jobs/${jobId}/documents`, documentListSchema) });
   const inputRef = useRef<HTMLInputElement>(null);
   const [progress, setProgress] = useState<number | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useActionStatus();
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
 
   const upload = useJobMutation(async (files: File[]) => {
@@ -40,14 +40,6 @@ export function DocumentsPanel({ jobId, canEdit }: { jobId: string; canEdit: boo
     api.request('DELETE', `/api/jobs/${jobId}/documents/${document.id}`, { headers: { 'if-match': `"${document.version}"` } }),
   );
 
-  const run = async (action: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await action();
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught.message : 'Something went wrong. Please try again.');
-    }
-  };
 
   const items = documents.data?.items ?? [];
   const move = (index: number, offset: number) => {

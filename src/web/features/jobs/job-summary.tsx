@@ -1,8 +1,7 @@
-import { useState } from 'react';
 import { Link } from 'react-router';
 import { jobSchema, jobStatusLabels, notarizationTypes, type Job, type JobStatus } from '#shared/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
-import { ApiError } from '#web/lib/api-client.ts';
+import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
 import { useJobMutation, useNotaryOptions } from './job-hooks.ts';
 import { StatusBadge } from './jobs-table.tsx';
@@ -18,8 +17,7 @@ const transitionLabels: Partial<Record<JobStatus, string>> = {
 
 /** The job's facts and the moves its state machine allows now. */
 export function JobSummary({ job }: { job: Job }) {
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { error, notice, run } = useActionStatus();
   const notaries = useNotaryOptions(job.permissions.canManageNotary);
   const transition = useJobMutation((status: JobStatus) => api.patch(`/api/jobs/${job.id}`, { status, version: job.version }, jobSchema));
   const replaceNotary = useJobMutation((notaryId: string | null) => api.post(`/api/jobs/${job.id}/replace-notary`, { notaryId }, jobSchema));
@@ -27,16 +25,6 @@ export function JobSummary({ job }: { job: Job }) {
   const notifyNotary = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify-ready-for-notary`));
   const type = notarizationTypes.find((candidate) => candidate.key === job.notarizationType);
 
-  const run = async (action: () => Promise<unknown>, success?: string) => {
-    setError(null);
-    setNotice(null);
-    try {
-      await action();
-      if (success) setNotice(success);
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught.message : 'Something went wrong. Please try again.');
-    }
-  };
 
   return (
     <section className="card stack" aria-labelledby="job-title">

@@ -1,14 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { participantRoles, participantSchema, signerInputSchema, type Job, type Participant, type ParticipantRole } from '#shared/jobs.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
-import { ApiError } from '#web/lib/api-client.ts';
+import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
 import { useJobMutation } from './job-hooks.ts';
 
 /** Signers, witnesses and observers: add, remind, remove, identity bypass (admin or notary). */
 export function ParticipantsPanel({ job }: { job: Job }) {
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { error, notice, run, setError } = useActionStatus();
   const [draft, setDraft] = useState({ name: '', email: '', role: 'signer' as ParticipantRole });
   const add = useJobMutation((input: typeof draft) => api.post(`/api/jobs/${job.id}/signers`, input, participantSchema));
   const remind = useJobMutation((participant: Participant) => api.post(`/api/jobs/${job.id}/signers/${participant.id}/remind`, {}, participantSchema));
@@ -18,16 +17,6 @@ export function ParticipantsPanel({ job }: { job: Job }) {
   );
   const isEditable = job.permissions.canEdit && ['draft', 'ready', 'scheduled'].includes(job.status);
 
-  const run = async (action: () => Promise<unknown>, success?: string) => {
-    setError(null);
-    setNotice(null);
-    try {
-      await action();
-      if (success) setNotice(success);
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught.message : 'Something went wrong. Please try again.');
-    }
-  };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

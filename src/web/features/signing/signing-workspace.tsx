@@ -5,6 +5,7 @@ import { documentListSchema, documentSchema } from '#shared/documents.ts';
 import { defaultFieldSizes, fieldLabels, findFreeSpot, fieldListSchema, fieldSchema, fieldTypes, isNotaryField, notarizedListSchema, signingAssetsSchema, type DocumentField, type FieldType } from '#shared/fields.ts';
 import { jobStatusLabels } from '#shared/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
+import { useActionStatus } from '#web/components/use-action-status.ts';
 import { useJob } from '#web/features/jobs/job-hooks.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
@@ -39,8 +40,6 @@ export function SigningWorkspace({ jobId, documentId }: { jobId: string; documen
   const setCurrentPage = useCallback((page: number) => setPageState({ documentId: current?.id ?? null, page }), [current?.id]);
   const [isFollowing, setIsFollowing] = useState(true);
   const [assignee, setAssignee] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
   const role = assets.data?.role;
   const isLeader = Boolean(assets.data?.canPlaceFields);
 
@@ -77,18 +76,14 @@ export function SigningWorkspace({ jobId, documentId }: { jobId: string; documen
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [isLeader, current?.id, currentPage, live.state]);
 
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['jobs', jobId] });
-  const run = async (action: () => Promise<unknown>, success?: string) => {
-    setError(null);
-    setNotice(null);
-    try {
-      await action();
-      if (success) setNotice(success);
-    } catch (caught) {
+  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: ['jobs', jobId] }), [queryClient, jobId]);
+  const refreshWhenStale = useCallback(
+    async (caught: unknown) => {
       if (caught instanceof ApiError && (caught.data as { error?: string } | null)?.error === 'stale_version') await refresh();
-      setError(caught instanceof ApiError ? caught.message : 'Something went wrong. Please try again.');
-    }
-  };
+    },
+    [refresh],
+  );
+  const { error, notice, run } = useActionStatus(refreshWhenStale);
 
   const addField = useMutation({
     mutationFn: (type: FieldType) => {
