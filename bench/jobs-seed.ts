@@ -13,7 +13,8 @@
  *   - being a participant (20%): an observer row with user_id = the agent, on someone else's job.
  * Every other job belongs to one of `otherUsers` creators and to one of 50 other companies or none;
  * every job has two participants (a signer with an account and an invited witness), half of them a
- * notary and a document.
+ * notary and a document. The inserts run in one transaction with foreign-key triggers off (about a
+ * third faster); a check afterwards finds no dangling reference, then ANALYZE.
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '#server/db/client.ts';
@@ -99,21 +100,35 @@ export async function seedJobs(db: Db, options: SeedOptions): Promise<SeedResult
     `insert into documents (job_id, name, tag, position, page_count, size_bytes, sha256, storage_key)
      select ${jobId}, 'document-' || n || '.pdf', 'signing', 0, 1 + n % 40, 100000 + n, md5('a' || n) || md5('b' || n), md5('a' || n) || md5('b' || n)
      from generate_series(1, ${totalJobs}) as n where n % 2 = 0`,
-    // PGlite runs no autovacuum, and PostgreSQL's would run at an unknown moment: gather the statistics now, as a
-    // long-lived database would have them
-    `analyze`,
   ];
-  for (const statement of statements) await db.execute(sql.raw(statement));
+  // One transaction (one connection of a pool); foreign-key triggers off while it runs (the rows are consistent by
+  // construction), which makes the seed about a third faster
+  await db.transaction(async (tx) => {
+    await tx.execute(sql.raw('set local session_replication_role = replica'));
+    for (const statement of statements) await tx.execute(sql.raw(statement));
+  });
+  // PGlite runs no autovacuum, and PostgreSQL's would run at an unknown moment: gather the statistics now, as a
+  // long-lived database has them
+  await db.execute(sql.raw('analyze'));
   const result = await db.execute(
     sql.raw(`
     select (select count(*)::int from users) as users, (select count(*)::int from jobs) as jobs,
            (select count(*)::int from job_participants) as participants, (select count(*)::int from documents) as documents,
            (select count(*)::int from ${numbered} where k <> 0 and ${surname} ilike '%${searchTerm}%') as search,
-           ${agent}::text as agent`),
+           ${agent}::text as agent,
+           (select count(*)::int from jobs j where (j.created_by is not null and not exists (select 1 from users u where u.id = j.created_by))
+              or (j.notary_id is not null and not exists (select 1 from users u where u.id = j.notary_id))
+              or (j.company_id is not null and not exists (select 1 from title_companies c where c.id = j.company_id)))
+           + (select count(*)::int from job_participants p where not exists (select 1 from jobs j where j.id = p.job_id)
+              or (p.user_id is not null and not exists (select 1 from users u where u.id = p.user_id)))
+           + (select count(*)::int from documents d where not exists (select 1 from jobs j where j.id = d.job_id))
+           + (select count(*)::int from title_company_members m where not exists (select 1 from users u where u.id = m.user_id)) as dangling`),
   );
   // node-postgres answers { rows }, PGlite through drizzle answers { rows } too
-  const [row] = (result as unknown as { rows: Array<{ users: number; jobs: number; participants: number; documents: number; search: number; agent: string }> }).rows;
+  type CountRow = { users: number; jobs: number; participants: number; documents: number; search: number; agent: string; dangling: number };
+  const [row] = (result as unknown as { rows: CountRow[] }).rows;
   if (!row) throw new Error('seed: the count query returned no row');
+  if (row.dangling !== 0) throw new Error(`seed: ${row.dangling} rows refer to missing rows (foreign keys were not checked during the seed)`);
   return {
     userId: row.agent,
     searchTerm,

@@ -1,6 +1,6 @@
+import { notaryCertificateSchema } from '#shared/notaries.ts';
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { AppError } from '#server/lib/errors.ts';
 import {
   getNotaryCertificate,
@@ -12,15 +12,6 @@ import {
 } from './notary-certificate.service.ts';
 
 // The contract; the web's security settings parse the same shape (it belongs in src/shared/notaries.ts).
-const notaryCertificateSchema = z.object({
-  source: z.enum(['platform', 'uploaded']).nullable(),
-  subject: z.string().nullable(),
-  issuer: z.string().nullable(),
-  serialNumber: z.string().nullable(),
-  notBefore: z.string().nullable(),
-  notAfter: z.string().nullable(),
-});
-
 const notary = ['notary'] as const;
 
 /** Reads a file part into memory up to `maxBytes` (a key file never touches the disk), draining the rest. */

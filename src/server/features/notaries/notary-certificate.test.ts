@@ -236,6 +236,20 @@ describe('refused certificate uploads', () => {
     await expectRefused(buildCertificateUpload(Buffer.from(forge.asn1.toDer(container).getBytes(), 'binary')), 'The file must hold exactly one private key.');
   });
 
+  it('refuses a file asking for millions of key-derivation rounds before spending them', async () => {
+    const keys = createRsaKeys();
+    const container = forge.pkcs12.toPkcs12Asn1(forge.pki.privateKeyFromPem(keys.privateKeyPem), [forge.pki.certificateFromPem(createCertificate({ commonName: 'Nora Own', keys, issuer: ca }))], password, { algorithm: '3des' });
+    // MacData ::= SEQUENCE { mac DigestInfo, macSalt OCTET STRING, iterations INTEGER }
+    const macIterations = ((container.value as forge.asn1.Asn1[])[2]?.value as forge.asn1.Asn1[])[2] as forge.asn1.Asn1;
+    macIterations.value = forge.asn1.integerToDer(50_000_000).getBytes();
+    const started = Date.now();
+    await expectRefused(
+      buildCertificateUpload(Buffer.from(forge.asn1.toDer(container).getBytes(), 'binary')),
+      'This file’s password protection uses more rounds than this server accepts. Export it again with standard settings.',
+    );
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it('refuses an expired certificate and one not valid yet', async () => {
     const expired = createNotaryPkcs12({ notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2021-01-01T00:00:00Z') });
     await expectRefused(buildCertificateUpload(expired.file), 'This certificate has expired.');

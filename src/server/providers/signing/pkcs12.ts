@@ -30,11 +30,19 @@ export const pkcs12Messages = {
   notYetValid: 'This certificate is not valid yet.',
   keyUsage: 'This certificate may not be used for signatures: its key usage allows neither digital signature nor non-repudiation.',
   keyType: 'The key must be an RSA (2048 bits or more) or an elliptic-curve key.',
+  tooManyRounds: 'This file’s password protection uses more rounds than this server accepts. Export it again with standard settings.',
 } as const;
 
 const keyUsageOid = '2.5.29.15';
 const minimumRsaBits = 2048;
+/**
+ * forge derives keys in JavaScript, on the event loop (~70 ms per 1,000 rounds): exporters use
+ * 2,000 to 10,000 rounds a step; a crafted file with millions would stall the server.
+ */
+const maxIterations = 100_000;
+const maxScanDepth = 16;
 const { asn1 } = forge;
+const { Class, Type } = asn1;
 
 const invalid = (message: string) => new AppError(400, 'invalid_certificate', message);
 
@@ -47,9 +55,47 @@ function toDer(node: forge.asn1.Asn1): Buffer {
   return Buffer.from(asn1.toDer(node).getBytes(), 'binary');
 }
 
+/**
+ * The round counts a file asks for, wherever they can be seen before decrypting: MacData,
+ * PKCS#12 PBE and PBKDF2 parameters all put an INTEGER count right after an OCTET STRING salt.
+ * OCTET STRINGs are looked into when they hold DER (the authenticated safe, its SafeContents).
+ */
+export function findIterationCounts(node: forge.asn1.Asn1, depth = 0): number[] {
+  if (depth > maxScanDepth) return [];
+  const isOctetString = node.tagClass === Class.UNIVERSAL && node.type === Type.OCTETSTRING;
+  // BER may split an OCTET STRING into a constructed one of chunks.
+  const octets = !isOctetString ? null : typeof node.value === 'string' ? node.value : node.value.map((chunk) => (typeof chunk.value === 'string' ? chunk.value : '')).join('');
+  if (octets !== null) {
+    if (octets.length < 2) return [];
+    try {
+      const inner = (asn1.fromDer as unknown as (bytes: string, options: object) => forge.asn1.Asn1)(octets, { strict: true, parseAllBytes: true, decodeBitStrings: false });
+      return findIterationCounts(inner, depth + 1);
+    } catch {
+      return [];
+    }
+  }
+  if (Array.isArray(node.value)) {
+    return node.value.flatMap((child, index) => {
+      const previous = index > 0 ? (node.value as forge.asn1.Asn1[])[index - 1] : undefined;
+      const isCount =
+        node.tagClass === Class.UNIVERSAL && node.type === Type.SEQUENCE && child.tagClass === Class.UNIVERSAL && child.type === Type.INTEGER &&
+        previous?.tagClass === Class.UNIVERSAL && previous.type === Type.OCTETSTRING && typeof child.value === 'string';
+      const count = isCount ? [...(child.value as string)].reduce((total, character) => total * 256 + character.charCodeAt(0), 0) : null;
+      return [...(count === null ? [] : [count]), ...findIterationCounts(child, depth + 1)];
+    });
+  }
+  return [];
+}
+
 function openContainer(file: Buffer, password: string): forge.pkcs12.Bag[] {
+  let container: forge.asn1.Asn1;
   try {
-    const container = asn1.fromDer(forge.util.createBuffer(file.toString('binary')));
+    container = asn1.fromDer(forge.util.createBuffer(file.toString('binary')));
+  } catch {
+    throw invalid(pkcs12Messages.unreadable);
+  }
+  if (findIterationCounts(container).some((count) => count > maxIterations)) throw invalid(pkcs12Messages.tooManyRounds);
+  try {
     const pfx = forge.pkcs12.pkcs12FromAsn1(container, false, password);
     return pfx.safeContents.flatMap((contents) => contents.safeBags);
   } catch {

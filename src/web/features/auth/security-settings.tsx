@@ -1,3 +1,4 @@
+import { notaryCertificateSchema, type NotaryCertificate } from '#shared/notaries.ts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
@@ -78,16 +79,6 @@ function TwoStepSettings() {
   );
 }
 
-// GET/POST/DELETE /api/notary/certificate answer this shape (server: notary-certificate.routes.ts).
-const notaryCertificateSchema = z.object({
-  source: z.enum(['platform', 'uploaded']).nullable(),
-  subject: z.string().nullable(),
-  issuer: z.string().nullable(),
-  serialNumber: z.string().nullable(),
-  notBefore: z.string().nullable(),
-  notAfter: z.string().nullable(),
-});
-type NotaryCertificate = z.infer<typeof notaryCertificateSchema>;
 
 const maxCertificateBytes = 100 * 1024;
 const sourceLabels = { uploaded: 'Your own certificate (uploaded)', platform: 'Issued by the platform' } as const;
@@ -184,7 +175,7 @@ function SigningCertificateSettings() {
           label="Certificate file (.p12 or .pfx)"
           type="file"
           accept=".p12,.pfx,application/x-pkcs12"
-          hint="Holding your certificate, its private key and the issuing chain. 100 KB at most."
+          hint="The file holds your certificate, its private key and the issuing chain; 100 KB at most."
           error={fileError}
           onChange={(event) => {
             setFile(event.currentTarget.files?.[0] ?? null);
