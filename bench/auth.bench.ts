@@ -224,8 +224,19 @@ function readProcessCpuMs(pid: number | undefined): number | null {
   }
 }
 
+/** Busy CPU time of the whole machine in milliseconds, softirq (loopback networking) and steal included where /proc/stat exists. */
+function readMachineBusyMs(): number {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return (user + nice + system + irq + softirq + steal) * 10;
+  } catch {
+    return os.cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0);
+  }
+}
+
 function takeCpuSnapshot(serverPid: number | undefined): CpuSnapshot {
-  const machineBusyMs = os.cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0);
+  const machineBusyMs = readMachineBusyMs();
   const own = process.cpuUsage();
   const childrenMs = [...children].reduce((sum, child) => sum + (readProcessCpuMs(child.pid) ?? 0), 0);
   return { at: Date.now(), machineBusyMs, ownMs: (own.user + own.system) / 1000 + childrenMs, serverMs: readProcessCpuMs(serverPid) };

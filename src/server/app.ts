@@ -86,6 +86,8 @@ export interface BuildAppOptions {
   isEmailDeliveryStarted?: boolean;
 }
 
+const slowRequestMs = 1000;
+
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
 export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
@@ -110,7 +112,19 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     bodyLimit: config.limits.bodyBytes,
     trustProxy: config.trustProxy,
     genReqId: () => crypto.randomUUID(),
+    // Two log lines per request cost a quarter of /api/auth/me's throughput (docs/PERFORMANCE.md):
+    // the hook below logs failed and slow requests; LOG_LEVEL=debug logs every one.
+    disableRequestLogging: true,
   }).withTypeProvider<ZodTypeProvider>();
+  const logsEveryRequest = config.logLevel === 'debug' || config.logLevel === 'trace';
+  app.addHook('onResponse', async (request, reply) => {
+    const isNotable = reply.statusCode >= 400 || reply.elapsedTime > slowRequestMs;
+    if (!isNotable && !logsEveryRequest) return;
+    const entry = { req: request, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime) };
+    if (reply.statusCode >= 500) request.log.error(entry, 'request failed');
+    else if (isNotable) request.log.info(entry, reply.statusCode >= 400 ? 'request refused' : 'slow request');
+    else request.log.debug(entry, 'request completed');
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Bodies are JSON (or multipart, where a route registers it): text/plain is what a cross-site form can send.
