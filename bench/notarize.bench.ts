@@ -122,14 +122,17 @@ try {
         commissionExpiresOn: notary.commissionExpiresOn,
         notarizedAt: new Date(),
         signerNames: ['Sam Signer'],
+        // What this version records: no session recording, no identity proofing (a banner on every page).
+        notarialFacts: { isNotarialAct: false, hasRecordedSession: false, hasProvenIdentity: false, reasons: ['No audio-video session was recorded.', 'No signer’s identity was proven.'] },
+        verification: { id: '00000000-0000-4000-8000-0000000000aa', url: 'http://localhost:3000/verify?id=00000000-0000-4000-8000-0000000000aa' },
       },
       audit: {
         jobId: '00000000-0000-4000-8000-000000000001',
         jobTitle: 'Refinance closing',
         documentName: 'deed.pdf',
         originalSha256: createHash('sha256').update(original).digest('hex'),
-        signers: [{ name: 'Sam Signer', role: 'signer', signedAt: new Date(), identityMethod: 'Credential analysis and KBA' }],
-        recordingReference: 'recording-1',
+        signers: [{ name: 'Sam Signer', role: 'signer', signedAt: new Date(), identityMethod: 'Not proven: no identity proofing outcome is recorded' }],
+        recordingReference: null,
         events,
       },
     };

@@ -1,13 +1,8 @@
+import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import * as OTPAuth from 'otpauth';
-import { logIn, logOut, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
+import { logIn, logOut, registerSigner, totpCode, uniqueEmail, waitForMail } from './helpers.ts';
 
-/** A code for the next 30-second step: the server refuses a code of a step already used. */
-function nextCode(secret: string, offsetSteps = 1): string {
-  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
-  return totp.generate({ timestamp: Date.now() + offsetSteps * 30_000 });
-}
-
+/** Registers a notary: MFA is required for the role, so the browser lands on /mfa/setup. */
 async function registerNotary(page: Page, name: string, email: string, password: string) {
   await page.goto('/register/notary');
   await page.getByLabel('Full name').fill(name);
@@ -19,17 +14,20 @@ async function registerNotary(page: Page, name: string, email: string, password:
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByLabel('Confirm password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/dashboard/);
+  await expect(page).toHaveURL(/\/mfa\/setup$/);
 }
 
-test('a notary must enrol an authenticator at sign-in and then signs in with it', async ({ page }) => {
+test('a registering notary links an authenticator at once; that code signs them in and the backup codes wait until saved', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const email = uniqueEmail('totp-notary');
   await registerNotary(page, 'Tess Totp', email, 'notary password');
-  await logOut(page);
-
-  await logIn(page, email, 'notary password');
-  await expect(page).toHaveURL(/\/mfa\/setup$/);
   await expect(page.getByText('Your role requires a second step')).toBeVisible();
+  // The registration session can do nothing but set up the second factor.
+  const me = await page.request.get('/api/auth/me');
+  expect(me.status()).toBe(401);
+  expect((await me.json()).error).toBe('mfa_required');
+  expect(await page.evaluate(() => sessionStorage.getItem('user'))).toBeNull();
+
   await page.getByRole('button', { name: /Authenticator app \(recommended\)/ }).click();
   await expect(page.getByRole('img', { name: 'QR code for your authenticator app' })).toBeVisible();
   const secret = (await page.getByTestId('totp-secret').textContent()) ?? '';
@@ -40,30 +38,60 @@ test('a notary must enrol an authenticator at sign-in and then signs in with it'
   await page.getByRole('button', { name: 'Verify and link' }).click();
   await expect(page.getByRole('alert')).toHaveText('Enter the 6-digit code from your authenticator app.');
 
-  await page.getByLabel('6-digit code').fill(nextCode(secret, 0));
+  await page.getByLabel('6-digit code').fill(totpCode(secret));
+  await expect(page.getByLabel('Remember this device')).toBeChecked();
+  await page.getByLabel('Remember this device').uncheck();
   await page.getByRole('button', { name: 'Verify and link' }).click();
   await expect(page.getByText('Authenticator linked!')).toBeVisible();
-  await expect(page).toHaveURL(/\/mfa\/verify$/);
+  await expect(page.getByLabel('6-digit code')).toHaveCount(0);
+  const codes = page.getByRole('list', { name: 'Backup codes' }).locator('code');
+  await expect(codes).toHaveCount(10);
+  const backupCodes = await codes.allTextContents();
+  for (const code of backupCodes) expect(code).toMatch(/^[A-Z0-9]{10}$/);
+  // The sign-in is complete, yet the codes stay until the person says they saved them.
+  expect((await (await page.request.get('/api/auth/me')).json()).user.email).toBe(email);
+  await page.waitForTimeout(1500);
+  await expect(page).toHaveURL(/\/mfa\/setup$/);
 
+  await page.getByRole('button', { name: 'Copy codes' }).click();
+  await expect(page.getByText('Backup codes copied to the clipboard.')).toBeVisible();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  for (const code of backupCodes) expect(copied).toContain(code);
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download codes' }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe('open-ron-backup-codes.txt');
+  const saved = fs.readFileSync((await download.path()) ?? '', 'utf8');
+  for (const code of backupCodes) expect(saved).toContain(code);
+
+  await page.getByRole('button', { name: 'I have saved my backup codes' }).click();
+  await expect(page).toHaveURL(/\/dashboard\?tab=jobs/);
+  await expect(page.getByText('Welcome, Tess Totp')).toBeVisible();
+  await expect(page.getByText(/Your notary account is pending approval/)).toBeVisible();
+  expect(await page.evaluate(() => sessionStorage.getItem('pendingMfa'))).toBeNull();
+  await page.getByRole('button', { name: 'Security' }).click();
+  await expect(page.getByText('Linked', { exact: true })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Set up a new authenticator' })).toHaveCount(0);
+
+  await logOut(page);
+  const statusLoaded = page.waitForResponse((response) => response.url().endsWith('/api/auth/mfa/status') && response.ok());
+  await logIn(page, email, 'notary password');
+  await expect(page).toHaveURL(/\/mfa\/verify$/);
+  expect((await (await statusLoaded).json()).totpEnabled).toBe(true);
+  await expect(page.getByLabel('Authenticator code')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Use email code instead' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Set up a new authenticator' })).toHaveCount(0);
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect(page.getByRole('alert')).toHaveText('Enter your 6-digit code or a backup code.');
-  await page.getByLabel('Authenticator code').fill(nextCode(secret, 1));
+  await page.getByLabel('Authenticator code').fill(totpCode(secret, 1));
   await page.getByLabel('Remember this device').uncheck();
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect(page).toHaveURL(/\/dashboard\?tab=jobs/);
-  await expect(page.getByText('Welcome, Tess Totp')).toBeVisible();
-  expect(await page.evaluate(() => sessionStorage.getItem('pendingMfa'))).toBeNull();
-
-  await page.getByRole('button', { name: 'Security' }).click();
-  await expect(page.getByText('Linked', { exact: true })).toBeVisible();
-  await page.getByRole('button', { name: 'Create backup codes' }).click();
-  const codes = page.getByRole('list', { name: 'Backup codes' }).locator('code');
-  await expect(codes).toHaveCount(10);
-  const backupCode = (await codes.first().textContent()) ?? '';
 
   await logOut(page);
   await logIn(page, email, 'notary password');
   await expect(page).toHaveURL(/\/mfa\/verify$/);
+  const backupCode = backupCodes[0] ?? '';
   await page.getByLabel('Or a backup code').fill(backupCode.toLowerCase());
   await expect(page.getByLabel('Or a backup code')).toHaveValue(backupCode);
   await page.getByRole('button', { name: 'Verify' }).click();
@@ -73,12 +101,10 @@ test('a notary must enrol an authenticator at sign-in and then signs in with it'
 test('a notary signs in with a code read from the email that arrived over SMTP, and the device is remembered', async ({ page }) => {
   const email = uniqueEmail('email-notary');
   await registerNotary(page, 'Eli Email', email, 'notary password');
-  await logOut(page);
-
-  await logIn(page, email, 'notary password');
-  await expect(page).toHaveURL(/\/mfa\/setup$/);
   await page.getByRole('button', { name: /Email codes/ }).click();
   await expect(page).toHaveURL(/\/mfa\/verify\?useEmail=1$/);
+  // Nothing is linked yet, so the page still offers an authenticator instead.
+  await expect(page.getByRole('link', { name: 'Set up a new authenticator' })).toBeVisible();
 
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect(page.getByRole('alert')).toHaveText('Please enter a valid 6-digit code.');
@@ -108,13 +134,14 @@ test('a person resets a forgotten password from the emailed link', async ({ page
   await logOut(page);
 
   await page.getByLabel('Email').fill(email);
-  const alerts: string[] = [];
-  page.once('dialog', (dialog) => {
-    alerts.push(dialog.message());
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
     void dialog.accept();
   });
   await page.getByRole('button', { name: 'Forgot password?' }).click();
-  await expect.poll(() => alerts).toEqual(['Password reset email sent! Check your inbox.']);
+  await expect(page.getByRole('status').filter({ hasText: 'Password reset email sent! Check your inbox.' })).toBeVisible();
+  expect(dialogs).toEqual([]);
 
   const mail = await waitForMail(email, /Reset your Open RON password/);
   const link = mail.text.match(/https?:\/\/\S+resetToken=\S+/)?.[0] ?? '';
@@ -145,10 +172,13 @@ test('a signer who links an authenticator answers the code step inside the login
   await page.getByRole('link', { name: 'Set up an authenticator app' }).click();
   await page.getByRole('button', { name: /Authenticator app \(recommended\)/ }).click();
   const secret = (await page.getByTestId('totp-secret').textContent()) ?? '';
-  await page.getByLabel('6-digit code').fill(nextCode(secret, 0));
+  await page.getByLabel('6-digit code').fill(totpCode(secret));
   await page.getByRole('button', { name: 'Verify and link' }).click();
   await expect(page.getByText('Authenticator linked!')).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Backup codes' }).locator('code')).toHaveCount(10);
+  await page.getByRole('button', { name: 'I have saved my backup codes' }).click();
   await expect(page).toHaveURL(/\/dashboard\?tab=security/);
+  await expect(page.getByRole('link', { name: 'Replace the authenticator app' })).toBeVisible();
   await logOut(page);
 
   await logIn(page, email, 'signer password');
@@ -158,7 +188,7 @@ test('a signer who links an authenticator answers the code step inside the login
   await page.getByLabel('2FA code').fill('000000');
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect(page.getByRole('alert')).toHaveText('Invalid 2FA code');
-  await page.getByLabel('2FA code').fill(nextCode(secret, 1));
+  await page.getByLabel('2FA code').fill(totpCode(secret, 1));
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect(page).toHaveURL(/\/dashboard\?tab=jobs/);
 });

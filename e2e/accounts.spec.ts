@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { verifyWithPdfsig } from '../src/server/providers/signing/pdfsig.ts';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { logIn, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
+import { drawSignature, linkAuthenticator, logIn, openAdminPage, placeFieldByClick, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
 
 test('a person registers, lands on the dashboard, logs out and signs in again', async ({ page }) => {
   const email = uniqueEmail('signer');
@@ -32,15 +33,7 @@ test.describe.serial('with the first administrator', () => {
   let admin: Page;
 
   test.beforeAll(async ({ browser }) => {
-    admin = await (await browser.newContext()).newPage();
-    await admin.goto(readBootstrapUrl());
-    await expect(admin.getByText('Create the first administrator account')).toBeVisible();
-    await admin.getByLabel('Full name').fill('Ada Admin');
-    await admin.getByLabel('Email').fill(uniqueEmail('admin'));
-    await admin.getByLabel('Password', { exact: true }).fill('admin password 1');
-    await admin.getByLabel('Confirm password').fill('admin password 1');
-    await admin.getByRole('button', { name: 'Create account' }).click();
-    await expect(admin.getByText('Welcome, Ada Admin')).toBeVisible();
+    admin = await openAdminPage(browser);
   });
 
   test.afterAll(async () => {
@@ -68,6 +61,7 @@ test.describe.serial('with the first administrator', () => {
     await page.getByLabel('Password', { exact: true }).fill('notary password');
     await page.getByLabel('Confirm password').fill('notary password');
     await page.getByRole('button', { name: 'Create account' }).click();
+    await linkAuthenticator(page);
     await expect(page).toHaveURL(/\/dashboard\?tab=jobs/);
     await expect(page.getByText(/Your notary account is pending approval/)).toBeVisible();
 
@@ -132,6 +126,16 @@ test.describe.serial('with the first administrator', () => {
     await expect(documents.nth(0)).toContainText('closing-disclosure.pdf');
     await expect(documents.nth(1)).toContainText('deed-of-trust.pdf');
     await expect(page.getByText(/Audit trail verified: \d+ events/)).toBeVisible();
+    await page.getByRole('button', { name: 'Mark ready' }).click();
+    await expect(page.getByText('The job is now ready.')).toBeVisible();
+    // The company prepares and may cancel the job; only its notary starts the session.
+    await expect(page.getByRole('button', { name: 'Start session' })).toHaveCount(0);
+    await page.getByRole('button', { name: 'Cancel job' }).click();
+    const cancelQuestion = page.getByRole('dialog', { name: 'Cancel this job? This cannot be undone.' });
+    await expect(cancelQuestion).toBeVisible();
+    await cancelQuestion.getByRole('button', { name: 'Keep the job' }).click();
+    await expect(cancelQuestion).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Back to draft' })).toBeVisible();
 
     const invitation = await waitForMail(signerEmail, /You are invited to sign "Refinance closing"/);
     const link = invitation.text.match(/https?:\/\/\S+\/claim\/[A-Za-z0-9_-]+/)?.[0] ?? '';
@@ -148,6 +152,7 @@ test.describe.serial('with the first administrator', () => {
     const signerDocuments = signer.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
     await expect(signerDocuments.nth(0)).toContainText('closing-disclosure.pdf');
     await expect(signer.getByRole('button', { name: 'Add PDFs' })).toHaveCount(0);
+    await expect(signer.getByRole('button', { name: /Back to draft|Schedule|Start session|Cancel job/ })).toHaveCount(0);
     await signer.goto(link);
     await expect(signer.getByText('This invitation link is invalid, expired or already used.')).toBeVisible();
     await signer.context().close();
@@ -166,6 +171,7 @@ test.describe.serial('with the first administrator', () => {
     await notary.getByLabel('Password', { exact: true }).fill('notary password');
     await notary.getByLabel('Confirm password').fill('notary password');
     await notary.getByRole('button', { name: 'Create account' }).click();
+    await linkAuthenticator(notary);
     await expect(notary).toHaveURL(/\/dashboard/);
     await admin.goto('/dashboard?tab=approvals');
     await admin.getByRole('button', { name: 'Approve Noel Notary' }).click();
@@ -209,7 +215,7 @@ test.describe.serial('with the first administrator', () => {
     await expect(notary.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
     await expect(notary.getByRole('img', { name: 'power-of-attorney.pdf, page 1' })).toBeVisible();
     await notary.getByLabel('For').selectOption({ label: 'Pat Signer (signer)' });
-    await notary.getByRole('button', { name: 'Signature', exact: true }).click();
+    await placeFieldByClick(notary, 'Signature', 1, 0.35, 0.3);
     await expect(notary.getByRole('group', { name: 'Signature for Pat Signer' })).toBeVisible();
     await expect(signer.getByRole('group', { name: 'Signature for Pat Signer' })).toBeVisible({ timeout: 3_000 });
 
@@ -223,8 +229,8 @@ test.describe.serial('with the first administrator', () => {
     await notary.mouse.move(before.x + 20, before.y + 90, { steps: 8 });
     await notary.mouse.up();
     await expect.poll(async () => ((await signerField.boundingBox())?.y ?? 0) - signerBefore, { timeout: 3_000 }).toBeGreaterThan(40);
-    await notary.getByRole('button', { name: 'Notary signature' }).click();
-    await notary.getByRole('button', { name: 'Notary seal' }).click();
+    await placeFieldByClick(notary, 'Notary signature', 1, 0.35, 0.75);
+    await placeFieldByClick(notary, 'Notary seal', 1, 0.75, 0.75);
     await expect(notary.getByRole('group', { name: 'Notary seal for the notary' })).toBeVisible();
 
     await signer.getByRole('group', { name: 'Signature for Pat Signer' }).getByRole('button', { name: 'Sign here' }).click();
@@ -242,20 +248,43 @@ test.describe.serial('with the first administrator', () => {
     await notary.getByRole('button', { name: 'Complete this document' }).click();
     await expect(notary.getByText('power-of-attorney.pdf is complete.')).toBeVisible();
     await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
-    await expect(notary.getByText('The job is notarized and digitally signed.')).toBeVisible({ timeout: 60_000 });
-    const download = notary.getByRole('link', { name: 'power-of-attorney (notarized).pdf' });
+    await expect(notary.getByText('The job is sealed and digitally signed.')).toBeVisible({ timeout: 60_000 });
+    // No session was recorded and no identity proven: the output says what it is, down to its name.
+    const download = notary.getByRole('link', { name: 'power-of-attorney (signed, not notarized).pdf', exact: true });
     await expect(download).toBeVisible();
+    await expect(notary.getByText('Not a notarial act: no recorded session.')).toBeVisible();
+    const downloadUrl = (await download.getAttribute('href')) ?? '';
+    const [, jobId, notarizedId] = /\/api\/jobs\/([\w-]+)\/notarized\/([\w-]+)\/file/.exec(downloadUrl) ?? [];
 
-    const response = await notary.request.get((await download.getAttribute('href')) ?? '');
+    const response = await notary.request.get(downloadUrl);
     expect(response.status()).toBe(200);
     const notarized = Buffer.from(await response.body());
     const caPem = await (await notary.request.get('/api/verify/platform-ca.pem')).text();
     const report = await verifyWithPdfsig(notarized, caPem);
     expect(report).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
 
-    await signer.goto('/verify');
+    // The completed job's page offers the sealed output first; the originals say they are unsigned.
+    await signer.goto(`/jobs/detail?jobId=${jobId}`);
+    const fileLinks = signer.getByRole('main').getByRole('link', { name: /\.pdf/ });
+    await expect(fileLinks.first()).toHaveAccessibleName('power-of-attorney (signed, not notarized).pdf');
+    await expect(signer.getByRole('heading', { name: 'Original documents (unsigned)' })).toBeVisible();
+    await expect(signer.getByRole('link', { name: 'Original (unsigned): power-of-attorney.pdf' })).toBeVisible();
+    await expect(signer.getByRole('main').getByText('Not a notarial act: no recorded session.')).toBeVisible();
+
+    // The address printed on the certificate page: by id the page tells what was issued, never "unchanged".
+    await signer.goto(`/verify?id=${notarizedId}`);
+    const issued = signer.getByRole('status');
+    await expect(issued).toContainText('Issued by this platform under this id');
+    await expect(issued).toContainText('No file was checked');
+    await expect(issued).toContainText(createHash('sha256').update(notarized).digest('hex'));
+    await expect(issued).toContainText('Noel Notary');
+    await expect(signer.getByText('Not a notarial act: no recorded session.')).toBeVisible();
+    await expect(signer.getByText(/has not changed/)).toHaveCount(0);
+
     await signer.getByLabel('PDF to check').setInputFiles([{ name: 'mine.pdf', mimeType: 'application/pdf', buffer: notarized }]);
-    await expect(signer.getByText('This exact document was notarized on this platform')).toBeVisible();
+    await expect(signer.getByText('This exact file was issued by this platform and has not changed since.')).toBeVisible();
+    await expect(signer.getByText('Not a notarial act: no recorded session.')).toBeVisible();
+    await expect(signer.getByText('No audio-video session was recorded.')).toBeVisible();
     await expect(signer.getByText('Noel Notary')).toBeVisible();
     await expect(signer.getByText('Pat Signer')).toHaveCount(0);
     const tampered = Buffer.from(notarized);
@@ -266,22 +295,3 @@ test.describe.serial('with the first administrator', () => {
     await signer.context().close();
   });
 });
-
-/** Draws two strokes on the signature pad of the page. */
-async function drawSignature(page: Page) {
-  const pad = page.getByRole('img', { name: /^Signature drawing area/ });
-  const box = await pad.boundingBox();
-  if (!box) throw new Error('the drawing pad is not on screen');
-  const strokes: Array<Array<[number, number]>> = [
-    [[0.1, 0.6], [0.25, 0.3], [0.4, 0.7], [0.55, 0.35], [0.7, 0.6]],
-    [[0.2, 0.8], [0.8, 0.75]],
-  ];
-  for (const stroke of strokes) {
-    const [first, ...rest] = stroke;
-    if (!first) continue;
-    await page.mouse.move(box.x + first[0] * box.width, box.y + first[1] * box.height);
-    await page.mouse.down();
-    for (const [x, y] of rest) await page.mouse.move(box.x + x * box.width, box.y + y * box.height, { steps: 5 });
-    await page.mouse.up();
-  }
-}

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import * as OTPAuth from 'otpauth';
 
 export function readBootstrapUrl(): string {
   const port = process.env.E2E_PORT ?? '3210';
@@ -59,4 +60,130 @@ export async function waitForMail(to: string, subjectPattern: RegExp, timeoutMs 
 export async function logOut(page: Page) {
   await page.getByRole('button', { name: 'Logout' }).click();
   await expect(page).toHaveURL(/\/login$/);
+}
+
+/** An authenticator code of this secret, `offsetSteps` 30-second steps from now. */
+export function totpCode(secret: string, offsetSteps = 0): string {
+  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+  return totp.generate({ timestamp: Date.now() + offsetSteps * 30_000 });
+}
+
+/**
+ * On /mfa/setup: links an authenticator app with a real code (which also completes the sign-in),
+ * reads the backup codes shown once, and confirms they were saved.
+ */
+export async function linkAuthenticator(page: Page): Promise<{ secret: string; backupCodes: string[] }> {
+  await expect(page).toHaveURL(/\/mfa\/setup$/);
+  await page.getByRole('button', { name: /Authenticator app \(recommended\)/ }).click();
+  const secret = (await page.getByTestId('totp-secret').textContent()) ?? '';
+  await page.getByLabel('6-digit code').fill(totpCode(secret));
+  await page.getByRole('button', { name: 'Verify and link' }).click();
+  await expect(page.getByText('Authenticator linked!')).toBeVisible();
+  const codes = page.getByRole('list', { name: 'Backup codes' }).locator('code');
+  await expect(codes).toHaveCount(10);
+  const backupCodes = await codes.allTextContents();
+  await page.getByRole('button', { name: 'I have saved my backup codes' }).click();
+  return { secret, backupCodes };
+}
+
+/**
+ * A page signed in as the administrator. The first caller creates the account through the one-time
+ * link the server printed and keeps its session (cookies and session storage) for later spec files
+ * of the same run: signing in again would ask an administrator to set up a second factor.
+ */
+export async function openAdminPage(browser: Browser): Promise<Page> {
+  const port = process.env.E2E_PORT ?? '3210';
+  const file = path.join(os.tmpdir(), `ron-e2e-${port}-admin.json`);
+  const state = JSON.parse(fs.readFileSync(path.join(os.tmpdir(), `ron-e2e-${port}.json`), 'utf8')) as { bootstrapUrl: string; dataDir: string };
+  type Saved = { dataDir: string; storage: Awaited<ReturnType<BrowserContext['storageState']>>; session: Record<string, string> };
+  const known = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Saved) : null;
+  if (known && known.dataDir === state.dataDir) {
+    const context = await browser.newContext({ storageState: known.storage });
+    await context.addInitScript((entries: Record<string, string>) => {
+      if (sessionStorage.getItem('e2e_seeded')) return;
+      for (const [key, value] of Object.entries(entries)) sessionStorage.setItem(key, value);
+      sessionStorage.setItem('e2e_seeded', '1');
+    }, known.session);
+    const admin = await context.newPage();
+    await admin.goto('/dashboard?tab=jobs');
+    await expect(admin.getByText('Welcome, Ada Admin')).toBeVisible();
+    return admin;
+  }
+  const admin = await (await browser.newContext()).newPage();
+  const password = 'admin password 1';
+  await admin.goto(state.bootstrapUrl);
+  await expect(admin.getByText('Create the first administrator account')).toBeVisible();
+  await admin.getByLabel('Full name').fill('Ada Admin');
+  await admin.getByLabel('Email').fill(uniqueEmail('admin'));
+  await admin.getByLabel('Password', { exact: true }).fill(password);
+  await admin.getByLabel('Confirm password').fill(password);
+  await admin.getByRole('button', { name: 'Create account' }).click();
+  // An administrator links a second factor before anything else.
+  await linkAuthenticator(admin);
+  await expect(admin.getByText('Welcome, Ada Admin')).toBeVisible();
+  const saved: Saved = { dataDir: state.dataDir, storage: await admin.context().storageState(), session: await admin.evaluate(() => ({ ...sessionStorage })) };
+  fs.writeFileSync(file, JSON.stringify(saved));
+  return admin;
+}
+
+/** Registers a notary and has the administrator approve the account. */
+export async function registerApprovedNotary(page: Page, admin: Page, name: string, email: string) {
+  await page.goto('/register/notary');
+  await page.getByLabel('Full name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Commission state').selectOption('VA');
+  await page.getByLabel('County').fill('Arlington');
+  await page.getByLabel('Commission number').fill('VA-2468');
+  await page.getByLabel('Commission expires on').fill('2031-05-31');
+  await page.getByLabel('Password', { exact: true }).fill('notary password');
+  await page.getByLabel('Confirm password').fill('notary password');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  // A notary links a second factor before anything else.
+  await linkAuthenticator(page);
+  await expect(page).toHaveURL(/\/dashboard/);
+  await admin.goto('/dashboard?tab=approvals');
+  await admin.getByRole('button', { name: `Approve ${name}` }).click();
+  await expect(admin.getByRole('button', { name: `Approve ${name}` })).toHaveCount(0);
+}
+
+/** Draws two strokes on the signature pad of the page. */
+export async function drawSignature(page: Page) {
+  const pad = page.getByRole('img', { name: /^Signature drawing area/ });
+  const box = await pad.boundingBox();
+  if (!box) throw new Error('the drawing pad is not on screen');
+  const strokes: Array<Array<[number, number]>> = [
+    [[0.1, 0.6], [0.25, 0.3], [0.4, 0.7], [0.55, 0.35], [0.7, 0.6]],
+    [[0.2, 0.8], [0.8, 0.75]],
+  ];
+  for (const stroke of strokes) {
+    const [first, ...rest] = stroke;
+    if (!first) continue;
+    await page.mouse.move(box.x + first[0] * box.width, box.y + first[1] * box.height);
+    await page.mouse.down();
+    for (const [x, y] of rest) await page.mouse.move(box.x + x * box.width, box.y + y * box.height, { steps: 5 });
+    await page.mouse.up();
+  }
+}
+
+/** In the signing workspace: a point on a document page (fractions of the page), scrolled to the middle of the screen. */
+export async function pointOnPage(page: Page, pageNumber: number, x: number, y: number) {
+  const sheet = page.locator(`.pages .pdf-page[data-page="${pageNumber}"]`);
+  await sheet.evaluate((element, fraction) => {
+    const column = element.closest('.pages');
+    if (!column) return;
+    const box = element.getBoundingClientRect();
+    const view = column.getBoundingClientRect();
+    column.scrollTop += box.top + fraction * box.height - (view.top + view.height / 2);
+  }, y);
+  const box = await sheet.boundingBox();
+  if (!box) throw new Error(`page ${pageNumber} is not on screen`);
+  return { x: box.x + x * box.width, y: box.y + y * box.height };
+}
+
+/** In the signing workspace: chooses a field type in the palette, then clicks where its centre goes (fractions of the page). */
+export async function placeFieldByClick(page: Page, label: string, pageNumber: number, x: number, y: number) {
+  await page.getByRole('button', { name: label, exact: true }).click();
+  const point = await pointOnPage(page, pageNumber, x, y);
+  await page.mouse.click(point.x, point.y);
+  await expect(page.getByRole('application')).toHaveCount(0);
 }

@@ -11,6 +11,8 @@ const port = process.env.E2E_PORT ?? '3210';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-e2e-'));
 const stateFile = path.join(os.tmpdir(), `ron-e2e-${port}.json`);
 const mailFile = path.join(os.tmpdir(), `ron-e2e-${port}-mail.jsonl`);
+// Written by e2e/helpers.ts once the first administrator exists.
+const adminFile = path.join(os.tmpdir(), `ron-e2e-${port}-admin.json`);
 fs.rmSync(stateFile, { force: true });
 fs.writeFileSync(mailFile, '');
 
@@ -53,8 +55,12 @@ let output = '';
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
   output += chunk.toString();
-  const match = output.match(/https?:\/\/\S+\/claim\/[A-Za-z0-9_-]+/);
-  if (match && !fs.existsSync(stateFile)) fs.writeFileSync(stateFile, JSON.stringify({ bootstrapUrl: match[0], dataDir }));
+  // The server writes the first-administrator link to a private file in DATA_DIR, never to its output.
+  const linkFile = path.join(dataDir, 'first-admin-link.txt');
+  if (/Open RON is running at/.test(output) && fs.existsSync(linkFile) && !fs.existsSync(stateFile)) {
+    const bootstrapUrl = fs.readFileSync(linkFile, 'utf8').trim();
+    if (/\/claim\/[A-Za-z0-9_-]+$/.test(bootstrapUrl)) fs.writeFileSync(stateFile, JSON.stringify({ bootstrapUrl, dataDir }));
+  }
 });
 
 const stop = () => {
@@ -63,6 +69,7 @@ const stop = () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(stateFile, { force: true });
   fs.rmSync(mailFile, { force: true });
+  fs.rmSync(adminFile, { force: true });
 };
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.on(signal, () => {

@@ -35,6 +35,8 @@ export interface TestUserOptions {
   password: string;
   roles: Role[];
   status: 'active' | 'pending' | 'disabled';
+  /** Whether the account has confirmed its email address (self-registered accounts start without). */
+  isEmailVerified: boolean;
 }
 
 export interface TestUser {
@@ -109,7 +111,14 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
     const name = options.name ?? `Test ${roles[0] ?? 'user'} ${counter}`;
     const [row] = await database.db
       .insert(users)
-      .values({ email, name, roles, passwordHash: await hashPassword(password), status: options.status ?? 'active' })
+      .values({
+        email,
+        name,
+        roles,
+        passwordHash: await hashPassword(password),
+        status: options.status ?? 'active',
+        ...(options.isEmailVerified ? { emailVerifiedAt: new Date(), emailVerifiedVia: 'email_link' as const } : {}),
+      })
       .returning({ id: users.id });
     if (!row) throw new Error('test user insert failed');
     return { id: row.id, name, email, password, roles };

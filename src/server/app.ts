@@ -13,9 +13,9 @@ import { authMessages } from '#shared/auth.ts';
 import { hasAnyRole } from '#shared/roles.ts';
 import type { Access, Ctx, Deps } from './lib/context.ts';
 import { AppError, forbidden, unauthorized } from './lib/errors.ts';
-import { deviceCookieName, readSessionToken } from './lib/http.ts';
+import { deviceCookieName, isSameOrigin, readSessionToken } from './lib/http.ts';
 import { SessionCache } from './lib/session-cache.ts';
-import { createLogTransport, createSmtpTransport } from './providers/email/email.ts';
+import { createMailboxTransport, createSmtpTransport } from './providers/email/email.ts';
 import { EmailDelivery } from './tasks/email-delivery.ts';
 import { securityHeaders } from './lib/security-headers.ts';
 import { authRoutes } from './features/auth/auth.routes.ts';
@@ -24,10 +24,12 @@ import { mfaRoutes } from './features/auth/mfa.routes.ts';
 import { usersRoutes } from './features/users/users.routes.ts';
 import { documentsRoutes } from './features/documents/documents.routes.ts';
 import { jobsRoutes } from './features/jobs/jobs.routes.ts';
+import { mailRoutes } from './features/mail/mail.routes.ts';
 import { notificationsRoutes } from './features/notifications/notifications.routes.ts';
 import { fieldsRoutes } from './features/fields/fields.routes.ts';
 import { notarizationRoutes, verifyRoutes } from './features/notarization/notarization.routes.ts';
 import { signingRoutes } from './features/signing/signing.routes.ts';
+import { emailInvitationsRoutes } from './features/invites/email-invitations.routes.ts';
 import { invitesRoutes } from './features/invites/invites.routes.ts';
 import { notariesRoutes } from './features/notaries/notaries.routes.ts';
 import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
@@ -55,30 +57,30 @@ export interface ApiRoute {
 
 const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string): boolean {
-  if (origin === publicUrl) return true;
-  try {
-    const from = new URL(origin);
-    // Parse the Host header with the origin's scheme so a default port (:80, :443) compares equal to none.
-    return from.host === new URL(`${from.protocol}//${request.host}`).host;
-  } catch {
-    return false;
-  }
+/** A path segment shaped like a secret token (256-bit base64url, as createToken makes), not an id or a hash. */
+function isTokenLike(segment: string): boolean {
+  return segment.length >= 32 && /^[\w-]+$/.test(segment) && !/^[0-9a-f-]+$/i.test(segment);
 }
 
 /**
- * A URL for the log: query values are replaced, since links carry secrets there
- * (/api/auth/reset-password/validate?token=...) and the log must never hold one.
+ * A URL for the log: links carry secrets in the query (/api/auth/reset-password/validate?token=...)
+ * and in the path (/api/invites/<token>/claim, /claim/<token>), and the log must never hold one. Query
+ * values and token-shaped path segments are replaced; UUIDs and hex hashes stay readable.
  */
-export function redactQueryValues(url: string): string {
+export function redactUrlForLog(url: string): string {
   const queryStart = url.indexOf('?');
-  if (queryStart === -1) return url;
+  const pathPart = queryStart === -1 ? url : url.slice(0, queryStart);
+  const redactedPath = pathPart
+    .split('/')
+    .map((segment) => (isTokenLike(segment) ? '[redacted]' : segment))
+    .join('/');
+  if (queryStart === -1) return redactedPath;
   const names = url
     .slice(queryStart + 1)
     .split('&')
     .filter(Boolean)
     .map((pair) => `${pair.split('=')[0]}=[redacted]`);
-  return `${url.slice(0, queryStart)}?${names.join('&')}`;
+  return `${redactedPath}?${names.join('&')}`;
 }
 
 export interface BuildAppOptions {
@@ -103,7 +105,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
             serializers: {
               req: (request: FastifyRequest) => ({
                 method: request.method,
-                url: redactQueryValues(request.url),
+                url: redactUrlForLog(request.url),
                 host: request.host,
                 remoteAddress: request.ip,
                 remotePort: request.socket?.remotePort,
@@ -114,6 +116,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     bodyLimit: config.limits.bodyBytes,
     trustProxy: config.trustProxy,
     genReqId: () => crypto.randomUUID(),
+    // Plugins register in milliseconds; on a saturated 2-core machine (CI running two test workers
+    // beside an embedded database starting up) avvio's 10 s default fired without a real fault.
+    pluginTimeout: 60_000,
     // Two log lines per request cost a quarter of /api/auth/me's throughput (docs/PERFORMANCE.md):
     // the hook below logs failed and slow requests; LOG_LEVEL=debug logs every one.
     disableRequestLogging: true,
@@ -141,7 +146,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
 
   const emailTransport = config.email.smtpUrl
     ? createSmtpTransport(config.email.smtpUrl, config.email.from, config.publicUrl)
-    : createLogTransport(app.log);
+    : createMailboxTransport(deps.db, app.log);
   const emailDelivery = new EmailDelivery(deps.db, emailTransport, app.log, config.email);
   app.decorate('emailDelivery', emailDelivery);
   if (options.isEmailDeliveryStarted !== false) emailDelivery.start();
@@ -249,6 +254,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(authRoutes, { prefix: '/api/auth' });
   await app.register(mfaRoutes, { prefix: '/api/auth' });
   await app.register(usersRoutes, { prefix: '/api/admin/users' });
+  await app.register(mailRoutes, { prefix: '/api/admin/mail' });
   await app.register(jobsRoutes, { prefix: '/api/jobs' });
   await app.register(documentsRoutes, { prefix: '/api/jobs' });
   await app.register(notificationsRoutes, { prefix: '/api/notifications' });
@@ -257,6 +263,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(notarizationRoutes, { prefix: '/api/jobs' });
   await app.register(verifyRoutes, { prefix: '/api/verify' });
   await app.register(invitesRoutes, { prefix: '/api/invites' });
+  await app.register(emailInvitationsRoutes, { prefix: '/api/invites' });
   await app.register(notariesRoutes, { prefix: '/api/notary' });
   await app.register(titleCompaniesRoutes, { prefix: '/api/title-companies' });
   await app.register(signaturesRoutes, { prefix: '/api' });

@@ -1,13 +1,21 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildApp } from './app.ts';
 import { parseConfig } from './config.ts';
 import { createDatabase } from './db/client.ts';
-import { issueBootstrapInvite } from './features/invites/invites.service.ts';
+import { firstAdminLinkFileName, issueBootstrapInvite } from './features/invites/invites.service.ts';
 import { seedDemoAccounts } from './features/system/demo.service.ts';
+import { privateUmask, secureDataDir } from './lib/data-dir.ts';
 import { loadSecretsKey } from './lib/secrets.ts';
+import { localMailboxPath } from './providers/email/email.ts';
 import { createStorage } from './providers/storage/storage.ts';
 import { createRealtime } from './providers/realtime/realtime.ts';
 
+// Before anything opens a file: whatever this process creates is its own (files 0600, directories 0700).
+process.umask(privateUmask);
 const config = parseConfig(process.env);
+const madePrivate = secureDataDir(config.dataDir);
+if (madePrivate > 0) console.warn(`Made ${madePrivate} files and directories in ${config.dataDir} private to this account (0600 / 0700).`);
 const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? null : `${config.dataDir}/db` });
 await database.migrate();
 const realtime = await createRealtime(config.redisUrl);
@@ -23,18 +31,28 @@ if (process.argv.includes('--demo')) {
   const demo = await seedDemoAccounts(database.db);
   banner.push('Demo accounts (password for all of them, shown once):', `  password: ${demo.password}`);
   for (const account of demo.accounts) banner.push(`  ${account.role.padEnd(12)} ${account.email}`);
+  if (!config.email.smtpUrl) {
+    banner.push(`  Mail (sign-in codes, reset links, invitations) waits at ${config.publicUrl}${localMailboxPath}: sign in as the admin to read it.`);
+  }
   if (config.mfa.requiredRoles.length > 0) {
     banner.push(`  (${config.mfa.requiredRoles.join(', ')} accounts set up a second factor at their first sign-in: MFA_REQUIRED_ROLES)`);
   }
 }
 const bootstrap = await issueBootstrapInvite(database.db, config.publicUrl);
 if (bootstrap) {
+  // The link grants an administrator account: it goes to a file only this account can read, never
+  // to the console or a log (docs/SECURITY.md).
+  const linkFile = path.resolve(config.dataDir, firstAdminLinkFileName);
+  fs.writeFileSync(linkFile, `${bootstrap.url}\n`, { mode: 0o600 });
   banner.push(
-    'No administrator exists yet. Create the first one with this one-time link',
-    `(valid until ${bootstrap.expiresAt.toISOString()}; a restart issues a new one):`,
-    `  ${bootstrap.url}`,
+    'No administrator exists yet. The one-time link that creates the first one is in',
+    `  ${linkFile}`,
+    `(readable only by this account; valid until ${bootstrap.expiresAt.toISOString()}; a restart issues a new one).`,
+    ...(config.email.smtpUrl ? [] : [`Without SMTP_URL, mail is kept in a local mailbox that administrators read at ${config.publicUrl}${localMailboxPath}.`]),
   );
 }
+
+if (!bootstrap) fs.rmSync(path.resolve(config.dataDir, firstAdminLinkFileName), { force: true });
 
 let isClosing = false;
 async function shutDown(signal: string) {
@@ -50,6 +68,6 @@ process.on('SIGINT', () => void shutDown('SIGINT'));
 process.on('SIGTERM', () => void shutDown('SIGTERM'));
 
 await app.listen({ host: config.host, port: config.port });
-const mail = config.email.smtpUrl ? 'mail via SMTP_URL' : 'mail to the log';
+const mail = config.email.smtpUrl ? 'mail via SMTP_URL' : `mail kept in the local mailbox at ${localMailboxPath}`;
 const databaseText = database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}/db` : 'PostgreSQL at DATABASE_URL';
 console.log([``, `Open RON is running at ${config.publicUrl} (${databaseText}, realtime ${realtime.kind}, ${mail}).`, ...banner, ``].join('\n'));

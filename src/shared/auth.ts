@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleLineTextSchema } from './text.ts';
 import { roleSchema } from './roles.ts';
 
 export const minimumPasswordLength = 8;
@@ -47,6 +48,8 @@ export const sessionUserSchema = z.object({
   role: roleSchema,
   status: approvalStatusSchema,
   pendingApproval: z.string().nullable(),
+  /** Whether the person confirmed their email address; jobs are never shown by email match before. */
+  emailVerified: z.boolean(),
 });
 export type SessionUser = z.infer<typeof sessionUserSchema>;
 
@@ -72,10 +75,10 @@ export type LoginResponse = z.infer<typeof loginResponseSchema>;
 
 export const meResponseSchema = z.object({ user: sessionUserSchema });
 
-const nameSchema = z.string().trim().min(1, { message: 'Enter your full name.' }).max(120);
+export const personNameSchema = singleLineTextSchema({ label: 'Your name', max: 120, requiredMessage: 'Enter your full name.' });
 
 export const registerUserInputSchema = z.object({
-  name: nameSchema,
+  name: personNameSchema,
   email: emailSchema,
   password: passwordSchema,
 });
@@ -89,20 +92,23 @@ export const usStateCodes = [
 
 export const registerNotaryInputSchema = registerUserInputSchema.extend({
   commissionState: z.enum(usStateCodes, { message: 'Choose the state of your commission.' }),
-  commissionNumber: z.string().trim().min(1, { message: 'Enter your commission number.' }).max(60),
+  commissionNumber: singleLineTextSchema({ label: 'The commission number', max: 60, requiredMessage: 'Enter your commission number.' }),
   commissionExpiresOn: z.iso.date({ message: 'Enter the commission expiry date.' }),
-  county: z.string().trim().min(1, { message: 'Enter the county of your commission.' }).max(80),
+  county: singleLineTextSchema({ label: 'The county', max: 80, requiredMessage: 'Enter the county of your commission.' }),
 });
 export type RegisterNotaryInput = z.input<typeof registerNotaryInputSchema>;
 
 export const registerTitleCompanyInputSchema = registerUserInputSchema.extend({
-  companyName: z.string().trim().min(1, { message: 'Enter the company name.' }).max(160),
+  companyName: singleLineTextSchema({ label: 'The company name', max: 160, requiredMessage: 'Enter the company name.' }),
 });
 export type RegisterTitleCompanyInput = z.input<typeof registerTitleCompanyInputSchema>;
 
-export const registerResponseSchema = z.object({
-  user: sessionUserSchema,
-  sessionToken: z.string(),
+/**
+ * Registration and invitation claims answer like a sign-in: a role in MFA_REQUIRED_ROLES gets
+ * mfa_required and a ticket (a session that may only set up and pass a second factor), others the
+ * user and a session token.
+ */
+export const registerResponseSchema = loginResponseSchema.extend({
   pendingApproval: z.boolean(),
   message: z.string(),
 });
@@ -119,3 +125,20 @@ export const passwordConfirmationSchema = z
       context.addIssue({ code: 'custom', message: authMessages.passwordTooShort });
     }
   });
+
+/** The answer of calls that only confirm what they did, in a sentence. */
+export const okMessageSchema = z.object({ ok: z.literal(true), message: z.string() });
+
+/** Confirming an email address with the link from /verify-email/:token (decision 010). */
+export const verifyEmailInputSchema = z.object({
+  token: z.string().trim().min(1, { message: 'The confirmation link is incomplete. Open the whole link from the email.' }).max(200),
+});
+export type VerifyEmailInput = z.input<typeof verifyEmailInputSchema>;
+
+export const emailVerificationMessages = {
+  confirmed: 'Your email address is confirmed.',
+  invalidLink: 'This confirmation link is invalid or expired. Sign in and send yourself a new one.',
+  alreadyConfirmed: 'Your email address is already confirmed.',
+  sent: (email: string) => `We sent a new confirmation link to ${email}.`,
+  notConfirmed: 'Confirm your email address first: open the link we emailed you, or send a new one from your dashboard.',
+} as const;

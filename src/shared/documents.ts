@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleLineTextSchema } from './text.ts';
 
 export const documentTags = ['signing', 'reference', 'identification', 'supporting'] as const;
 export const documentTagSchema = z.enum(documentTags, { message: 'Choose a document tag.' });
@@ -24,9 +25,13 @@ export const reorderDocumentsInputSchema = z.object({
   order: z.array(z.uuid({ message: 'Document ids must be UUIDs.' })).min(1, { message: 'Send the new order of the documents.' }).max(200),
 });
 
+/** A document's name as people see it; an upload's file name follows the same rule. */
+export const documentNameSchema = singleLineTextSchema({ label: 'The document name', max: 200, requiredMessage: 'Enter a document name.' });
+export const uploadFileNameSchema = singleLineTextSchema({ label: 'The file name', max: 255 });
+
 export const updateDocumentInputSchema = z
   .object({
-    name: z.string().trim().min(1, { message: 'Enter a document name.' }).max(200).optional(),
+    name: documentNameSchema.optional(),
     tag: documentTagSchema.optional(),
     clientSnapshotVersion: z.number().int().min(1, { message: 'Send the version you edited (clientSnapshotVersion).' }),
   })

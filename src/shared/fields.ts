@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { singleLineTextSchema } from './text.ts';
 
-export const fieldTypes = ['signature', 'initials', 'date_signed', 'name', 'text', 'checkbox', 'notary_signature', 'notary_seal', 'notarial_certificate'] as const;
+export const fieldTypes = ['signature', 'initials', 'date_signed', 'date', 'name', 'text', 'checkbox', 'notary_signature', 'notary_seal', 'notarial_certificate'] as const;
 export const fieldTypeSchema = z.enum(fieldTypes, { message: 'Choose a field type.' });
 export type FieldType = z.infer<typeof fieldTypeSchema>;
 
@@ -14,6 +15,7 @@ export const fieldLabels: Record<FieldType, string> = {
   signature: 'Signature',
   initials: 'Initials',
   date_signed: 'Date signed',
+  date: 'Date',
   name: 'Name',
   text: 'Text',
   checkbox: 'Checkbox',
@@ -27,6 +29,7 @@ export const defaultFieldSizes: Record<FieldType, { width: number; height: numbe
   signature: { width: 0.3, height: 0.06 },
   initials: { width: 0.1, height: 0.05 },
   date_signed: { width: 0.18, height: 0.035 },
+  date: { width: 0.18, height: 0.035 },
   name: { width: 0.25, height: 0.035 },
   text: { width: 0.3, height: 0.035 },
   checkbox: { width: 0.03, height: 0.025 },
@@ -47,6 +50,8 @@ export const createFieldInputSchema = z
     height: z.number().min(0.01).max(1),
     participantId: z.uuid().nullable().optional(),
     isRequired: z.boolean().default(true),
+    /** Shown and printed at the same place on every page; filled once. */
+    isOnEveryPage: z.boolean().default(false),
   })
   .refine((value) => value.x + value.width <= 1.0001 && value.y + value.height <= 1.0001, { message: 'The field must stay inside the page.' });
 export type CreateFieldInput = z.input<typeof createFieldInputSchema>;
@@ -59,12 +64,20 @@ export const updateFieldInputSchema = z.object({
   height: z.number().min(0.01).max(1).optional(),
   participantId: z.uuid().nullable().optional(),
   isRequired: z.boolean().optional(),
+  isOnEveryPage: z.boolean().optional(),
   version: z.number().int().min(1, { message: 'Send the version of the field you changed.' }),
 });
 export type UpdateFieldInput = z.input<typeof updateFieldInputSchema>;
 
+/** A real calendar day written YYYY-MM-DD (what a date field holds). */
+export function isCalendarDay(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
+
 export const fillFieldInputSchema = z.object({
-  value: z.string().max(500).optional(),
+  value: singleLineTextSchema({ label: 'The field text', max: 500 }).optional(),
   version: z.number().int().min(1, { message: 'Send the version of the field you filled.' }),
 });
 
@@ -79,6 +92,7 @@ export const fieldSchema = z.object({
   height: z.number(),
   participantId: z.string().nullable(),
   isRequired: z.boolean(),
+  isOnEveryPage: z.boolean(),
   value: z.string().nullable(),
   imageUrl: z.string().nullable(),
   filledAt: z.string().nullable(),
@@ -105,7 +119,19 @@ export const signingAssetsSchema = z.object({
   signature: z.object({ id: z.string(), imageUrl: z.string() }).nullable(),
   initials: z.object({ id: z.string(), imageUrl: z.string() }).nullable(),
   participants: z.array(z.object({ id: z.string(), name: z.string(), role: z.string() })),
+  /** What the notary's seal and certificate fields will print; null until the job has a notary with a commission. */
+  notaryStamp: z
+    .object({
+      notaryName: z.string(),
+      stateName: z.string(),
+      county: z.string(),
+      commissionNumber: z.string(),
+      commissionExpiresOn: z.string(),
+      certificateText: z.string(),
+    })
+    .nullable(),
 });
+export type NotaryStamp = NonNullable<SigningAssets['notaryStamp']>;
 export type SigningAssets = z.infer<typeof signingAssetsSchema>;
 
 export const notarizedDocumentSchema = z.object({
@@ -117,11 +143,21 @@ export const notarizedDocumentSchema = z.object({
   pageCount: z.number().int(),
   createdAt: z.string(),
   downloadUrl: z.string(),
+  /** False for an output sealed without a recorded audio-video session and proven identity. */
+  isNotarialAct: z.boolean(),
+  notNotarialReasons: z.array(z.string()),
 });
 export const notarizedListSchema = z.object({ items: z.array(notarizedDocumentSchema) });
 
+/**
+ * The public answer of /verify. `checkedBy: 'file'` compared the bytes of an uploaded file, so a
+ * known one is unchanged; `checkedBy: 'id'` only tells what was issued under that id (its SHA-256
+ * is there to compare a copy with). `isNotarialAct` is false, with its reasons, for an output sealed
+ * without a recorded audio-video session and proven identity; null when nothing is known.
+ */
 export const verificationSchema = z.object({
   isKnown: z.boolean(),
+  checkedBy: z.enum(['file', 'id']),
   sha256: z.string(),
   notarizedDocumentId: z.string().nullable(),
   notarizedAt: z.string().nullable(),
@@ -130,8 +166,24 @@ export const verificationSchema = z.object({
   commissionState: z.string().nullable(),
   commissionNumber: z.string().nullable(),
   commissionExpiresOn: z.string().nullable(),
+  isNotarialAct: z.boolean().nullable(),
+  notNotarialReasons: z.array(z.string()),
 });
 export type Verification = z.infer<typeof verificationSchema>;
+
+/** The reason given when no audio-video session was recorded (stored with the output, shown by /verify). */
+export const noRecordedSessionReason = 'No audio-video session was recorded.';
+
+/** What the pages say about an output that is not a notarial act; null for a notarial act or an unknown file. */
+export function getNotNotarialNotice(output: { isNotarialAct: boolean | null; notNotarialReasons: string[] }): string | null {
+  if (output.isNotarialAct !== false) return null;
+  return output.notNotarialReasons.includes(noRecordedSessionReason) ? 'Not a notarial act: no recorded session.' : 'Not a notarial act.';
+}
+
+/** The file name of a sealed output: "notarized" only when it is a notarial act. */
+export function getOutputFileName(originalName: string, isNotarialAct: boolean): string {
+  return `${originalName.replace(/\.pdf$/i, '')} (${isNotarialAct ? 'notarized' : 'signed, not notarized'}).pdf`;
+}
 
 export interface Placement {
   x: number;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { minimumPasswordLength, authMessages, maximumPasswordLength } from './auth.ts';
+import { minimumPasswordLength, authMessages, maximumPasswordLength, personNameSchema } from './auth.ts';
 import { roleSchema } from './roles.ts';
 
 export const invitePurposes = ['bootstrap_admin', 'job_participant'] as const;
@@ -17,7 +17,7 @@ export const inviteSummarySchema = z.object({
 export type InviteSummary = z.infer<typeof inviteSummarySchema>;
 
 export const claimInviteInputSchema = z.object({
-  name: z.string().trim().min(1, { message: 'Enter your full name.' }).max(120),
+  name: personNameSchema,
   email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })),
   password: z
     .string()
@@ -34,3 +34,13 @@ export const requestAccessInputSchema = z.object({
   email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })),
 });
 export const acceptInviteResponseSchema = z.object({ jobId: z.string().nullable() });
+
+/** A job inviting the signed-in person's confirmed address, before they accept (decision 010). */
+export const jobInvitationSchema = z.object({
+  jobId: z.string(),
+  jobTitle: z.string(),
+  role: z.enum(['signer', 'witness', 'observer']),
+  participantName: z.string(),
+  status: z.string(),
+});
+export type JobInvitation = z.infer<typeof jobInvitationSchema>;

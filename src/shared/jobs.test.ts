@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { canTransition, getTransitionBlocker, isJobEditable, jobStatuses, jobTransitions, type JobStatus, type TransitionFacts } from './jobs.ts';
+import {
+  canTransition,
+  getAllowedTransitions,
+  getTransitionBlocker,
+  getTransitionRefusal,
+  isJobEditable,
+  isNotaryAmong,
+  jobStatuses,
+  jobTransitionActors,
+  jobTransitions,
+  type JobStatus,
+  type TransitionFacts,
+} from './jobs.ts';
 
 const allowedMoves: Array<[JobStatus, JobStatus]> = [
   ['draft', 'ready'],
@@ -83,5 +95,48 @@ describe('getTransitionBlocker', () => {
   it('lets a job be cancelled whatever is missing', () => {
     const nothing: TransitionFacts = { signerCount: 0, documentCount: 0, hasNotary: false, scheduledAt: null };
     for (const from of ['draft', 'ready', 'scheduled', 'in_session'] as const) expect(getTransitionBlocker(from, 'cancelled', nothing)).toBeNull();
+  });
+});
+
+describe('isNotaryAmong', () => {
+  const notary = { id: 'n-1', email: 'Nora@Example.test' };
+  it('finds the notary by account', () => {
+    expect(isNotaryAmong(notary, [{ userId: 'n-1', email: 'someone-else@example.test' }])).toBe(true);
+  });
+
+  it('finds the notary by email, whatever the case and surrounding spaces', () => {
+    expect(isNotaryAmong(notary, [{ email: ' NORA@example.TEST ' }])).toBe(true);
+  });
+
+  it('finds no one when neither account nor email match', () => {
+    expect(isNotaryAmong(notary, [{ userId: 'u-2', email: 'sam@example.test' }, { userId: null, email: 'nora@example.org' }])).toBe(false);
+  });
+});
+
+describe('jobTransitionActors', () => {
+  it('names who may make every move of the table, and no move outside it', () => {
+    for (const from of jobStatuses) {
+      expect(Object.keys(jobTransitionActors[from]).sort(), from).toEqual([...jobTransitions[from]].sort());
+    }
+  });
+
+  it('refuses a move outside the table before asking who makes it', () => {
+    expect(getTransitionRefusal('draft', 'completed', ['admin', 'preparer', 'notary'])).toEqual({ kind: 'invalid_transition', message: 'A draft job cannot become completed.' });
+  });
+
+  it('lets only the notary start and pause a session, and names them in the refusal', () => {
+    expect(getTransitionRefusal('ready', 'in_session', ['notary'])).toBeNull();
+    expect(getTransitionRefusal('scheduled', 'in_session', ['admin', 'preparer'])).toEqual({ kind: 'forbidden', message: 'Only the job’s notary may start the session.' });
+    expect(getTransitionRefusal('in_session', 'ready', ['preparer'])).toEqual({ kind: 'forbidden', message: 'Only the job’s notary may pause the session.' });
+  });
+
+  it('never completes a job by a status change, not even for its notary', () => {
+    expect(getTransitionRefusal('in_session', 'completed', ['notary'])?.kind).toBe('invalid_transition');
+    expect(getTransitionRefusal('in_session', 'completed', ['admin', 'preparer'])?.kind).toBe('forbidden');
+    expect(getAllowedTransitions('in_session', ['admin', 'preparer', 'notary'])).toEqual(['ready', 'cancelled']);
+  });
+
+  it('offers nothing to someone who is none of admin, preparer or notary', () => {
+    for (const status of jobStatuses) expect(getAllowedTransitions(status, [])).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainTextSchema, singleLineTextSchema } from './text.ts';
 
 /** Job statuses and the only moves between them (the state machine every route obeys). */
 export const jobStatuses = ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] as const;
@@ -25,6 +26,76 @@ export const jobStatusLabels: Record<JobStatus, string> = {
 
 export function canTransition(from: JobStatus, to: JobStatus): boolean {
   return jobTransitions[from].includes(to);
+}
+
+/**
+ * Who acts on a job's status. One person may be several (a notary who created the job is its
+ * preparer and its notary). preparer: the job's creator, whatever their role, or the staff (title,
+ * title_agent) of its title company; notary: the notary assigned to the job; admin: an
+ * administrator. Signers, witnesses, observers, billing and other notaries move nothing.
+ */
+export const jobActors = ['admin', 'preparer', 'notary'] as const;
+export type JobActor = (typeof jobActors)[number];
+
+const beforeSession: readonly JobActor[] = ['admin', 'preparer', 'notary'];
+const owners: readonly JobActor[] = ['admin', 'preparer'];
+const theNotary: readonly JobActor[] = ['notary'];
+
+/**
+ * Who may make each move of `jobTransitions` (the same moves, no others). Before a session the
+ * people preparing it move it (the notary too, who may prepare and schedule their own sessions);
+ * only the owners cancel it then. Only the job's notary starts and pauses a session; the notary or
+ * an administrator (to rescue a stuck job) cancels one. `completed` is reached only through
+ * POST /complete-job, when the notary seals the documents, never by PATCH.
+ */
+export const jobTransitionActors: Record<JobStatus, Partial<Record<JobStatus, readonly JobActor[]>>> = {
+  draft: { ready: beforeSession, cancelled: owners },
+  ready: { draft: beforeSession, scheduled: beforeSession, in_session: theNotary, cancelled: owners },
+  scheduled: { ready: beforeSession, in_session: theNotary, cancelled: owners },
+  in_session: { ready: theNotary, completed: theNotary, cancelled: ['notary', 'admin'] },
+  completed: {},
+  cancelled: {},
+};
+
+/** Moves made only by a route of their own, never by PATCH /api/jobs/:id. */
+const movesByOwnRoute: Partial<Record<JobStatus, string>> = {
+  completed: 'A job is completed only by sealing it: the notary uses “Seal and complete the job” in the signing workspace.',
+};
+
+const actorNames: Record<JobActor, string> = { admin: 'an administrator', preparer: 'the job’s creator or its title company', notary: 'the job’s notary' };
+
+function describeMove(from: JobStatus, to: JobStatus): string {
+  if (to === 'in_session') return 'start the session';
+  if (from === 'in_session' && to === 'ready') return 'pause the session';
+  if (to === 'completed') return 'complete the job';
+  if (to === 'cancelled') return from === 'in_session' ? 'cancel a job in session' : 'cancel the job';
+  if (to === 'draft') return 'move the job back to draft';
+  if (to === 'scheduled') return 'schedule the job';
+  return from === 'scheduled' ? 'unschedule the job' : 'mark the job ready';
+}
+
+export type TransitionRefusal = { kind: 'invalid_transition' | 'forbidden'; message: string };
+
+/**
+ * Why these actors may not make this move by PATCH, or null when they may: a move outside the
+ * table is invalid (409), someone not allowed to make it is forbidden (403), and a move that has a
+ * route of its own is invalid here (409). Preconditions come after (getTransitionBlocker).
+ */
+export function getTransitionRefusal(from: JobStatus, to: JobStatus, actors: readonly JobActor[]): TransitionRefusal | null {
+  if (!canTransition(from, to)) return { kind: 'invalid_transition', message: `A ${jobStatusLabels[from].toLowerCase()} job cannot become ${jobStatusLabels[to].toLowerCase()}.` };
+  const allowed = jobTransitionActors[from][to] ?? [];
+  if (!actors.some((actor) => allowed.includes(actor))) {
+    const names = jobActors.filter((actor) => allowed.includes(actor)).map((actor) => actorNames[actor]);
+    const who = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? 'no one');
+    return { kind: 'forbidden', message: `Only ${who} may ${describeMove(from, to)}.` };
+  }
+  const ownRoute = movesByOwnRoute[to];
+  return ownRoute ? { kind: 'invalid_transition', message: ownRoute } : null;
+}
+
+/** The moves these actors may make now with PATCH (what the job page offers as buttons). */
+export function getAllowedTransitions(status: JobStatus, actors: readonly JobActor[]): JobStatus[] {
+  return jobTransitions[status].filter((to) => getTransitionRefusal(status, to, actors) === null);
 }
 
 /** Statuses in which signers, documents and the schedule may still change. */
@@ -54,6 +125,17 @@ export function getTransitionBlocker(from: JobStatus, to: JobStatus, facts: Tran
   return null;
 }
 
+/**
+ * The notary of a job may never be one of its people (signer, witness or observer): not by account
+ * and not by email, compared without regard to case. Observers count too: the notary is in the
+ * session anyway, and an observer row is one role change away from a signer.
+ */
+export const notaryConflictMessage = 'The notary of a job cannot also be one of its signers, witnesses or observers.';
+export function isNotaryAmong(notary: { id: string; email: string }, people: ReadonlyArray<{ userId?: string | null; email: string }>): boolean {
+  const notaryEmail = notary.email.trim().toLowerCase();
+  return people.some((person) => person.userId === notary.id || person.email.trim().toLowerCase() === notaryEmail);
+}
+
 /** Notarization types (act types) a job can carry. */
 export const notarizationTypes = [
   { key: 'acknowledgment', label: 'Acknowledgment', description: 'The signer acknowledges signing the document willingly.' },
@@ -70,9 +152,15 @@ export type NotarizationType = z.infer<typeof notarizationTypeSchema>;
 export const participantRoles = ['signer', 'witness', 'observer'] as const;
 export const participantRoleSchema = z.enum(participantRoles);
 export type ParticipantRole = z.infer<typeof participantRoleSchema>;
+/** What each participant is invited to do, as a verb ("invited to sign"). */
+export const participantRoleVerbs: Record<ParticipantRole, string> = { signer: 'sign', witness: 'witness', observer: 'observe' };
+
+const participantNameSchema = singleLineTextSchema({ label: 'The participant’s name', max: 120, requiredMessage: "Enter the signer's name." });
+const jobTitleSchema = singleLineTextSchema({ label: 'The job title', max: 200, requiredMessage: 'Enter a title for the job.' });
+const reasonSchema = plainTextSchema({ label: 'The reason', max: 500 });
 
 export const signerInputSchema = z.object({
-  name: z.string().trim().min(1, { message: "Enter the signer's name." }).max(120),
+  name: participantNameSchema,
   email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })),
   role: participantRoleSchema.default('signer'),
 });
@@ -81,7 +169,7 @@ export type SignerInput = z.input<typeof signerInputSchema>;
 const scheduledAtSchema = z.iso.datetime({ offset: true, message: 'Enter a valid date and time.' }).nullable().optional();
 
 export const createJobInputSchema = z.object({
-  title: z.string().trim().min(1, { message: 'Enter a title for the job.' }).max(200),
+  title: jobTitleSchema,
   notarizationType: notarizationTypeSchema,
   signers: z.array(signerInputSchema).max(10, { message: 'A job has at most 10 participants.' }).default([]),
   scheduledAt: scheduledAtSchema,
@@ -91,11 +179,11 @@ export type CreateJobInput = z.input<typeof createJobInputSchema>;
 
 export const updateJobInputSchema = z
   .object({
-    title: z.string().trim().min(1).max(200).optional(),
+    title: jobTitleSchema.optional(),
     notarizationType: notarizationTypeSchema.optional(),
     scheduledAt: scheduledAtSchema,
     status: jobStatusSchema.optional(),
-    reason: z.string().trim().max(500).optional(),
+    reason: reasonSchema.optional(),
     version: z.number().int().min(1, { message: 'Send the version of the job you edited.' }),
   })
   .refine((value) => Object.keys(value).some((key) => key !== 'version' && key !== 'reason'), { message: 'Nothing to change.' });
@@ -138,12 +226,17 @@ export const jobListQuerySchema = z.object({
 });
 export type JobListQuery = z.input<typeof jobListQuerySchema>;
 
+/** A row of the jobs list: isInvitation marks a job that invited the viewer's confirmed address, not yet accepted. */
+export const jobListItemSchema = jobSummarySchema.extend({ isInvitation: z.boolean() });
+export type JobListItem = z.infer<typeof jobListItemSchema>;
+
 export const jobListSchema = z.object({
-  items: z.array(jobSummarySchema),
+  items: z.array(jobListItemSchema),
   total: z.number().int(),
   page: z.number().int(),
   pageSize: z.number().int(),
 });
+export type JobList = z.infer<typeof jobListSchema>;
 
 export const jobPermissionsSchema = z.object({
   canEdit: z.boolean(),
@@ -168,7 +261,7 @@ export type Job = z.infer<typeof jobSchema>;
 export const addSignerInputSchema = signerInputSchema;
 export const updateSignerInputSchema = z
   .object({
-    name: z.string().trim().min(1).max(120).optional(),
+    name: participantNameSchema.optional(),
     email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })).optional(),
     role: participantRoleSchema.optional(),
   })
@@ -177,7 +270,7 @@ export const remindSignerInputSchema = z.object({
   emailOverride: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })).optional().nullable(),
 });
 export const idBypassInputSchema = z
-  .object({ enabled: z.boolean(), reason: z.string().trim().max(500).optional().default('') })
+  .object({ enabled: z.boolean(), reason: reasonSchema.optional().default('') })
   .refine((value) => !value.enabled || value.reason.length >= 3, { message: 'Give a reason for bypassing identity verification.', path: ['reason'] });
 export const replaceNotaryInputSchema = z.object({ notaryId: z.uuid({ message: 'Choose a notary.' }).nullable() });
 

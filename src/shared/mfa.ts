@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loginResponseSchema } from './auth.ts';
 
 /** SPEC sections 5, 8 and 9: multi-factor texts and constants, word for word. */
 export const mfaMessages = {
@@ -56,7 +57,13 @@ export const mfaStatusSchema = z.object({
 export type MfaStatus = z.infer<typeof mfaStatusSchema>;
 
 export const totpSetupStartSchema = z.object({ qrCodeDataUrl: z.string(), secret: z.string(), otpauth: z.string() });
-export const totpSetupVerifyInputSchema = z.object({ token: totpCodeSchema });
+export const totpSetupVerifyInputSchema = z.object({ token: totpCodeSchema, rememberDevice: z.boolean().default(true) });
+/**
+ * Linking from a pending sign-in completes it: `completedSignIn` answers like a finished sign-in (a
+ * new session token). Linking from a full session (the Security tab) completes nothing: null.
+ */
+export const totpSetupVerifyResponseSchema = z.object({ ok: z.literal(true), completedSignIn: loginResponseSchema.nullable() });
+export type TotpSetupVerifyResponse = z.infer<typeof totpSetupVerifyResponseSchema>;
 
 export const mfaVerifyInputSchema = z
   .object({

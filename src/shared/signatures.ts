@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleLineTextSchema } from './text.ts';
 
 /** A saved signature or initials image (SPEC section 7, Signature). */
 export const signatureKinds = ['signature', 'initials'] as const;
@@ -75,6 +76,9 @@ export const pngDataUrlSchema = z
     const inspection = inspectPngDataUrl(value);
     if (!inspection.isValid) context.addIssue({ code: 'custom', message: inspection.message });
   });
+
+/** The name typed in type mode, drawn in a script font by the browser: one line, like every name. */
+export const typedSignatureTextSchema = singleLineTextSchema({ label: 'The typed name', max: 60 });
 
 export const saveSignatureInputSchema = z.object({
   imageDataUrl: pngDataUrlSchema,

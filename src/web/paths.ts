@@ -22,6 +22,7 @@ export const paths = {
   dashboard: '/dashboard',
   dashboardTab: (tab: string) => `/dashboard?tab=${encodeURIComponent(tab)}`,
   newTitleCompany: '/admin/new-title-company',
+  adminMail: '/admin/mail',
   jobDetail: (jobId: string, start?: string | null) =>
     `/jobs/detail?jobId=${encodeURIComponent(jobId)}${start ? `&start=${encodeURIComponent(start)}` : ''}`,
   billingPending: '/billing/pending',

@@ -7,6 +7,8 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { privateDirectoryMode } from '#server/lib/data-dir.ts';
+import { PrivateNodeFS } from './private-node-fs.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -44,8 +46,8 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
       close: () => pool.end(),
     };
   }
-  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
-  const client = new PGlite({ dataDir: options.dataDir ?? undefined, loadDataDir: options.loadDataDir });
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: privateDirectoryMode });
+  const client = new PGlite({ fs: options.dataDir ? new PrivateNodeFS(options.dataDir) : undefined, loadDataDir: options.loadDataDir });
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {

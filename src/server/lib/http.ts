@@ -4,6 +4,21 @@ import type { Config } from '#server/config.ts';
 export const sessionCookieName = 'ron_session';
 export const deviceCookieName = 'ron_device';
 
+/**
+ * Whether an Origin header names this app: the public URL, or the host the request was sent to.
+ * Anything else is foreign, including the opaque origin "null" (sandboxed frames, file: pages).
+ */
+export function isSameOrigin(request: FastifyRequest, origin: string, publicUrl: string): boolean {
+  if (origin === publicUrl) return true;
+  try {
+    const from = new URL(origin);
+    // Parse the Host header with the origin's scheme so a default port (:80, :443) compares equal to none.
+    return from.host === new URL(`${from.protocol}//${request.host}`).host;
+  } catch {
+    return false;
+  }
+}
+
 /** The session token of a request: the bearer header first, then the httpOnly cookie. */
 export function readSessionToken(request: FastifyRequest): { token: string; source: 'bearer' | 'cookie' } | null {
   const header = request.headers.authorization;
@@ -13,6 +28,14 @@ export function readSessionToken(request: FastifyRequest): { token: string; sour
   }
   const cookie = request.cookies[sessionCookieName];
   return cookie ? { token: cookie, source: 'cookie' } : null;
+}
+
+/** Every distinct session token a request presents (bearer header and cookie): logout ends them all. */
+export function readSessionTokens(request: FastifyRequest): string[] {
+  const header = request.headers.authorization;
+  const bearer = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
+  const cookie = request.cookies[sessionCookieName] ?? '';
+  return [...new Set([bearer, cookie].filter(Boolean))];
 }
 
 export function setSessionCookie(reply: FastifyReply, config: Config, token: string, expiresAt: Date): void {

@@ -1,3 +1,4 @@
+import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { emailOutbox } from '#server/db/schema/index.ts';
 
@@ -8,7 +9,10 @@ export interface QueuedEmail {
   kind: string;
 }
 
-/** Writes mail to the outbox; call it inside the transaction of the action that sends it. */
+/**
+ * Writes mail to the outbox; call it inside the transaction of the action that sends it. The subject
+ * is made one line whatever it quotes; body text quoting a name or title goes through toSingleLine.
+ */
 export async function queueEmail(db: DbOrTx, email: QueuedEmail): Promise<void> {
-  await db.insert(emailOutbox).values({ toAddress: email.to, subject: email.subject, textBody: email.text, kind: email.kind });
+  await db.insert(emailOutbox).values({ toAddress: email.to, subject: toSingleLine(email.subject), textBody: email.text, kind: email.kind });
 }

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { privateDirectoryMode, privateFileMode } from './data-dir.ts';
 
 /** AES-256-GCM: 'v1.<iv>.<tag>.<ciphertext>', base64url parts. */
 export function encryptSecret(key: Buffer, plaintext: string): string {
@@ -32,8 +33,8 @@ export function loadSecretsKey(configured: Buffer | null, dataDir: string): Buff
     if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
     return key;
   }
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: privateDirectoryMode });
   const key = randomBytes(32);
-  fs.writeFileSync(file, key.toString('base64'), { mode: 0o600 });
+  fs.writeFileSync(file, key.toString('base64'), { mode: privateFileMode });
   return key;
 }

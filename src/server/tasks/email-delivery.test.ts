@@ -2,7 +2,7 @@ import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emailOutbox } from '#server/db/schema/index.ts';
+import { emailOutbox, localMailbox } from '#server/db/schema/index.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '#test/smtp-catcher.ts';
@@ -17,7 +17,7 @@ let instanceB: TestApp;
 let smtp: SmtpCatcher;
 /** Points at a port nobody listens on; gives up after three attempts. */
 let unreachable: TestApp;
-/** No SMTP_URL: mail goes to the log, which this test reads. */
+/** No SMTP_URL: mail goes to the local mailbox; this test reads the log too. */
 let logOnly: TestApp;
 const logLines: Array<Record<string, unknown>> = [];
 
@@ -235,12 +235,15 @@ describe('email delivery when a relay is slower than the sending lease', () => {
 });
 
 describe('email delivery without SMTP_URL', () => {
-  it('writes the message, links included, to the log and marks it sent', async () => {
+  it('delivers the message to the local mailbox, body included, and logs only that it is waiting there', async () => {
     const to = newAddress();
-    const row = await queue(logOnly, to, 'Logged, not mailed');
+    const row = await queue(logOnly, to, 'Kept, not mailed');
     expect(await logOnly.app.emailDelivery.runOnce()).toBe(1);
-    const line = logLines.find((entry) => entry.event === 'email.logged' && entry.to === to);
-    expect(line).toMatchObject({ subject: 'Logged, not mailed', msg: expect.stringContaining('https://example.test/link') });
+    const [kept] = await logOnly.db.select().from(localMailbox).where(eq(localMailbox.id, row.id));
+    expect(kept).toMatchObject({ toAddress: to, subject: 'Kept, not mailed', textBody: expect.stringContaining('https://example.test/link') });
+    const lines = logLines.filter((entry) => entry.emailId === row.id);
+    expect(lines).toEqual([expect.objectContaining({ event: 'email.mailbox', msg: `Mail for ${to} is waiting in the local mailbox at /admin/mail` })]);
+    expect(JSON.stringify(logLines)).not.toContain('https://example.test/link');
     expect(await getRow(logOnly, row.id)).toMatchObject({ status: 'sent', attempts: 1 });
   });
 });

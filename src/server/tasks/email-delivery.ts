@@ -6,7 +6,7 @@ import type { EmailTransport } from '#server/providers/email/email.ts';
 
 const batchSize = 10;
 /** Kinds whose text carries a live link or code. */
-export const secretBearingKinds = new Set(['password_reset', 'mfa_email_code', 'job_invite', 'job_invite_reminder']);
+export const secretBearingKinds = new Set(['password_reset', 'mfa_email_code', 'job_invite', 'job_invite_reminder', 'email_verification']);
 export const removedAfterDelivery = '[removed after delivery: it carried a link or code]';
 const leaseSeconds = 120;
 
@@ -92,7 +92,7 @@ export class EmailDelivery {
         continue;
       }
       try {
-        await this.transport.send({ id: row.id, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody });
+        await this.transport.send({ id: row.id, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody, kind: row.kind });
         await this.db
           .update(emailOutbox)
           .set({

@@ -13,6 +13,8 @@ export const storageKeys = {
   wizardSeed: 'gnw_seed',
   debugAdminKey: 'debugAdminKey',
   tunnelMode: 'apiTunnelMode',
+  /** Followed by the user id: each person's zoom in the signing workspace (local storage). */
+  signingZoomPrefix: 'signing_zoom:',
 } as const;
 
 export interface StoredUser {
@@ -24,6 +26,7 @@ export interface StoredUser {
   role?: string;
   status?: string;
   pendingApproval?: string | null;
+  emailVerified?: boolean;
 }
 
 function readStorage(storage: Storage, key: string): string | null {

@@ -7,7 +7,8 @@ import { roleLabels } from '#shared/roles.ts';
 import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
-import { getStoredUser, storeSignedIn } from '#web/lib/browser-storage.ts';
+import { startNewAccountSession } from '#web/features/auth/finish-sign-in.ts';
+import { getStoredUser } from '#web/lib/browser-storage.ts';
 
 /** Claim an invitation: the first administrator's one-time link lands here. */
 export default function ClaimPage() {
@@ -34,9 +35,11 @@ export default function ClaimPage() {
     setIsSubmitting(true);
     try {
       const response = await api.post(`/api/invites/${encodeURIComponent(token)}/claim`, parsed.data, registerResponseSchema);
-      storeSignedIn(response.user, response.sessionToken);
-      const jobId = invite.data?.jobId;
-      navigate(jobId ? `/jobs/detail?jobId=${encodeURIComponent(jobId)}` : '/dashboard?tab=jobs', { replace: true, state: { notice: response.message } });
+      const jobId = invite.data?.jobId ?? null;
+      const destination = jobId ? `/jobs/detail?jobId=${encodeURIComponent(jobId)}` : '/dashboard?tab=jobs';
+      // An administrator (a role that must use a second factor) sets one up before anything else.
+      const secondFactorPath = startNewAccountSession(response, { email: parsed.data.email, safeNext: jobId ? destination : null, jobId });
+      navigate(secondFactorPath ?? destination, { replace: true, state: { notice: response.message } });
     } catch (caught) {
       setError(caught instanceof ApiError ? caught.message : 'Could not claim the invitation. Please try again.');
     } finally {

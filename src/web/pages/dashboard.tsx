@@ -4,6 +4,7 @@ import { getEffectiveRole, roleLabels } from '#shared/roles.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { JobsTable } from '#web/features/jobs/jobs-table.tsx';
+import { EmailVerificationBanner } from '#web/features/auth/email-verification-banner.tsx';
 import { SecuritySettings } from '#web/features/auth/security-settings.tsx';
 import { PendingNotaries } from '#web/features/notaries/pending-notaries.tsx';
 import { PendingTitleCompanies } from '#web/features/title-companies/pending-title-companies.tsx';
@@ -34,6 +35,7 @@ export default function DashboardPage() {
   return (
     <DashboardLayout user={user} task={tabLabels[activeTab] ?? 'Jobs'}>
       <FormAlert message={notice} tone="success" />
+      <EmailVerificationBanner user={user} />
       {user.status === 'pending' ? (
         <div className="alert info" role="status">
           Your {user.pendingApproval === 'title_company' ? 'title company' : 'notary'} account is pending approval. An administrator

@@ -8,11 +8,11 @@ import {
   mfaMessages,
   mfaStatusSchema,
   normalizeBackupCodeInput,
-  normalizeDigitsInput,
   readEmailCooldownSeconds,
 } from '#shared/mfa.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { finishSecondFactor } from '#web/features/auth/finish-sign-in.ts';
+import { DigitsCodeField, RememberDeviceField } from '#web/features/auth/second-factor-fields.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 import { getPendingMfa, storageKeys } from '#web/lib/browser-storage.ts';
@@ -97,12 +97,7 @@ export default function MfaVerifyPage() {
   };
 
   const backToLogin = () => sessionStorage.removeItem(storageKeys.pendingMfa);
-  const remember = (
-    <label className="checkbox">
-      <input type="checkbox" checked={rememberDevice} onChange={(event) => setRememberDevice(event.target.checked)} />
-      Remember this device
-    </label>
-  );
+  const remember = <RememberDeviceField checked={rememberDevice} onChange={setRememberDevice} />;
 
   return (
     <main className="centered-page">
@@ -117,15 +112,7 @@ export default function MfaVerifyPage() {
             <button type="button" className="button" onClick={() => void sendCode()} disabled={secondsLeft > 0}>
               {secondsLeft > 0 ? `Send another code in ${secondsLeft} s` : 'Send code'}
             </button>
-            <Field
-              label="Email code"
-              name="emailCode"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-              value={emailCode}
-              onChange={(event) => setEmailCode(normalizeDigitsInput(event.target.value))}
-            />
+            <DigitsCodeField label="Email code" name="emailCode" value={emailCode} onChange={setEmailCode} />
             {remember}
             <button type="submit" className="button primary block" disabled={isBusy}>
               Verify
@@ -134,15 +121,7 @@ export default function MfaVerifyPage() {
           </form>
         ) : (
           <form className="stack" onSubmit={submitAuthenticator} noValidate>
-            <Field
-              label="Authenticator code"
-              name="token"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-              value={token}
-              onChange={(event) => setToken(normalizeDigitsInput(event.target.value))}
-            />
+            <DigitsCodeField label="Authenticator code" name="token" value={token} onChange={setToken} />
             <Field
               label="Or a backup code"
               name="backupCode"
@@ -156,9 +135,10 @@ export default function MfaVerifyPage() {
               Verify
             </button>
             <Link to="/mfa/verify?useEmail=1">Use email code instead</Link>
-            <Link to="/mfa/setup?new=1">Set up a new authenticator</Link>
           </form>
         )}
+        {/* Only while no second factor is linked: a half-signed-in session may not add one beside another. */}
+        {status.data && !status.data.enrolled ? <Link to="/mfa/setup">Set up a new authenticator</Link> : null}
         <Link to="/login" onClick={backToLogin}>
           Back to login
         </Link>

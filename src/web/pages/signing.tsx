@@ -1,6 +1,7 @@
 import { Navigate, useParams } from 'react-router';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { NotarizedDocuments } from '#web/features/documents/notarized-documents.tsx';
 import { JobsTable } from '#web/features/jobs/jobs-table.tsx';
 import { SigningWorkspace } from '#web/features/signing/signing-workspace.tsx';
 
@@ -17,5 +18,5 @@ export default function SigningPage() {
       </DashboardLayout>
     );
   }
-  return <SigningWorkspace key={jobId} jobId={jobId} documentId={docId ?? null} />;
+  return <SigningWorkspace key={jobId} jobId={jobId} documentId={docId ?? null} userId={user.id ?? null} outputs={<NotarizedDocuments jobId={jobId} />} />;
 }

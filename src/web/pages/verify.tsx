@@ -1,50 +1,66 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
-import { verificationSchema, type Verification } from '#shared/fields.ts';
+import { Link, useSearchParams } from 'react-router';
+import { getNotNotarialNotice, verificationSchema, type Verification } from '#shared/fields.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 
-/** Public: check that a PDF is one this platform notarized, unchanged. Shows no signer data. */
+/**
+ * Public: check a PDF against what this platform issued. Only an uploaded file can be found
+ * unchanged; an id (the address printed on each certificate page is /verify?id=…) tells what was
+ * issued under it, with the SHA-256 to compare a copy with. Shows no signer data.
+ */
 export default function VerifyPage() {
-  const [result, setResult] = useState<Verification | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [searchParams, setSearchParams] = useSearchParams();
+  const idFromAddress = searchParams.get('id')?.trim() ?? '';
+  const [fileResult, setFileResult] = useState<Verification | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
-  const [documentId, setDocumentId] = useState('');
+  const [documentId, setDocumentId] = useState(idFromAddress);
+  // The looked-up id lives in the address, so the link printed on a certificate page opens its answer.
+  const byId = useQuery({
+    queryKey: ['verify', idFromAddress],
+    queryFn: () => api.get(`/api/verify/${encodeURIComponent(idFromAddress)}`, verificationSchema),
+    enabled: idFromAddress !== '',
+    retry: false,
+  });
 
-  const check = async (action: () => Promise<Verification>) => {
-    setError(null);
-    setResult(null);
+  const upload = async (file: File) => {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    setSearchParams({});
+    setFileError(null);
+    setFileResult(null);
+    setProgress(0);
     try {
-      setResult(await action());
+      setFileResult(await api.upload('/api/verify', form, setProgress, verificationSchema));
     } catch (caught) {
-      setError(caught instanceof ApiError ? caught.message : 'The check failed. Please try again.');
+      setFileError(caught instanceof ApiError ? caught.message : 'The check failed. Please try again.');
     } finally {
       setProgress(null);
     }
   };
-  const upload = (file: File) => {
-    const form = new FormData();
-    form.append('file', file, file.name);
-    setProgress(0);
-    void check(() => api.upload('/api/verify', form, setProgress, verificationSchema));
-  };
   const lookUp = (event: FormEvent) => {
     event.preventDefault();
-    void check(() => api.get(`/api/verify/${encodeURIComponent(documentId.trim())}`, verificationSchema));
+    setFileResult(null);
+    setFileError(null);
+    setSearchParams(documentId.trim() ? { id: documentId.trim() } : {});
   };
+  const result = fileResult ?? (idFromAddress ? byId.data : null) ?? null;
+  const error = fileError ?? (idFromAddress && byId.error ? byId.error.message : null);
 
   return (
     <main className="centered-page">
       <section className="card wide stack" aria-labelledby="verify-title">
         <h1 id="verify-title">Verify a notarized document</h1>
         <p>
-          Upload the PDF you received, or enter its document id. We compare its SHA-256 fingerprint with the documents this platform notarized: a
-          single changed byte gives a different fingerprint. Your file is not stored.
+          Upload the PDF you received to check that it is unchanged: we compare its SHA-256 fingerprint with the documents this platform issued, and a
+          single changed byte gives a different fingerprint. Your file is not stored. A document id only shows what was issued under it.
         </p>
         <div className="field">
           <label htmlFor="verify-file">PDF to check</label>
-          <input id="verify-file" type="file" accept="application/pdf,.pdf" onChange={(event) => event.target.files?.[0] && upload(event.target.files[0])} />
+          <input id="verify-file" type="file" accept="application/pdf,.pdf" onChange={(event) => event.target.files?.[0] && void upload(event.target.files[0])} />
         </div>
         {progress !== null ? <progress max={1} value={progress} aria-label="Upload progress" /> : null}
         <form className="row wrap align-end" onSubmit={lookUp}>
@@ -54,35 +70,8 @@ export default function VerifyPage() {
           </button>
         </form>
         <FormAlert message={error} />
-        {result?.isKnown ? (
-          <div className="alert success" role="status">
-            <p>
-              <strong>Verified.</strong> This exact document was notarized on this platform and has not changed since.
-            </p>
-            <dl className="facts">
-              <dt>Notarial act</dt>
-              <dd>{result.actLabel}</dd>
-              <dt>Notarized</dt>
-              <dd>{result.notarizedAt ? new Date(result.notarizedAt).toLocaleString() : ''}</dd>
-              <dt>Notary</dt>
-              <dd>{result.notaryName}</dd>
-              <dt>Commission</dt>
-              <dd>
-                {result.commissionState} {result.commissionNumber}, expires {result.commissionExpiresOn}
-              </dd>
-              <dt>Document id</dt>
-              <dd>
-                <code>{result.notarizedDocumentId}</code>
-              </dd>
-            </dl>
-          </div>
-        ) : null}
-        {result && !result.isKnown ? (
-          <div className="alert error" role="alert">
-            <strong>Not verified.</strong> No document notarized here has this fingerprint: it was changed after notarization, or it was not notarized on
-            this platform.
-          </div>
-        ) : null}
+        {byId.isFetching && !fileResult ? <p role="status">Looking up the document…</p> : null}
+        {result ? <VerificationResult result={result} /> : null}
         <p className="muted">
           Each notarized PDF also carries the notary’s digital signature. To check it in a PDF reader, trust{' '}
           <a href="/api/verify/platform-ca.pem">the platform certificate authority</a> that issues notaries’ certificates.
@@ -90,5 +79,64 @@ export default function VerifyPage() {
         <Link to="/login">Open RON home</Link>
       </section>
     </main>
+  );
+}
+
+function VerificationResult({ result }: { result: Verification }) {
+  if (!result.isKnown) {
+    return (
+      <div className="alert error" role="alert">
+        <strong>Not verified.</strong> No document issued here has this fingerprint: it was changed after it was issued, or it was not issued on this
+        platform.
+      </div>
+    );
+  }
+  const notice = getNotNotarialNotice(result);
+  const isFileChecked = result.checkedBy === 'file';
+  return (
+    <div className={`alert ${isFileChecked ? 'success' : 'info'}`} role="status">
+      {isFileChecked ? (
+        <p>
+          <strong>Verified.</strong> This exact file was {result.isNotarialAct ? 'notarized' : 'issued'} by this platform and has not changed since.
+        </p>
+      ) : (
+        <p>
+          <strong>Issued by this platform under this id.</strong> No file was checked: this is what was issued. To check your copy, upload it above, or
+          compare its SHA-256 fingerprint with the one below.
+        </p>
+      )}
+      {notice ? (
+        <div className="alert error">
+          <p>
+            <strong>{notice}</strong>
+          </p>
+          <ul>
+            {result.notNotarialReasons.map((reason) => (
+              <li key={reason}>{reason}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <dl className="facts">
+        <dt>{result.isNotarialAct ? 'Notarial act' : 'Requested act'}</dt>
+        <dd>{result.actLabel}</dd>
+        <dt>{result.isNotarialAct ? 'Notarized' : 'Issued'}</dt>
+        <dd>{result.notarizedAt ? new Date(result.notarizedAt).toLocaleString() : ''}</dd>
+        <dt>Notary</dt>
+        <dd>{result.notaryName}</dd>
+        <dt>Commission</dt>
+        <dd>
+          {result.commissionState} {result.commissionNumber}, expires {result.commissionExpiresOn}
+        </dd>
+        <dt>SHA-256</dt>
+        <dd>
+          <code>{result.sha256}</code>
+        </dd>
+        <dt>Document id</dt>
+        <dd>
+          <code>{result.notarizedDocumentId}</code>
+        </dd>
+      </dl>
+    </div>
   );
 }

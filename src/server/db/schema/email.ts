@@ -20,3 +20,22 @@ export const emailOutbox = pgTable(
   },
   (table) => [index('email_outbox_due_idx').on(table.status, table.nextAttemptAt)],
 );
+
+/**
+ * The local mailbox: without SMTP_URL, delivery puts each message here, where administrators read
+ * it at /admin/mail. It is the recipient's copy, so it keeps the body (links included); the id is
+ * the outbox message's, so a second delivery after a crash keeps one copy.
+ */
+export const localMailbox = pgTable(
+  'local_mailbox',
+  {
+    id: uuid('id').primaryKey(),
+    toAddress: text('to_address').notNull(),
+    subject: text('subject').notNull(),
+    textBody: text('text_body').notNull(),
+    htmlBody: text('html_body'),
+    kind: text('kind').notNull(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('local_mailbox_delivered_idx').on(table.deliveredAt)],
+);

@@ -10,6 +10,8 @@ export const invites = pgTable('invites', {
   participantId: uuid('participant_id').references(() => jobParticipants.id, { onDelete: 'cascade' }),
   roles: text('roles').array().notNull(),
   email: text('email'),
+  /** The address the link was emailed to: the invitee's, or another one a staff reminder chose (emailOverride). */
+  sentTo: text('sent_to'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   usedAt: timestamp('used_at', { withTimezone: true }),

@@ -31,7 +31,7 @@ export const documentFields = pgTable(
       .notNull()
       .references(() => documents.id, { onDelete: 'cascade' }),
     type: text('type', {
-      enum: ['signature', 'initials', 'date_signed', 'name', 'text', 'checkbox', 'notary_signature', 'notary_seal', 'notarial_certificate'],
+      enum: ['signature', 'initials', 'date_signed', 'date', 'name', 'text', 'checkbox', 'notary_signature', 'notary_seal', 'notarial_certificate'],
     }).notNull(),
     page: integer('page').notNull(),
     x: doublePrecision('x').notNull(),
@@ -40,6 +40,8 @@ export const documentFields = pgTable(
     height: doublePrecision('height').notNull(),
     participantId: uuid('participant_id').references(() => jobParticipants.id, { onDelete: 'set null' }),
     isRequired: boolean('is_required').notNull().default(true),
+    /** Shown and printed at the same place on every page of the document; `page` is where it was placed. */
+    isOnEveryPage: boolean('is_on_every_page').notNull().default(false),
     value: text('value'),
     signatureId: uuid('signature_id').references(() => userSignatures.id, { onDelete: 'restrict' }),
     filledAt: timestamp('filled_at', { withTimezone: true }),
@@ -96,6 +98,16 @@ export const notarizedDocuments = pgTable(
     credentialId: uuid('credential_id').references(() => signingCredentials.id, { onDelete: 'set null' }),
     /** Public facts for /verify: act type, notary commission, times. No signer personal data. */
     publicFacts: jsonb('public_facts').notNull(),
+    /**
+     * What was recorded when it was sealed (features/notarization/notarial-facts.ts): a notarial act
+     * needs a recorded audio-video session and every signer's identity proven. Outputs sealed before
+     * these columns existed had neither.
+     */
+    isNotarialAct: boolean('is_notarial_act').notNull().default(false),
+    hasRecordedSession: boolean('has_recorded_session').notNull().default(false),
+    hasProvenIdentity: boolean('has_proven_identity').notNull().default(false),
+    /** Why it is not a notarial act, as sentences without personal data (shown by /verify). */
+    notNotarialReasons: jsonb('not_notarial_reasons').$type<string[]>().notNull().default([]),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index('notarized_documents_job_idx').on(table.jobId)],

@@ -13,6 +13,13 @@ export const users = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
+    /** When the person proved they read this address; until then no job is shown to them by email match. */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    /**
+     * How: 'email_link' (the confirmation link), 'invitation' (an invitation link sent to the address),
+     * 'operator' (set up by whoever runs the server: the first administrator, demo accounts).
+     */
+    emailVerifiedVia: text('email_verified_via', { enum: ['email_link', 'invitation', 'operator'] }),
   },
   (table) => [uniqueIndex('users_email_key').on(table.email)],
 );

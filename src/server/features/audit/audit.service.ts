@@ -89,10 +89,14 @@ export async function verifyAuditScope(db: DbOrTx, scope: string): Promise<Audit
   return { isValid: true, eventCount: rows.length, firstBrokenEventId: null };
 }
 
-/** A job's trail, oldest first, with actor names, and whether its hash chain verifies. */
+/**
+ * A job's trail, oldest first, with actor names, and whether its hash chain verifies. Addresses,
+ * browsers and hashes only for the job's notary and administrators.
+ */
 export async function getJobAuditTrail(ctx: Ctx, jobId: string) {
   const { getJobAccess } = await import('#server/features/jobs/job-access.ts');
-  await getJobAccess(ctx, jobId);
+  const access = await getJobAccess(ctx, jobId);
+  const maySeeNetworkDetails = access.job.notaryId === access.userId || Boolean(ctx.user?.roles.includes('admin'));
   const scope = `job:${jobId}`;
   const rows = await ctx.db
     .select({ event: auditEvents, actorName: users.name })
@@ -107,11 +111,9 @@ export async function getJobAuditTrail(ctx: Ctx, jobId: string) {
       action: event.action,
       actorId: event.actorId,
       actorName,
-      ipAddress: event.ipAddress,
-      userAgent: event.userAgent,
       data: (event.data ?? {}) as Record<string, unknown>,
       createdAt: event.createdAt.toISOString(),
-      hash: event.hash,
+      ...(maySeeNetworkDetails ? { ipAddress: event.ipAddress, userAgent: event.userAgent, hash: event.hash } : {}),
     })),
     verification,
   };

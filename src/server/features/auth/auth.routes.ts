@@ -5,17 +5,18 @@ import {
   loginQuerySchema,
   loginResponseSchema,
   meResponseSchema,
+  okMessageSchema,
   registerNotaryInputSchema,
   registerResponseSchema,
   registerTitleCompanyInputSchema,
   registerUserInputSchema,
+  verifyEmailInputSchema,
 } from '#shared/auth.ts';
 import { forgotPasswordInputSchema, resetPasswordInputSchema } from '#shared/mfa.ts';
-import { clearSessionCookie, readSessionToken, setSessionCookie } from '#server/lib/http.ts';
+import { clearSessionCookie, readSessionTokens, setSessionCookie } from '#server/lib/http.ts';
 import { getCurrentUser, logIn, logOut, register, type RegistrationCommand } from './auth.service.ts';
+import { resendEmailVerification, verifyEmail } from './email-verification.service.ts';
 import { requestPasswordReset, resetPassword, validateResetToken } from './password-reset.service.ts';
-
-const okMessageSchema = z.object({ ok: z.literal(true), message: z.string() });
 
 /** SPEC section 5: a missing (or null) email or password gets the same answer as an empty one. */
 const loginBodySchema = z.preprocess((body) => {
@@ -41,7 +42,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post('/logout', { config: { access: 'public' }, schema: { response: { 200: z.object({ ok: z.literal(true) }) } } }, async (request, reply) => {
-    await logOut(request.ctx, readSessionToken(request)?.token ?? null);
+    await logOut(request.ctx, readSessionTokens(request));
     clearSessionCookie(reply, request.ctx.config);
     return { ok: true as const };
   });
@@ -83,5 +84,15 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/reset-password',
     { config: { access: 'public' }, schema: { body: resetPasswordInputSchema, response: { 200: okMessageSchema } } },
     async (request) => resetPassword(request.ctx, request.body.token, request.body.newPassword),
+  );
+
+  app.post(
+    '/verify-email',
+    { config: { access: 'public' }, schema: { body: verifyEmailInputSchema, response: { 200: okMessageSchema } } },
+    async (request) => verifyEmail(request.ctx, request.body.token),
+  );
+
+  app.post('/verify-email/resend', { config: { access: 'signed-in' }, schema: { response: { 200: okMessageSchema } } }, async (request) =>
+    resendEmailVerification(request.ctx),
   );
 };

@@ -10,14 +10,16 @@ import {
   type SessionUser,
 } from '#shared/auth.ts';
 import type { z } from 'zod';
+import { hasAnyRole } from '#shared/roles.ts';
 import { notaryProfiles, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '#server/lib/crypto.ts';
 import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
 import { clearRateLimit, hitRateLimit, readRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { queueEmailVerification } from './email-verification.service.ts';
 import { getMfaRequirement, isTrustedDevice } from './mfa.service.ts';
 import { createSession, revokeSessionByToken } from './sessions.service.ts';
-import { accountFailuresKey, findUserByEmail, isUniqueViolation, normalizeEmail, toSessionUser } from './users.ts';
+import { accountFailuresKey, findUserByEmail, isUniqueViolation, normalizeEmail, toSessionUser, type UserRow } from './users.ts';
 
 export interface LoginCommand {
   email: string;
@@ -62,47 +64,66 @@ export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response
   }
   const mfa = await getMfaRequirement(ctx, user);
   const needsSecondFactor = (mfa.isRoleRequired || mfa.totpEnabled || mfa.emailEnabled) && !(await isTrustedDevice(ctx.db, user.id, ctx.deviceToken));
+  const isEnrolled = mfa.totpEnabled || mfa.emailEnabled;
   if (needsSecondFactor) {
-    // The password is right; the session may only finish the second factor (ten minutes).
-    const pending = await createSession(ctx, user.id, { isMfaPending: true });
-    const isInlineStep = !mfa.isRoleRequired && mfa.totpEnabled;
     ctx.log.info({ event: 'login.second_factor', userId: user.id }, 'password accepted, second factor needed');
-    return {
-      signedIn: { user: toSessionUser(user), token: pending.token, expiresAt: pending.expiresAt },
-      response: {
-        user: null,
-        sessionToken: null,
-        mfa_required: !isInlineStep,
-        enrolled: mfa.totpEnabled || mfa.emailEnabled,
-        twofaRequired: isInlineStep,
-        ticket: pending.token,
-        nextAction: null,
-      },
-    };
+    return startSecondFactorStep(ctx, user, { isInlineStep: !mfa.isRoleRequired && mfa.totpEnabled, isEnrolled });
   }
   // Failures are forgiven only once sign-in is complete: a right password alone does not reset the
   // count, or someone holding it could guess second-factor codes without end.
   await clearRateLimit(ctx.db, accountKey);
-  const session = await createSession(ctx, user.id);
   await ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, user.id));
-  const sessionUser = toSessionUser(user);
   ctx.log.info({ event: 'login.succeeded', userId: user.id }, 'signed in');
+  return startFullSession(ctx, user, isEnrolled);
+}
+
+type SessionStart = { response: LoginResponse; signedIn: SignedIn };
+
+/**
+ * The password (or a new account's own choice of it) is right, but a second factor is still due:
+ * a pending session (ten minutes) that may only set up and pass it. `isInlineStep` answers on the
+ * login page (a voluntary authenticator) instead of the MFA pages.
+ */
+async function startSecondFactorStep(ctx: Ctx, user: UserRow, step: { isInlineStep: boolean; isEnrolled: boolean }): Promise<SessionStart> {
+  const pending = await createSession(ctx, user.id, { isMfaPending: true });
   return {
-    signedIn: { user: sessionUser, token: session.token, expiresAt: session.expiresAt },
+    signedIn: { user: toSessionUser(user), token: pending.token, expiresAt: pending.expiresAt },
     response: {
-      user: sessionUser,
-      sessionToken: session.token,
-      mfa_required: false,
-      enrolled: mfa.totpEnabled || mfa.emailEnabled,
-      twofaRequired: false,
-      ticket: null,
+      user: null,
+      sessionToken: null,
+      mfa_required: !step.isInlineStep,
+      enrolled: step.isEnrolled,
+      twofaRequired: step.isInlineStep,
+      ticket: pending.token,
       nextAction: null,
     },
   };
 }
 
-export async function logOut(ctx: Ctx, token: string | null): Promise<void> {
-  if (token) await revokeSessionByToken(ctx, token);
+async function startFullSession(ctx: Ctx, user: UserRow, isEnrolled: boolean): Promise<SessionStart> {
+  const session = await createSession(ctx, user.id);
+  const sessionUser = toSessionUser(user);
+  return {
+    signedIn: { user: sessionUser, token: session.token, expiresAt: session.expiresAt },
+    response: { user: sessionUser, sessionToken: session.token, mfa_required: false, enrolled: isEnrolled, twofaRequired: false, ticket: null, nextAction: null },
+  };
+}
+
+/**
+ * The first session of a new account (registration, an invitation claim). A role in
+ * MFA_REQUIRED_ROLES gets what sign-in gives it: a session that may only set up and pass a second
+ * factor, so no account of such a role ever works without one.
+ */
+export async function startNewAccountSession(ctx: Ctx, user: UserRow): Promise<SessionStart> {
+  if (hasAnyRole({ roles: user.roles }, ctx.config.mfa.requiredRoles)) {
+    return startSecondFactorStep(ctx, user, { isInlineStep: false, isEnrolled: false });
+  }
+  return startFullSession(ctx, user, false);
+}
+
+/** Ends every session the request presented: a bearer token and a cookie may name different ones. */
+export async function logOut(ctx: Ctx, tokens: readonly string[]): Promise<void> {
+  for (const token of tokens) await revokeSessionByToken(ctx, token);
 }
 
 export function getCurrentUser(ctx: Ctx): SessionUser {
@@ -156,17 +177,14 @@ export async function register(ctx: Ctx, command: RegistrationCommand): Promise<
         if (!company) throw new Error('company insert returned no row');
         await tx.insert(titleCompanyMembers).values({ companyId: company.id, userId: created.id, role: 'title' });
       }
+      await queueEmailVerification({ ...ctx, db: tx }, created);
       return created;
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(emailTakenMessage);
     throw error;
   }
-  const session = await createSession(ctx, row.id);
-  const user = toSessionUser(row);
   ctx.log.info({ event: 'account.registered', userId: row.id, kind: command.kind }, 'account registered');
-  return {
-    signedIn: { user, token: session.token, expiresAt: session.expiresAt },
-    response: { user, sessionToken: session.token, pendingApproval: isPending, message: registrationMessages[command.kind] },
-  };
+  const { response, signedIn } = await startNewAccountSession(ctx, row);
+  return { signedIn, response: { ...response, pendingApproval: isPending, message: registrationMessages[command.kind] } };
 }

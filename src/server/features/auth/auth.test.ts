@@ -302,7 +302,7 @@ describe('GET /api/auth/me', () => {
     const res = await me(t, await t.signInAs(user));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      user: { id: user.id, name: user.name, fullName: user.name, email: user.email, roles: ['title_agent', 'signer'], role: 'title_agent', status: 'active', pendingApproval: null },
+      user: { id: user.id, name: user.name, fullName: user.name, email: user.email, roles: ['title_agent', 'signer'], role: 'title_agent', status: 'active', pendingApproval: null, emailVerified: false },
     });
   });
 
@@ -365,6 +365,23 @@ describe('POST /api/auth/logout', () => {
     expect((await me(t, phone)).statusCode).toBe(200);
   });
 
+  it('revokes both sessions when the bearer token and the cookie name different ones', async () => {
+    const user = await t.createUser();
+    const bearerToken = (await login(t, { email: user.email, password: user.password })).json().sessionToken as string;
+    const cookieToken = (await login(t, { email: user.email, password: user.password })).json().sessionToken as string;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: { authorization: `Bearer ${bearerToken}`, ...sameOrigin() },
+      cookies: { ron_session: cookieToken },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await me(t, { authorization: `Bearer ${bearerToken}` })).statusCode).toBe(401);
+    const cookieAfter = await t.app.inject({ method: 'GET', url: '/api/auth/me', cookies: { ron_session: cookieToken } });
+    expect(cookieAfter.statusCode).toBe(401);
+    expect(cookieAfter.json()).toMatchObject({ error: 'session_expired' });
+  });
+
   it('answers ok without a session, and for an already revoked one', async () => {
     expect((await t.app.inject({ method: 'POST', url: '/api/auth/logout' })).json()).toEqual({ ok: true });
     const headers = await t.signInAs(await t.createUser());
@@ -416,8 +433,13 @@ describe('registration', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body).toEqual({
-      user: { id: expect.any(String), name: 'Sam Signer', fullName: 'Sam Signer', email, roles: ['signer'], role: 'signer', status: 'active', pendingApproval: null },
+      user: { id: expect.any(String), name: 'Sam Signer', fullName: 'Sam Signer', email, roles: ['signer'], role: 'signer', status: 'active', pendingApproval: null, emailVerified: false },
       sessionToken: expect.any(String),
+      mfa_required: false,
+      enrolled: false,
+      twofaRequired: false,
+      ticket: null,
+      nextAction: null,
       pendingApproval: false,
       message: 'Your account is ready.',
     });

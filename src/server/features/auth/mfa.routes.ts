@@ -10,6 +10,7 @@ import {
   mfaVerifyInputSchema,
   totpSetupStartSchema,
   totpSetupVerifyInputSchema,
+  totpSetupVerifyResponseSchema,
   twoFactorVerifyInputSchema,
 } from '#shared/mfa.ts';
 import type { Config } from '#server/config.ts';
@@ -45,10 +46,10 @@ export const mfaRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/mfa/totp/setup/verify',
-    { config: { access: mfa }, schema: { body: totpSetupVerifyInputSchema, response: { 200: z.object({ ok: z.literal(true) }) } } },
-    async (request) => {
-      await verifyTotpSetup(request.ctx, request.body.token);
-      return { ok: true as const };
+    { config: { access: mfa }, schema: { body: totpSetupVerifyInputSchema, response: { 200: totpSetupVerifyResponseSchema } } },
+    async (request, reply) => {
+      const completed = await verifyTotpSetup(request.ctx, request.body.token, request.body.rememberDevice);
+      return { ok: true as const, completedSignIn: completed ? sendSignedIn(reply, request.ctx.config, completed) : null };
     },
   );
 

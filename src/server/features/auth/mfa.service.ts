@@ -4,6 +4,7 @@ import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { LoginResponse } from '#shared/auth.ts';
 import { mfaConstants, mfaMessages, type MfaStatus } from '#shared/mfa.ts';
+import { toSingleLine } from '#shared/text.ts';
 import { hasAnyRole } from '#shared/roles.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { mfaBackupCodes, mfaEmailCodes, mfaFactors, sessions, trustedDevices, users } from '#server/db/schema/index.ts';
@@ -11,7 +12,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashToken } from '#server/lib/crypto.ts';
 import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
-import { clearRateLimit, hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { clearRateLimit, hitRateLimit, readRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { decryptSecret, encryptSecret, hashCode } from '#server/lib/secrets.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { createSession, resolveSession, revokeSessionById } from './sessions.service.ts';
@@ -149,8 +150,12 @@ export async function startTotpSetup(ctx: Ctx): Promise<{ qrCodeDataUrl: string;
   return { qrCodeDataUrl: await QRCode.toDataURL(otpauth, { margin: 1, width: 220 }), secret, otpauth };
 }
 
-/** Confirms set-up with a code from the new authenticator; that code cannot be used again. */
-export async function verifyTotpSetup(ctx: Ctx, token: string): Promise<void> {
+/**
+ * Confirms set-up with a code from the new authenticator. From a pending sign-in that code also
+ * completes the sign-in (a new full session; it cannot be used again). From a full session it signs
+ * nobody in, so the still-current code stays good for one later sign-in; null is returned.
+ */
+export async function verifyTotpSetup(ctx: Ctx, token: string, rememberDevice: boolean): Promise<SecondFactorResult | null> {
   const user = requireUser(ctx);
   const factors = await findFactors(ctx.db, user.id);
   if (!factors?.totpPendingSecretEncrypted) throw new AppError(409, 'setup_not_started', 'Start the authenticator set-up first.');
@@ -172,20 +177,25 @@ export async function verifyTotpSetup(ctx: Ctx, token: string): Promise<void> {
     }
     throw new AppError(401, 'invalid_code', mfaMessages.verificationFailed);
   }
+  const isSignIn = ctx.isMfaPending;
   await ctx.db.transaction(async (tx) => {
-    await tx
+    // Only while this set-up is still pending: two requests with one code cannot both link (and sign in).
+    const linked = await tx
       .update(mfaFactors)
       .set({
         totpSecretEncrypted: factors.totpPendingSecretEncrypted,
         totpEnabledAt: new Date(),
         totpPendingSecretEncrypted: null,
         totpPendingFailures: 0,
-        totpLastUsedStep: step,
+        totpLastUsedStep: isSignIn ? step : null,
         updatedAt: new Date(),
       })
-      .where(eq(mfaFactors.userId, user.id));
+      .where(and(eq(mfaFactors.userId, user.id), eq(mfaFactors.totpPendingSecretEncrypted, factors.totpPendingSecretEncrypted ?? '')))
+      .returning({ userId: mfaFactors.userId });
+    if (linked.length === 0) throw new AppError(409, 'setup_not_started', 'Start the authenticator set-up first.');
     await appendAuditEvent({ ...ctx, db: tx }, { action: 'mfa.totp_enabled', data: { userId: user.id } });
   });
+  return isSignIn ? completeSecondFactor(ctx, user.id, rememberDevice, 'totp_enrolment') : null;
 }
 
 const mfaLocked = () => new AppError(401, 'mfa_locked', 'Too many wrong codes. Please sign in again.');
@@ -206,12 +216,29 @@ async function takeAttempt(ctx: Ctx): Promise<number | null> {
 }
 
 /**
+ * During a sign-in, an account over its failure limit (LOGIN_MAX_FAILURES_PER_ACCOUNT) gets no code
+ * checked, not even a right one: pending sessions opened earlier must not keep guessing.
+ */
+async function assertAccountNotLocked(ctx: Ctx): Promise<void> {
+  if (!ctx.isMfaPending || !ctx.user) return;
+  const failures = await readRateLimit(ctx.db, accountFailuresKey(ctx.user.email));
+  if (failures && failures.count >= ctx.config.limits.loginFailuresPerAccount) {
+    throwRateLimited('failed sign-in attempts for this account', failures.resetAt);
+  }
+}
+
+/** A wrong code during a sign-in counts as a failed sign-in of the account, like a wrong password. */
+async function countAccountFailure(ctx: Ctx): Promise<void> {
+  if (ctx.isMfaPending && ctx.user) await hitRateLimit(ctx.db, accountFailuresKey(ctx.user.email), ctx.config.limits.loginWindowMs);
+}
+
+/**
  * A wrong code: it also counts as a failed sign-in of the account, so fresh sign-ins with the
  * password do not buy endless guesses; the fifth try of a pending session ends it.
  */
 async function recordFailure(ctx: Ctx, attempt: number, message: string): Promise<never> {
   if (ctx.sessionId && ctx.isMfaPending) {
-    if (ctx.user) await hitRateLimit(ctx.db, accountFailuresKey(ctx.user.email), ctx.config.limits.loginWindowMs);
+    await countAccountFailure(ctx);
     if (attempt >= mfaConstants.maxCodeAttempts) {
       await revokeSessionById(ctx, ctx.sessionId);
       throw mfaLocked();
@@ -282,6 +309,7 @@ export async function verifySecondFactor(
   failureMessage: string = mfaMessages.verificationFailed,
 ): Promise<SecondFactorResult> {
   const user = requireUser(ctx);
+  await assertAccountNotLocked(ctx);
   const attempt = await takeAttempt(ctx);
   if (attempt === null) {
     if (ctx.sessionId) await revokeSessionById(ctx, ctx.sessionId);
@@ -364,7 +392,7 @@ export async function requestEmailCode(ctx: Ctx): Promise<{ maskedEmail: string;
       kind: 'mfa_email_code',
       subject: `Your Open RON sign-in code: ${code}`,
       text: [
-        `Hello ${user.name},`,
+        `Hello ${toSingleLine(user.name)},`,
         '',
         `Your sign-in code is ${code}. It expires in 10 minutes.`,
         '',
@@ -378,6 +406,7 @@ export async function requestEmailCode(ctx: Ctx): Promise<{ maskedEmail: string;
 /** Checks an emailed code: five wrong tries lock it; a correct one completes the sign-in. */
 export async function verifyEmailCode(ctx: Ctx, code: string, rememberDevice: boolean): Promise<SecondFactorResult> {
   const user = requireUser(ctx);
+  await assertAccountNotLocked(ctx);
   const [current] = await ctx.db
     .select()
     .from(mfaEmailCodes)
@@ -395,6 +424,7 @@ export async function verifyEmailCode(ctx: Ctx, code: string, rememberDevice: bo
       })
       .where(and(eq(mfaEmailCodes.id, current.id), isNull(mfaEmailCodes.consumedAt)))
       .returning({ failures: mfaEmailCodes.failures });
+    await countAccountFailure(ctx);
     if (counted && counted.failures >= mfaConstants.maxCodeAttempts) throw new AppError(401, 'code_locked', 'Too many wrong codes. Request a new code.');
     throw new AppError(401, 'invalid_code', mfaMessages.emailVerifyFailed);
   }

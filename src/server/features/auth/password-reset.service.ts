@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import { passwordResetMessages } from '#shared/mfa.ts';
+import { toSingleLine } from '#shared/text.ts';
 import { passwordResetTokens, sessions, trustedDevices, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashPassword, hashToken } from '#server/lib/crypto.ts';
@@ -34,7 +35,7 @@ export async function requestPasswordReset(ctx: Ctx, rawEmail: string): Promise<
         kind: 'password_reset',
         subject: 'Reset your Open RON password',
         text: [
-          `Hello ${user.name},`,
+          `Hello ${toSingleLine(user.name)},`,
           '',
           'Someone asked to reset the password of your Open RON account. To choose a new password, open this link within one hour:',
           '',
@@ -95,7 +96,7 @@ export async function resetPassword(ctx: Ctx, token: string, newPassword: string
       to: user.email,
       kind: 'password_changed',
       subject: 'Your Open RON password was changed',
-      text: `Hello ${user.name},\n\nThe password of your Open RON account was just changed with a reset link, and every signed-in device was signed out.\nIf this was not you, contact your administrator at once.`,
+      text: `Hello ${toSingleLine(user.name)},\n\nThe password of your Open RON account was just changed with a reset link, and every signed-in device was signed out.\nIf this was not you, contact your administrator at once.`,
     });
     return user.id;
   });

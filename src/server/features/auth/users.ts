@@ -21,6 +21,7 @@ export function toSessionUser(row: UserRow): SessionUser {
     role,
     status: row.status,
     pendingApproval,
+    emailVerified: row.emailVerifiedAt !== null,
   };
 }
 

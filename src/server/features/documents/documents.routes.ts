@@ -3,7 +3,15 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { auditAssetInputSchema } from '#shared/audit.ts';
-import { documentListSchema, documentMessages, documentSchema, documentTagSchema, reorderDocumentsInputSchema, updateDocumentInputSchema } from '#shared/documents.ts';
+import {
+  documentListSchema,
+  documentMessages,
+  documentSchema,
+  documentTagSchema,
+  reorderDocumentsInputSchema,
+  updateDocumentInputSchema,
+  uploadFileNameSchema,
+} from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { receiveToTempFile } from '#server/providers/storage/storage.ts';
 import {
@@ -46,6 +54,11 @@ export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       const parsedTag = documentTagSchema.safeParse(tag);
       if (!parsedTag.success) throw new AppError(400, 'validation_failed', 'Choose a document tag.', { allowed: documentTagSchema.options });
+      for (const file of files) {
+        const parsedName = uploadFileNameSchema.safeParse(file.fileName);
+        const message = parsedName.error?.issues[0]?.message;
+        if (message) throw new AppError(400, 'validation_failed', message, [{ path: 'files', message }]);
+      }
       return await addDocuments(ctx, jobId, files, parsedTag.data);
     } finally {
       await removeTempFiles(files);

@@ -9,7 +9,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
-import { assertRequiredFieldsFilled } from '#server/features/fields/fields.service.ts';
+import { assertRequiredFieldsFilled, hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
 import { checkPdf } from './pdf-check.ts';
 
 type DocumentRow = typeof documents.$inferSelect;
@@ -159,6 +159,10 @@ export async function updateDocument(
     assertDocumentsEditable(access);
     const row = await getDocumentRow(txCtx, jobId, documentId, true);
     assertVersion(row, [ifMatch, input.clientSnapshotVersion]);
+    // A signing document that was signed must be sealed as what it was signed as, under the name it had.
+    if (await hasFilledFields(tx, { jobId, documentId })) {
+      throw new AppError(409, 'field_filled', 'This document holds filled fields, so its name and tag can no longer change.');
+    }
     const changes = { ...(input.name !== undefined ? { name: cleanDocumentName(input.name) } : {}), ...(input.tag !== undefined ? { tag: input.tag } : {}) };
     const [updated] = await tx
       .update(documents)
@@ -196,6 +200,7 @@ export async function deleteDocument(ctx: Ctx, jobId: string, documentId: string
     assertDocumentsEditable(access);
     const row = await getDocumentRow(txCtx, jobId, documentId, true);
     assertVersion(row, [ifMatch]);
+    if (await hasFilledFields(tx, { jobId, documentId })) throw new AppError(409, 'field_filled', 'This document holds filled fields and cannot be removed.');
     await tx.delete(documents).where(eq(documents.id, documentId));
     await appendAuditEvent(txCtx, { jobId, action: 'document.deleted', data: { documentId, name: row.name, sha256: row.sha256 } });
   });
@@ -222,7 +227,7 @@ export async function reorderDocuments(ctx: Ctx, jobId: string, order: string[])
 }
 
 export async function completeDocument(ctx: Ctx, jobId: string, documentId: string): Promise<JobDocument> {
-  return ctx.db.transaction(async (tx) => {
+  const completed = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canCompleteDocuments', 'Only the job’s notary or an administrator may complete a document.');
@@ -241,6 +246,8 @@ export async function completeDocument(ctx: Ctx, jobId: string, documentId: stri
     await appendAuditEvent(txCtx, { jobId, action: 'document.completed', data: { documentId, sha256: row.sha256 } });
     return toDocument(updated);
   });
+  await publishJobChange(ctx, jobId, { type: 'document.changed', documentId });
+  return completed;
 }
 
 export async function openDocumentFile(ctx: Ctx, jobId: string, documentId: string): Promise<{ stream: Readable; name: string; sizeBytes: number }> {

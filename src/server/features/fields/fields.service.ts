@@ -1,6 +1,6 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
-import { isNotaryField, type DocumentField, type createFieldInputSchema, type fillFieldInputSchema, type updateFieldInputSchema } from '#shared/fields.ts';
+import { isCalendarDay, isNotaryField, notaryFieldTypes, type DocumentField, type createFieldInputSchema, type fillFieldInputSchema, type updateFieldInputSchema } from '#shared/fields.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { documentFields, documents, jobParticipants, userSignatures } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -24,6 +24,7 @@ export function toField(row: FieldRow): DocumentField {
     height: row.height,
     participantId: row.participantId,
     isRequired: row.isRequired,
+    isOnEveryPage: row.isOnEveryPage,
     value: row.value,
     imageUrl: row.signatureId ? `/api/jobs/${row.jobId}/documents/${row.documentId}/fields/${row.id}/image` : null,
     filledAt: row.filledAt?.toISOString() ?? null,
@@ -117,8 +118,8 @@ export async function updateField(ctx: Ctx, jobId: string, documentId: string, f
     const document = await getDocument(tx, jobId, documentId);
     assertDocumentOpen(access, document);
     const current = await getFieldRow(tx, documentId, fieldId);
+    if (current.filledAt) throw new AppError(409, 'field_filled', 'A filled field cannot be moved, resized or reassigned: it holds what was signed.');
     assertVersion(current, input.version);
-    if (current.filledAt) throw new AppError(409, 'field_filled', 'A filled field cannot be moved.');
     const { version: _version, ...changes } = input;
     const next = { ...current, ...changes };
     if (next.page > document.pageCount) throw badRequest(`This document has ${document.pageCount} page(s).`);
@@ -144,6 +145,7 @@ export async function deleteField(ctx: Ctx, jobId: string, documentId: string, f
     const document = await getDocument(tx, jobId, documentId);
     assertDocumentOpen(access, document);
     const current = await getFieldRow(tx, documentId, fieldId);
+    if (current.filledAt) throw new AppError(409, 'field_filled', 'A filled field cannot be removed: it holds what was signed.');
     await tx.delete(documentFields).where(eq(documentFields.id, fieldId));
     await appendAuditEvent(txCtx, { jobId, action: 'field.removed', data: { documentId, fieldId, type: current.type } });
   });
@@ -188,6 +190,10 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
       case 'name':
         value = access.participant?.name ?? ctx.user?.name ?? null;
         break;
+      case 'date':
+        if (!input.value || !isCalendarDay(input.value)) throw badRequest('Choose a date.');
+        value = input.value;
+        break;
       case 'text':
         if (!input.value?.trim()) throw badRequest('Type the text for this field.');
         value = input.value.trim();
@@ -211,6 +217,27 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
   });
   await publishJobChange(ctx, jobId, { type: 'fields.changed', documentId });
   return toField(row);
+}
+
+/**
+ * Whether any field is filled on the job (or for one participant, on one document, or among the
+ * notary's fields). What someone signed must not change under them: callers refuse edits then.
+ */
+export async function hasFilledFields(db: DbOrTx, filter: { jobId: string; participantId?: string; documentId?: string; isNotaryOnly?: boolean }): Promise<boolean> {
+  const rows = await db
+    .select({ id: documentFields.id })
+    .from(documentFields)
+    .where(
+      and(
+        eq(documentFields.jobId, filter.jobId),
+        isNotNull(documentFields.filledAt),
+        filter.participantId ? eq(documentFields.participantId, filter.participantId) : undefined,
+        filter.documentId ? eq(documentFields.documentId, filter.documentId) : undefined,
+        filter.isNotaryOnly ? inArray(documentFields.type, [...notaryFieldTypes]) : undefined,
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
 }
 
 /** A document may be completed once every required field is filled. */

@@ -187,6 +187,56 @@ describe('filling fields', () => {
   });
 });
 
+describe('fields people use', () => {
+  it('places a field on every page of the document, and it is filled once', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    const placed = await placeField(jobId, documentId, { type: 'name', participantId: signerParticipant, isOnEveryPage: true });
+    expect(placed.statusCode).toBe(201);
+    expect(placed.json()).toMatchObject({ type: 'name', page: 1, isOnEveryPage: true });
+    const single = (await placeField(jobId, documentId, { type: 'initials', participantId: signerParticipant })).json();
+    expect(single.isOnEveryPage).toBe(false);
+    const repeated = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields/${single.id}`,
+      headers: notaryHeaders,
+      payload: { isOnEveryPage: true, version: 1 },
+    });
+    expect(repeated.json()).toMatchObject({ isOnEveryPage: true, version: 2 });
+    const filled = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${placed.json().id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    expect(filled.json()).toMatchObject({ value: signer.name, isOnEveryPage: true, filledAt: expect.any(String) });
+  });
+
+  it('lets a signer choose the date of a date field, and refuses what is not a date', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    const field = (await placeField(jobId, documentId, { type: 'date', participantId: signerParticipant })).json();
+    const fillUrl = `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}/fill`;
+    for (const value of [undefined, '2026-02-30', 'tomorrow']) {
+      const refused = await t.app.inject({ method: 'POST', url: fillUrl, headers: signerHeaders, payload: { value, version: 1 } });
+      expect(refused.statusCode, String(value)).toBe(400);
+      expect(refused.json().message).toBe('Choose a date.');
+    }
+    const filled = await t.app.inject({ method: 'POST', url: fillUrl, headers: signerHeaders, payload: { value: '2026-03-14', version: 1 } });
+    expect(filled.json()).toMatchObject({ value: '2026-03-14', filledAt: expect.any(String) });
+  });
+
+  it('shows everyone on the job the seal and certificate wording the notary’s fields will print, and nobody else', async () => {
+    const { jobId } = await createJob();
+    const assets = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/signing-assets`, headers: signerHeaders });
+    expect(assets.statusCode).toBe(200);
+    expect(assets.json().notaryStamp).toMatchObject({
+      notaryName: 'Nora Notary',
+      stateName: 'Texas',
+      county: 'Travis',
+      commissionNumber: 'TX-1',
+      commissionExpiresOn: '2031-01-01',
+      certificateText: expect.stringContaining('Nora Notary, Notary Public, State of Texas. Commission No. TX-1, expires January 1, 2031.'),
+    });
+    const stranger = await t.createUser({ roles: ['signer'] });
+    const refused = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/signing-assets`, headers: await t.signInAs(stranger) });
+    expect(refused.statusCode).toBe(404);
+  });
+});
+
 describe('the live channel', () => {
   it('tells every participant, on another app instance too, when fields change, and relays the notary’s page', async () => {
     const { jobId, documentId, signerParticipant } = await createJob();
@@ -212,6 +262,24 @@ describe('the live channel', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('tells everyone in the workspace when the session starts and when a document is completed', async () => {
+    const { jobId, documentId } = await createJob('draft');
+    const socket = await t.app.injectWS(`/api/jobs/${jobId}/live`, { headers: signerHeaders });
+    const received: Array<{ type: string; documentId?: string }> = [];
+    socket.on('message', (data: Buffer) => received.push(JSON.parse(data.toString())));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    let version = 1;
+    for (const status of ['ready', 'in_session']) {
+      const moved = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${jobId}`, headers: notaryHeaders, payload: { status, version } });
+      version = moved.json().version;
+    }
+    await expect.poll(() => received.filter((message) => message.type === 'job.changed').length, { timeout: 1000 }).toBe(2);
+    const completed = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    expect(completed.statusCode).toBe(200);
+    await expect.poll(() => received.find((message) => message.type === 'document.changed'), { timeout: 1000 }).toEqual({ type: 'document.changed', documentId });
+    socket.terminate();
   });
 
   it('closes the channel for someone who is not on the job', async () => {

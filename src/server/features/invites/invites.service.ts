@@ -7,13 +7,14 @@ import type { DbOrTx } from '#server/db/client.ts';
 import { invites, jobParticipants, jobs, users } from '#server/db/schema/index.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { assertNotaryNotAmong } from '#server/features/jobs/notary-conflict.ts';
 import { queueParticipantInvite } from '#server/features/jobs/participants.service.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashPassword, hashToken } from '#server/lib/crypto.ts';
 import { AppError, conflict } from '#server/lib/errors.ts';
-import { createSession } from '#server/features/auth/sessions.service.ts';
+import { markEmailVerified, queueEmailVerification } from '#server/features/auth/email-verification.service.ts';
 import { findUserByEmail, isUniqueViolation, toSessionUser } from '#server/features/auth/users.ts';
-import type { SignedIn } from '#server/features/auth/auth.service.ts';
+import { startNewAccountSession, type SignedIn } from '#server/features/auth/auth.service.ts';
 
 const bootstrapLifetimeMs = 24 * 3600_000;
 
@@ -23,6 +24,9 @@ async function hasAdmin(db: DbOrTx): Promise<boolean> {
   const rows = await db.select({ id: users.id }).from(users).where(sql`'admin' = any(${users.roles})`).limit(1);
   return rows.length > 0;
 }
+
+/** Where start-up writes the first-administrator link, inside DATA_DIR (0600), instead of printing it. */
+export const firstAdminLinkFileName = 'first-admin-link.txt';
 
 /**
  * On a database with no administrator, issues a fresh one-time link to create the first one
@@ -42,14 +46,30 @@ export async function issueBootstrapInvite(db: DbOrTx, publicUrl: string): Promi
   return { url: `${publicUrl}/claim/${token}`, expiresAt };
 }
 
+/**
+ * Whether opening this link proves the invitee's address: only when the link was emailed to it. A
+ * reminder sent elsewhere (emailOverride) lets its reader join the job, not claim the address.
+ */
+function provesInvitedAddress(invite: Pick<typeof invites.$inferSelect, 'email' | 'sentTo'>): boolean {
+  return invite.email !== null && invite.sentTo === invite.email;
+}
+
+/** Jobs whose participants may still join; a completed or cancelled job takes no one new. */
+const openJobStatuses = ['draft', 'ready', 'scheduled', 'in_session'] as const;
+
+/** An unused, unrevoked, unexpired invitation; for a job invitation, only while the job is open. */
 async function findLiveInvite(db: DbOrTx, token: string) {
   if (token.length < 20 || token.length > 200) return null;
   const rows = await db
-    .select()
+    .select({ invite: invites, jobStatus: jobs.status })
     .from(invites)
+    .leftJoin(jobs, eq(jobs.id, invites.jobId))
     .where(and(eq(invites.tokenHash, hashToken(token)), isNull(invites.usedAt), isNull(invites.revokedAt), gt(invites.expiresAt, new Date())))
     .limit(1);
-  return rows[0] ?? null;
+  const [row] = rows;
+  if (!row) return null;
+  if (row.invite.jobId && !(openJobStatuses as readonly string[]).includes(row.jobStatus ?? '')) return null;
+  return row.invite;
 }
 
 export async function getInvite(ctx: Ctx, token: string): Promise<InviteSummary> {
@@ -69,19 +89,51 @@ export async function getInvite(ctx: Ctx, token: string): Promise<InviteSummary>
   };
 }
 
-/** Links the participant of a job invitation to an account, with an audit event on the job. */
-async function linkParticipant(ctx: Ctx & { db: DbOrTx }, invite: typeof invites.$inferSelect, userId: string): Promise<void> {
+/**
+ * Links the participant of a job invitation to an account, with an audit event on the job. Both the
+ * emailed link and a confirmed address (email-invitations.service.ts) accept through here.
+ */
+export async function linkParticipant(
+  ctx: Ctx & { db: DbOrTx },
+  invite: Pick<typeof invites.$inferSelect, 'purpose' | 'participantId' | 'jobId' | 'email'>,
+  userId: string,
+  auditData: Record<string, unknown> = {},
+): Promise<void> {
   if (invite.purpose !== 'job_participant' || !invite.participantId || !invite.jobId) return;
+  const [job] = await ctx.db.select({ notaryId: jobs.notaryId }).from(jobs).where(eq(jobs.id, invite.jobId)).limit(1);
+  await assertNotaryNotAmong(ctx.db, job?.notaryId ?? null, [{ userId, email: invite.email ?? '' }]);
   await ctx.db.update(jobParticipants).set({ userId }).where(eq(jobParticipants.id, invite.participantId));
-  await appendAuditEvent(ctx, { jobId: invite.jobId, action: 'invite.claimed', data: { participantId: invite.participantId, userId } });
+  // Other links to the same seat (a re-sent one, a request-access one) stop working once one is used.
+  await ctx.db
+    .update(invites)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(invites.participantId, invite.participantId), isNull(invites.usedAt), isNull(invites.revokedAt)));
+  await appendAuditEvent(ctx, { jobId: invite.jobId, action: 'invite.claimed', data: { participantId: invite.participantId, userId, ...auditData } });
+}
+
+/** The job of a link this user already used, while its seat is still theirs; null otherwise. */
+async function findJobAcceptedWith(db: DbOrTx, token: string, userId: string): Promise<string | null> {
+  if (token.length < 20 || token.length > 200) return null;
+  const [row] = await db
+    .select({ jobId: jobParticipants.jobId })
+    .from(invites)
+    .innerJoin(jobParticipants, eq(jobParticipants.id, invites.participantId))
+    .where(and(eq(invites.tokenHash, hashToken(token)), eq(invites.usedBy, userId), eq(jobParticipants.userId, userId)))
+    .limit(1);
+  return row?.jobId ?? null;
 }
 
 /** A signed-in person accepts a job invitation sent to their own email address. */
 export async function acceptInvite(ctx: Ctx, token: string): Promise<{ jobId: string | null }> {
   const user = ctx.user;
   if (!user) throw invalidInvite();
-  return ctx.db.transaction(async (tx) => {
+  const accepted = await ctx.db.transaction(async (tx) => {
     const invite = await findLiveInvite(tx, token);
+    if (!invite) {
+      // The same person tapping again after the answer was lost: they are on the job already.
+      const jobId = await findJobAcceptedWith(tx, token, user.id);
+      if (jobId) return { jobId, isNewlyVerified: false };
+    }
     if (!invite || invite.purpose !== 'job_participant') throw invalidInvite();
     if (invite.email !== user.email) {
       throw new AppError(403, 'invite_email_mismatch', 'This invitation was sent to a different email address. Sign in with that account to accept it.');
@@ -93,13 +145,19 @@ export async function acceptInvite(ctx: Ctx, token: string): Promise<{ jobId: st
       .returning({ id: invites.id });
     if (claimed.length === 0) throw invalidInvite();
     await linkParticipant({ ...ctx, db: tx }, invite, user.id);
-    return { jobId: invite.jobId };
+    // The link went to this address and the person opened it: that proves the address.
+    const isNewlyVerified = provesInvitedAddress(invite) && (await markEmailVerified(tx, user.id, user.email, 'invitation'));
+    return { jobId: invite.jobId, isNewlyVerified };
   });
+  if (accepted.isNewlyVerified) await ctx.sessionCache.invalidateUser(user.id);
+  return { jobId: accepted.jobId };
 }
 
 /**
  * Someone whose link expired asks again: every open job that invited this email (and was not yet
- * accepted) sends a fresh link. The answer never tells whether anything matched.
+ * accepted) sends a fresh link to that address. Earlier links keep working until one of them is
+ * used, so a stranger typing someone's address cannot cancel their invitation. The answer (and the
+ * rate limit) never tells whether anything matched.
  */
 export async function requestAccess(ctx: Ctx, email: string): Promise<{ ok: true; message: string }> {
   const perAddress = await hitRateLimit(ctx.db, `request-access:address:${ctx.ipAddress}`, 3600_000);
@@ -111,9 +169,9 @@ export async function requestAccess(ctx: Ctx, email: string): Promise<{ ok: true
       .select({ participant: jobParticipants, job: jobs })
       .from(jobParticipants)
       .innerJoin(jobs, eq(jobs.id, jobParticipants.jobId))
-      .where(and(eq(jobParticipants.email, email), isNull(jobParticipants.userId), inArray(jobs.status, ['draft', 'ready', 'scheduled', 'in_session'])));
+      .where(and(eq(jobParticipants.email, email), isNull(jobParticipants.userId), inArray(jobs.status, [...openJobStatuses])));
     for (const { participant, job } of rows) {
-      await queueParticipantInvite({ ...ctx, db: tx }, job, participant, { isReminder: true });
+      await queueParticipantInvite({ ...ctx, db: tx }, job, participant, { isReminder: true, keepsEarlierLinks: true });
       await appendAuditEvent({ ...ctx, db: tx }, { jobId: job.id, action: 'participant.access_requested', data: { participantId: participant.id } });
     }
   });
@@ -143,11 +201,23 @@ export async function claimInvite(
         throw new AppError(400, 'invite_email_mismatch', 'This invitation was sent to a different email address.');
       }
       if (await findUserByEmail(tx, input.email)) throw conflict('An account with this email already exists. Sign in instead.');
+      // The invitation link went to this address (or, for the first administrator, came from the operator);
+      // a link emailed elsewhere proves nothing about the address, which is then confirmed by a link of its own.
+      const isAddressProven = invite.email === null || provesInvitedAddress(invite);
       const [user] = await tx
         .insert(users)
-        .values({ email: input.email, name: input.name, passwordHash, roles: invite.roles, status: 'active' })
+        .values({
+          email: input.email,
+          name: input.name,
+          passwordHash,
+          roles: invite.roles,
+          status: 'active',
+          emailVerifiedAt: isAddressProven ? new Date() : null,
+          emailVerifiedVia: isAddressProven ? (invite.email ? 'invitation' : 'operator') : null,
+        })
         .returning();
       if (!user) throw new Error('user insert returned no row');
+      if (!isAddressProven) await queueEmailVerification({ ...ctx, db: tx }, user);
       await tx.update(invites).set({ usedBy: user.id }).where(eq(invites.id, invite.id));
       await linkParticipant({ ...ctx, db: tx, user: toSessionUser(user) }, invite, user.id);
       return user;
@@ -156,11 +226,8 @@ export async function claimInvite(
     if (isUniqueViolation(error)) throw conflict('An account with this email already exists. Sign in instead.');
     throw error;
   }
-  const session = await createSession(ctx, created.id);
-  const user = toSessionUser(created);
   ctx.log.info({ event: 'invite.claimed', userId: created.id }, 'invitation claimed');
-  return {
-    signedIn: { user, token: session.token, expiresAt: session.expiresAt },
-    response: { user, sessionToken: session.token, pendingApproval: false, message: 'Your account is ready.' },
-  };
+  // An administrator (or any role in MFA_REQUIRED_ROLES) must still set up a second factor.
+  const { response, signedIn } = await startNewAccountSession(ctx, created);
+  return { signedIn, response: { ...response, pendingApproval: false, message: 'Your account is ready.' } };
 }

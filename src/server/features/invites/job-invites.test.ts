@@ -123,9 +123,9 @@ describe('POST /api/invites/:token/claim by a new person', () => {
     expect(res.json().user.roles).toEqual(['witness']);
   });
 
-  it('works once: the second claim, a look at the link or an accept are refused', async () => {
+  it('works once: the second claim, a look at the link or an accept by anyone else are refused', async () => {
     const address = email('once');
-    await createJob([{ name: 'Olly Once', email: address }]);
+    const job = await createJob([{ name: 'Olly Once', email: address }]);
     const token = await linkTokenFor(address);
     expect((await claim(token, { name: 'Olly Once', email: address, password: 'a long password' })).statusCode).toBe(201);
 
@@ -134,7 +134,10 @@ describe('POST /api/invites/:token/claim by a new person', () => {
     expect(again.json()).toEqual(invalidInvite);
     expect((await getInvite(token)).json()).toEqual(invalidInvite);
     const signedIn = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: address, password: 'a long password' } });
-    expect((await accept(token, bearer(signedIn.json().sessionToken))).statusCode).toBe(404);
+    // The person who used it is only told again which job it linked them to (nothing changes).
+    expect((await accept(token, bearer(signedIn.json().sessionToken))).json()).toEqual({ jobId: job.id });
+    const someoneElse = await t.createUser({ roles: ['signer'] });
+    expect((await accept(token, await t.signInAs(someoneElse))).json()).toEqual(invalidInvite);
   });
 
   it('refuses another email address and leaves the link usable', async () => {
@@ -192,6 +195,21 @@ describe('POST /api/invites/:token/accept by an existing account', () => {
     expect(seen.json().participants[0]).toMatchObject({ email: member.email, hasAccount: true });
   });
 
+  it('answers a second accept by the same person (a tap again after a dropped connection) with the job, not an invalid link', async () => {
+    const member = await t.createUser({ roles: ['signer'] });
+    const job = await createJob([{ name: member.name, email: member.email }]);
+    const token = await linkTokenFor(member.email);
+    const headers = await t.signInAs(member);
+    expect((await accept(token, headers)).json()).toEqual({ jobId: job.id });
+    const again = await accept(token, headers);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual({ jobId: job.id });
+    const claimedEvents = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}/audit`, headers });
+    expect((claimedEvents.json().events as Array<{ action: string }>).filter((event) => event.action === 'invite.claimed')).toHaveLength(1);
+    const other = await t.createUser({ roles: ['signer'] });
+    expect((await accept(token, await t.signInAs(other))).json()).toEqual(invalidInvite);
+  });
+
   it('refuses another account with 403 and keeps the link for the right person', async () => {
     const member = await t.createUser({ roles: ['signer'] });
     const other = await t.createUser({ roles: ['signer'] });
@@ -234,7 +252,7 @@ describe('POST /api/invites/request-access', () => {
     expect(mail).toMatchObject({ kind: 'job_invite_reminder', subject: 'Reminder: You are invited to sign "Pat’s closing"' });
     const newToken = await linkTokenFor(pending);
     expect(newToken).not.toBe(oldToken);
-    expect((await getInvite(oldToken)).statusCode).toBe(404);
+    expect((await getInvite(oldToken)).statusCode).toBe(200);
     expect((await getInvite(newToken)).json()).toMatchObject({ jobId: job.id });
     const audit = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}/audit`, headers: agentHeaders });
     expect(audit.json().events.at(-1)).toMatchObject({ action: 'participant.access_requested', data: { participantId: job.participants[0]?.id } });

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { JobPermissions } from '#shared/jobs.ts';
+import type { JobActor, JobPermissions } from '#shared/jobs.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { jobParticipants, jobs, titleCompanyMembers } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -13,6 +13,8 @@ export interface JobAccess {
   userId: string;
   participant: ParticipantRow | null;
   permissions: JobPermissions;
+  /** What the person is to this job for status moves (jobTransitionActors); empty for participants. */
+  actors: JobActor[];
 }
 
 export const jobNotFound = () => notFound('No job with that id, or you may not see it.');
@@ -59,6 +61,10 @@ export async function getJobAccess(ctx: Ctx, jobId: string, options: { forUpdate
     .where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.userId, user.id)))
     .limit(1);
   if (!isAdmin && !isCreator && !isNotary && !isCompanyStaff && !participant) throw jobNotFound();
+  const actors: JobActor[] = [];
+  if (isAdmin) actors.push('admin');
+  if (isCreator || isCompanyStaff) actors.push('preparer');
+  if (isNotary) actors.push('notary');
   return {
     job,
     userId: user.id,
@@ -70,6 +76,7 @@ export async function getJobAccess(ctx: Ctx, jobId: string, options: { forUpdate
       canCompleteDocuments: isAdmin || isNotary,
       isParticipant: Boolean(participant),
     },
+    actors,
   };
 }
 

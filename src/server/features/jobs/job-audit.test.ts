@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '#shared/jobs.ts';
-import { auditEvents, jobs } from '#server/db/schema/index.ts';
-import { createTestApp, type TestApp } from '#test/create-test-app.ts';
+import { auditEvents, jobParticipants, jobs, notaryProfiles } from '#server/db/schema/index.ts';
+import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
@@ -16,7 +16,7 @@ afterAll(async () => t?.close());
 
 const email = () => `p-${randomUUID().slice(0, 8)}@example.test`;
 
-async function createJob(signers = [{ name: 'Sam Signer', email: email() }]): Promise<Job> {
+async function createJob(signers: Array<{ name: string; email: string; role?: string }> = [{ name: 'Sam Signer', email: email() }]): Promise<Job> {
   const res = await t.app.inject({ method: 'POST', url: '/api/jobs', headers, payload: { title: 'Audited', notarizationType: 'jurat', signers } });
   expect(res.statusCode, res.body).toBe(201);
   return res.json() as Job;
@@ -104,5 +104,47 @@ describe('the job audit trail', () => {
     await t.db.execute(sql`update audit_events set created_at = created_at + interval '1 second' where id = ${row?.id}`);
     expect((await getTrail(tampered.id)).verification).toMatchObject({ isValid: false, firstBrokenEventId: row?.id });
     expect((await getTrail(untouched.id)).verification).toMatchObject({ isValid: true, firstBrokenEventId: null });
+  });
+});
+
+describe('who sees addresses and browsers in the audit trail', () => {
+  it('shows IP addresses and user agents to the job’s notary and admins only, not to participants or the creator', async () => {
+    const notary = await t.createUser({ roles: ['notary'] });
+    await t.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'TX', commissionNumber: 'TX-7', commissionExpiresOn: '2031-01-01', county: 'Travis', approvalStatus: 'approved' });
+    const [signer, witness, observer] = [await t.createUser({ roles: ['signer'] }), await t.createUser({ roles: ['witness'] }), await t.createUser({ roles: ['observer'] })];
+    const admin = await t.createUser({ roles: ['admin'] });
+    const job = await createJob([
+      { name: 'Sam', email: signer.email },
+      { name: 'Wendy', email: witness.email, role: 'witness' },
+      { name: 'Olga', email: observer.email, role: 'observer' },
+    ]);
+    for (const [index, user] of [signer, witness, observer].entries()) {
+      await t.db.update(jobParticipants).set({ userId: user.id }).where(eq(jobParticipants.id, job.participants[index]?.id ?? ''));
+    }
+    const assigned = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/replace-notary`, headers: { ...headers, 'user-agent': 'AgentBrowser/1.0' }, payload: { notaryId: notary.id } });
+    expect(assigned.statusCode, assigned.body).toBe(200);
+
+    const trailFor = async (user: TestUser | null) => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}/audit`, headers: user ? await t.signInAs(user) : headers });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { events: Array<Record<string, unknown>>; verification: { isValid: boolean } };
+    };
+    for (const user of [signer, witness, observer, null]) {
+      const trail = await trailFor(user);
+      expect(trail.events.length).toBeGreaterThan(3);
+      expect(trail.verification.isValid).toBe(true);
+      for (const event of trail.events) {
+        expect(event).not.toHaveProperty('ipAddress');
+        expect(event).not.toHaveProperty('userAgent');
+        // The hash covers the address and browser: with every other input known, it would let them be guessed.
+        expect(event).not.toHaveProperty('hash');
+        expect(event).toMatchObject({ action: expect.any(String), actorName: expect.anything(), createdAt: expect.any(String) });
+      }
+    }
+    for (const user of [notary, admin]) {
+      const trail = await trailFor(user);
+      const replaced = trail.events.find((event) => event.action === 'job.notary_replaced');
+      expect(replaced).toMatchObject({ ipAddress: '127.0.0.1', userAgent: 'AgentBrowser/1.0', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    }
   });
 });

@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobStatus } from '#shared/jobs.ts';
 import { notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
 let agentHeaders: Record<string, string>;
+let notaryHeaders: Record<string, string>;
 let notary: TestUser;
 let pdf: Buffer;
 beforeAll(async () => {
@@ -22,6 +24,7 @@ beforeAll(async () => {
     approvalStatus: 'approved',
     approvedAt: new Date(),
   });
+  notaryHeaders = await t.signInAs(notary);
   pdf = await makePdf(1);
 });
 afterAll(async () => t?.close());
@@ -66,13 +69,17 @@ async function getJob(id: string): Promise<Job> {
   return res.json() as Job;
 }
 
-const patchJob = (id: string, payload: Record<string, unknown>) => t.app.inject({ method: 'PATCH', url: `/api/jobs/${id}`, headers: agentHeaders, payload });
+const patchJob = (id: string, payload: Record<string, unknown>, headers = agentHeaders) => t.app.inject({ method: 'PATCH', url: `/api/jobs/${id}`, headers, payload });
 
-/** Walks a job through statuses with the API, as a user would. */
+/** Who makes a move: the job's notary starts, pauses and ends sessions; the title agent prepares the job. */
+const moverOf = (from: JobStatus, to: JobStatus) => (from === 'in_session' || to === 'in_session' ? notaryHeaders : agentHeaders);
+
+/** Walks a job through statuses with the API, as its people would; `completed` is reached by sealing it. */
 async function moveThrough(job: Job, statuses: JobStatus[]): Promise<Job> {
   let current = job;
   for (const status of statuses) {
-    const res = await patchJob(current.id, { status, version: current.version });
+    if (status === 'completed') return createJobKit(t).sealJob(notary, current.id);
+    const res = await patchJob(current.id, { status, version: current.version }, moverOf(current.status, status));
     expect(res.statusCode, res.body).toBe(200);
     current = res.json() as Job;
   }
@@ -110,12 +117,11 @@ describe('moving a job along its state machine with PATCH /api/jobs/:id', () => 
     ['scheduled', 'in_session'],
     ['scheduled', 'cancelled'],
     ['in_session', 'ready'],
-    ['in_session', 'completed'],
     ['in_session', 'cancelled'],
   ] as Array<[JobStatus, JobStatus]>)('moves a %s job to %s, bumps its version and records the move', async (from, to) => {
     const job = await jobIn(from);
     expect(job.status).toBe(from);
-    const res = await patchJob(job.id, { status: to, version: job.version, reason: 'client asked' });
+    const res = await patchJob(job.id, { status: to, version: job.version, reason: 'client asked' }, moverOf(from, to));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ id: job.id, status: to, version: job.version + 1 });
     const events = await auditActions(job.id);
@@ -157,9 +163,11 @@ describe('moving a job along its state machine with PATCH /api/jobs/:id', () => 
     expect(res.json().message).toBe('A completed job cannot become ready.');
   });
 
-  it('lists the moves an editor may make next', async () => {
+  it('lists the moves each editor may make next', async () => {
     const job = await jobIn('scheduled');
-    expect(job.allowedTransitions).toEqual(['ready', 'in_session', 'cancelled']);
+    expect(job.allowedTransitions).toEqual(['ready', 'cancelled']);
+    const forNotary = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}`, headers: notaryHeaders });
+    expect(forNotary.json().allowedTransitions).toEqual(['ready', 'in_session']);
     expect((await jobIn('cancelled')).allowedTransitions).toEqual([]);
   });
 });
@@ -202,11 +210,12 @@ describe('preconditions of a move', () => {
     expect(res.json()).toMatchObject({ error: 'invalid_transition', message: 'Assign a notary before scheduling the job.' });
   });
 
-  it('refuses to start a session without a notary', async () => {
+  it('refuses to start a session without a notary: only the job’s notary starts one', async () => {
     const job = await jobIn('ready', { hasNotary: false });
     const res = await patchJob(job.id, { status: 'in_session', version: job.version });
-    expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ error: 'invalid_transition', message: 'Assign a notary before the session starts.' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ error: 'forbidden', message: 'Only the job’s notary may start the session.' });
+    expect((await getJob(job.id)).status).toBe('ready');
   });
 
   it('refuses to clear the date of a scheduled job, which would leave it scheduled for no time', async () => {
@@ -289,10 +298,13 @@ describe('a job that has started, finished or been cancelled', () => {
     expect(await getJob(job.id)).toMatchObject({ title: job.title, version: job.version, participantCount: 1, documentCount: 1 });
   });
 
-  it('still lets a live session finish', async () => {
+  it('finishes a live session only when the notary seals it, never by PATCH', async () => {
     const job = await jobIn('in_session');
-    const res = await patchJob(job.id, { status: 'completed', version: job.version });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().status).toBe('completed');
+    for (const headers of [agentHeaders, notaryHeaders]) {
+      const res = await patchJob(job.id, { status: 'completed', version: job.version }, headers);
+      expect([403, 409]).toContain(res.statusCode);
+      expect((await getJob(job.id)).status).toBe('in_session');
+    }
+    expect((await createJobKit(t).sealJob(notary, job.id)).status).toBe('completed');
   });
 });

@@ -1,16 +1,18 @@
 import { and, desc, eq, ilike, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
+  getAllowedTransitions,
   getTransitionBlocker,
+  getTransitionRefusal,
   isJobEditable,
-  jobTransitions,
   notarizationTypes,
   type createJobInputSchema,
   type Job,
   type jobListQuerySchema,
-  type JobSummary,
+  type JobList,
   type updateJobInputSchema,
 } from '#shared/jobs.ts';
+import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { documents, jobParticipants, jobs, notaryProfiles, titleCompanies, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -19,7 +21,10 @@ import { queueEmail } from '#server/lib/outbox.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
+import { hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
 import { findCompanyIdOf, getJobAccess, hasCompanyStaffRole, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
+import { invitedJobIds } from './job-invitations.ts';
+import { assertNotaryNotAmong, assertNotaryNotOnJob } from './notary-conflict.ts';
 import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';
 
 export function getNotarizationTypes() {
@@ -50,6 +55,7 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
     jobId = await ctx.db.transaction(async (tx) => {
       const txCtx = { ...ctx, db: tx };
       if (notaryId) await assertApprovedNotary(tx, notaryId);
+      await assertNotaryNotAmong(tx, notaryId, input.signers);
       const companyId = await findCompanyIdOf(tx, user.id);
       const [job] = await tx
         .insert(jobs)
@@ -110,7 +116,7 @@ async function describeJob(ctx: Ctx, access: JobAccess): Promise<Job> {
     createdBy: job.createdBy,
     participants: participants.map(toParticipant),
     permissions: access.permissions,
-    allowedTransitions: access.permissions.canEdit ? [...jobTransitions[job.status]] : [],
+    allowedTransitions: getAllowedTransitions(job.status, access.actors),
   };
 }
 
@@ -120,7 +126,8 @@ export async function getJob(ctx: Ctx, jobId: string): Promise<Job> {
 
 /**
  * The ids of the jobs a user may see, as a subquery (each branch uses its own index); the same
- * rules as getJobAccess, so the list never shows a job its page would answer 404 for.
+ * rules as getJobAccess, so the list never shows a job its page would answer 404 for, except the
+ * invitations to the user's confirmed address, which the list marks and whose page offers to accept.
  */
 function visibleJobIds(userId: string, isCompanyStaff: boolean): SQL {
   const companyJobs = isCompanyStaff
@@ -130,10 +137,11 @@ function visibleJobIds(userId: string, isCompanyStaff: boolean): SQL {
   return sql`select id from jobs where created_by = ${userId}
     union select id from jobs where notary_id = ${userId}
     ${companyJobs}
-    union select job_id from job_participants where user_id = ${userId}`;
+    union select job_id from job_participants where user_id = ${userId}
+    union ${invitedJobIds(userId)}`;
 }
 
-export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySchema>): Promise<{ items: JobSummary[]; total: number; page: number; pageSize: number }> {
+export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySchema>): Promise<JobList> {
   const user = ctx.user;
   if (!user) throw unauthorized();
   const conditions: SQL[] = [];
@@ -161,6 +169,7 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
         companyName: titleCompanies.name,
         participantCount: sql<number>`(select count(*)::int from job_participants p where p.job_id = ${jobs.id})`,
         documentCount: sql<number>`(select count(*)::int from documents d where d.job_id = ${jobs.id})`,
+        isInvitation: sql<boolean>`${jobs.id} = any(array(${invitedJobIds(user.id)}))`,
       })
       .from(jobs)
       .innerJoin(pageIds, eq(pageIds.id, jobs.id))
@@ -170,7 +179,7 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
     ctx.db.select({ count: sql<number>`count(*)::int` }).from(jobs).where(where),
   ]);
   return {
-    items: rows.map(({ job, notaryName, companyName, participantCount, documentCount }) => ({
+    items: rows.map(({ job, notaryName, companyName, participantCount, documentCount, isInvitation }) => ({
       id: job.id,
       title: job.title,
       notarizationType: job.notarizationType,
@@ -182,6 +191,7 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
       documentCount,
       createdAt: job.createdAt.toISOString(),
       updatedAt: job.updatedAt.toISOString(),
+      isInvitation,
     })),
     total: totals[0]?.count ?? 0,
     page: query.page,
@@ -206,6 +216,12 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
     if (input.notarizationType !== undefined) changes.notarizationType = input.notarizationType;
     if (input.scheduledAt !== undefined) changes.scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
     if (input.status !== undefined && input.status !== job.status) {
+      const refusal = getTransitionRefusal(job.status, input.status, access.actors);
+      if (refusal) {
+        const detail = { from: job.status, to: input.status, allowed: getAllowedTransitions(job.status, access.actors) };
+        throw new AppError(refusal.kind === 'forbidden' ? 403 : 409, refusal.kind, refusal.message, detail);
+      }
+      if (input.status === 'in_session') await assertNotaryNotOnJob(tx, jobId, job.notaryId);
       const [{ signerCount = 0 } = {}] = await tx
         .select({ signerCount: sql<number>`count(*)::int` })
         .from(jobParticipants)
@@ -218,7 +234,7 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
         hasNotary: job.notaryId !== null,
         scheduledAt: scheduledAt?.toISOString() ?? null,
       });
-      if (blocker) throw new AppError(409, 'invalid_transition', blocker, { from: job.status, to: input.status, allowed: jobTransitions[job.status] });
+      if (blocker) throw new AppError(409, 'invalid_transition', blocker, { from: job.status, to: input.status, allowed: getAllowedTransitions(job.status, access.actors) });
       changes.status = input.status;
     }
     const nextScheduledAt = changes.scheduledAt !== undefined ? changes.scheduledAt : job.scheduledAt;
@@ -241,6 +257,8 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
       });
     }
   });
+  // An open signing workspace learns at once that the session started (or anything else changed).
+  await publishJobChange(ctx, jobId, { type: 'job.changed' });
   return getJob(ctx, jobId);
 }
 
@@ -258,9 +276,9 @@ export async function notifyParticipants(ctx: Ctx, jobId: string): Promise<{ not
         kind: 'job_update',
         subject: `Update on "${access.job.title}"`,
         text: [
-          `Hello ${participant.name},`,
+          `Hello ${toSingleLine(participant.name)},`,
           '',
-          `"${access.job.title}" is now ${access.job.status.replace('_', ' ')}${access.job.scheduledAt ? `, scheduled for ${access.job.scheduledAt.toUTCString()}` : ''}.`,
+          `"${toSingleLine(access.job.title)}" is now ${access.job.status.replace('_', ' ')}${access.job.scheduledAt ? `, scheduled for ${access.job.scheduledAt.toUTCString()}` : ''}.`,
           `See it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
         ].join('\n'),
       });
@@ -284,7 +302,7 @@ export async function notifyReadyForNotary(ctx: Ctx, jobId: string): Promise<{ n
       to: notary.email,
       kind: 'job_ready_for_notary',
       subject: `Ready for you: "${job.title}"`,
-      text: `Hello ${notary.name},\n\n"${job.title}" is ready for notarization.\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
+      text: `Hello ${toSingleLine(notary.name)},\n\n"${toSingleLine(job.title)}" is ready for notarization.\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
     });
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'job.notary_notified', data: { notaryId: notary.id } });
   });
@@ -298,7 +316,19 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
     requirePermission(access, 'canManageNotary', 'Only the job’s owner, its company or an administrator may change the notary.');
     const { job } = access;
     if (!isJobEditable(job.status)) throw new AppError(409, 'job_locked', `The notary cannot change while the job is ${job.status.replace('_', ' ')}.`);
+    if (notaryId !== job.notaryId && (await hasFilledFields(tx, { jobId, isNotaryOnly: true }))) {
+      throw new AppError(409, 'notary_signed', 'The notary has already filled notary fields on this job, so the notary can no longer change.');
+    }
+    // Fields are filled only in a session the job's notary started: another notary never saw those signatures made.
+    if (notaryId !== job.notaryId && (await hasFilledFields(tx, { jobId }))) {
+      throw new AppError(
+        409,
+        'notary_signed',
+        'Fields were already filled in front of this job’s notary, so the notary can no longer change. Cancel the job and start a new one to use another notary.',
+      );
+    }
     const notary = notaryId ? await assertApprovedNotary(tx, notaryId) : null;
+    await assertNotaryNotOnJob(tx, jobId, notaryId);
     if (!notary && job.status === 'scheduled') throw conflict('A scheduled job needs a notary; unschedule it first.');
     await tx.update(jobs).set({ notaryId, version: job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, jobId));
     await appendAuditEvent(txCtx, { jobId, action: 'job.notary_replaced', data: { from: job.notaryId, to: notaryId } });
@@ -307,7 +337,7 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
         to: notary.email,
         kind: 'job_assigned',
         subject: `You were assigned "${job.title}"`,
-        text: `Hello ${notary.name},\n\nYou are now the notary for "${job.title}".\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
+        text: `Hello ${toSingleLine(notary.name)},\n\nYou are now the notary for "${toSingleLine(job.title)}".\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
       });
     }
   });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobSummary } from '#shared/jobs.ts';
 import { emailOutbox, jobs, notaryProfiles, titleCompanies, titleCompanyMembers } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
@@ -208,6 +209,7 @@ describe('GET /api/jobs', () => {
       documentCount: 0,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      isInvitation: false,
     });
   });
 
@@ -461,8 +463,8 @@ describe('GET /api/jobs/:id/can-enter', () => {
     const job = await createJob(agent, { notaryId: notary.id });
     await upload(agent, job.id);
     await setStatus(agent, job, 'ready');
-    await setStatus(agent, job, 'in_session');
-    await setStatus(agent, job, 'completed');
+    await setStatus(notary, job, 'in_session');
+    await createJobKit(t).sealJob(notary, job.id);
     expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: false, role: 'notary', reasons: ['This job is completed.'] });
   });
 });
@@ -470,11 +472,12 @@ describe('GET /api/jobs/:id/can-enter', () => {
 describe('GET /api/jobs/:id/audit', () => {
   it('lists every change in order with who made it, and verifies the chain', async () => {
     const agent = await t.createUser({ roles: ['title_agent'] });
-    const job = await createJob(agent, { notaryId: (await createNotary()).id });
+    const notary = await createNotary();
+    const job = await createJob(agent, { notaryId: notary.id });
     await upload(agent, job.id);
     await setStatus(agent, job, 'ready');
     await call(agent, 'POST', `/api/jobs/${job.id}/signers`, { name: 'Late Lucy', email: email() });
-    const res = await call(agent, 'GET', `/api/jobs/${job.id}/audit`);
+    const res = await call(notary, 'GET', `/api/jobs/${job.id}/audit`);
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.events.map((event: { action: string }) => event.action)).toEqual(['job.created', 'participant.added', 'document.uploaded', 'job.status_changed', 'participant.added']);
@@ -482,5 +485,8 @@ describe('GET /api/jobs/:id/audit', () => {
       expect(event).toMatchObject({ actorId: agent.id, actorName: agent.name, ipAddress: '127.0.0.1', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     }
     expect(body.verification).toEqual({ isValid: true, eventCount: 5, firstBrokenEventId: null });
+    const creatorView = (await call(agent, 'GET', `/api/jobs/${job.id}/audit`)).json();
+    expect(creatorView.events.map((event: { action: string }) => event.action)).toEqual(body.events.map((event: { action: string }) => event.action));
+    expect(creatorView.events[0]).not.toHaveProperty('ipAddress');
   });
 });

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isJobEditable, type Participant, type idBypassInputSchema, type signerInputSchema, type updateSignerInputSchema } from '#shared/jobs.ts';
+import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { invites, jobParticipants } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -9,7 +10,9 @@ import { AppError, conflict, notFound } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
+import { hasFilledFields } from '#server/features/fields/fields.service.ts';
 import { getJobAccess, requirePermission, type JobRow, type ParticipantRow } from './job-access.ts';
+import { assertNotaryNotAmong } from './notary-conflict.ts';
 
 export const inviteLifetimeMs = 7 * 86_400_000;
 export const reminderCooldownMs = 10 * 60_000;
@@ -35,38 +38,42 @@ export async function findParticipants(db: DbOrTx, jobId: string): Promise<Parti
 
 /**
  * Issues a single-use, 7-day invitation link for one participant (earlier unused links stop
- * working) and queues the email, inside the caller's transaction.
+ * working, unless keepsEarlierLinks) and queues the email, inside the caller's transaction.
  */
 export async function queueParticipantInvite(
   ctx: Pick<Ctx, 'config'> & { db: DbOrTx },
   job: Pick<JobRow, 'id' | 'title'>,
   participant: Pick<ParticipantRow, 'id' | 'name' | 'email' | 'role'>,
-  options: { toAddress?: string; isReminder?: boolean } = {},
+  options: { toAddress?: string; isReminder?: boolean; keepsEarlierLinks?: boolean } = {},
 ): Promise<void> {
   const token = createToken();
-  await ctx.db
-    .update(invites)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(invites.participantId, participant.id), isNull(invites.usedAt), isNull(invites.revokedAt)));
+  if (!options.keepsEarlierLinks) {
+    await ctx.db
+      .update(invites)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(invites.participantId, participant.id), isNull(invites.usedAt), isNull(invites.revokedAt)));
+  }
   await ctx.db.insert(invites).values({
     tokenHash: hashToken(token),
     purpose: 'job_participant',
     roles: [participant.role],
     email: participant.email,
+    sentTo: options.toAddress ?? participant.email,
     jobId: job.id,
     participantId: participant.id,
     expiresAt: new Date(Date.now() + inviteLifetimeMs),
   });
   const link = `${ctx.config.publicUrl}/claim/${token}`;
   const roleText = participant.role === 'signer' ? 'sign' : participant.role === 'witness' ? 'witness' : 'observe';
+  const title = toSingleLine(job.title);
   await queueEmail(ctx.db, {
     to: options.toAddress ?? participant.email,
     kind: options.isReminder ? 'job_invite_reminder' : 'job_invite',
-    subject: `${options.isReminder ? 'Reminder: ' : ''}You are invited to ${roleText} "${job.title}"`,
+    subject: `${options.isReminder ? 'Reminder: ' : ''}You are invited to ${roleText} "${title}"`,
     text: [
-      `Hello ${participant.name},`,
+      `Hello ${toSingleLine(participant.name)},`,
       '',
-      `You have been invited to ${roleText} "${job.title}" on Open RON, a remote online notarization service.`,
+      `You have been invited to ${roleText} "${title}" on Open RON, a remote online notarization service.`,
       'Open this link to accept (it works once and expires in 7 days):',
       '',
       link,
@@ -92,6 +99,7 @@ export async function addParticipant(ctx: Ctx, jobId: string, input: z.output<ty
         .from(jobParticipants)
         .where(eq(jobParticipants.jobId, jobId));
       if (count >= 10) throw conflict('A job has at most 10 participants.');
+      await assertNotaryNotAmong(tx, access.job.notaryId, [input]);
       // After the last one, not at the count: once someone was removed, the count is a position already taken.
       const [row] = await tx
         .insert(jobParticipants)
@@ -126,7 +134,12 @@ export async function updateParticipant(ctx: Ctx, jobId: string, participantId: 
       requirePermission(access, 'canEdit');
       assertEditable(access.job);
       const current = await getParticipantRow(tx, jobId, participantId);
+      const isChanged = (Object.keys(input) as Array<keyof typeof input>).some((key) => input[key] !== undefined && input[key] !== current[key]);
+      if (isChanged && (await hasFilledFields(tx, { jobId, participantId }))) {
+        throw new AppError(409, 'participant_signed', `${current.name} has already filled fields on this job, so their name, email and role can no longer change.`);
+      }
       const isEmailChanged = input.email !== undefined && input.email !== current.email;
+      if (isEmailChanged) await assertNotaryNotAmong(tx, access.job.notaryId, [{ email: input.email ?? current.email }]);
       const [row] = await tx
         .update(jobParticipants)
         .set({ ...input, ...(isEmailChanged ? { userId: null, invitedAt: new Date() } : {}) })
@@ -150,6 +163,9 @@ export async function removeParticipant(ctx: Ctx, jobId: string, participantId: 
     requirePermission(access, 'canEdit');
     assertEditable(access.job);
     const row = await getParticipantRow(tx, jobId, participantId);
+    if (await hasFilledFields(tx, { jobId, participantId })) {
+      throw new AppError(409, 'participant_signed', `${row.name} has already filled fields on this job, so they cannot be removed from it.`);
+    }
     await tx.delete(jobParticipants).where(eq(jobParticipants.id, participantId));
     await appendAuditEvent(txCtx, { jobId, action: 'participant.removed', data: { participantId, name: row.name, email: row.email, role: row.role } });
   });

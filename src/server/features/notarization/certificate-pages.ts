@@ -1,29 +1,26 @@
 import type { PDFDocument, PDFFont, PDFImage, PDFPage, RGB } from 'pdf-lib';
 import { rgb } from 'pdf-lib';
+import {
+  communicationTechnologySentence,
+  formatAuditTime,
+  formatDateTime,
+  formatIsoDay,
+  getCertificateWording,
+  getNotNotarialNotice,
+  getStateName,
+  type CertificateFacts,
+} from './certificate-wording.ts';
 
 /**
  * The pages appended to a notarized document (the notarial certificate and the audit
  * certificate) and the text layout they and the burned fields share: what a standard font can
- * encode, wrapping, dates and the certificate's wording.
+ * encode and wrapping. Their words come from certificate-wording.ts.
  */
 
-export interface CertificateFacts {
-  actKey: string;
-  actLabel: string;
-  notaryName: string;
-  commissionNumber: string;
-  /** Two-letter code (TX) or a state's name. */
-  commissionState: string;
-  county: string;
-  /** YYYY-MM-DD */
-  commissionExpiresOn: string;
-  notarizedAt: Date;
-  signerNames: string[];
-  /** IANA zone the certificate's date and time are written in; UTC by default. */
-  timeZone?: string;
-  /** The notary's signature image, drawn above the signature line of the certificate page. */
-  notarySignaturePng?: Buffer | null;
-}
+const letter: [number, number] = [612, 792];
+const margin = 72;
+export const ink = rgb(0.1, 0.1, 0.12);
+const muted = rgb(0.38, 0.38, 0.42);
 
 export interface AuditFacts {
   jobId: string;
@@ -33,27 +30,6 @@ export interface AuditFacts {
   signers: Array<{ name: string; role: string; signedAt: Date | null; identityMethod: string }>;
   recordingReference: string | null;
   events: Array<{ at: Date; action: string; actor: string | null }>;
-}
-
-export const communicationTechnologySentence = 'This notarial act involved the use of communication technology.';
-
-const letter: [number, number] = [612, 792];
-const margin = 72;
-export const ink = rgb(0.1, 0.1, 0.12);
-const muted = rgb(0.38, 0.38, 0.42);
-
-const stateNames: Record<string, string> = {
-  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado', CT: 'Connecticut', DE: 'Delaware',
-  DC: 'the District of Columbia', FL: 'Florida', GA: 'Georgia', HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois', IN: 'Indiana', IA: 'Iowa',
-  KS: 'Kansas', KY: 'Kentucky', LA: 'Louisiana', ME: 'Maine', MD: 'Maryland', MA: 'Massachusetts', MI: 'Michigan', MN: 'Minnesota',
-  MS: 'Mississippi', MO: 'Missouri', MT: 'Montana', NE: 'Nebraska', NV: 'Nevada', NH: 'New Hampshire', NJ: 'New Jersey', NM: 'New Mexico',
-  NY: 'New York', NC: 'North Carolina', ND: 'North Dakota', OH: 'Ohio', OK: 'Oklahoma', OR: 'Oregon', PA: 'Pennsylvania', RI: 'Rhode Island',
-  SC: 'South Carolina', SD: 'South Dakota', TN: 'Tennessee', TX: 'Texas', UT: 'Utah', VT: 'Vermont', VA: 'Virginia', WA: 'Washington',
-  WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
-};
-
-export function getStateName(state: string): string {
-  return stateNames[state.trim().toUpperCase()] ?? state.trim();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -89,7 +65,7 @@ export function sanitizeForFont(font: PDFFont, text: string): string {
 }
 
 /** Lines no wider than `maxWidth`; words longer than a line are cut. `text` must be sanitized. */
-function wrapText(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
+export function wrapText(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split('\n')) {
     let line = '';
@@ -135,86 +111,6 @@ export function drawTextInBox(page: PDFPage, text: string, box: { x: number; y: 
     page.drawText(line, { x, y: baseline, size, font, color: options.color ?? ink });
     baseline -= lineHeight;
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Dates
-
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Intl.DateTimeFormat is costly to build: one per zone and style. */
-function getDateFormat(timeZone: string, style: 'date' | 'dateTime'): Intl.DateTimeFormat {
-  const key = `${style}:${timeZone}`;
-  let format = dateFormats.get(key);
-  if (!format) {
-    const options: Intl.DateTimeFormatOptions =
-      style === 'date' ? { timeZone, year: 'numeric', month: 'long', day: 'numeric' } : { timeZone, dateStyle: 'long', timeStyle: 'long' };
-    try {
-      format = new Intl.DateTimeFormat('en-US', options);
-    } catch {
-      // An unknown zone: write UTC (the printed time names its zone, so it stays true).
-      format = new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' });
-    }
-    dateFormats.set(key, format);
-  }
-  return format;
-}
-
-function formatDate(date: Date, timeZone: string): string {
-  return getDateFormat(timeZone, 'date').format(date);
-}
-
-function formatDateTime(date: Date, timeZone: string): string {
-  return getDateFormat(timeZone, 'dateTime').format(date);
-}
-
-function formatIsoDay(day: string): string {
-  const date = new Date(`${day}T12:00:00Z`);
-  return Number.isNaN(date.getTime()) ? day : formatDate(date, 'UTC');
-}
-
-function formatAuditTime(date: Date): string {
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
-
-function joinNames(names: string[]): string {
-  const clean = names.map((name) => name.trim()).filter(Boolean);
-  if (clean.length === 0) return 'the signer';
-  if (clean.length <= 2) return clean.join(' and ');
-  return `${clean.slice(0, -1).join(', ')}, and ${clean.at(-1)}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The notarial certificate's wording
-
-/** Short-form wording per act (after the Revised Uniform Law on Notarial Acts' forms). */
-export function getCertificateWording(facts: CertificateFacts): string {
-  const timeZone = facts.timeZone ?? 'UTC';
-  const date = formatDate(facts.notarizedAt, timeZone);
-  const names = joinNames(facts.signerNames);
-  switch (facts.actKey) {
-    case 'acknowledgment':
-      return `This record was acknowledged before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
-    case 'jurat':
-      return `Signed and sworn to (or affirmed) before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
-    case 'oath_affirmation':
-      return `On ${date}, ${names} appeared before me by means of audio-video communication and took an oath (or affirmation) administered by me.`;
-    case 'signature_witnessing':
-      return `Signed before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
-    case 'copy_certification':
-      return `I certify that this is a true and correct copy of a record in the possession of ${names}, presented to me by means of audio-video communication. Dated ${date}.`;
-    default:
-      return `On ${date}, I performed the notarial act "${facts.actLabel}" for ${names}, who appeared before me by means of audio-video communication.`;
-  }
-}
-
-export function getCertificateBlockText(facts: CertificateFacts): string {
-  return [
-    `State of ${getStateName(facts.commissionState)}, County of ${facts.county}`,
-    getCertificateWording(facts),
-    communicationTechnologySentence,
-    `${facts.notaryName}, Notary Public, State of ${getStateName(facts.commissionState)}. Commission No. ${facts.commissionNumber}, expires ${formatIsoDay(facts.commissionExpiresOn)}.`,
-  ].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,16 +214,25 @@ export function addNotarialCertificatePage(
   signatureImage: PDFImage | null,
   drawSealAt: DrawSealAt,
 ): PDFPage[] {
-  const writer = new PageWriter(document, 'Notarial certificate (continued)', fonts);
+  const { isNotarialAct } = facts.notarialFacts;
+  const writer = new PageWriter(document, isNotarialAct ? 'Notarial certificate (continued)' : 'Signing certificate (continued)', fonts);
   const state = getStateName(facts.commissionState);
   const timeZone = facts.timeZone ?? 'UTC';
-  writer.heading('NOTARIAL CERTIFICATE', 18, fonts.serifBold);
-  writer.paragraph(`${facts.actLabel}, remote online notarization`, { font: fonts.serif, size: 12, color: muted, gapAfter: 14 });
+  if (isNotarialAct) {
+    writer.heading('NOTARIAL CERTIFICATE', 18, fonts.serifBold);
+    writer.paragraph(`${facts.actLabel}, remote online notarization`, { font: fonts.serif, size: 12, color: muted, gapAfter: 14 });
+  } else {
+    writer.heading('SIGNING CERTIFICATE: NOT A NOTARIAL ACT', 16, fonts.serifBold);
+    writer.paragraph(`Requested act: ${facts.actLabel}. It was not performed as a notarial act.`, { font: fonts.serif, size: 12, color: muted, gapAfter: 14 });
+  }
   writer.paragraph(`State of ${state}`, { font: fonts.serif, size: 12 });
   writer.paragraph(`County of ${facts.county}`, { font: fonts.serif, size: 12, gapAfter: 14 });
   writer.paragraph(getCertificateWording(facts), { font: fonts.serif, size: 12, gapAfter: 10 });
-  writer.paragraph(communicationTechnologySentence, { font: fonts.serif, size: 12, gapAfter: 10 });
-  writer.paragraph(`Record: ${documentName}`, { font: fonts.serif, size: 11, color: muted, gapAfter: 28 });
+  if (isNotarialAct) writer.paragraph(communicationTechnologySentence, { font: fonts.serif, size: 12, gapAfter: 10 });
+  else writer.paragraph(getNotNotarialNotice(facts.notarialFacts), { font: fonts.serifBold, size: 12, gapAfter: 10 });
+  writer.paragraph(`Record: ${documentName}`, { font: fonts.serif, size: 11, color: muted });
+  writer.paragraph(`Verification ID: ${facts.verification.id}`, { font: fonts.mono, size: 9, color: muted });
+  writer.paragraph(`Verify at: ${facts.verification.url}`, { font: fonts.mono, size: 9, color: muted, gapAfter: 24 });
 
   writer.ensure(190);
   const page = writer.current;
@@ -342,13 +247,14 @@ export function addNotarialCertificatePage(
     `State of ${state}, County of ${facts.county}`,
     `Commission No. ${facts.commissionNumber}`,
     `My commission expires ${formatIsoDay(facts.commissionExpiresOn)}`,
-    `Notarized ${formatDateTime(facts.notarizedAt, timeZone)}`,
+    `${isNotarialAct ? 'Notarized' : 'Completed'} ${formatDateTime(facts.notarizedAt, timeZone)}`,
   ];
   details.forEach((line, index) => {
     const font = index === 0 ? fonts.serifBold : fonts.serif;
     page.drawText(sanitizeForFont(font, line), { x: margin, y: lineY - 16 - index * 15, size: 11, font, color: ink });
   });
-  drawSealAt(page, letter[0] - margin - 75, lineY - 20, 72);
+  // The seal certifies a notarial act: none is drawn on a certificate that says there was none.
+  if (isNotarialAct) drawSealAt(page, letter[0] - margin - 75, lineY - 20, 72);
   writer.y = lineY - 16 - details.length * 15 - 40;
   writer.paragraph(
     "This certificate and the record above are sealed with the notary's digital certificate. Any change to this file after signing is reported by PDF readers as an invalid signature.",
@@ -357,16 +263,19 @@ export function addNotarialCertificatePage(
   return writer.pages;
 }
 
-export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditFacts, notarizedAt: Date): PDFPage[] {
+export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditFacts, facts: CertificateFacts): PDFPage[] {
+  const { isNotarialAct } = facts.notarialFacts;
   const writer = new PageWriter(document, 'Audit certificate (continued)', fonts);
   writer.heading('AUDIT CERTIFICATE', 18);
-  writer.paragraph('Remote online notarization record', { color: muted, gapAfter: 12 });
+  writer.paragraph(isNotarialAct ? 'Remote online notarization record' : 'Record of electronic signing, not a notarial act', { color: muted, gapAfter: 12 });
+  if (!isNotarialAct) writer.paragraph(getNotNotarialNotice(facts.notarialFacts), { font: fonts.bold, size: 11, gapAfter: 12 });
   writer.row('Job', audit.jobTitle);
   writer.row('Job ID', audit.jobId, fonts.mono, 9);
   writer.row('Document', audit.documentName);
   writer.row('Original SHA-256', audit.originalSha256, fonts.mono, 8.5);
-  writer.row('Notarized at', formatAuditTime(notarizedAt));
-  writer.row('Recording', audit.recordingReference ?? 'No recording reference');
+  writer.row('Verification ID', facts.verification.id, fonts.mono, 9);
+  writer.row(isNotarialAct ? 'Notarized at' : 'Completed at', formatAuditTime(facts.notarizedAt));
+  writer.row('Recording', audit.recordingReference ?? 'None: no audio-video session was recorded');
   writer.gap(12);
 
   writer.heading('Signers', 12);

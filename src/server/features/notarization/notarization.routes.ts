@@ -6,7 +6,8 @@ import { notarizedListSchema, verificationSchema } from '#shared/fields.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { receiveToTempFile } from '#server/providers/storage/storage.ts';
-import { completeJob, findNotarizedDocuments, getPlatformCaCertificate, prepareNotaryLog, openNotarizedFile, verifyByHash, verifyById } from './notarization.service.ts';
+import { completeJob, findNotarizedDocuments, prepareNotaryLog, openNotarizedFile } from './notarization.service.ts';
+import { getPlatformCaCertificate, verifyByHash, verifyById } from './verification.service.ts';
 
 const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
 
@@ -59,7 +60,7 @@ export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
       return reply
         .type('application/pdf')
         .header('content-length', String(file.sizeBytes))
-        .header('content-disposition', `attachment; filename="${file.name.replace(/[^\w.()\- ]/g, '_')}"`)
+        .header('content-disposition', `attachment; filename="${file.name.replace(/[^\w.,()\- ]/g, '_')}"`)
         .header('cache-control', 'private, no-store')
         .send(file.stream);
     },

@@ -1,21 +1,25 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { getOutputFileName } from '#shared/fields.ts';
 import { notarizationTypes } from '#shared/jobs.ts';
-import type { Verification } from '#shared/fields.ts';
 import { auditEvents, documentFields, documents, jobParticipants, jobs, notarizedDocuments, notaryProfiles, userSignatures, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
-import { getOrCreatePlatformCa, getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
+import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
+import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
 import { signPdf } from '#server/providers/signing/pades.ts';
+import { gatherNotarialFacts } from './notarial-facts.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
-type NotarizedRow = typeof notarizedDocuments.$inferSelect;
+export { getNotaryStampPreview } from './stamp-preview.ts';
+
+export type NotarizedRow = typeof notarizedDocuments.$inferSelect;
 
 export interface PublicFacts {
   actKey: string;
@@ -28,20 +32,21 @@ export interface PublicFacts {
   notarizedAt: string;
 }
 
-function toNotarized(row: NotarizedRow, name: string) {
+/** The output as its job's pages list it; `originalName` is the uploaded document's name. */
+function toNotarized(row: NotarizedRow, originalName: string) {
   return {
     id: row.id,
     documentId: row.documentId,
-    name,
+    name: getOutputFileName(originalName, row.isNotarialAct),
     sha256: row.sha256,
     sizeBytes: row.sizeBytes,
     pageCount: row.pageCount,
     createdAt: row.createdAt.toISOString(),
     downloadUrl: `/api/jobs/${row.jobId}/notarized/${row.id}/file`,
+    isNotarialAct: row.isNotarialAct,
+    notNotarialReasons: row.notNotarialReasons,
   };
 }
-
-const identityNotRecorded = 'Not recorded: identity proofing is not available in this version';
 
 /**
  * Seals the job: for every signing document, burns the filled fields, adds the notarial
@@ -54,6 +59,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   const { job } = access;
   if (job.notaryId !== access.userId) throw forbidden('Only the job’s notary seals and completes it.');
   if (job.status !== 'in_session') throw new AppError(409, 'invalid_transition', 'Only a job in session can be completed.');
+  await assertNotaryNotOnJob(ctx.db, jobId, job.notaryId);
   const signingDocuments = await ctx.db
     .select()
     .from(documents)
@@ -81,6 +87,8 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     commissionExpiresOn: notary.profile.commissionExpiresOn,
   });
   const participants = await ctx.db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId)).orderBy(asc(jobParticipants.position));
+  // What was recorded decides what the output may say (a session, each signer's identity).
+  const recorded = await gatherNotarialFacts(ctx, jobId, participants);
   const fields = await ctx.db.select().from(documentFields).where(eq(documentFields.jobId, jobId));
   const signatureIds = [...new Set(fields.map((field) => field.signatureId).filter((id): id is string => id !== null))];
   const signatures = signatureIds.length ? await ctx.db.select().from(userSignatures).where(inArray(userSignatures.id, signatureIds)) : [];
@@ -108,20 +116,22 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     .map((participant) => {
       const filled = fields.filter((field) => field.participantId === participant.id && field.filledAt).map((field) => field.filledAt as Date);
       return {
+        participantId: participant.id,
         name: participant.name,
         role: participant.role,
         signedAt: filled.length ? new Date(Math.max(...filled.map((date) => date.getTime()))) : null,
-        identityMethod: participant.isIdBypassed ? `Identity verification bypassed by the notary: ${participant.idBypassReason ?? ''}` : identityNotRecorded,
+        identityMethod: recorded.identityOf(participant.id),
       };
     });
 
   const temporaryDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-notarize-'));
-  const outputs: Array<{ documentId: string; name: string; sha256: string; sizeBytes: number; pageCount: number }> = [];
+  const outputs: Array<{ id: string; documentId: string; name: string; sha256: string; sizeBytes: number; pageCount: number }> = [];
   try {
     for (const document of signingDocuments) {
       const original = await ctx.storage.read(document.storageKey);
       const toBurn: FieldToBurn[] = fields
         .filter((field) => field.documentId === document.id && field.filledAt)
+        .flatMap((field) => (field.isOnEveryPage ? Array.from({ length: document.pageCount }, (_, index) => ({ ...field, page: index + 1 })) : [field]))
         .map((field) => ({
           type: field.type,
           page: field.page,
@@ -132,22 +142,34 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           value: field.value,
           imagePng: field.signatureId ? (images.get(field.signatureId) ?? null) : null,
         }));
+      // The output's id is chosen now so that its certificate page can name it and its /verify address.
+      const notarizedId = randomUUID();
+      // Without a session nobody "appeared": the certificate names those who signed this document.
+      const signedHere = signerFacts.filter((signer) => fields.some((field) => field.documentId === document.id && field.participantId === signer.participantId && field.filledAt));
       const rendered = await renderNotarizedPdf({
         original,
         fields: toBurn,
-        certificate: { ...facts, actKey: act.key, actLabel: act.label, notarizedAt, signerNames: signerFacts.map((signer) => signer.name) },
+        certificate: {
+          ...facts,
+          actKey: act.key,
+          actLabel: act.label,
+          notarizedAt,
+          signerNames: (recorded.facts.isNotarialAct ? signerFacts : signedHere).map((signer) => signer.name),
+          notarialFacts: recorded.facts,
+          verification: { id: notarizedId, url: `${ctx.config.publicUrl}/verify?id=${notarizedId}` },
+        },
         audit: {
           jobId,
           jobTitle: job.title,
           documentName: document.name,
           originalSha256: document.sha256,
           signers: signerFacts,
-          recordingReference: null,
+          recordingReference: recorded.recordingReference,
           events: trail.map(({ event, actor }) => ({ at: event.createdAt, action: event.action, actor })),
         },
       });
       const signed = await signPdf(rendered.pdf, credentials, {
-        reason: `${act.label} (remote online notarization)`,
+        reason: recorded.facts.isNotarialAct ? `${act.label} (remote online notarization)` : `Electronic signing record, not a notarial act (${act.label} requested)`,
         location: `${notary.profile.county}, ${notary.profile.commissionState}`,
         name: notary.user.name,
         contactInfo: notary.user.email,
@@ -157,7 +179,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
       await fs.promises.writeFile(filePath, signed);
       await ctx.storage.putFile(filePath, sha256, 'application/pdf');
-      outputs.push({ documentId: document.id, name: document.name.replace(/\.pdf$/i, '') + ' (notarized).pdf', sha256, sizeBytes: signed.length, pageCount: rendered.pageCount });
+      outputs.push({ id: notarizedId, documentId: document.id, name: document.name, sha256, sizeBytes: signed.length, pageCount: rendered.pageCount });
     }
   } finally {
     await fs.promises.rm(temporaryDirectory, { recursive: true, force: true });
@@ -172,6 +194,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       const [row] = await tx
         .insert(notarizedDocuments)
         .values({
+          id: output.id,
           jobId,
           documentId: output.documentId,
           storageKey: output.sha256,
@@ -181,6 +204,10 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           notaryId: access.userId,
           credentialId: credentials.credentialId,
           publicFacts: facts,
+          isNotarialAct: recorded.facts.isNotarialAct,
+          hasRecordedSession: recorded.facts.hasRecordedSession,
+          hasProvenIdentity: recorded.facts.hasProvenIdentity,
+          notNotarialReasons: recorded.facts.reasons,
         })
         .returning();
       if (!row) throw new Error('notarized insert returned no row');
@@ -188,7 +215,14 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       await appendAuditEvent(txCtx, {
         jobId,
         action: 'document.notarized',
-        data: { documentId: output.documentId, notarizedDocumentId: row.id, sha256: output.sha256, certificateSerial: credentials.serialNumber },
+        data: {
+          documentId: output.documentId,
+          notarizedDocumentId: row.id,
+          sha256: output.sha256,
+          certificateSerial: credentials.serialNumber,
+          isNotarialAct: recorded.facts.isNotarialAct,
+          notNotarialReasons: recorded.facts.reasons,
+        },
       });
     }
     await tx.update(jobs).set({ status: 'completed', version: locked.job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, jobId));
@@ -207,7 +241,7 @@ export async function findNotarizedDocuments(ctx: Ctx, jobId: string) {
     .innerJoin(documents, eq(documents.id, notarizedDocuments.documentId))
     .where(eq(notarizedDocuments.jobId, jobId))
     .orderBy(asc(documents.position));
-  return { items: rows.map(({ row, name }) => toNotarized(row, name.replace(/\.pdf$/i, '') + ' (notarized).pdf')) };
+  return { items: rows.map(({ row, name }) => toNotarized(row, name)) };
 }
 
 export async function openNotarizedFile(ctx: Ctx, jobId: string, notarizedId: string) {
@@ -219,42 +253,7 @@ export async function openNotarizedFile(ctx: Ctx, jobId: string, notarizedId: st
     .where(and(eq(notarizedDocuments.jobId, jobId), eq(notarizedDocuments.id, notarizedId)))
     .limit(1);
   if (!row) throw notFound('No notarized document with that id on this job.');
-  return { stream: await ctx.storage.openStream(row.row.storageKey), sizeBytes: row.row.sizeBytes, name: row.name.replace(/\.pdf$/i, '') + ' (notarized).pdf' };
-}
-
-function toVerification(sha256: string, row: NotarizedRow | undefined): Verification {
-  if (!row) {
-    return { isKnown: false, sha256, notarizedDocumentId: null, notarizedAt: null, actLabel: null, notaryName: null, commissionState: null, commissionNumber: null, commissionExpiresOn: null };
-  }
-  const facts = row.publicFacts as PublicFacts;
-  return {
-    isKnown: true,
-    sha256,
-    notarizedDocumentId: row.id,
-    notarizedAt: facts.notarizedAt,
-    actLabel: facts.actLabel,
-    notaryName: facts.notaryName,
-    commissionState: facts.commissionState,
-    commissionNumber: facts.commissionNumber,
-    commissionExpiresOn: facts.commissionExpiresOn,
-  };
-}
-
-/** Public: is this exact file one this platform notarized? Shows the act and notary, never signers. */
-export async function verifyByHash(ctx: Ctx, sha256: string): Promise<Verification> {
-  const [row] = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.sha256, sha256)).limit(1);
-  return toVerification(sha256, row);
-}
-
-export async function verifyById(ctx: Ctx, notarizedId: string): Promise<Verification> {
-  const [row] = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.id, notarizedId)).limit(1);
-  if (!row) throw notFound('No notarized document has that id.');
-  return toVerification(row.sha256, row);
-}
-
-/** The platform CA certificate (public): verifiers add it as a trust anchor to check signatures. */
-export async function getPlatformCaCertificate(ctx: Ctx): Promise<string> {
-  return (await getOrCreatePlatformCa(ctx.db, ctx.secretsKey)).certificatePem;
+  return { stream: await ctx.storage.openStream(row.row.storageKey), sizeBytes: row.row.sizeBytes, name: getOutputFileName(row.name, row.row.isNotarialAct) };
 }
 
 /**
@@ -268,6 +267,7 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
   const participants = await ctx.db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId)).orderBy(asc(jobParticipants.position));
   const jobDocuments = await ctx.db.select().from(documents).where(and(eq(documents.jobId, jobId), eq(documents.tag, 'signing'))).orderBy(asc(documents.position));
   const notarized = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, jobId));
+  const recorded = await gatherNotarialFacts(ctx, jobId, participants);
   const entries = participants
     .filter((participant) => participant.role === 'signer')
     .flatMap((participant) =>
@@ -278,7 +278,7 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
         actType: act?.label ?? access.job.notarizationType,
         signerName: participant.name,
         signerEmail: participant.email,
-        identityMethod: participant.isIdBypassed ? `Bypassed: ${participant.idBypassReason ?? ''}` : identityNotRecorded,
+        identityMethod: recorded.identityOf(participant.id),
         notarizedAt: notarized.find((row) => row.documentId === document.id)?.createdAt.toISOString() ?? null,
         notarizedSha256: notarized.find((row) => row.documentId === document.id)?.sha256 ?? null,
         recordingReference: null,

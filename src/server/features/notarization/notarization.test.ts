@@ -1,14 +1,36 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { promisify } from 'node:util';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documents, jobParticipants, jobs, notaryProfiles, userSignatures } from '#server/db/schema/index.ts';
+import { documents, jobParticipants, jobs, notarizedDocuments, notaryProfiles, userSignatures } from '#server/db/schema/index.ts';
 import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
+
+const run = promisify(execFile);
+const publicUrl = 'https://notary.example.test';
+const notRecordedReasons = ['No audio-video session was recorded.', 'No signer’s identity was proven.'];
+
+/** The text of each page of a PDF, as a reader extracts it, whitespace collapsed. */
+async function extractPages(pdf: Buffer, pageCount: number): Promise<string[]> {
+  const file = path.join(os.tmpdir(), `notarized-${createHash('sha256').update(pdf).digest('hex')}.pdf`);
+  fs.writeFileSync(file, pdf);
+  try {
+    const pages: string[] = [];
+    for (let page = 1; page <= pageCount; page += 1) {
+      const { stdout } = await run('pdftotext', ['-f', String(page), '-l', String(page), '-enc', 'UTF-8', file, '-']);
+      pages.push(stdout.replace(/\s+/g, ' '));
+    }
+    return pages;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
 
 const tinyPng = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
@@ -27,7 +49,7 @@ async function saveSignature(user: TestUser) {
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ PUBLIC_URL: publicUrl });
   notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
   await t.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'TX', commissionNumber: 'TX-777', commissionExpiresOn: '2031-01-01', county: 'Travis', approvalStatus: 'approved' });
   signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
@@ -89,11 +111,15 @@ describe('POST /api/jobs/:id/complete-job', () => {
     const sealed = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/merge-documents`, headers: notaryHeaders });
     expect(sealed.statusCode).toBe(200);
     const [item] = sealed.json().items as Array<{ id: string; sha256: string; downloadUrl: string; pageCount: number; name: string }>;
-    expect(item).toMatchObject({ name: 'affidavit (notarized).pdf', pageCount: expect.any(Number) });
+    // Not a notarial act (no recorded session, no proven identity): its name does not say "notarized".
+    expect(item).toMatchObject({ name: 'affidavit (signed, not notarized).pdf', pageCount: expect.any(Number), isNotarialAct: false, notNotarialReasons: notRecordedReasons });
     expect(item?.pageCount).toBeGreaterThanOrEqual(4);
 
     const download = await t.app.inject({ method: 'GET', url: item?.downloadUrl ?? '', headers: signerHeaders });
     expect(download.statusCode).toBe(200);
+    expect(download.headers['content-disposition']).toBe('attachment; filename="affidavit (signed, not notarized).pdf"');
+    const listed = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/notarized`, headers: signerHeaders });
+    expect(listed.json().items).toEqual([expect.objectContaining({ id: item?.id, name: 'affidavit (signed, not notarized).pdf', isNotarialAct: false })]);
     const notarized = download.rawPayload;
     expect(createHash('sha256').update(notarized).digest('hex')).toBe(item?.sha256);
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
@@ -116,6 +142,68 @@ describe('POST /api/jobs/:id/complete-job', () => {
   });
 });
 
+describe('fields on every page', () => {
+  it('prints a field placed on every page on each page of the document', async () => {
+    const { jobId, documentId } = await prepareSignedJob();
+    const [participant] = await t.db.select().from(jobParticipants).where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.userId, signer.id)));
+    const base = `/api/jobs/${jobId}/documents/${documentId}/fields`;
+    const field = (
+      await t.app.inject({ method: 'POST', url: base, headers: notaryHeaders, payload: { type: 'text', participantId: participant?.id, page: 1, x: 0.1, y: 0.85, width: 0.5, height: 0.04, isOnEveryPage: true } })
+    ).json();
+    expect((await t.app.inject({ method: 'POST', url: `${base}/${field.id}/fill`, headers: signerHeaders, payload: { value: 'Parcel 17 initialled', version: 1 } })).statusCode).toBe(200);
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const sealed = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders });
+    expect(sealed.statusCode).toBe(200);
+    const download = await t.app.inject({ method: 'GET', url: sealed.json().items[0].downloadUrl, headers: notaryHeaders });
+    const pages = await extractPages(download.rawPayload, 2);
+    expect(pages[0]).toContain('Parcel 17 initialled');
+    expect(pages[1]).toContain('Parcel 17 initialled');
+  });
+});
+
+describe('what the notarized output states', () => {
+  it('seals a job without a recorded session or proven identity as "not a notarial act" on every page, stores that fact, and pdfsig still verifies it', async () => {
+    const { jobId, documentId } = await prepareSignedJob();
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const [item] = (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders })).json().items;
+    const bytes = (await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: signerHeaders })).rawPayload;
+
+    const pages = await extractPages(bytes, item.pageCount);
+    expect(pages).toHaveLength(item.pageCount);
+    pages.forEach((text, index) => expect(text, `page ${index + 1}`).toContain('NOT A NOTARIAL ACT: no recorded audio-video session and no proven identity'));
+    const all = pages.join(' ');
+    for (const claim of ['audio-video communication', 'appeared before me', 'sworn to', 'communication technology']) expect(all).not.toContain(claim);
+    const certificatePage = pages.find((text) => text.includes('SIGNING CERTIFICATE')) ?? '';
+    expect(certificatePage).toContain('Requested act: Jurat. It was not performed as a notarial act.');
+    expect(certificatePage).toContain(`Not a notarial act: ${notRecordedReasons.join(' ')}`);
+    const auditPage = pages.find((text) => text.includes('AUDIT CERTIFICATE')) ?? '';
+    expect(auditPage).toContain(`Not a notarial act: ${notRecordedReasons.join(' ')}`);
+    expect(auditPage).toContain('Identity: Not proven: no identity proofing outcome is recorded');
+
+    const [row] = await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.id, item.id));
+    expect(row).toMatchObject({ isNotarialAct: false, hasRecordedSession: false, hasProvenIdentity: false, notNotarialReasons: notRecordedReasons });
+    const audit = (await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: notaryHeaders })).json();
+    expect(audit.events.find((event: { action: string }) => event.action === 'document.notarized').data).toMatchObject({
+      isNotarialAct: false,
+      notNotarialReasons: notRecordedReasons,
+    });
+
+    const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
+    expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
+  });
+
+  it('prints the document’s verification id and its address under PUBLIC_URL on the certificate page', async () => {
+    const { jobId, documentId } = await prepareSignedJob();
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const [item] = (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders })).json().items;
+    const bytes = (await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: signerHeaders })).rawPayload;
+    const certificatePage = (await extractPages(bytes, item.pageCount)).find((text) => text.includes('SIGNING CERTIFICATE')) ?? '';
+    expect(certificatePage).toContain(`Verification ID: ${item.id}`);
+    expect(certificatePage).toContain(`Verify at: ${publicUrl}/verify?id=${item.id}`);
+    expect((await t.app.inject({ method: 'GET', url: `/api/verify/${item.id}` })).json()).toMatchObject({ isKnown: true, notarizedDocumentId: item.id });
+  });
+});
+
 describe('public verification', () => {
   it('confirms a notarized file by its bytes or id without personal data, and rejects a changed copy', async () => {
     const { jobId, documentId } = await prepareSignedJob();
@@ -126,7 +214,17 @@ describe('public verification', () => {
     const upload = buildMultipart([{ name: 'check.pdf', content: bytes }]);
     const checked = await t.app.inject({ method: 'POST', url: '/api/verify', headers: upload.headers, payload: upload.payload });
     expect(checked.statusCode).toBe(200);
-    expect(checked.json()).toMatchObject({ isKnown: true, notarizedDocumentId: item.id, actLabel: 'Jurat', notaryName: 'Nora Notary', commissionState: 'TX', commissionNumber: 'TX-777' });
+    expect(checked.json()).toMatchObject({
+      isKnown: true,
+      checkedBy: 'file',
+      notarizedDocumentId: item.id,
+      actLabel: 'Jurat',
+      notaryName: 'Nora Notary',
+      commissionState: 'TX',
+      commissionNumber: 'TX-777',
+      isNotarialAct: false,
+      notNotarialReasons: notRecordedReasons,
+    });
     expect(checked.body).not.toContain('Sam Signer');
     expect(checked.body).not.toContain(signer.email);
 
@@ -134,10 +232,12 @@ describe('public verification', () => {
     changed.writeUInt8(changed.readUInt8(200) ^ 1, 200);
     const tampered = buildMultipart([{ name: 'check.pdf', content: changed }]);
     const refused = await t.app.inject({ method: 'POST', url: '/api/verify', headers: tampered.headers, payload: tampered.payload });
-    expect(refused.json()).toMatchObject({ isKnown: false, notarizedDocumentId: null, notaryName: null });
+    expect(refused.json()).toMatchObject({ isKnown: false, checkedBy: 'file', notarizedDocumentId: null, notaryName: null, isNotarialAct: null, notNotarialReasons: [] });
 
     const byId = await t.app.inject({ method: 'GET', url: `/api/verify/${item.id}` });
-    expect(byId.json()).toMatchObject({ isKnown: true, sha256: item.sha256 });
+    // By id nothing was checked: the answer is what was issued (with its SHA-256 to compare), marked as such.
+    expect(byId.json()).toMatchObject({ isKnown: true, checkedBy: 'id', sha256: item.sha256, notaryName: 'Nora Notary', isNotarialAct: false, notNotarialReasons: notRecordedReasons });
+    expect(byId.body).not.toContain('Sam Signer');
     expect((await t.app.inject({ method: 'GET', url: '/api/verify/not-a-uuid' })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: '/api/verify/00000000-0000-4000-8000-000000000000' })).statusCode).toBe(404);
   });
@@ -146,7 +246,7 @@ describe('public verification', () => {
     const { jobId } = await prepareSignedJob();
     const prepared = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: notaryHeaders });
     expect(prepared.statusCode).toBe(200);
-    expect(prepared.json().entries).toEqual([expect.objectContaining({ signerName: 'Sam Signer', documentName: 'affidavit.pdf', actType: 'Jurat', notarizedAt: null })]);
+    expect(prepared.json().entries).toEqual([expect.objectContaining({ signerName: 'Sam Signer', documentName: 'affidavit.pdf', actType: 'Jurat', notarizedAt: null, identityMethod: 'Not proven: no identity proofing outcome is recorded' })]);
     expect((await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: signerHeaders })).statusCode).toBe(403);
   });
 });

@@ -4,11 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { deflateSync } from 'node:zlib';
-import { degrees, PDFDocument } from 'pdf-lib';
+import { degrees, PDFDocument, rgb } from 'pdf-lib';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notarizationTypes } from '#shared/jobs.ts';
 import { makePdf } from '#test/pdf-fixtures.ts';
 import { communicationTechnologySentence, renderNotarizedPdf, type AuditFacts, type CertificateFacts, type FieldToBurn } from './render.ts';
+import type { NotarialFacts } from './notarial-facts.ts';
 
 const run = promisify(execFile);
 let workDirectory: string;
@@ -51,6 +53,17 @@ function makePng(width: number, height: number, [red, green, blue]: [number, num
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(pixels)), chunk('IEND', Buffer.alloc(0))]);
 }
 
+/** A session was recorded and every signer's identity proven: the act the later capabilities make possible. */
+const recordedAct: NotarialFacts = { isNotarialAct: true, hasRecordedSession: true, hasProvenIdentity: true, reasons: [] };
+/** What this version records: no session recording and no identity proofing. */
+const notRecorded: NotarialFacts = {
+  isNotarialAct: false,
+  hasRecordedSession: false,
+  hasProvenIdentity: false,
+  reasons: ['No audio-video session was recorded.', 'No signer’s identity was proven.'],
+};
+const verificationId = '0e5b2a4c-7d1f-4c3b-9a8e-1f2d3c4b5a69';
+
 const certificate: CertificateFacts = {
   actKey: 'acknowledgment',
   actLabel: 'Acknowledgment',
@@ -62,6 +75,8 @@ const certificate: CertificateFacts = {
   notarizedAt: new Date('2026-03-14T15:09:26Z'),
   signerNames: ['Sam Signer', 'Wanda Witness'],
   timeZone: 'America/Chicago',
+  notarialFacts: recordedAct,
+  verification: { id: verificationId, url: `https://notary.example.test/verify?id=${verificationId}` },
 };
 
 const audit: AuditFacts = {
@@ -95,8 +110,8 @@ async function extractText(pdf: Buffer, firstPage?: number, lastPage?: number): 
   return stdout.replace(/\s+/g, ' ');
 }
 
-/** The RGB colour a viewer paints at a point given as fractions of the displayed page (crop box, rotated; 72 dpi). */
-async function readPixel(pdf: Buffer, page: number, x: number, y: number): Promise<[number, number, number]> {
+/** The page as a viewer paints it (crop box, rotated; 72 dpi): RGB triples, row by row from the top left. */
+async function renderPage(pdf: Buffer, page: number): Promise<{ width: number; height: number; pixel: (x: number, y: number) => [number, number, number] }> {
   const file = await writeTemporary(`pixels-${page}-${Math.random().toString(16).slice(2)}.pdf`, pdf);
   const { stdout } = await run('pdftoppm', ['-cropbox', '-f', String(page), '-l', String(page), '-r', '72', file], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
   const image = stdout as unknown as Buffer;
@@ -104,8 +119,17 @@ async function readPixel(pdf: Buffer, page: number, x: number, y: number): Promi
   const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(image.subarray(0, 40).toString('latin1'));
   if (!header) throw new Error('pdftoppm did not write a PPM');
   const [width, height] = [Number(header[1]), Number(header[2])];
-  const offset = header[0].length + (Math.floor(y * height) * width + Math.floor(x * width)) * 3;
-  return [image[offset] ?? -1, image[offset + 1] ?? -1, image[offset + 2] ?? -1];
+  const pixel = (x: number, y: number): [number, number, number] => {
+    const offset = header[0].length + (y * width + x) * 3;
+    return [image[offset] ?? -1, image[offset + 1] ?? -1, image[offset + 2] ?? -1];
+  };
+  return { width, height, pixel };
+}
+
+/** The RGB colour a viewer paints at a point given as fractions of the displayed page (crop box, rotated; 72 dpi). */
+async function readPixel(pdf: Buffer, page: number, x: number, y: number): Promise<[number, number, number]> {
+  const image = await renderPage(pdf, page);
+  return image.pixel(Math.floor(x * image.width), Math.floor(y * image.height));
 }
 
 describe('renderNotarizedPdf', () => {
@@ -153,7 +177,74 @@ describe('renderNotarizedPdf', () => {
       expect(text, type.key).toContain(expected[type.key]);
       expect(text, type.key).toContain(`${type.label}, remote online notarization`);
       expect(text, type.key).toContain(communicationTechnologySentence);
+      expect(await extractText(pdf), type.key).not.toContain('NOT A NOTARIAL ACT');
     }
+  });
+
+  it('marks every page, original and appended, with an opaque "Not a notarial act" banner when no session or identity was recorded', async () => {
+    const base = await PDFDocument.load(await makePdf(3, 'Deed of trust'));
+    base.getPage(1).setRotation(degrees(90));
+    base.getPage(2).setCropBox(40, 60, 500, 600);
+    const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.4, height: 0.03, value: 'Sam Signer', imagePng: null }];
+    const { pdf, pageCount } = await renderNotarizedPdf({
+      original: Buffer.from(await base.save()),
+      fields,
+      certificate: { ...certificate, notarialFacts: notRecorded },
+      audit,
+    });
+    expect(pageCount).toBe(5);
+    for (let page = 1; page <= pageCount; page += 1) {
+      expect(await extractText(pdf, page, page), `page ${page}`).toContain('NOT A NOTARIAL ACT: no recorded audio-video session and no proven identity');
+      // The banner's background is painted over whatever the page had there: a solid dark red at its left end.
+      const [red, green, blue] = await readPixel(pdf, page, 0.004, 0.008);
+      expect(red, `page ${page}`).toBeGreaterThan(120);
+      expect(green, `page ${page}`).toBeLessThan(60);
+      expect(blue, `page ${page}`).toBeLessThan(60);
+    }
+  });
+
+  it('never claims an audio-video appearance, proven identity or the use of communication technology that was not recorded', async () => {
+    for (const type of notarizationTypes) {
+      const { pdf } = await renderNotarizedPdf({
+        original: await makePdf(1),
+        fields: [{ type: 'notarial_certificate', page: 1, x: 0.1, y: 0.6, width: 0.8, height: 0.25, value: null, imagePng: null }],
+        certificate: { ...certificate, actKey: type.key, actLabel: type.label, notarialFacts: notRecorded },
+        audit,
+      });
+      const text = await extractText(pdf);
+      for (const claim of ['audio-video communication', 'appeared before me', 'acknowledged before me', 'sworn to', 'communication technology', 'remote online notarization', 'Notarized ']) {
+        expect(text, `${type.key}: ${claim}`).not.toContain(claim);
+      }
+      const certificatePage = await extractText(pdf, 2, 2);
+      expect(certificatePage).toContain('SIGNING CERTIFICATE: NOT A NOTARIAL ACT');
+      expect(certificatePage).toContain(`Requested act: ${type.label}. It was not performed as a notarial act.`);
+      expect(certificatePage).toContain('On March 14, 2026, this record was signed electronically on this platform by Sam Signer and Wanda Witness.');
+      expect(certificatePage).toContain('Not a notarial act: No audio-video session was recorded. No signer’s identity was proven.');
+      expect(certificatePage).toContain('Completed March 14, 2026 at 10:09:26 AM CDT');
+      // The block the notary placed on the document says the same.
+      expect(await extractText(pdf, 1, 1)).toContain('Not a notarial act: No audio-video session was recorded.');
+    }
+  });
+
+  it('says on the audit certificate that the act is not notarial and that nothing was recorded', async () => {
+    const { pdf } = await renderNotarizedPdf({
+      original: await makePdf(1),
+      fields: [],
+      certificate: { ...certificate, notarialFacts: notRecorded },
+      audit: { ...audit, signers: [{ name: 'Sam Signer', role: 'signer', signedAt: null, identityMethod: 'Not proven: no identity proofing outcome is recorded' }] },
+    });
+    const text = await extractText(pdf, 3, 3);
+    expect(text).toContain('Record of electronic signing, not a notarial act');
+    expect(text).toContain('Not a notarial act: No audio-video session was recorded. No signer’s identity was proven.');
+    expect(text).toContain('None: no audio-video session was recorded');
+    expect(text).toContain('Identity: Not proven: no identity proofing outcome is recorded');
+  });
+
+  it('prints the verification id and its address on the certificate page', async () => {
+    const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate: { ...certificate, notarialFacts: notRecorded }, audit });
+    const text = await extractText(pdf, 2, 2);
+    expect(text).toContain(`Verification ID: ${verificationId}`);
+    expect(text).toContain(`Verify at: https://notary.example.test/verify?id=${verificationId}`);
   });
 
   it('lists the job, the original hash, each signer and the recording on the audit page', async () => {
@@ -164,7 +255,7 @@ describe('renderNotarizedPdf', () => {
       audit.jobId,
       'deed-of-trust.pdf',
       audit.originalSha256,
-      'No recording reference',
+      'None: no audio-video session was recorded',
       'Sam Signer',
       'Role: signer. Signed: 2026-03-14 15:05:00 UTC.',
       'Identity: Credential analysis and knowledge-based authentication',
@@ -260,6 +351,45 @@ describe('renderNotarizedPdf', () => {
     expect(blue).toBeGreaterThan(green + 40);
   });
 
+  it('prints the certificate block placed on a page over an opaque white background at a legible size, even in a small box', async () => {
+    // A deed page covered in red "text": whatever shows through the certificate would be red.
+    const base = await PDFDocument.create();
+    const page = base.addPage([612, 792]);
+    page.drawRectangle({ x: 0, y: 0, width: 612, height: 792, color: rgb(1, 0, 0) });
+    const box = { x: 0.1, y: 0.4, width: 0.5, height: 0.04 };
+    const { pdf } = await renderNotarizedPdf({
+      original: Buffer.from(await base.save()),
+      fields: [{ type: 'notarial_certificate', page: 1, ...box, value: null, imagePng: null }],
+      certificate,
+      audit,
+    });
+    const image = await renderPage(pdf, 1);
+    const [left, top, right, bottom] = [box.x * image.width, box.y * image.height, (box.x + box.width) * image.width, (box.y + box.height) * image.height].map(Math.round) as [number, number, number, number];
+    let seeThrough = 0;
+    let white = 0;
+    for (let y = top + 1; y < bottom - 1; y += 1) {
+      for (let x = left + 1; x < right - 1; x += 1) {
+        const [red, green, blue] = image.pixel(x, y);
+        if (red - green > 100 && red - blue > 100) seeThrough += 1;
+        if (red > 245 && green > 245 && blue > 245) white += 1;
+      }
+    }
+    expect(seeThrough, 'pixels of the page showing through the certificate').toBe(0);
+    expect(white / ((right - left - 2) * (bottom - top - 2))).toBeGreaterThan(0.5);
+    expect(image.pixel(left - 3, Math.round((top + bottom) / 2))).toEqual([255, 0, 0]);
+    // Every line of the block is set at 8 pt or more (the font size pdf.js reads from the page).
+    const document = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, verbosity: 0 }).promise;
+    const content = await (await document.getPage(1)).getTextContent();
+    const sizes = content.items.flatMap((item) => ('str' in item && item.str.trim() ? [Math.hypot(item.transform[0] ?? 0, item.transform[1] ?? 0)] : []));
+    expect(sizes.length).toBeGreaterThan(3);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(8);
+    await document.destroy();
+    // All of it is there: nothing was cut to fit the small box.
+    const text = await extractText(pdf, 1, 1);
+    expect(text).toContain('State of Texas, County of Travis');
+    expect(text).toContain('Nora Q. Notary, Notary Public, State of Texas. Commission No. 13245768-9, expires June 30, 2030.');
+  });
+
   it('replaces characters the standard fonts cannot encode with a question mark', async () => {
     const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.8, height: 0.04, value: 'Zoë Ünsworth 王小明 ✓', imagePng: null }];
     const { pdf } = await renderNotarizedPdf({
@@ -271,6 +401,30 @@ describe('renderNotarizedPdf', () => {
     expect(await extractText(pdf, 1, 1)).toContain('Zoë Ünsworth ??? ?');
     expect(await extractText(pdf, 2, 2)).toContain('by Zoë Ünsworth ???');
     expect(await extractText(pdf, 3, 3)).toContain('Closing – “final” ?');
+  });
+
+  it('prints names and titles stored before the one-line rule on one line each: no fake lines on the certificate or audit pages', async () => {
+    const forged = 'Sam\nIdentity: proven by passport';
+    const { pdf } = await renderNotarizedPdf({
+      original: await makePdf(1),
+      fields: [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.8, height: 0.04, value: forged, imagePng: null }],
+      certificate: { ...certificate, notaryName: 'Nora\r\nApproved by the State', signerNames: [forged] },
+      audit: {
+        ...audit,
+        jobTitle: 'Refinance\nRecording: rec-0001',
+        documentName: 'deed.pdf\nVerified',
+        signers: [{ ...(audit.signers[0] as AuditFacts['signers'][number]), name: forged, identityMethod: 'Not proven: bypassed (known to me\nIdentity: proven by passport)' }],
+        events: [{ at: new Date('2026-03-14T15:05:00Z'), action: 'field.signed', actor: forged }],
+      },
+    });
+    const file = await writeTemporary(`lines-${Math.random().toString(16).slice(2)}.pdf`, pdf);
+    const { stdout } = await run('pdftotext', ['-raw', '-enc', 'UTF-8', file, '-']);
+    const lines = stdout.split('\n').map((line) => line.trim());
+    for (const forgedLine of ['Identity: proven by passport', 'Approved by the State', 'Recording: rec-0001', 'Verified']) {
+      expect(lines.filter((line) => line.startsWith(forgedLine))).toEqual([]);
+    }
+    expect(stdout).toContain('Sam Identity: proven by passport');
+    expect(stdout).toContain('Refinance Recording: rec-0001');
   });
 
   it('refuses a field on a page the document does not have', async () => {

@@ -1,19 +1,23 @@
 import { createHash } from 'node:crypto';
-import { concatTransformationMatrix, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, StandardFonts, type PDFImage, type PDFPage } from 'pdf-lib';
-import { addAuditPages, addNotarialCertificatePage, drawTextInBox, getCertificateBlockText, ink, type AuditFacts, type CertificateFacts, type Fonts } from './certificate-pages.ts';
+import { concatTransformationMatrix, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, rgb, StandardFonts, type PDFImage, type PDFPage } from 'pdf-lib';
+import { toSingleLine } from '#shared/text.ts';
+import { addAuditPages, addNotarialCertificatePage, drawTextInBox, ink, sanitizeForFont, wrapText, type AuditFacts, type Fonts } from './certificate-pages.ts';
+import { getCertificateBlockText, getNotNotarialBanner, type CertificateFacts } from './certificate-wording.ts';
 import { drawSeal } from './seal.ts';
 
-export { communicationTechnologySentence, getCertificateWording, sanitizeForFont, type AuditFacts, type CertificateFacts } from './certificate-pages.ts';
+export { sanitizeForFont, type AuditFacts } from './certificate-pages.ts';
+export { communicationTechnologySentence, getCertificateWording, type CertificateFacts } from './certificate-wording.ts';
 
 /**
  * The visible half of the notarized document: the filled fields burned into a copy of the
  * original, then a notarial certificate page and an audit certificate page. The tamper-evident
  * half (the PAdES signature) is added afterwards by providers/signing/pades.ts. The seal is
- * drawn by seal.ts, the appended pages and their text layout by certificate-pages.ts.
+ * drawn by seal.ts, the appended pages and their text layout by certificate-pages.ts, their words
+ * by certificate-wording.ts. An output that is not a notarial act says so on a banner on every page.
  */
 
 export interface FieldToBurn {
-  type: 'signature' | 'initials' | 'date_signed' | 'name' | 'text' | 'checkbox' | 'notary_signature' | 'notary_seal' | 'notarial_certificate';
+  type: 'signature' | 'initials' | 'date_signed' | 'date' | 'name' | 'text' | 'checkbox' | 'notary_signature' | 'notary_seal' | 'notarial_certificate';
   /** 1-based */
   page: number;
   /** Fractions 0..1 of the page as displayed (crop box, after /Rotate), origin top-left. */
@@ -28,13 +32,20 @@ export interface FieldToBurn {
 // ---------------------------------------------------------------------------------------------
 // Fields burned into the original pages
 
-/** Runs `draw` in a frame whose origin is the field's displayed bottom-left corner, axes as displayed. */
-function withFieldFrame(page: PDFPage, field: FieldToBurn, draw: (width: number, height: number) => void) {
+/** A box on the page as displayed: fractions 0..1 of the crop box after /Rotate, origin top-left. */
+type Placement = Pick<FieldToBurn, 'x' | 'y' | 'width' | 'height'>;
+
+/** The page's size as a reader shows it: its crop box, turned by its /Rotate. */
+function getDisplayedSize(page: PDFPage) {
   const box = page.getCropBox();
   const rotation = (((page.getRotation().angle % 360) + 360) % 360) as 0 | 90 | 180 | 270;
   const isTurned = rotation === 90 || rotation === 270;
-  const displayedWidth = isTurned ? box.height : box.width;
-  const displayedHeight = isTurned ? box.width : box.height;
+  return { box, rotation, width: isTurned ? box.height : box.width, height: isTurned ? box.width : box.height };
+}
+
+/** Runs `draw` in a frame whose origin is the field's displayed bottom-left corner, axes as displayed. */
+function withFieldFrame(page: PDFPage, field: Placement, draw: (width: number, height: number) => void) {
+  const { box, rotation, width: displayedWidth, height: displayedHeight } = getDisplayedSize(page);
   const clamp = (value: number) => Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0));
   const left = clamp(field.x) * displayedWidth;
   const top = clamp(field.y) * displayedHeight;
@@ -62,6 +73,23 @@ function drawImageContained(page: PDFPage, image: PDFImage, width: number, heigh
   page.drawImage(image, { x: (width - drawnWidth) / 2, y: (height - drawnHeight) / 2, width: drawnWidth, height: drawnHeight });
 }
 
+/** The certificate block is never printed smaller than this (points), whatever box it was given. */
+const certificateMinSize = 8;
+const insetCertificate = (width: number, height: number) => ({ x: 4, y: 3, width: width - 8, height: height - 6 });
+
+/**
+ * The box the certificate block is printed in: the placed box, made taller when its wording does not
+ * fit at the minimum size (downwards, moved up if it would leave the page), so nothing is cut.
+ */
+function fitCertificateBlock(page: PDFPage, field: Placement, fonts: Fonts, facts: CertificateFacts): Placement {
+  const displayed = getDisplayedSize(page);
+  const inner = insetCertificate(field.width * displayed.width, 0);
+  const lines = wrapText(sanitizeForFont(fonts.serif, getCertificateBlockText(facts)).trim(), fonts.serif, certificateMinSize, inner.width);
+  const needed = Math.min(1, (lines.length * certificateMinSize * 1.15 + 7) / displayed.height);
+  if (needed <= field.height) return field;
+  return { ...field, height: needed, y: Math.max(0, Math.min(field.y, 1 - needed)) };
+}
+
 async function burnFields(document: PDFDocument, fields: FieldToBurn[], fonts: Fonts, facts: CertificateFacts) {
   const pages = document.getPages();
   const images = new Map<string, PDFImage>();
@@ -78,7 +106,8 @@ async function burnFields(document: PDFDocument, fields: FieldToBurn[], fonts: F
     const page = pages[field.page - 1];
     if (!page || !Number.isInteger(field.page)) throw new Error(`A ${field.type} field is on page ${field.page}, but the document has ${pages.length} pages.`);
     const image = field.imagePng && ['signature', 'initials', 'notary_signature'].includes(field.type) ? await embedPng(field.imagePng) : null;
-    withFieldFrame(page, field, (width, height) => {
+    const placement = field.type === 'notarial_certificate' ? fitCertificateBlock(page, field, fonts, facts) : field;
+    withFieldFrame(page, placement, (width, height) => {
       const box = { x: 0, y: 0, width, height };
       switch (field.type) {
         case 'signature':
@@ -89,6 +118,7 @@ async function burnFields(document: PDFDocument, fields: FieldToBurn[], fonts: F
           break;
         case 'name':
         case 'date_signed':
+        case 'date':
         case 'text':
           if (field.value) drawTextInBox(page, field.value, { x: 1, y: 0, width: width - 2, height }, fonts.regular, { maxSize: 12 });
           break;
@@ -113,11 +143,28 @@ async function burnFields(document: PDFDocument, fields: FieldToBurn[], fonts: F
           drawSeal(page, fonts, facts, width / 2, height / 2, (Math.min(width, height) / 2) * 0.96);
           break;
         case 'notarial_certificate':
-          drawTextInBox(page, getCertificateBlockText(facts), { x: 2, y: 2, width: width - 4, height: height - 4 }, fonts.serif, { maxSize: 10 });
+          // Opaque, so the deed's own text never shows through the wording.
+          page.drawRectangle({ x: 0, y: 0, width, height, color: rgb(1, 1, 1), opacity: 1, borderColor: ink, borderWidth: 0.5 });
+          drawTextInBox(page, getCertificateBlockText(facts), insetCertificate(width, height), fonts.serif, { maxSize: 10, minSize: certificateMinSize });
           break;
       }
     });
   }
+}
+
+const bannerRed = rgb(0.62, 0.06, 0.06);
+
+/**
+ * A band across the top of the page as displayed, painted over whatever is there: a solid dark red
+ * background (nothing of the page shows through it) with the statement in white.
+ */
+function drawBanner(page: PDFPage, fonts: Fonts, text: string) {
+  const displayed = getDisplayedSize(page);
+  const height = Math.min(26, displayed.height * 0.08);
+  withFieldFrame(page, { x: 0, y: 0, width: 1, height: height / displayed.height }, (width, bandHeight) => {
+    page.drawRectangle({ x: 0, y: 0, width, height: bandHeight, color: bannerRed, opacity: 1 });
+    drawTextInBox(page, text, { x: 6, y: 2, width: width - 12, height: bandHeight - 4 }, fonts.bold, { maxSize: 11, color: rgb(1, 1, 1), align: 'center' });
+  });
 }
 
 /**
@@ -138,10 +185,39 @@ function flattenForm(document: PDFDocument) {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Burns the filled fields into a copy of the original and appends the notarial certificate and
- * the audit certificate. Saved without object streams, ready for signPdf (which must come last).
+ * Names, titles and field values are one line (decision 009); rows stored before that rule may hold
+ * line breaks, which would print as lines of their own ("Identity: proven…") or stop a font from
+ * encoding the text. Each becomes one line here, as in the emails that quote them; so does a
+ * signer's identity line, which quotes the notary's bypass reason (a reason may span lines).
  */
-export async function renderNotarizedPdf(input: { original: Buffer; fields: FieldToBurn[]; certificate: CertificateFacts; audit: AuditFacts }): Promise<{ pdf: Buffer; pageCount: number }> {
+function withOneLineText<T extends { fields: FieldToBurn[]; certificate: CertificateFacts; audit: AuditFacts }>(input: T): T {
+  const { certificate, audit } = input;
+  return {
+    ...input,
+    fields: input.fields.map((field) => ({ ...field, value: field.value === null ? null : toSingleLine(field.value) })),
+    certificate: {
+      ...certificate,
+      notaryName: toSingleLine(certificate.notaryName),
+      commissionNumber: toSingleLine(certificate.commissionNumber),
+      county: toSingleLine(certificate.county),
+      signerNames: certificate.signerNames.map(toSingleLine),
+    },
+    audit: {
+      ...audit,
+      jobTitle: toSingleLine(audit.jobTitle),
+      documentName: toSingleLine(audit.documentName),
+      signers: audit.signers.map((signer) => ({ ...signer, name: toSingleLine(signer.name), identityMethod: toSingleLine(signer.identityMethod) })),
+      events: audit.events.map((event) => ({ ...event, actor: event.actor === null ? null : toSingleLine(event.actor) })),
+    },
+  };
+}
+
+/**
+ * Burns the filled fields into a copy of the original and appends the notarial certificate and
+ * the audit certificate; marks every page of an output that is not a notarial act. Saved without object streams, ready for signPdf (which must come last).
+ */
+export async function renderNotarizedPdf(raw: { original: Buffer; fields: FieldToBurn[]; certificate: CertificateFacts; audit: AuditFacts }): Promise<{ pdf: Buffer; pageCount: number }> {
+  const input = withOneLineText(raw);
   const document = await PDFDocument.load(input.original);
   const [regular, bold, italic, serif, serifBold, mono] = await Promise.all([
     document.embedFont(StandardFonts.Helvetica),
@@ -158,7 +234,10 @@ export async function renderNotarizedPdf(input: { original: Buffer; fields: Fiel
   addNotarialCertificatePage(document, fonts, input.certificate, input.audit.documentName, signatureImage, (page, cx, cy, radius) =>
     drawSeal(page, fonts, input.certificate, cx, cy, radius),
   );
-  addAuditPages(document, fonts, input.audit, input.certificate.notarizedAt);
+  addAuditPages(document, fonts, input.audit, input.certificate);
+  // Last, so nothing drawn afterwards covers it.
+  const { notarialFacts } = input.certificate;
+  if (!notarialFacts.isNotarialAct) for (const page of document.getPages()) drawBanner(page, fonts, getNotNotarialBanner(notarialFacts));
   document.setProducer('Open RON (pdf-lib)');
   document.setModificationDate(input.certificate.notarizedAt);
   const pdf = Buffer.from(await document.save({ useObjectStreams: false }));

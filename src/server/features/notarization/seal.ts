@@ -1,5 +1,6 @@
 import { degrees, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
-import { getStateName, sanitizeForFont, type CertificateFacts, type Fonts } from './certificate-pages.ts';
+import { sanitizeForFont, type Fonts } from './certificate-pages.ts';
+import { getStateName, type CertificateFacts } from './certificate-wording.ts';
 
 /** The notary's seal, drawn as vector graphics: two circles, the notary's name along the top, the state along the bottom. */
 

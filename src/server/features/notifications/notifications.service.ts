@@ -1,11 +1,14 @@
 import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { participantRoleVerbs } from '#shared/jobs.ts';
 import type { PendingJobItem } from '#shared/notifications.ts';
 import { jobParticipants, jobs, notificationDismissals } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { unauthorized } from '#server/lib/errors.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
+import { findEmailInvitations } from '#server/features/jobs/job-invitations.ts';
 
 const openStatuses = ['ready', 'scheduled', 'in_session'] as const;
+const invitationKind = 'job_invitation';
 
 /** What needs the person's attention: live sessions (blocking), scheduled ones, jobs ready for their notary. */
 export async function findPendingJobs(ctx: Ctx): Promise<{ ok: true; items: PendingJobItem[]; has_blocking: boolean }> {
@@ -23,7 +26,7 @@ export async function findPendingJobs(ctx: Ctx): Promise<{ ok: true; items: Pend
     .from(notificationDismissals)
     .where(eq(notificationDismissals.userId, user.id));
   const isDismissed = new Set(dismissed.map((row) => `${row.jobId}:${row.kind}`));
-  const items: PendingJobItem[] = [];
+  const items: PendingJobItem[] = (await findInvitationItems(ctx, user.id)).filter((item) => !isDismissed.has(`${item.jobId}:${item.kind}`));
   for (const { job } of rows) {
     const isNotary = job.notaryId === user.id;
     let item: Omit<PendingJobItem, 'jobId' | 'title' | 'at'>;
@@ -42,10 +45,24 @@ export async function findPendingJobs(ctx: Ctx): Promise<{ ok: true; items: Pend
   return { ok: true, items, has_blocking: items.some((item) => item.isBlocking) };
 }
 
+/** Invitations to the person's confirmed address that they have not accepted yet (decision 010). */
+async function findInvitationItems(ctx: Ctx, userId: string): Promise<PendingJobItem[]> {
+  const invitations = await findEmailInvitations(ctx.db, userId);
+  return invitations.map(({ job, participant }) => ({
+    jobId: job.id,
+    title: job.title,
+    kind: invitationKind,
+    message: `You are invited to ${participantRoleVerbs[participant.role]} "${job.title}". Open it to accept.`,
+    isBlocking: false,
+    at: job.updatedAt.toISOString(),
+  }));
+}
+
 export async function dismissNotification(ctx: Ctx, jobId: string, kind: string): Promise<{ ok: true }> {
   const user = ctx.user;
   if (!user) throw unauthorized();
-  await getJobAccess(ctx, jobId);
+  const isOpenInvitation = kind === invitationKind && (await findEmailInvitations(ctx.db, user.id, { jobId })).length > 0;
+  if (!isOpenInvitation) await getJobAccess(ctx, jobId);
   await ctx.db
     .insert(notificationDismissals)
     .values({ userId: user.id, jobId, kind })

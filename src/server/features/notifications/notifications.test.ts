@@ -5,6 +5,7 @@ import type { Job, JobStatus } from '#shared/jobs.ts';
 import type { PendingJobItem } from '#shared/notifications.ts';
 import { emailOutbox, notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
@@ -46,7 +47,7 @@ const paths: Record<JobStatus, JobStatus[]> = {
   ready: ['ready'],
   scheduled: ['ready', 'scheduled'],
   in_session: ['ready', 'in_session'],
-  completed: ['ready', 'in_session', 'completed'],
+  completed: ['ready', 'in_session'],
   cancelled: ['cancelled'],
 };
 
@@ -74,10 +75,12 @@ async function jobFor(signer: TestUser, status: JobStatus, options: { isAccepted
   }
   let version = job.version;
   for (const next of paths[status]) {
-    const res = await call(agent, 'PATCH', `/api/jobs/${job.id}`, { status: next, version });
+    // Only the job's notary starts a session; a job is completed only by sealing it.
+    const res = await call(next === 'in_session' ? notary : agent, 'PATCH', `/api/jobs/${job.id}`, { status: next, version });
     expect(res.statusCode, res.body).toBe(200);
     version = res.json().version;
   }
+  if (status === 'completed') await createJobKit(t).sealJob(notary, job.id);
   return job;
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { signingAssetsSchema } from '#shared/fields.ts';
+import { isSameOrigin } from '#server/lib/http.ts';
 import { getSigningAssets, joinLiveChannel } from './signing.service.ts';
 
 const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
@@ -17,7 +18,7 @@ export const signingRoutes: FastifyPluginAsyncZod = async (app) => {
     let isClosed = false;
     socket.on('message', (data: Buffer) => {
       const raw = data.toString('utf8');
-      if (channel) void channel.onMessage(raw);
+      if (channel) channel.onMessage(raw).catch((error: unknown) => request.log.warn({ err: error }, 'live channel message failed'));
       else pending.push(raw);
     });
     socket.on('close', () => {
@@ -25,7 +26,7 @@ export const signingRoutes: FastifyPluginAsyncZod = async (app) => {
       void channel?.leave();
     });
     const origin = request.headers.origin;
-    if (origin && new URL(origin).host !== request.host && origin !== request.ctx.config.publicUrl) {
+    if (origin !== undefined && !isSameOrigin(request, origin, request.ctx.config.publicUrl)) {
       socket.close(4403, 'cross-origin');
       return;
     }

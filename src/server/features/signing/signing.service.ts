@@ -1,8 +1,9 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { SigningAssets } from '#shared/fields.ts';
-import { jobParticipants } from '#server/db/schema/index.ts';
+import { documents, jobParticipants } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
+import { getNotaryStampPreview } from '#server/features/notarization/notarization.service.ts';
 import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
 
 async function findCurrentImage(ctx: Ctx, userId: string, kind: 'signature' | 'initials') {
@@ -35,7 +36,18 @@ export async function getSigningAssets(ctx: Ctx, jobId: string): Promise<Signing
     signature: await findCurrentImage(ctx, access.userId, 'signature'),
     initials: await findCurrentImage(ctx, access.userId, 'initials'),
     participants,
+    notaryStamp: await getNotaryStampPreview(ctx, job),
   };
+}
+
+async function isDocumentOfJob(ctx: Ctx, jobId: string, documentId: string): Promise<boolean> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(documentId)) return false;
+  const rows = await ctx.db
+    .select({ id: documents.id })
+    .from(documents)
+    .where(and(eq(documents.id, documentId), eq(documents.jobId, jobId)))
+    .limit(1);
+  return rows.length > 0;
 }
 
 /**
@@ -62,6 +74,8 @@ export async function joinLiveChannel(
         return;
       }
       if (parsed.type !== 'view' || typeof parsed.documentId !== 'string' || typeof parsed.page !== 'number' || !Number.isInteger(parsed.page)) return;
+      // Followers open what the leader names: only a document of this job.
+      if (!(await isDocumentOfJob(ctx, jobId, parsed.documentId))) return;
       await ctx.realtime.publish(channel, JSON.stringify({ type: 'view', documentId: parsed.documentId, page: parsed.page, by: name }));
     },
     leave: unsubscribe,

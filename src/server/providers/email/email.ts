@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
+import type { DbOrTx } from '#server/db/client.ts';
+import { localMailbox } from '#server/db/schema/index.ts';
 
 export interface OutgoingEmail {
   id: string;
@@ -7,11 +9,15 @@ export interface OutgoingEmail {
   subject: string;
   text: string;
   html: string | null;
+  kind: string;
 }
 
-/** Delivers one message: SMTP when SMTP_URL is set, else the log (the embedded default). */
+/** Where administrators read mail kept in the local mailbox. */
+export const localMailboxPath = '/admin/mail';
+
+/** Delivers one message: SMTP when SMTP_URL is set, else the local mailbox (the embedded default). */
 export interface EmailTransport {
-  readonly kind: 'smtp' | 'log';
+  readonly kind: 'smtp' | 'mailbox';
   send(message: OutgoingEmail): Promise<void>;
   close(): Promise<void>;
 }
@@ -40,12 +46,20 @@ export function createSmtpTransport(url: string, from: string, publicUrl: string
   };
 }
 
-/** Without SMTP, mail (and the links in it) goes to the log so a local operator can follow it. */
-export function createLogTransport(log: FastifyBaseLogger): EmailTransport {
+/**
+ * Without SMTP, mail is delivered to the local mailbox in the database, which administrators read
+ * at /admin/mail. The log says only that mail for an address is waiting: never its subject or body,
+ * which carry links and codes that grant access.
+ */
+export function createMailboxTransport(db: DbOrTx, log: FastifyBaseLogger): EmailTransport {
   return {
-    kind: 'log',
+    kind: 'mailbox',
     async send(message) {
-      log.info({ event: 'email.logged', to: message.to, subject: message.subject }, `email (no SMTP_URL set):\n${message.text}`);
+      await db
+        .insert(localMailbox)
+        .values({ id: message.id, toAddress: message.to, subject: message.subject, textBody: message.text, htmlBody: message.html, kind: message.kind })
+        .onConflictDoNothing();
+      log.info({ event: 'email.mailbox', emailId: message.id }, `Mail for ${message.to} is waiting in the local mailbox at ${localMailboxPath}`);
     },
     async close() {},
   };

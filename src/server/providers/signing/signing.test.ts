@@ -267,14 +267,17 @@ describe('signed PDFs as a verifier sees them', () => {
         commissionExpiresOn: notary.commissionExpiresOn,
         notarizedAt: new Date(),
         signerNames: ['Sam Signer'],
+        // What this version records: no session recording, no identity proofing (a banner on every page).
+        notarialFacts: { isNotarialAct: false, hasRecordedSession: false, hasProvenIdentity: false, reasons: ['No audio-video session was recorded.', 'No signer’s identity was proven.'] },
+        verification: { id: '00000000-0000-4000-8000-0000000000aa', url: 'http://localhost:3000/verify?id=00000000-0000-4000-8000-0000000000aa' },
       },
       audit: {
         jobId: '00000000-0000-4000-8000-000000000001',
         jobTitle: 'Power of attorney',
         documentName: 'poa.pdf',
         originalSha256: createHash('sha256').update(original).digest('hex'),
-        signers: [{ name: 'Sam Signer', role: 'signer', signedAt: new Date(), identityMethod: 'Credential analysis and KBA' }],
-        recordingReference: 'recording-123',
+        signers: [{ name: 'Sam Signer', role: 'signer', signedAt: new Date(), identityMethod: 'Not proven: no identity proofing outcome is recorded' }],
+        recordingReference: null,
         events: [{ at: new Date(), action: 'document.completed', actor: 'Sam Signer' }],
       },
     });

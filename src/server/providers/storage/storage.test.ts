@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findNonPrivateEntries } from '#test/file-modes.ts';
 import { createLocalStorage, createS3Storage, receiveToTempFile, type StorageProvider } from './storage.ts';
 
 /** s3rver ships no types; this is the part of it the test uses. */
@@ -90,6 +91,25 @@ describe('createLocalStorage', () => {
     await storage.putFile(sample.filePath, sample.key, 'application/pdf');
     const directory = path.join(root(), sample.key.slice(0, 2), sample.key.slice(2, 4));
     expect(fs.readdirSync(directory).filter((file) => file.startsWith(sample.key))).toEqual([sample.key]);
+  });
+});
+
+describe('local blob files', () => {
+  it('are private (0600, in 0700 directories) whatever the mode of the file they were copied from', async () => {
+    const root = path.join(workDirectory, 'private-blobs');
+    const storage = createLocalStorage(root);
+    const sample = writeSample('private');
+    fs.chmodSync(sample.filePath, 0o644);
+    await storage.putFile(sample.filePath, sample.key, 'application/pdf');
+    expect(findNonPrivateEntries(root)).toEqual([]);
+    expect(fs.readdirSync(path.join(root, sample.key.slice(0, 2), sample.key.slice(2, 4)))).toEqual([sample.key]);
+  });
+
+  it('receive uploads into private temporary files', async () => {
+    const directory = path.join(workDirectory, 'private-tmp');
+    const received = await receiveToTempFile(Readable.from([Buffer.from('%PDF-1.7 private')]), directory, 1000);
+    expect(findNonPrivateEntries(directory)).toEqual([]);
+    expect(fs.existsSync(received.filePath)).toBe(true);
   });
 });
 

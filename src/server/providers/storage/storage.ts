@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { privateDirectoryMode, privateFileMode } from '#server/lib/data-dir.ts';
 
 /** Blobs (documents, later recordings, seals and ID images), addressed by their SHA-256. */
 export interface StorageProvider {
@@ -29,9 +30,11 @@ export function createLocalStorage(root: string): StorageProvider {
     async putFile(filePath, sha256) {
       const target = pathOf(sha256);
       if (fs.existsSync(target)) return sha256;
-      await fs.promises.mkdir(path.dirname(target), { recursive: true });
+      await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: privateDirectoryMode });
       const temporary = `${target}.${randomUUID()}.part`;
+      // copyFile gives the copy its source's mode: set the blob's own before it gets its name.
       await fs.promises.copyFile(filePath, temporary);
+      await fs.promises.chmod(temporary, privateFileMode);
       await fs.promises.rename(temporary, target);
       return sha256;
     },
@@ -113,7 +116,7 @@ export async function receiveToTempFile(
   directory: string,
   maxBytes: number,
 ): Promise<{ filePath: string; sha256: string; sizeBytes: number; head: Buffer; isTooLarge: boolean }> {
-  await fs.promises.mkdir(directory, { recursive: true });
+  await fs.promises.mkdir(directory, { recursive: true, mode: privateDirectoryMode });
   const filePath = path.join(directory, `${randomUUID()}.upload`);
   const hash = createHash('sha256');
   let sizeBytes = 0;
@@ -133,7 +136,7 @@ export async function receiveToTempFile(
         yield chunk;
       }
     },
-    fs.createWriteStream(filePath),
+    fs.createWriteStream(filePath, { mode: privateFileMode }),
   );
   return { filePath, sha256: hash.digest('hex'), sizeBytes, head, isTooLarge };
 }

@@ -91,7 +91,7 @@ export function LoginForm({ query, onTwoFactor }: LoginFormProps) {
     setError(null);
     try {
       await api.post('/api/auth/forgot-password', { email: email.trim() });
-      window.alert('Password reset email sent! Check your inbox.');
+      setNotice('Password reset email sent! Check your inbox.');
     } catch (caught) {
       setError(caught instanceof ApiError ? caught.message : 'Reset failed');
     }

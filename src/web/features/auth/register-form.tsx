@@ -12,7 +12,7 @@ import {
 import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
-import { storeSignedIn } from '#web/lib/browser-storage.ts';
+import { startNewAccountSession } from './finish-sign-in.ts';
 
 export type RegistrationKind = 'user' | 'notary' | 'title-company';
 
@@ -77,8 +77,8 @@ export function RegisterForm({ kind }: { kind: RegistrationKind }) {
     setIsSubmitting(true);
     try {
       const response = await api.post(`/api/auth/register/${kind}`, parsed.data, registerResponseSchema);
-      storeSignedIn(response.user, response.sessionToken);
-      navigate('/dashboard?tab=jobs', { replace: true, state: { notice: response.message } });
+      const secondFactorPath = startNewAccountSession(response, { email: payload.email ?? '', safeNext: null, jobId: null });
+      navigate(secondFactorPath ?? '/dashboard?tab=jobs', { replace: true, state: { notice: response.message } });
     } catch (caught) {
       setError(caught instanceof ApiError ? caught.message : 'Registration failed. Please try again.');
     } finally {

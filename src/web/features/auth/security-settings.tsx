@@ -7,6 +7,7 @@ import { backupCodesSchema, mfaStatusSchema } from '#shared/mfa.ts';
 import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
+import { BackupCodes } from './backup-codes.tsx';
 
 /** The dashboard's Security tab: second-factor settings, and for notaries the signing certificate. */
 export function SecuritySettings() {
@@ -47,8 +48,8 @@ function TwoStepSettings() {
             <dd>{data.required ? 'Yes' : 'No'}</dd>
           </dl>
           <div className="actions">
-            <Link className="button primary" to="/mfa/setup?new=1">
-              {data.totpEnabled ? 'Set up a new authenticator' : 'Set up an authenticator app'}
+            <Link className="button primary" to="/mfa/setup">
+              {data.totpEnabled ? 'Replace the authenticator app' : 'Set up an authenticator app'}
             </Link>
             <button type="button" className="button" disabled={!data.enrolled || backup.isPending} onClick={() => backup.mutate()}>
               Create backup codes
@@ -59,20 +60,7 @@ function TwoStepSettings() {
           </div>
           {!data.enrolled ? <p className="muted">Link an authenticator app first; backup codes are for when you lose it.</p> : null}
           {devices.data ? <FormAlert tone="success" message={`${devices.data.revoked} remembered device(s) forgotten. Next sign-in asks for a code.`} /> : null}
-          {backup.data ? (
-            <div className="notice" role="status">
-              <p>
-                <strong>Your backup codes.</strong> Each works once. Keep them somewhere safe: they are shown only now.
-              </p>
-              <ul className="codes" aria-label="Backup codes">
-                {backup.data.codes.map((code) => (
-                  <li key={code}>
-                    <code>{code}</code>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          ) : null}
+          {backup.data ? <BackupCodes codes={backup.data.codes} /> : null}
         </>
       ) : null}
     </section>

@@ -6,6 +6,7 @@ import { Field, FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 import { clearInstantNotaryJob, readInstantNotaryState, storeSignedIn } from '#web/lib/browser-storage.ts';
+import { RememberDeviceField } from './second-factor-fields.tsx';
 
 /** The 2FA ticket step inside the login page (SPEC section 2): code, Remember this device, Back to login. */
 export function TwoFactorForm({ ticket, query, onBack }: { ticket: string; query: LoginQuery; onBack: () => void }) {
@@ -54,10 +55,7 @@ export function TwoFactorForm({ ticket, query, onBack }: { ticket: string; query
         value={code}
         onChange={(event) => setCode(event.target.value)}
       />
-      <label className="checkbox">
-        <input type="checkbox" checked={rememberDevice} onChange={(event) => setRememberDevice(event.target.checked)} />
-        Remember this device
-      </label>
+      <RememberDeviceField checked={rememberDevice} onChange={setRememberDevice} />
       <button type="submit" className="button primary block" disabled={isSubmitting}>
         {isSubmitting ? 'Verifying…' : 'Verify'}
       </button>

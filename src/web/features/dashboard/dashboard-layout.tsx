@@ -4,6 +4,7 @@ import { Link, NavLink } from 'react-router';
 import { pendingJobsSchema } from '#shared/notifications.ts';
 import { hasAnyRole, sidebarNavigationRoles } from '#shared/roles.ts';
 import { api } from '#web/lib/api.ts';
+import { paths } from '#web/paths.ts';
 import { useLogOut } from '#web/features/auth/use-log-out.ts';
 import type { StoredUser } from '#web/lib/browser-storage.ts';
 import { NewSigningRequestDialog } from './new-signing-request-dialog.tsx';
@@ -40,6 +41,11 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
               <li>
                 <NavLink to="/help">Help</NavLink>
               </li>
+              {hasAnyRole(user, ['admin']) ? (
+                <li>
+                  <NavLink to={paths.adminMail}>Mail</NavLink>
+                </li>
+              ) : null}
             </ul>
           ) : null}
         </nav>

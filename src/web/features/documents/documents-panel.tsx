@@ -1,21 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { documentListSchema, documentSchema, type JobDocument } from '#shared/documents.ts';
+import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { FormAlert } from '#web/components/field.tsx';
 import { useJobMutation } from '#web/features/jobs/job-hooks.ts';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
+import { formatPageCount, formatSize } from './format-size.ts';
 
-function formatSize(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
-}
-
-/** Upload (with a progress bar), order, rename, delete and open a job's PDFs. */
-export function DocumentsPanel({ jobId, canEdit }: { jobId: string; canEdit: boolean }) {
+/**
+ * Upload (with a progress bar), order, rename, delete and open a job's PDFs. Once the job is sealed
+ * these are the unsigned originals, and say so: the signed outputs are listed separately.
+ */
+export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: string; canEdit: boolean; isSealed?: boolean }) {
   const documents = useQuery({ queryKey: ['jobs', jobId, 'documents'], queryFn: () => api.get(`/api/jobs/${jobId}/documents`, documentListSchema) });
   const inputRef = useRef<HTMLInputElement>(null);
   const [progress, setProgress] = useState<number | null>(null);
   const { error, run } = useActionStatus();
+  const { dialog, ask } = useConfirmDialog();
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
 
   const upload = useJobMutation(async (files: File[]) => {
@@ -52,7 +54,8 @@ export function DocumentsPanel({ jobId, canEdit }: { jobId: string; canEdit: boo
 
   return (
     <section className="card stack" aria-labelledby="documents-title">
-      <h2 id="documents-title">Documents</h2>
+      <h2 id="documents-title">{isSealed ? 'Original documents (unsigned)' : 'Documents'}</h2>
+      {dialog}
       <FormAlert message={error ?? documents.error?.message ?? null} />
       {documents.isPending ? <p role="status">Loading documents…</p> : null}
       {documents.data && items.length === 0 ? <p className="empty">No documents yet.{canEdit ? ' Upload the PDFs to be signed.' : ''}</p> : null}
@@ -84,12 +87,18 @@ export function DocumentsPanel({ jobId, canEdit }: { jobId: string; canEdit: boo
                 </form>
               ) : (
                 <div className="grow">
-                  <a href={`/api/jobs/${jobId}/documents/${document.id}/file`} target="_blank" rel="noreferrer">
+                  {isSealed ? <span className="badge">Original (unsigned)</span> : null}{' '}
+                  <a
+                    href={`/api/jobs/${jobId}/documents/${document.id}/file`}
+                    target="_blank"
+                    rel="noreferrer"
+                    aria-label={isSealed ? `Original (unsigned): ${document.name}` : undefined}
+                  >
                     {document.name}
                   </a>
                   <span className="muted">
                     {' '}
-                    · {document.pageCount} page{document.pageCount === 1 ? '' : 's'} · {formatSize(document.sizeBytes)} · {document.tag}
+                    · {formatPageCount(document.pageCount)} · {formatSize(document.sizeBytes)} · {document.tag}
                     {document.status === 'completed' ? ' · completed' : ''}
                   </span>
                 </div>
@@ -114,8 +123,8 @@ export function DocumentsPanel({ jobId, canEdit }: { jobId: string; canEdit: boo
                   <button
                     type="button"
                     className="button"
-                    onClick={() => {
-                      if (window.confirm(`Delete ${document.name}?`)) void run(() => remove.mutateAsync(document));
+                    onClick={async () => {
+                      if ((await ask({ title: `Delete ${document.name}?`, confirmLabel: 'Delete' })) !== null) void run(() => remove.mutateAsync(document));
                     }}
                   >
                     Delete

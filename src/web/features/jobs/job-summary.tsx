@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { jobSchema, jobStatusLabels, notarizationTypes, type Job, type JobStatus } from '#shared/jobs.ts';
+import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
@@ -11,13 +12,23 @@ const transitionLabels: Partial<Record<JobStatus, string>> = {
   ready: 'Mark ready',
   scheduled: 'Schedule',
   in_session: 'Start session',
-  completed: 'Mark completed',
   cancelled: 'Cancel job',
 };
 
-/** The job's facts and the moves its state machine allows now. */
+/** A move's button, named for what it does from the current status. */
+function getTransitionLabel(from: JobStatus, to: JobStatus): string {
+  if (from === 'in_session' && to === 'ready') return 'Pause session';
+  if (from === 'scheduled' && to === 'ready') return 'Unschedule';
+  return transitionLabels[to] ?? jobStatusLabels[to];
+}
+
+/**
+ * The job's facts and the moves this person may make now: the server lists only those
+ * (`allowedTransitions`), so a signer sees none and only the notary sees "Start session".
+ */
 export function JobSummary({ job }: { job: Job }) {
   const { error, notice, run } = useActionStatus();
+  const { dialog, ask } = useConfirmDialog();
   const notaries = useNotaryOptions(job.permissions.canManageNotary);
   const transition = useJobMutation((status: JobStatus) => api.patch(`/api/jobs/${job.id}`, { status, version: job.version }, jobSchema));
   const replaceNotary = useJobMutation((notaryId: string | null) => api.post(`/api/jobs/${job.id}/replace-notary`, { notaryId }, jobSchema));
@@ -32,6 +43,7 @@ export function JobSummary({ job }: { job: Job }) {
         <h1 id="job-title">{job.title}</h1>
         <StatusBadge status={job.status} />
       </div>
+      {dialog}
       <FormAlert message={error} />
       <FormAlert message={notice} tone="success" />
       <dl className="facts">
@@ -75,7 +87,7 @@ export function JobSummary({ job }: { job: Job }) {
       </dl>
       <div className="actions">
         <Link className="button accent" to={`/signing/${job.id}`}>
-          {job.status === 'completed' ? 'Open the notarized documents' : 'Open signing workspace'}
+          {job.status === 'completed' ? 'Open the signed documents' : 'Open signing workspace'}
         </Link>
       </div>
       {job.allowedTransitions.length > 0 || job.permissions.canEdit ? (
@@ -85,12 +97,12 @@ export function JobSummary({ job }: { job: Job }) {
               key={status}
               type="button"
               className={status === 'cancelled' ? 'button' : 'button primary'}
-              onClick={() => {
-                if (status === 'cancelled' && !window.confirm('Cancel this job? This cannot be undone.')) return;
+              onClick={async () => {
+                if (status === 'cancelled' && (await ask({ title: 'Cancel this job? This cannot be undone.', confirmLabel: 'Cancel job', cancelLabel: 'Keep the job' })) === null) return;
                 void run(() => transition.mutateAsync(status), `The job is now ${jobStatusLabels[status].toLowerCase()}.`);
               }}
             >
-              {transitionLabels[status] ?? jobStatusLabels[status]}
+              {getTransitionLabel(job.status, status)}
             </button>
           ))}
           {job.permissions.canEdit && job.participants.length > 0 ? (

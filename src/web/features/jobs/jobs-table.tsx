@@ -79,6 +79,12 @@ export function JobsTable() {
                 <tr key={job.id}>
                   <td>
                     <Link to={paths.jobDetail(job.id)}>{job.title}</Link>
+                    {job.isInvitation ? (
+                      <>
+                        {' '}
+                        <span className="badge invitation">Invitation: open to accept</span>
+                      </>
+                    ) : null}
                   </td>
                   <td>
                     <StatusBadge status={job.status} />

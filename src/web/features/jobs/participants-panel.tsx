@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { participantRoles, participantSchema, signerInputSchema, type Job, type Participant, type ParticipantRole } from '#shared/jobs.ts';
+import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
@@ -8,6 +9,7 @@ import { useJobMutation } from './job-hooks.ts';
 /** Signers, witnesses and observers: add, remind, remove, identity bypass (admin or notary). */
 export function ParticipantsPanel({ job }: { job: Job }) {
   const { error, notice, run, setError } = useActionStatus();
+  const { dialog, ask } = useConfirmDialog();
   const [draft, setDraft] = useState({ name: '', email: '', role: 'signer' as ParticipantRole });
   const add = useJobMutation((input: typeof draft) => api.post(`/api/jobs/${job.id}/signers`, input, participantSchema));
   const remind = useJobMutation((participant: Participant) => api.post(`/api/jobs/${job.id}/signers/${participant.id}/remind`, {}, participantSchema));
@@ -34,6 +36,7 @@ export function ParticipantsPanel({ job }: { job: Job }) {
   return (
     <section className="card stack" aria-labelledby="participants-title">
       <h2 id="participants-title">Participants</h2>
+      {dialog}
       <FormAlert message={error} />
       <FormAlert message={notice} tone="success" />
       {job.participants.length === 0 ? <p className="empty">No signers yet.</p> : null}
@@ -69,10 +72,17 @@ export function ParticipantsPanel({ job }: { job: Job }) {
                     <button
                       type="button"
                       className="button"
-                      onClick={() => {
+                      onClick={async () => {
                         const enabled = !participant.isIdBypassed;
-                        const reason = enabled ? (window.prompt('Why may this person skip identity verification?') ?? '') : '';
-                        if (enabled && !reason.trim()) return;
+                        const reason = enabled
+                          ? await ask({
+                              title: `Let ${participant.name} skip identity verification?`,
+                              reasonLabel: 'Why may this person skip identity verification?',
+                              confirmLabel: 'Bypass ID',
+                              cancelLabel: 'Cancel',
+                            })
+                          : '';
+                        if (reason === null) return;
                         void run(() => bypass.mutateAsync({ participant, enabled, reason }));
                       }}
                     >
@@ -83,8 +93,8 @@ export function ParticipantsPanel({ job }: { job: Job }) {
                     <button
                       type="button"
                       className="button"
-                      onClick={() => {
-                        if (window.confirm(`Remove ${participant.name} from this job?`)) void run(() => remove.mutateAsync(participant));
+                      onClick={async () => {
+                        if ((await ask({ title: `Remove ${participant.name} from this job?`, confirmLabel: 'Remove' })) !== null) void run(() => remove.mutateAsync(participant));
                       }}
                     >
                       Remove

@@ -2,6 +2,7 @@ import '@fontsource/dancing-script/400.css';
 import '@fontsource/great-vibes/400.css';
 import '@fontsource/caveat/400.css';
 import { useEffect, useEffectEvent, useId, useState } from 'react';
+import { typedSignatureTextSchema } from '#shared/signatures.ts';
 import { Field } from '#web/components/field.tsx';
 import { createCanvas, getContext, inkColor, isTransparent, toSignaturePng, trimCanvas } from './canvas-image.ts';
 
@@ -49,9 +50,12 @@ export function TypedSignature({ label, defaultText = '', onChange, onError }: T
   const emitChange = useEffectEvent(onChange);
   const emitError = useEffectEvent(onError);
 
+  const parsed = typedSignatureTextSchema.safeParse(text);
+  const textError = parsed.success ? null : (parsed.error.issues[0]?.message ?? null);
+
   useEffect(() => {
     const trimmed = text.trim();
-    if (!trimmed) {
+    if (!trimmed || textError) {
       emitChange(null);
       return;
     }
@@ -67,11 +71,11 @@ export function TypedSignature({ label, defaultText = '', onChange, onError }: T
     return () => {
       isCurrent = false;
     };
-  }, [text, family]);
+  }, [text, family, textError]);
 
   return (
     <div className="stack">
-      <Field label={label} value={text} maxLength={maxLength} autoComplete="off" onChange={(event) => setText(event.target.value)} />
+      <Field label={label} value={text} maxLength={maxLength} autoComplete="off" error={textError} onChange={(event) => setText(event.target.value)} />
       <fieldset className="signature-fonts">
         <legend>Style</legend>
         <div className="signature-choices">

@@ -1,21 +1,30 @@
 import { useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
-import { fieldLabels, type DocumentField } from '#shared/fields.ts';
+import { fieldLabels, type DocumentField, type FieldType, type NotaryStamp } from '#shared/fields.ts';
+import { FillControl, FilledValue } from './field-editors.tsx';
 
 export interface FieldBoxProps {
   field: DocumentField;
   pageSize: { width: number; height: number };
+  /** CSS pixels per PDF point at the current zoom. */
+  pointScale: number;
   ownerName: string | null;
   canMove: boolean;
   canFill: boolean;
+  stamp: NotaryStamp | null;
   onMove: (field: DocumentField, placement: { x: number; y: number; width: number; height: number }) => void;
   onDelete: (field: DocumentField) => void;
-  onFill: (field: DocumentField) => void;
+  onFill: (field: DocumentField, value?: string) => void;
+}
+
+/** "Signature for Pat Signer": what a field is and whose. */
+export function describeField(type: FieldType, ownerName: string | null): string {
+  return `${fieldLabels[type]}${ownerName ? ` for ${ownerName}` : ''}`;
 }
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
 /** A field on the page: movable and resizable for whoever places fields, fillable by its owner. */
-export function FieldBox({ field, pageSize, ownerName, canMove, canFill, onMove, onDelete, onFill }: FieldBoxProps) {
+export function FieldBox({ field, pageSize, pointScale, ownerName, canMove, canFill, stamp, onMove, onDelete, onFill }: FieldBoxProps) {
   const [draft, setDraft] = useState<{ x: number; y: number; width: number; height: number } | null>(null);
   const start = useRef<{ pointerX: number; pointerY: number; x: number; y: number; width: number; height: number; mode: 'move' | 'resize' } | null>(null);
   const placement = draft ?? field;
@@ -49,7 +58,8 @@ export function FieldBox({ field, pageSize, ownerName, canMove, canFill, onMove,
     setDraft(null);
   };
   const nudge = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (!isMovable) return;
+    // Keys typed in the field's own controls are theirs.
+    if (!isMovable || event.target !== event.currentTarget) return;
     const step = event.shiftKey ? 0.05 : 0.01;
     const moves: Record<string, [number, number]> = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
     const move = moves[event.key];
@@ -67,14 +77,17 @@ export function FieldBox({ field, pageSize, ownerName, canMove, canFill, onMove,
     }
   };
 
-  const label = `${fieldLabels[field.type]}${ownerName ? ` for ${ownerName}` : ''}`;
+  const label = describeField(field.type, ownerName);
+  const name = `${label}${field.isOnEveryPage ? ', on every page' : ''}`;
+  // What the PDF prints here: text at most 12 pt, shrunk to the box's height.
+  const fontSize = Math.max(9, Math.min(12 * pointScale, placement.height * pageSize.height * 0.72));
   return (
     <div
       className={`field-box type-${field.type}${isFilled ? ' filled' : ''}${canFill && !isFilled ? ' mine' : ''}`}
       style={{ left: `${placement.x * 100}%`, top: `${placement.y * 100}%`, width: `${placement.width * 100}%`, height: `${placement.height * 100}%` }}
       data-field-id={field.id}
       role="group"
-      aria-label={`${label}${isFilled ? ', filled' : ''}`}
+      aria-label={`${name}${isFilled ? ', filled' : ''}`}
       tabIndex={isMovable ? 0 : -1}
       onKeyDown={nudge}
       onPointerDown={(event) => begin(event, 'move')}
@@ -82,14 +95,17 @@ export function FieldBox({ field, pageSize, ownerName, canMove, canFill, onMove,
       onPointerUp={end}
       onPointerCancel={end}
     >
-      {isFilled && field.imageUrl ? <img src={field.imageUrl} alt={`${label}, signed`} draggable={false} /> : null}
-      {isFilled && !field.imageUrl ? <span className="field-value">{field.type === 'checkbox' ? (field.value === 'true' ? '✔' : '') : field.value}</span> : null}
-      {!isFilled && canFill ? (
-        <button type="button" className="fill-button" onPointerDown={(event) => event.stopPropagation()} onClick={() => onFill(field)}>
-          {field.type === 'signature' || field.type === 'notary_signature' ? 'Sign here' : field.type === 'initials' ? 'Initial here' : `Fill ${fieldLabels[field.type].toLowerCase()}`}
-        </button>
+      {/* Outside the box, never clipped: whose and what at every zoom. */}
+      {!isFilled ? (
+        <span className={`field-tag${placement.x + placement.width / 2 > 0.5 ? ' toward-left' : ''}${placement.y < 0.03 ? ' below' : ''}`} aria-hidden="true">
+          {label}
+          {field.isOnEveryPage ? ' (every page)' : ''}
+        </span>
       ) : null}
-      {!isFilled && !canFill ? <span className="field-label">{label}</span> : null}
+      <div className="field-content">
+        {isFilled ? <FilledValue field={field} name={name} fontSize={fontSize} pointScale={pointScale} stamp={stamp} /> : null}
+        {!isFilled && canFill ? <FillControl field={field} label={label} fontSize={fontSize} onFill={onFill} /> : null}
+      </div>
       {isMovable ? (
         <>
           <button type="button" className="field-delete" aria-label={`Delete ${label}`} onPointerDown={(event) => event.stopPropagation()} onClick={() => onDelete(field)}>

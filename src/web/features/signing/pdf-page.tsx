@@ -6,39 +6,78 @@ interface PdfPageProps {
   pageNumber: number;
   /** CSS pixels per PDF point. */
   scale: number;
-  label: string;
+  /** The canvas's accessible name; none for a decorative copy (a thumbnail inside a named button). */
+  label?: string;
   children?: (size: { width: number; height: number }) => ReactNode;
 }
 
-/** One page drawn by pdf.js on a canvas (sharp on high-DPI screens), with an overlay for fields. */
+/**
+ * One page drawn by pdf.js on a canvas (sharp on high-DPI screens), with an overlay for fields.
+ * The page takes its size at once; its pixels are drawn only when it comes near the screen, so a
+ * long deed opens quickly and a phone keeps its memory.
+ */
 export function PdfPage({ pdf, pageNumber, scale, label, children }: PdfPageProps) {
+  const frameRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const [size, setSize] = useState<{ width: number; height: number } | null>(null);
+  const [isNear, setIsNear] = useState(false);
+
   useEffect(() => {
     let isCurrent = true;
-    let cancel: (() => void) | null = null;
     void pdf.getPage(pageNumber).then((page) => {
-      if (!isCurrent || !canvasRef.current) return;
+      if (!isCurrent) return;
+      const viewport = page.getViewport({ scale });
+      setSize({ width: viewport.width, height: viewport.height });
+    });
+    return () => {
+      isCurrent = false;
+    };
+  }, [pdf, pageNumber, scale]);
+
+  useEffect(() => {
+    const frame = frameRef.current;
+    if (!frame || typeof IntersectionObserver === 'undefined') {
+      setIsNear(true);
+      return;
+    }
+    const observer = new IntersectionObserver((entries) => setIsNear(entries.some((entry) => entry.isIntersecting)), { rootMargin: '1200px 0px' });
+    observer.observe(frame);
+    return () => observer.disconnect();
+  }, []);
+
+  // pdf.js refuses a second render on a canvas until the first has really stopped: chain them.
+  const lastRender = useRef<Promise<unknown>>(Promise.resolve());
+  useEffect(() => {
+    if (!isNear || !size) return;
+    let isCurrent = true;
+    let cancel: (() => void) | null = null;
+    const previous = lastRender.current;
+    lastRender.current = (async () => {
+      await previous.catch(() => undefined);
+      const page = await pdf.getPage(pageNumber);
+      const canvas = canvasRef.current;
+      if (!isCurrent || !canvas) return;
       const viewport = page.getViewport({ scale });
       const ratio = window.devicePixelRatio || 1;
-      const canvas = canvasRef.current;
       canvas.width = Math.floor(viewport.width * ratio);
       canvas.height = Math.floor(viewport.height * ratio);
-      canvas.style.width = `${viewport.width}px`;
-      canvas.style.height = `${viewport.height}px`;
-      setSize({ width: viewport.width, height: viewport.height });
       const task = page.render({ canvas, viewport, transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0] });
       cancel = () => task.cancel();
-      task.promise.catch(() => undefined);
-    });
+      await task.promise.catch(() => undefined);
+    })();
     return () => {
       isCurrent = false;
       cancel?.();
     };
-  }, [pdf, pageNumber, scale]);
+  }, [pdf, pageNumber, scale, isNear, size]);
+
   return (
-    <div className="pdf-page" data-page={pageNumber} style={size ? { width: size.width, height: size.height } : undefined}>
-      <canvas ref={canvasRef} role="img" aria-label={label} />
+    <div ref={frameRef} className="pdf-page" data-page={pageNumber} style={size ? { width: size.width, height: size.height } : undefined}>
+      <canvas
+        ref={canvasRef}
+        style={size ? { width: size.width, height: size.height } : undefined}
+        {...(label ? { role: 'img', 'aria-label': label } : { 'aria-hidden': true })}
+      />
       {size && children ? <div className="field-layer">{children(size)}</div> : null}
     </div>
   );

@@ -1,0 +1,51 @@
+import { expect, test } from '@playwright/test';
+import { makePdf } from '../test/pdf-fixtures.ts';
+import { openAdminPage, uniqueEmail } from './helpers.ts';
+
+test('a job page asks before deleting, removing, bypassing or cancelling in the page itself, never in a native dialog', async ({ browser }) => {
+  const page = await openAdminPage(browser);
+  page.on('dialog', (dialog) => {
+    throw new Error(`A native ${dialog.type()} appeared: ${dialog.message()}`);
+  });
+  await page.goto('/dashboard?tab=jobs');
+  await page.getByRole('button', { name: 'New Signing Request' }).click();
+  const creation = page.getByRole('dialog', { name: 'New Signing Request' });
+  await creation.getByLabel('Title').fill('Confirmation check');
+  await creation.getByLabel('Name 1').fill('Cora Confirm');
+  await creation.getByLabel('Email 1').fill(uniqueEmail('cora'));
+  await creation.getByRole('button', { name: 'Create signing request' }).click();
+  await page.getByRole('link', { name: 'Confirmation check' }).click();
+  await page.getByLabel('Add PDFs').setInputFiles([{ name: 'old.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Old') }]);
+  const documents = page.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
+  await expect(documents).toHaveCount(1);
+
+  await documents.getByRole('button', { name: 'Delete' }).click();
+  let dialog = page.getByRole('dialog', { name: 'Delete old.pdf?' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(documents).toHaveCount(1);
+  await documents.getByRole('button', { name: 'Delete' }).click();
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+  await expect(documents).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Bypass ID' }).click();
+  dialog = page.getByRole('dialog', { name: 'Let Cora Confirm skip identity verification?' });
+  await dialog.getByRole('button', { name: 'Bypass ID' }).click();
+  await expect(dialog.getByText('Give a reason.')).toBeVisible();
+  await dialog.getByLabel('Why may this person skip identity verification?').fill('Known personally to the notary');
+  await dialog.getByRole('button', { name: 'Bypass ID' }).click();
+  await expect(page.getByRole('cell', { name: 'Bypassed: Known personally to the notary' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Remove' }).click();
+  dialog = page.getByRole('dialog', { name: 'Remove Cora Confirm from this job?' });
+  await dialog.getByRole('button', { name: 'Remove', exact: true }).click();
+  await expect(page.getByText('No signers yet.')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Cancel job' }).click();
+  dialog = page.getByRole('dialog', { name: 'Cancel this job? This cannot be undone.' });
+  await dialog.getByRole('button', { name: 'Cancel job' }).click();
+  await expect(page.getByText('The job is now cancelled.')).toBeVisible();
+  await page.context().close();
+});

@@ -1,0 +1,1 @@
+ALTER TABLE "document_fields" ADD COLUMN "is_on_every_page" boolean DEFAULT false NOT NULL;

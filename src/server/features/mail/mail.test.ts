@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, emailOutbox } from '#server/db/schema/index.ts';
+import { queueEmail } from '#server/lib/outbox.ts';
+import { removedAfterDelivery } from '#server/tasks/email-delivery.ts';
+import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { startSmtpCatcher, type SmtpCatcher } from '#test/smtp-catcher.ts';
+
+/** No SMTP_URL: mail is delivered to the local mailbox. The log is read from memory. */
+let t: TestApp;
+let withSmtp: TestApp;
+let smtp: SmtpCatcher;
+let admin: TestUser;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  smtp = await startSmtpCatcher();
+  [t, withSmtp] = await Promise.all([
+    createTestApp({ EMAIL_POLL_MS: '60000', LOG_LEVEL: 'trace' }, { logStream: { write: (line) => void logLines.push(line) } }),
+    createTestApp({ SMTP_URL: smtp.url, EMAIL_POLL_MS: '60000' }),
+  ]);
+  admin = await t.createUser({ roles: ['admin'], name: 'Ada Admin' });
+});
+afterAll(async () => {
+  await Promise.all([t?.close(), withSmtp?.close()]);
+  await smtp?.close();
+});
+
+const newAddress = () => `mailbox-${randomUUID().slice(0, 8)}@example.test`;
+
+interface MailboxPage {
+  items: Array<{ id: string; to: string; subject: string; text: string; kind: string; deliveredAt: string }>;
+  total: number;
+  page: number;
+  pageSize: number;
+  isLocalMailbox: boolean;
+}
+
+async function readMailbox(app: TestApp, user: TestUser, query = ''): Promise<MailboxPage> {
+  const res = await app.app.inject({ method: 'GET', url: `/api/admin/mail${query}`, headers: await app.signInAs(user) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as MailboxPage;
+}
+
+describe('mail without SMTP_URL', () => {
+  it('keeps a message in the local mailbox and logs only that mail for the address is waiting there', async () => {
+    const to = newAddress();
+    const secret = `reset-${randomUUID()}`;
+    await queueEmail(t.db, { to, subject: `Reset your password ${secret}`, text: `Open http://localhost/login?resetToken=${secret}`, kind: 'password_reset' });
+    expect(await t.app.emailDelivery.runOnce()).toBe(1);
+
+    const log = logLines.join('');
+    expect(log).toContain(`Mail for ${to} is waiting in the local mailbox at /admin/mail`);
+    expect(log).not.toContain(secret);
+    expect(log).not.toContain('Reset your password');
+
+    const mailbox = await readMailbox(t, admin);
+    expect(mailbox.isLocalMailbox).toBe(true);
+    const message = mailbox.items.find((item) => item.to === to);
+    expect(message).toMatchObject({ subject: `Reset your password ${secret}`, kind: 'password_reset', deliveredAt: expect.any(String) });
+    // The mailbox is where the mail was delivered: the admin can read and follow the link.
+    expect(message?.text).toContain(`resetToken=${secret}`);
+    // The outbox still keeps no secret once the message is delivered.
+    const [row] = await t.db.select().from(emailOutbox).where(eq(emailOutbox.toAddress, to));
+    expect(row).toMatchObject({ status: 'sent', textBody: removedAfterDelivery });
+  });
+
+  it('lists the mailbox newest first, a page at a time', async () => {
+    const to = newAddress();
+    for (const number of [1, 2, 3]) {
+      await queueEmail(t.db, { to, subject: `Message ${number}`, text: `Body ${number}`, kind: 'test' });
+      await t.app.emailDelivery.runOnce();
+    }
+    const first = await readMailbox(t, admin, '?page=1&pageSize=2');
+    expect(first.items.map((item) => item.subject)).toEqual(['Message 3', 'Message 2']);
+    expect(first).toMatchObject({ page: 1, pageSize: 2 });
+    expect(first.total).toBeGreaterThanOrEqual(3);
+    const second = await readMailbox(t, admin, '?page=2&pageSize=2');
+    expect(second.items[0]?.subject).toBe('Message 1');
+
+    const bad = await t.app.inject({ method: 'GET', url: '/api/admin/mail?pageSize=1000', headers: await t.signInAs(admin) });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'validation_failed', message: expect.any(String) });
+  });
+
+  it('records every read of the mailbox in the audit trail, naming the administrator', async () => {
+    const before = await t.db.select().from(auditEvents).where(and(eq(auditEvents.action, 'mail.read'), eq(auditEvents.actorId, admin.id)));
+    await readMailbox(t, admin, '?page=1&pageSize=5');
+    const after = await t.db.select().from(auditEvents).where(and(eq(auditEvents.action, 'mail.read'), eq(auditEvents.actorId, admin.id)));
+    expect(after.length).toBe(before.length + 1);
+    const latest = after.sort((a, b) => b.sequence - a.sequence)[0];
+    expect(latest).toMatchObject({ scope: 'account', actorId: admin.id, data: expect.objectContaining({ adminName: 'Ada Admin', adminEmail: admin.email, page: 1, pageSize: 5 }) });
+  });
+
+  it('refuses an anonymous caller with 401 and every role but admin with 403', async () => {
+    const anonymous = await t.app.inject({ method: 'GET', url: '/api/admin/mail' });
+    expect(anonymous.statusCode).toBe(401);
+    for (const role of ['signer', 'notary', 'title', 'billing', 'observer'] as const) {
+      const user = await t.createUser({ roles: [role] });
+      const res = await t.app.inject({ method: 'GET', url: '/api/admin/mail', headers: await t.signInAs(user) });
+      expect(res.statusCode, role).toBe(403);
+      expect(res.json()).toMatchObject({ error: 'forbidden', message: expect.any(String) });
+    }
+  });
+});
+
+describe('mail with SMTP_URL', () => {
+  it('sends mail over SMTP, keeps none of it in the local mailbox, and says so', async () => {
+    const to = newAddress();
+    await queueEmail(withSmtp.db, { to, subject: 'Over SMTP', text: 'Delivered by the relay.', kind: 'test' });
+    expect(await withSmtp.app.emailDelivery.runOnce()).toBe(1);
+    await smtp.waitForMail((mail) => mail.to === to);
+    const smtpAdmin = await withSmtp.createUser({ roles: ['admin'] });
+    const mailbox = await readMailbox(withSmtp, smtpAdmin);
+    expect(mailbox).toMatchObject({ isLocalMailbox: false, items: [], total: 0 });
+  });
+});

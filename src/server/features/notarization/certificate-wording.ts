@@ -1,0 +1,158 @@
+import type { NotarialFacts } from './notarial-facts.ts';
+
+/**
+ * The words of a notarized output's certificate: the facts it is written from, the wording per
+ * act, and what it says when the act was not a notarial act. Dates and state names are written
+ * here too; certificate-pages.ts lays the words out.
+ */
+
+export interface CertificateFacts {
+  actKey: string;
+  actLabel: string;
+  notaryName: string;
+  commissionNumber: string;
+  /** Two-letter code (TX) or a state's name. */
+  commissionState: string;
+  county: string;
+  /** YYYY-MM-DD */
+  commissionExpiresOn: string;
+  notarizedAt: Date;
+  signerNames: string[];
+  /** IANA zone the certificate's date and time are written in; UTC by default. */
+  timeZone?: string;
+  /** The notary's signature image, drawn above the signature line of the certificate page. */
+  notarySignaturePng?: Buffer | null;
+  /** What was recorded (notarial-facts.ts): the wording claims only these. */
+  notarialFacts: NotarialFacts;
+  /** The output's id at /verify and the address to check it, printed on the certificate page. */
+  verification: { id: string; url: string };
+}
+
+
+export const communicationTechnologySentence = 'This notarial act involved the use of communication technology.';
+
+const stateNames: Record<string, string> = {
+  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado', CT: 'Connecticut', DE: 'Delaware',
+  DC: 'the District of Columbia', FL: 'Florida', GA: 'Georgia', HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois', IN: 'Indiana', IA: 'Iowa',
+  KS: 'Kansas', KY: 'Kentucky', LA: 'Louisiana', ME: 'Maine', MD: 'Maryland', MA: 'Massachusetts', MI: 'Michigan', MN: 'Minnesota',
+  MS: 'Mississippi', MO: 'Missouri', MT: 'Montana', NE: 'Nebraska', NV: 'Nevada', NH: 'New Hampshire', NJ: 'New Jersey', NM: 'New Mexico',
+  NY: 'New York', NC: 'North Carolina', ND: 'North Dakota', OH: 'Ohio', OK: 'Oklahoma', OR: 'Oregon', PA: 'Pennsylvania', RI: 'Rhode Island',
+  SC: 'South Carolina', SD: 'South Dakota', TN: 'Tennessee', TX: 'Texas', UT: 'Utah', VT: 'Vermont', VA: 'Virginia', WA: 'Washington',
+  WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
+};
+
+export function getStateName(state: string): string {
+  return stateNames[state.trim().toUpperCase()] ?? state.trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dates
+
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Intl.DateTimeFormat is costly to build: one per zone and style. */
+function getDateFormat(timeZone: string, style: 'date' | 'dateTime'): Intl.DateTimeFormat {
+  const key = `${style}:${timeZone}`;
+  let format = dateFormats.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions =
+      style === 'date' ? { timeZone, year: 'numeric', month: 'long', day: 'numeric' } : { timeZone, dateStyle: 'long', timeStyle: 'long' };
+    try {
+      format = new Intl.DateTimeFormat('en-US', options);
+    } catch {
+      // An unknown zone: write UTC (the printed time names its zone, so it stays true).
+      format = new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' });
+    }
+    dateFormats.set(key, format);
+  }
+  return format;
+}
+
+function formatDate(date: Date, timeZone: string): string {
+  return getDateFormat(timeZone, 'date').format(date);
+}
+
+export function formatDateTime(date: Date, timeZone: string): string {
+  return getDateFormat(timeZone, 'dateTime').format(date);
+}
+
+export function formatIsoDay(day: string): string {
+  const date = new Date(`${day}T12:00:00Z`);
+  return Number.isNaN(date.getTime()) ? day : formatDate(date, 'UTC');
+}
+
+export function formatAuditTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+function joinNames(names: string[]): string {
+  const clean = names.map((name) => name.trim()).filter(Boolean);
+  if (clean.length === 0) return 'the signer';
+  if (clean.length <= 2) return clean.join(' and ');
+  return `${clean.slice(0, -1).join(', ')}, and ${clean.at(-1)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The notarial certificate's wording
+
+/**
+ * What the certificate states. A notarial act (a recorded session and proven identities) gets the
+ * short-form wording per act (after the Revised Uniform Law on Notarial Acts' forms), which says the
+ * signers appeared by audio-video communication. Anything else states only what was recorded: who
+ * signed electronically, and when.
+ */
+export function getCertificateWording(facts: CertificateFacts): string {
+  const timeZone = facts.timeZone ?? 'UTC';
+  const date = formatDate(facts.notarizedAt, timeZone);
+  if (!facts.notarialFacts.isNotarialAct) {
+    const signed = facts.signerNames.map((name) => name.trim()).filter(Boolean);
+    return signed.length
+      ? `On ${date}, this record was signed electronically on this platform by ${joinNames(signed)}.`
+      : `On ${date}, this record was completed on this platform; no signer's signature is recorded on it.`;
+  }
+  const names = joinNames(facts.signerNames);
+  switch (facts.actKey) {
+    case 'acknowledgment':
+      return `This record was acknowledged before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
+    case 'jurat':
+      return `Signed and sworn to (or affirmed) before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
+    case 'oath_affirmation':
+      return `On ${date}, ${names} appeared before me by means of audio-video communication and took an oath (or affirmation) administered by me.`;
+    case 'signature_witnessing':
+      return `Signed before me on ${date} by ${names}, who appeared before me by means of audio-video communication.`;
+    case 'copy_certification':
+      return `I certify that this is a true and correct copy of a record in the possession of ${names}, presented to me by means of audio-video communication. Dated ${date}.`;
+    default:
+      return `On ${date}, I performed the notarial act "${facts.actLabel}" for ${names}, who appeared before me by means of audio-video communication.`;
+  }
+}
+
+/** The sentence that says, with its reasons, that the output is not a notarial act. */
+export function getNotNotarialNotice(facts: NotarialFacts): string {
+  return `Not a notarial act: ${facts.reasons.join(' ')}`;
+}
+
+/** The banner on every page of an output that is not a notarial act. */
+export function getNotNotarialBanner(facts: NotarialFacts): string {
+  const missing = [
+    ...(facts.hasRecordedSession ? [] : ['no recorded audio-video session']),
+    ...(facts.hasProvenIdentity ? [] : ['no proven identity']),
+  ];
+  return `NOT A NOTARIAL ACT: ${missing.length ? missing.join(' and ') : facts.reasons.join(' ')}`;
+}
+
+/**
+ * The certificate block a notary places on a page. "This notarial act involved the use of
+ * communication technology." is written only for a notarial act: without a recorded session no
+ * notarial act took place, by communication technology or otherwise.
+ */
+export function getCertificateBlockText(facts: CertificateFacts): string {
+  const state = getStateName(facts.commissionState);
+  const commission = `${facts.notaryName}, Notary Public, State of ${state}. Commission No. ${facts.commissionNumber}, expires ${formatIsoDay(facts.commissionExpiresOn)}.`;
+  return (
+    facts.notarialFacts.isNotarialAct
+      ? [`State of ${state}, County of ${facts.county}`, getCertificateWording(facts), communicationTechnologySentence, commission]
+      : [getCertificateWording(facts), getNotNotarialNotice(facts.notarialFacts), commission]
+  ).join('\n');
+}
+

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/** Without SMTP_URL, mail is delivered to the local mailbox, which administrators read at /admin/mail. */
+export const mailboxQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  pageSize: z.coerce.number().int().min(1, { message: 'pageSize must be between 1 and 100.' }).max(100, { message: 'pageSize must be between 1 and 100.' }).default(20),
+});
+export type MailboxQuery = z.input<typeof mailboxQuerySchema>;
+
+export const mailboxMessageSchema = z.object({
+  id: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  kind: z.string(),
+  deliveredAt: z.string(),
+});
+export type MailboxMessage = z.infer<typeof mailboxMessageSchema>;
+
+export const mailboxPageSchema = z.object({
+  items: z.array(mailboxMessageSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  /** False when SMTP_URL is set: mail goes out by SMTP and nothing is kept here. */
+  isLocalMailbox: z.boolean(),
+});
+export type MailboxPage = z.infer<typeof mailboxPageSchema>;

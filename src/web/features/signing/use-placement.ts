@@ -1,0 +1,135 @@
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { defaultFieldSizes, findFreeSpot, type FieldType, type Placement } from '#shared/fields.ts';
+
+/** A field type chosen for placing, and where its centre would go (fractions of the page). */
+export interface Placing {
+  type: FieldType;
+  page: number;
+  x: number;
+  y: number;
+  isKeyboard: boolean;
+}
+
+interface PlacementOptions {
+  pageCount: number;
+  currentPage: number;
+  /** Fields already on a page, so the keyboard cursor starts on a free spot. */
+  placementsOn: (page: number) => Placement[];
+  /** "Text for Pat Signer" */
+  describe: (type: FieldType) => string;
+  /** Creates the field; resolves true once it is saved, false when it was refused (the reason is shown elsewhere). */
+  onPlace: (type: FieldType, page: number, placement: Placement) => Promise<boolean>;
+}
+
+const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
+const round = (value: number) => Math.round(value * 10_000) / 10_000;
+
+/** The box of a field of this type centred on (x, y), kept inside the page. */
+export function centreBox(type: FieldType, x: number, y: number): Placement {
+  const { width, height } = defaultFieldSizes[type];
+  return { x: round(clamp(x - width / 2, 0, 1 - width)), y: round(clamp(y - height / 2, 0, 1 - height)), width, height };
+}
+
+export const placementInstructions = 'Click or tap where it goes, or move it with the arrow keys (Page Down and Page Up change the page) and press Enter. Escape cancels.';
+
+/**
+ * Placing fields: by dragging from the palette (dropAt), by choosing a type and clicking or tapping
+ * the page, or with the keyboard alone (a cursor on the page moved by the arrow keys, Enter
+ * places). Every step is announced in `announcement` for screen readers.
+ */
+export function usePlacement({ pageCount, currentPage, placementsOn, describe, onPlace }: PlacementOptions) {
+  const [placing, setPlacing] = useState<Placing | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+  const returnFocus = useRef<HTMLElement | null>(null);
+
+  const arm = useCallback(
+    (type: FieldType, isKeyboard: boolean) => {
+      if (placing?.type === type) {
+        setPlacing(null);
+        setAnnouncement('Placement cancelled.');
+        return;
+      }
+      returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      const spot = findFreeSpot(placementsOn(currentPage), defaultFieldSizes[type]);
+      setPlacing({ type, page: currentPage, x: spot.x + spot.width / 2, y: spot.y + spot.height / 2, isKeyboard });
+      setAnnouncement(`Placing ${describe(type)} on page ${currentPage}. ${placementInstructions}`);
+    },
+    [placing?.type, placementsOn, currentPage, describe],
+  );
+
+  // Set while a type is chosen; a placement still being saved must not undo a newer choice.
+  const isChoosing = useRef(false);
+  useEffect(() => {
+    isChoosing.current = placing !== null;
+  }, [placing]);
+
+  const finish = useCallback((message: string) => {
+    setAnnouncement(message);
+    if (!isChoosing.current) returnFocus.current?.focus({ preventScroll: true });
+  }, []);
+
+  const placeAt = useCallback(
+    async (type: FieldType, page: number, x: number, y: number) => {
+      setPlacing(null);
+      isChoosing.current = false;
+      const isPlaced = await onPlace(type, page, centreBox(type, x, y));
+      finish(isPlaced ? `${describe(type)} placed on page ${page}.` : `The ${describe(type)} was not placed.`);
+    },
+    [onPlace, describe, finish],
+  );
+
+  /** A drop from the palette: on whichever page is under the pointer, centred on it. */
+  const dropAt = useCallback(
+    (type: FieldType, clientX: number, clientY: number) => {
+      const sheet = document.elementsFromPoint(clientX, clientY).find((element) => element.classList.contains('pdf-page') && element.closest('.pages'));
+      if (!(sheet instanceof HTMLElement)) {
+        setAnnouncement(`Drop the ${describe(type)} on a page.`);
+        return;
+      }
+      const box = sheet.getBoundingClientRect();
+      returnFocus.current = null;
+      void placeAt(type, Number(sheet.dataset.page), (clientX - box.left) / box.width, (clientY - box.top) / box.height);
+    },
+    [describe, placeAt],
+  );
+
+  /** Gives up a chosen type without a word (a drag from the palette starts instead). */
+  const cancel = useCallback(() => setPlacing(null), []);
+
+  const moveTo = useCallback((page: number, x: number, y: number) => setPlacing((current) => (current ? { ...current, page, x, y, isKeyboard: false } : current)), []);
+
+  const handleKey = useCallback(
+    (event: KeyboardEvent) => {
+      if (!placing) return;
+      const step = event.shiftKey ? 0.05 : 0.01;
+      const size = defaultFieldSizes[placing.type];
+      const moves: Record<string, [number, number]> = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+      const move = moves[event.key];
+      if (move) {
+        event.preventDefault();
+        setPlacing({
+          ...placing,
+          x: clamp(placing.x + move[0], size.width / 2, 1 - size.width / 2),
+          y: clamp(placing.y + move[1], size.height / 2, 1 - size.height / 2),
+          isKeyboard: true,
+        });
+      } else if (event.key === 'PageDown' || event.key === 'PageUp') {
+        event.preventDefault();
+        const page = clamp(placing.page + (event.key === 'PageDown' ? 1 : -1), 1, pageCount);
+        setPlacing({ ...placing, page, isKeyboard: true });
+        setAnnouncement(`Page ${page}.`);
+      } else if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        void placeAt(placing.type, placing.page, placing.x, placing.y);
+      } else if (event.key === 'Escape') {
+        event.preventDefault();
+        setPlacing(null);
+        isChoosing.current = false;
+        finish('Placement cancelled.');
+      }
+    },
+    [placing, pageCount, placeAt, finish],
+  );
+
+  return { placing, announcement, arm, cancel, dropAt, moveTo, placeAt, handleKey };
+}
