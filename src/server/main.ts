@@ -16,7 +16,11 @@ process.umask(privateUmask);
 const config = parseConfig(process.env);
 const madePrivate = secureDataDir(config.dataDir);
 if (madePrivate > 0) console.warn(`Made ${madePrivate} files and directories in ${config.dataDir} private to this account (0600 / 0700).`);
-const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? null : `${config.dataDir}/db` });
+const database = await createDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.databaseUrl ? null : `${config.dataDir}/db`,
+  onIdleConnectionError: (error) => console.warn(`PostgreSQL ended an idle connection (${error.message}); the next query opens a new one.`),
+});
 await database.migrate();
 const realtime = await createRealtime(config.redisUrl);
 if (config.databaseUrl && !config.secretsKey) {

@@ -32,18 +32,25 @@ export interface DatabaseOptions {
   dataDir: string | null;
   /** A PGlite data folder dump (from dumpDataDir) to start from, used by tests. */
   loadDataDir?: Blob;
+  /** Told when the server ends an idle PostgreSQL connection (the pool replaces it). */
+  onIdleConnectionError?: (error: Error) => void;
 }
 
 /** PostgreSQL at DATABASE_URL, else embedded PGlite (in `dataDir`, or in memory for tests). */
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle connection the server ends (a restart, a failover, an administrator) is an 'error' on
+    // the pool; unhandled it would end the process. The pool drops that connection and opens a new
+    // one for the next query, so there is nothing more to do than say so.
+    pool.on('error', (error) => options.onIdleConnectionError?.(error));
     const db = drizzleNodePostgres(pool, { schema }) as unknown as Db;
+    let closing: Promise<void> | null = null;
     return {
       db,
       kind: 'postgres',
       migrate: () => migrateNodePostgres(db as never, { migrationsFolder }),
-      close: () => pool.end(),
+      close: () => (closing ??= closePool(pool)),
     };
   }
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: privateDirectoryMode });
@@ -56,6 +63,24 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     migrate: () => migratePglite(db as never, { migrationsFolder }),
     close: () => client.close(),
   };
+}
+
+/**
+ * Ends the pool and waits until every connection has really closed: `pool.end()` resolves once the
+ * pool has let go of its connections, before their sockets are closed, so a database dropped right
+ * after it would still find them.
+ */
+async function closePool(pool: pg.Pool): Promise<void> {
+  let open = pool.totalCount;
+  const allClosed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on('remove', () => {
+      open -= 1;
+      if (open <= 0) resolve();
+    });
+  });
+  await pool.end();
+  await allClosed;
 }
 
 /** For tests: a migrated in-memory PGlite dumped once, so each test file starts in ~0.5 s. */
