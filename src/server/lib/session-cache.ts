@@ -8,7 +8,8 @@ export interface CachedSession {
   user: SessionUser;
 }
 
-const invalidationChannel = 'auth:invalidate';
+/** Broadcast when a session token or every session of a user ends: `{ tokenHash }` or `{ userId }`. */
+export const invalidationChannel = 'auth:invalidate';
 const maximumEntries = 20_000;
 
 /**

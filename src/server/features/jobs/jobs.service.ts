@@ -22,6 +22,7 @@ import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
+import { announceAccessChange } from './access-change.ts';
 import { findCompanyIdOf, getJobAccess, hasCompanyStaffRole, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
 import { invitedJobIds } from './job-invitations.ts';
 import { assertNotaryNotAmong, assertNotaryNotOnJob } from './notary-conflict.ts';
@@ -341,6 +342,8 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
       });
     }
   });
+  // The notary who was replaced loses the job: their open channels check again.
+  await announceAccessChange(ctx, jobId);
   return getJob(ctx, jobId);
 }
 

@@ -11,6 +11,7 @@ import { queueEmail } from '#server/lib/outbox.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields } from '#server/features/fields/fields.service.ts';
+import { announceAccessChange } from './access-change.ts';
 import { getJobAccess, requirePermission, type JobRow, type ParticipantRow } from './job-access.ts';
 import { assertNotaryNotAmong } from './notary-conflict.ts';
 
@@ -128,7 +129,7 @@ async function getParticipantRow(db: DbOrTx, jobId: string, participantId: strin
 
 export async function updateParticipant(ctx: Ctx, jobId: string, participantId: string, input: z.output<typeof updateSignerInputSchema>): Promise<Participant> {
   try {
-    return await ctx.db.transaction(async (tx) => {
+    const updated = await ctx.db.transaction(async (tx) => {
       const txCtx = { ...ctx, db: tx };
       const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
       requirePermission(access, 'canEdit');
@@ -148,8 +149,11 @@ export async function updateParticipant(ctx: Ctx, jobId: string, participantId: 
       if (!row) throw notFound('No participant with that id on this job.');
       if (isEmailChanged) await queueParticipantInvite(txCtx, access.job, row);
       await appendAuditEvent(txCtx, { jobId, action: 'participant.updated', data: { participantId, changes: input } });
-      return toParticipant(row);
+      return { participant: toParticipant(row), isEmailChanged };
     });
+    // A new address unlinks the account that held the old one: its open channels check again.
+    if (updated.isEmailChanged) await announceAccessChange(ctx, jobId);
+    return updated.participant;
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('This person is already on the job.');
     throw error;
@@ -169,6 +173,7 @@ export async function removeParticipant(ctx: Ctx, jobId: string, participantId: 
     await tx.delete(jobParticipants).where(eq(jobParticipants.id, participantId));
     await appendAuditEvent(txCtx, { jobId, action: 'participant.removed', data: { participantId, name: row.name, email: row.email, role: row.role } });
   });
+  await announceAccessChange(ctx, jobId);
 }
 
 /** Sends a participant a fresh invitation link again, at most once every ten minutes each. */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { signingAssetsSchema } from '#shared/fields.ts';
-import { isSameOrigin } from '#server/lib/http.ts';
+import { isSameOrigin, readSessionToken } from '#server/lib/http.ts';
 import { getSigningAssets, joinLiveChannel } from './signing.service.ts';
 
 const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
@@ -30,9 +30,20 @@ export const signingRoutes: FastifyPluginAsyncZod = async (app) => {
       socket.close(4403, 'cross-origin');
       return;
     }
-    joinLiveChannel(request.ctx, request.params.id, (message) => {
-      if (socket.readyState === socket.OPEN) socket.send(message);
-    })
+    const credential = readSessionToken(request);
+    if (!credential) {
+      socket.close(4401, 'signed out');
+      return;
+    }
+    joinLiveChannel(
+      request.ctx,
+      request.params.id,
+      credential.token,
+      (message) => {
+        if (socket.readyState === socket.OPEN) socket.send(message);
+      },
+      ({ code, reason }) => socket.close(code, reason),
+    )
       .then(async (joined) => {
         channel = joined;
         if (isClosed) return joined.leave();

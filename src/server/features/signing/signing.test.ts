@@ -95,3 +95,41 @@ describe('the notary’s page view on the live channel', () => {
     follower.socket.close();
   });
 });
+
+describe('the live channel when someone’s access ends', () => {
+  /** A job with a second signer who is connected to its live channel. */
+  async function connectedSecondSigner() {
+    const { jobId } = await createJob();
+    const other = await t.createUser({ roles: ['signer'], name: 'Ollie Other' });
+    const added = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/signers`, headers: notaryHeaders, payload: { name: other.name, email: other.email } });
+    expect(added.statusCode, added.body).toBe(201);
+    const participantId = (added.json() as { id: string }).id;
+    await t.db.update(jobParticipants).set({ userId: other.id }).where(eq(jobParticipants.id, participantId));
+    const headers = await t.signInAs(other);
+    const live = await connect(jobId, headers);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    return { jobId, participantId, other, headers, live };
+  }
+
+  it('closes the socket of a participant removed from the job (4403), who then receives nothing more', async () => {
+    const { jobId, participantId, live } = await connectedSecondSigner();
+    const removed = await t.app.inject({ method: 'DELETE', url: `/api/jobs/${jobId}/signers/${participantId}`, headers: notaryHeaders });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(await Promise.race([live.closed, new Promise((resolve) => setTimeout(() => resolve('still open'), 3000))])).toBe(4403);
+  });
+
+  it('closes the socket when its session signs out (4401)', async () => {
+    const { live, headers } = await connectedSecondSigner();
+    const out = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers });
+    expect(out.statusCode, out.body).toBe(200);
+    expect(await Promise.race([live.closed, new Promise((resolve) => setTimeout(() => resolve('still open'), 3000))])).toBe(4401);
+  });
+
+  it('closes the socket when an administrator sets a new password, which ends every session of the account (4401)', async () => {
+    const { live, other } = await connectedSecondSigner();
+    const adminHeaders = await t.signInAs(await t.createUser({ roles: ['admin'] }));
+    const reset = await t.app.inject({ method: 'PUT', url: `/api/admin/users/${other.id}/password`, headers: adminHeaders, payload: { password: 'a new password' } });
+    expect(reset.statusCode, reset.body).toBe(200);
+    expect(await Promise.race([live.closed, new Promise((resolve) => setTimeout(() => resolve('still open'), 3000))])).toBe(4401);
+  });
+});
