@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { verifyWithPdfsig } from '../src/server/providers/signing/pdfsig.ts';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { drawSignature, linkAuthenticator, logIn, openAdminPage, placeFieldByClick, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
+import { approveApplication, drawSignature, linkAuthenticator, logIn, openAdminPage, placeFieldByClick, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
 
 test('a person registers, lands on the dashboard, logs out and signs in again', async ({ page }) => {
   const email = uniqueEmail('signer');
@@ -67,8 +67,7 @@ test.describe.serial('with the first administrator', () => {
 
     await admin.goto('/dashboard?tab=approvals');
     await expect(admin.getByText('Viewing: Approvals')).toBeVisible();
-    await admin.getByRole('button', { name: 'Approve Nadia Notary' }).click();
-    await expect(admin.getByRole('button', { name: 'Approve Nadia Notary' })).toHaveCount(0);
+    await approveApplication(admin, 'Nadia Notary');
 
     const me = await page.request.get('/api/auth/me');
     expect((await me.json()).user.status).toBe('active');
@@ -85,9 +84,7 @@ test.describe.serial('with the first administrator', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await expect(page.getByText(/Your title company account is pending approval/)).toBeVisible();
 
-    await admin.goto('/dashboard?tab=approvals');
-    await admin.getByRole('button', { name: 'Approve Lone Star Title' }).click();
-    await expect(admin.getByRole('button', { name: 'Approve Lone Star Title' })).toHaveCount(0);
+    await approveApplication(admin, 'Lone Star Title');
 
     await page.reload();
     await expect(page.getByText(/Your title company account is pending approval/)).toHaveCount(0);
@@ -173,9 +170,7 @@ test.describe.serial('with the first administrator', () => {
     await notary.getByRole('button', { name: 'Create account' }).click();
     await linkAuthenticator(notary);
     await expect(notary).toHaveURL(/\/dashboard/);
-    await admin.goto('/dashboard?tab=approvals');
-    await admin.getByRole('button', { name: 'Approve Noel Notary' }).click();
-    await expect(admin.getByRole('button', { name: 'Approve Noel Notary' })).toHaveCount(0);
+    await approveApplication(admin, 'Noel Notary');
 
     await notary.goto('/signature');
     await drawSignature(notary);

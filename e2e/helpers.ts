@@ -126,8 +126,8 @@ export async function openAdminPage(browser: Browser): Promise<Page> {
   return admin;
 }
 
-/** Registers a notary and has the administrator approve the account. */
-export async function registerApprovedNotary(page: Page, admin: Page, name: string, email: string) {
+/** Registers a notary (pending approval) and links the authenticator a notary must have. */
+export async function registerNotary(page: Page, name: string, email: string, password = 'notary password') {
   await page.goto('/register/notary');
   await page.getByLabel('Full name').fill(name);
   await page.getByLabel('Email').fill(email);
@@ -135,15 +135,28 @@ export async function registerApprovedNotary(page: Page, admin: Page, name: stri
   await page.getByLabel('County').fill('Arlington');
   await page.getByLabel('Commission number').fill('VA-2468');
   await page.getByLabel('Commission expires on').fill('2031-05-31');
-  await page.getByLabel('Password', { exact: true }).fill('notary password');
-  await page.getByLabel('Confirm password').fill('notary password');
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
   // A notary links a second factor before anything else.
   await linkAuthenticator(page);
   await expect(page).toHaveURL(/\/dashboard/);
+}
+
+/** On the Approvals tab, the administrator approves a notary or title company by name and confirms in the dialog. */
+export async function approveApplication(admin: Page, name: string) {
   await admin.goto('/dashboard?tab=approvals');
   await admin.getByRole('button', { name: `Approve ${name}` }).click();
+  const dialog = admin.getByRole('dialog', { name: `Approve ${name}?` });
+  await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(admin.getByRole('status').filter({ hasText: `${name} was approved` })).toBeVisible();
   await expect(admin.getByRole('button', { name: `Approve ${name}` })).toHaveCount(0);
+}
+
+/** Registers a notary and has the administrator approve the account. */
+export async function registerApprovedNotary(page: Page, admin: Page, name: string, email: string) {
+  await registerNotary(page, name, email);
+  await approveApplication(admin, name);
 }
 
 /** Draws two strokes on the signature pad of the page. */

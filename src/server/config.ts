@@ -34,6 +34,7 @@ const envSchema = z.object({
     .optional(),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'SMTP_URL must start with smtp:// or smtps://').optional(),
   MAIL_FROM: z.string().default('Open RON <no-reply@localhost>'),
+  SUPPORT_EMAIL: z.email({ message: 'SUPPORT_EMAIL must be an email address.' }).optional(),
   EMAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   TSA_URL: z.url().optional(),
@@ -108,6 +109,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     email: {
       smtpUrl: values.SMTP_URL ?? null,
       from: values.MAIL_FROM,
+      /** Whom applicants write to about a decision; unset, the reviewing administrator's address (decision 014). */
+      supportAddress: values.SUPPORT_EMAIL ?? null,
       pollMs: values.EMAIL_POLL_MS,
       maxAttempts: values.EMAIL_MAX_ATTEMPTS,
     },

@@ -36,8 +36,24 @@ export type LoginInput = z.input<typeof loginInputSchema>;
 
 export const loginQuerySchema = z.object({ jobId: optionalIdSchema, signerId: optionalIdSchema });
 
-export const approvalStatusSchema = z.enum(['active', 'pending', 'disabled']);
+export const approvalStatusSchema = z.enum(['active', 'pending', 'disabled', 'rejected']);
 export type ApprovalStatus = z.infer<typeof approvalStatusSchema>;
+
+export const rejectionReasonMaxLength = 500;
+const rejectionReasonMissing = 'Enter the reason for turning down this application; it is sent to the applicant.';
+export const rejectionReasonSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? rejectionReasonMissing : 'The reason must be text.') })
+  .pipe(singleLineTextSchema({ label: 'The reason', max: rejectionReasonMaxLength, requiredMessage: rejectionReasonMissing }));
+/**
+ * POST /api/notary/reject/{id} and POST /api/title-companies/{id}/reject: why an administrator
+ * turns an application down, in one line (it is quoted in the email to the applicant and in the
+ * audit trail). The review dialog validates with the same schema.
+ */
+export const rejectApplicationInputSchema = z.object(
+  { reason: rejectionReasonSchema },
+  { error: (issue) => (issue.input === undefined || issue.input === null ? rejectionReasonMissing : undefined) },
+);
+export type RejectApplicationInput = z.input<typeof rejectApplicationInputSchema>;
 
 export const sessionUserSchema = z.object({
   id: z.string(),

@@ -8,7 +8,7 @@ export const pendingNotarySchema = z.object({
   commissionNumber: z.string(),
   commissionExpiresOn: z.string(),
   county: z.string(),
-  approvalStatus: z.enum(['pending', 'approved']),
+  approvalStatus: z.enum(['pending', 'approved', 'rejected']),
   createdAt: z.string(),
 });
 export type PendingNotary = z.infer<typeof pendingNotarySchema>;

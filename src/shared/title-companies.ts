@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const titleCompanySummarySchema = z.object({
   id: z.string(),
   name: z.string(),
-  approvalStatus: z.enum(['pending', 'approved']),
+  approvalStatus: z.enum(['pending', 'approved', 'rejected']),
   createdAt: z.string(),
   ownerName: z.string().nullable(),
   ownerEmail: z.string().nullable(),

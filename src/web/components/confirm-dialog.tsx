@@ -1,12 +1,26 @@
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
+import type { z } from 'zod';
 
 export interface ConfirmRequest {
   /** The question, also the dialog's name: "Delete deed.pdf?" */
   title: string;
+  /** What will happen, under the question: "Nora Notary is told by email and can then sign in." */
+  description?: string;
   confirmLabel: string;
   cancelLabel?: string;
+  /** 'danger' for an action that cannot be undone (red button). */
+  confirmTone?: 'primary' | 'danger';
   /** Asks for a reason too (required), labelled with this text. */
   reasonLabel?: string;
+  /** Shown under the reason field: who will read it, how long it may be. */
+  reasonHint?: string;
+  /** The schema the server checks the reason with; its message is shown under the field. */
+  reasonSchema?: z.ZodType<string, string>;
+  /**
+   * A box of this many rows instead of a one-line input. The reason stays one line: Enter adds no
+   * line break and pasted line breaks become spaces.
+   */
+  reasonRows?: number;
 }
 
 interface OpenRequest extends ConfirmRequest {
@@ -33,9 +47,10 @@ export function useConfirmDialog(): { dialog: ReactNode; ask: (request: ConfirmR
 
 function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: (answer: string | null) => void }) {
   const dialogRef = useRef<HTMLDialogElement>(null);
-  const reasonRef = useRef<HTMLInputElement>(null);
+  const reasonRef = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   const titleId = useId();
+  const descriptionId = useId();
   const reasonId = useId();
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -49,11 +64,33 @@ function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: 
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (request.reasonLabel && !reason.trim()) {
+    if (!request.reasonLabel) {
+      onSettle('');
+      return;
+    }
+    if (request.reasonSchema) {
+      const parsed = request.reasonSchema.safeParse(reason);
+      if (!parsed.success) {
+        setError(parsed.error.issues[0]?.message ?? 'Give a reason.');
+        reasonRef.current?.focus();
+        return;
+      }
+      onSettle(parsed.data);
+      return;
+    }
+    if (!reason.trim()) {
       setError('Give a reason.');
       return;
     }
-    onSettle(request.reasonLabel ? reason.trim() : '');
+    onSettle(reason.trim());
+  };
+  const hintId = request.reasonHint ? `${reasonId}-hint` : null;
+  const errorId = error ? `${reasonId}-error` : null;
+  const reasonProps = {
+    id: reasonId,
+    value: reason,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': [hintId, errorId].filter(Boolean).join(' ') || undefined,
   };
 
   return (
@@ -61,6 +98,7 @@ function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: 
       ref={dialogRef}
       className="dialog"
       aria-labelledby={titleId}
+      aria-describedby={request.description ? descriptionId : undefined}
       onCancel={(event) => {
         event.preventDefault();
         onSettle(null);
@@ -68,18 +106,28 @@ function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: 
     >
       <form className="stack" onSubmit={submit} noValidate>
         <h2 id={titleId}>{request.title}</h2>
+        {request.description ? <p className="dialog-description" id={descriptionId}>{request.description}</p> : null}
         {request.reasonLabel ? (
           <div className="field">
             <label htmlFor={reasonId}>{request.reasonLabel}</label>
-            <input
-              ref={reasonRef}
-              id={reasonId}
-              value={reason}
-              maxLength={500}
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? `${reasonId}-error` : undefined}
-              onChange={(event) => setReason(event.target.value)}
-            />
+            {request.reasonRows ? (
+              <textarea
+                ref={reasonRef}
+                {...reasonProps}
+                rows={request.reasonRows}
+                onKeyDown={(event: KeyboardEvent<HTMLTextAreaElement>) => {
+                  if (event.key === 'Enter') event.preventDefault();
+                }}
+                onChange={(event) => setReason(event.target.value.replace(/[\r\n]+/g, ' '))}
+              />
+            ) : (
+              <input ref={reasonRef} {...reasonProps} maxLength={500} onChange={(event) => setReason(event.target.value)} />
+            )}
+            {request.reasonHint ? (
+              <p className="field-hint" id={hintId ?? undefined}>
+                {request.reasonHint}
+              </p>
+            ) : null}
             {error ? (
               <p className="field-error" id={`${reasonId}-error`} role="alert">
                 {error}
@@ -88,7 +136,7 @@ function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: 
           </div>
         ) : null}
         <div className="actions">
-          <button type="submit" className="button primary">
+          <button type="submit" className={`button ${request.confirmTone ?? 'primary'}`}>
             {request.confirmLabel}
           </button>
           <button ref={cancelRef} type="button" className="button" onClick={() => onSettle(null)}>

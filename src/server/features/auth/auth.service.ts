@@ -62,6 +62,15 @@ export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response
   if (user.status === 'disabled') {
     throw new AppError(403, 'account_disabled', 'This account is disabled. Please contact your administrator.');
   }
+  if (user.status === 'rejected') {
+    const application = user.roles.includes('notary') ? 'notary application' : user.roles.includes('title') ? 'title company application' : 'application';
+    throw new AppError(
+      403,
+      'account_rejected',
+      `Your ${application} was not approved, so this account cannot sign in. The email we sent you gives the reason and whom to contact.`,
+      'The application was not approved.',
+    );
+  }
   const mfa = await getMfaRequirement(ctx, user);
   const needsSecondFactor = (mfa.isRoleRequired || mfa.totpEnabled || mfa.emailEnabled) && !(await isTrustedDevice(ctx.db, user.id, ctx.deviceToken));
   const isEnrolled = mfa.totpEnabled || mfa.emailEnabled;

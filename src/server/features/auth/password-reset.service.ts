@@ -25,7 +25,8 @@ export async function requestPasswordReset(ctx: Ctx, rawEmail: string): Promise<
   const perEmail = await hitRateLimit(ctx.db, `reset:email:${email}`, 3600_000);
   if (perEmail.count > limits.passwordResetsPerEmailPerHour) throwRateLimited('password reset requests for this email', perEmail.resetAt);
   const user = await findUserByEmail(ctx.db, email);
-  if (user && user.status !== 'disabled') {
+  // A disabled or rejected account cannot sign in, so a new password would not help it.
+  if (user && (user.status === 'active' || user.status === 'pending')) {
     const token = createToken();
     const link = `${ctx.config.publicUrl}/login?resetToken=${token}`;
     await ctx.db.transaction(async (tx) => {

@@ -55,7 +55,7 @@ export async function resolveSession(db: DbOrTx, cache: SessionCache, token: str
     .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date())))
     .limit(1);
   const row = rows[0];
-  if (!row || row.user.status === 'disabled') return null;
+  if (!row || row.user.status === 'disabled' || row.user.status === 'rejected') return null;
   const user = toSessionUser(row.user);
   cache.set(tokenHash, { sessionId: row.sessionId, expiresAt: row.expiresAt.getTime(), isMfaPending: row.isMfaPending, user });
   return { sessionId: row.sessionId, isMfaPending: row.isMfaPending, user };

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notaryOptionListSchema } from '#shared/jobs.ts';
+import { okMessageSchema, rejectApplicationInputSchema } from '#shared/auth.ts';
 import { notaryListSchema } from '#shared/notaries.ts';
-import { approveNotary, findNotaries, findNotaryOptions } from './notaries.service.ts';
+import { approveNotary, findNotaries, findNotaryOptions, rejectNotary } from './notaries.service.ts';
 import { notaryCertificateRoutes } from './notary-certificate.routes.ts';
 
 const admin = ['admin'] as const;
@@ -23,12 +24,13 @@ export const notariesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => findNotaryOptions(request.ctx, request.query.q, request.query.limit),
   );
+  const idParams = z.object({ id: z.uuid({ message: 'Notary id must be a UUID.' }) });
+  app.post('/approve/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: okMessageSchema } } }, async (request) =>
+    approveNotary(request.ctx, request.params.id),
+  );
   app.post(
-    '/approve/:id',
-    { config: { access: admin }, schema: { params: z.object({ id: z.uuid({ message: 'Notary id must be a UUID.' }) }) } },
-    async (request) => {
-      await approveNotary(request.ctx, request.params.id);
-      return { ok: true };
-    },
+    '/reject/:id',
+    { config: { access: admin }, schema: { params: idParams, body: rejectApplicationInputSchema, response: { 200: okMessageSchema } } },
+    async (request) => rejectNotary(request.ctx, request.params.id, request.body.reason),
   );
 };

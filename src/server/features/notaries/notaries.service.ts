@@ -1,8 +1,13 @@
 import { and, desc, eq, ilike } from 'drizzle-orm';
 import type { PendingNotary } from '#shared/notaries.ts';
+import { toSingleLine } from '#shared/text.ts';
+import type { DbOrTx } from '#server/db/client.ts';
 import { notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, notFound } from '#server/lib/errors.ts';
+import { queueEmail } from '#server/lib/outbox.ts';
+import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { revokeUserSessions } from '#server/features/auth/sessions.service.ts';
 
 export async function findNotaries(ctx: Ctx, approvalStatus: 'pending' | 'approved'): Promise<PendingNotary[]> {
   const rows = await ctx.db
@@ -25,22 +30,101 @@ export async function findNotaries(ctx: Ctx, approvalStatus: 'pending' | 'approv
   }));
 }
 
-/** An administrator approves a pending notary: the account becomes active with its notary role. */
-export async function approveNotary(ctx: Ctx, userId: string): Promise<void> {
+type NotaryProfileRow = typeof notaryProfiles.$inferSelect;
+
+/**
+ * Locks a notary's application for a decision: 404 when there is none, 409 once it is decided
+ * (decision 014: an application is approved or rejected once, never both).
+ */
+async function lockPendingApplication(tx: DbOrTx, userId: string) {
+  const [row] = await tx
+    .select({ profile: notaryProfiles, name: users.name, email: users.email })
+    .from(notaryProfiles)
+    .innerJoin(users, eq(users.id, notaryProfiles.userId))
+    .where(eq(notaryProfiles.userId, userId))
+    .for('update');
+  if (!row) throw notFound('No notary with that id.');
+  assertPending(row.profile);
+  return row;
+}
+
+function assertPending(profile: NotaryProfileRow): void {
+  if (profile.approvalStatus === 'approved') throw new AppError(409, 'already_approved', 'This notary is already approved.');
+  if (profile.approvalStatus === 'rejected') throw new AppError(409, 'already_rejected', 'This notary’s application was already rejected.');
+}
+
+/**
+ * An administrator approves a pending notary: the account becomes active with its notary role, the
+ * decision is audited and the notary gets a welcome email with the sign-in link.
+ */
+export async function approveNotary(ctx: Ctx, userId: string): Promise<{ ok: true; message: string }> {
   const approver = ctx.user;
   if (!approver) throw new Error('approveNotary needs a signed-in caller');
-  await ctx.db.transaction(async (tx) => {
-    const [profile] = await tx.select().from(notaryProfiles).where(eq(notaryProfiles.userId, userId)).for('update');
-    if (!profile) throw notFound('No notary with that id.');
-    if (profile.approvalStatus === 'approved') throw new AppError(409, 'already_approved', 'This notary is already approved.');
+  const notary = await ctx.db.transaction(async (tx) => {
+    const row = await lockPendingApplication(tx, userId);
     await tx
       .update(notaryProfiles)
       .set({ approvalStatus: 'approved', approvedAt: new Date(), approvedBy: approver.id })
       .where(eq(notaryProfiles.userId, userId));
     await tx.update(users).set({ status: 'active', updatedAt: new Date() }).where(and(eq(users.id, userId), eq(users.status, 'pending')));
+    await appendAuditEvent({ ...ctx, db: tx }, { action: 'notary.approved', data: { notaryId: userId, notaryName: row.name, notaryEmail: row.email } });
+    await queueEmail(tx, {
+      to: row.email,
+      kind: 'notary_approved',
+      subject: 'Your notary account is approved',
+      text: [
+        `Hello ${toSingleLine(row.name)},`,
+        '',
+        'An administrator reviewed your commission and approved your notary account. You can now take notarizations.',
+        '',
+        `Sign in at ${ctx.config.publicUrl}/login`,
+      ].join('\n'),
+    });
+    return row;
   });
   await ctx.sessionCache.invalidateUser(userId);
   ctx.log.info({ event: 'notary.approved', userId, by: approver.id }, 'notary approved');
+  return { ok: true, message: `${toSingleLine(notary.name)} was approved and told by email.` };
+}
+
+/**
+ * An administrator turns a pending notary's application down with a reason: the account is marked
+ * rejected (it can no longer sign in, its open sessions end), the decision is audited and the
+ * notary is told by email why and whom to contact.
+ */
+export async function rejectNotary(ctx: Ctx, userId: string, reason: string): Promise<{ ok: true; message: string }> {
+  const reviewer = ctx.user;
+  if (!reviewer) throw new Error('rejectNotary needs a signed-in caller');
+  const contact = ctx.config.email.supportAddress ?? `${toSingleLine(reviewer.name)} at ${reviewer.email}`;
+  const notary = await ctx.db.transaction(async (tx) => {
+    const row = await lockPendingApplication(tx, userId);
+    const now = new Date();
+    await tx
+      .update(notaryProfiles)
+      .set({ approvalStatus: 'rejected', rejectedAt: now, rejectedBy: reviewer.id, rejectionReason: reason })
+      .where(eq(notaryProfiles.userId, userId));
+    await tx.update(users).set({ status: 'rejected', updatedAt: now }).where(and(eq(users.id, userId), eq(users.status, 'pending')));
+    await revokeUserSessions({ ...ctx, db: tx }, userId);
+    await appendAuditEvent({ ...ctx, db: tx }, { action: 'notary.rejected', data: { notaryId: userId, notaryName: row.name, notaryEmail: row.email, reason } });
+    await queueEmail(tx, {
+      to: row.email,
+      kind: 'notary_rejected',
+      subject: 'Your notary application was not approved',
+      text: [
+        `Hello ${toSingleLine(row.name)},`,
+        '',
+        'An administrator reviewed your notary application and did not approve it.',
+        '',
+        `Reason: ${reason}`,
+        '',
+        `Your account cannot sign in. If you have questions, or want to send corrected details, contact ${contact}.`,
+      ].join('\n'),
+    });
+    return row;
+  });
+  await ctx.sessionCache.invalidateUser(userId);
+  ctx.log.info({ event: 'notary.rejected', userId, by: reviewer.id }, 'notary application rejected');
+  return { ok: true, message: `${toSingleLine(notary.name)} was not approved and was told by email, with your reason.` };
 }
 
 /** Approved notaries a job creator may pick, searched by name. */

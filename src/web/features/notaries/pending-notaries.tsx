@@ -1,53 +1,97 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { notaryListSchema } from '#shared/notaries.ts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { okMessageSchema, rejectionReasonMaxLength, rejectionReasonSchema } from '#shared/auth.ts';
+import { notaryListSchema, type PendingNotary } from '#shared/notaries.ts';
 import { FormAlert } from '#web/components/field.tsx';
+import { useDecision } from '#web/components/use-decision.tsx';
 import { api } from '#web/lib/api.ts';
 
-/** Administrators review notaries waiting for approval. */
+/** A commission's last day (YYYY-MM-DD) in the viewer's locale: "May 31, 2031" for en-US. */
+function formatDay(day: string): string {
+  const [year, month, date] = day.split('-').map(Number);
+  if (!year || !month || !date) return day;
+  return new Date(year, month - 1, date).toLocaleDateString(undefined, { dateStyle: 'long' });
+}
+
+/** Administrators review notaries waiting for approval: approve, or reject with a reason; either way the notary is told by email. */
 export function PendingNotaries() {
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: ['notaries', 'pending'], queryFn: () => api.get('/api/notary/pending', notaryListSchema) });
-  const approve = useMutation({
-    mutationFn: (userId: string) => api.post(`/api/notary/approve/${userId}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['notaries'] }),
-  });
+  const { dialog, outcome, busyId, decide } = useDecision();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['notaries'] });
+
+  const approve = (notary: PendingNotary, opener: HTMLElement) =>
+    decide(
+      notary.userId,
+      opener,
+      {
+        title: `Approve ${notary.name}?`,
+        description: `${notary.name} can then take notarizations as a ${notary.commissionState} notary, and is told by email with a link to sign in.`,
+        confirmLabel: 'Approve',
+        cancelLabel: 'Not now',
+      },
+      async () => {
+        const result = await api.post(`/api/notary/approve/${notary.userId}`, undefined, okMessageSchema);
+        await refresh();
+        return result;
+      },
+    );
+
+  const reject = (notary: PendingNotary, opener: HTMLElement) =>
+    decide(
+      notary.userId,
+      opener,
+      {
+        title: `Reject ${notary.name}?`,
+        description: `${notary.name} will not be able to sign in. This cannot be undone; they are told by email with your reason.`,
+        confirmLabel: 'Reject',
+        confirmTone: 'danger',
+        cancelLabel: 'Not now',
+        reasonLabel: 'Reason for the notary',
+        reasonHint: `One line, up to ${rejectionReasonMaxLength} characters. It is quoted in the email, so write it for ${notary.name}.`,
+        reasonSchema: rejectionReasonSchema,
+        reasonRows: 3,
+      },
+      async (reason) => {
+        const result = await api.post(`/api/notary/reject/${notary.userId}`, { reason }, okMessageSchema);
+        await refresh();
+        return result;
+      },
+    );
+
   return (
-    <section aria-labelledby="pending-notaries-title" className="card">
+    <section aria-labelledby="pending-notaries-title" className="card stack">
       <h2 id="pending-notaries-title">Notaries awaiting approval</h2>
-      <FormAlert message={query.error?.message ?? approve.error?.message ?? null} />
+      {dialog}
+      {outcome}
+      <FormAlert message={query.error?.message ?? null} />
       {query.isPending ? <p role="status">Loading…</p> : null}
       {query.data && query.data.items.length === 0 ? <p className="empty">No notaries are waiting for approval.</p> : null}
       {query.data && query.data.items.length > 0 ? (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Commission</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {query.data.items.map((notary) => (
-              <tr key={notary.userId}>
-                <td>{notary.name}</td>
-                <td>{notary.email}</td>
-                <td>
-                  {notary.commissionState} {notary.commissionNumber} ({notary.county})
-                </td>
-                <td>{notary.commissionExpiresOn}</td>
-                <td>
-                  <button type="button" className="button primary" disabled={approve.isPending} onClick={() => approve.mutate(notary.userId)}>
-                    Approve {notary.name}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ul className="review-list">
+          {query.data.items.map((notary) => (
+            <li key={notary.userId} className="review-item">
+              <h3>{notary.name}</h3>
+              <dl className="review-facts">
+                <dt>Email</dt>
+                <dd>{notary.email}</dd>
+                <dt>Commission</dt>
+                <dd>
+                  {notary.commissionState} {notary.commissionNumber}, {notary.county}
+                </dd>
+                <dt>Expires</dt>
+                <dd>{formatDay(notary.commissionExpiresOn)}</dd>
+              </dl>
+              <div className="actions">
+                <button type="button" className="button primary" disabled={busyId !== null} onClick={(event) => void approve(notary, event.currentTarget)}>
+                  Approve<span className="visually-hidden"> {notary.name}</span>
+                </button>
+                <button type="button" className="button" disabled={busyId !== null} onClick={(event) => void reject(notary, event.currentTarget)}>
+                  Reject<span className="visually-hidden"> {notary.name}</span>
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
       ) : null}
     </section>
   );
