@@ -348,7 +348,7 @@ test.describe.serial('the signing workspace', () => {
     await expect(history).toContainText(`${notaryName} completed the job. Reason: notarized and digitally signed.`);
     await expect(history.locator('time').first()).toHaveText(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M \S+$/);
     await signer.getByText(/^All \d+ events$/).click();
-    const events = signer.getByRole('table');
+    const events = signer.getByRole('table', { name: 'Audit events' });
     await expect(events).toContainText(`${signerName} signed page 1 of deed-of-trust.pdf.`);
     await expect(events).toContainText(`${signerName} filled the date field on page 2 of deed-of-trust.pdf.`);
     await expect(events).toContainText(`${notaryName} applied the notary seal on page`);

@@ -36,7 +36,7 @@ export function AuditTrail({ jobId }: { jobId: string }) {
       ) : null}
       <details>
         <summary>All {events.length} events</summary>
-        <table className="table">
+        <table className="table" aria-label="Audit events">
           <thead>
             <tr>
               <th scope="col">When</th>
