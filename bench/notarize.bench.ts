@@ -108,7 +108,7 @@ try {
       { type: 'notary_signature', page: pageCount, x: 0.5, y: 0.82, width: 0.3, height: 0.06, value: null, imagePng: signature },
       { type: 'notary_seal', page: pageCount, x: 0.75, y: 0.7, width: 0.18, height: 0.14, value: null, imagePng: null },
     ];
-    const events = Array.from({ length: 40 }, (_, index) => ({ at: new Date(Date.UTC(2026, 2, 14, 15, 0, index)), action: index % 2 ? 'field.filled' : 'session.joined', actor: 'Sam Signer' }));
+    const events = Array.from({ length: 40 }, (_, index) => ({ at: new Date(Date.UTC(2026, 2, 14, 15, 0, index)), action: index % 2 ? 'field.filled' : 'field.placed', actorName: 'Sam Signer', data: { documentName: 'deed.pdf', page: 1, type: 'signature' } }));
     const input = {
       original,
       fields,

@@ -125,6 +125,7 @@ test.describe.serial('with the first administrator', () => {
     await expect(page.getByText(/Audit trail verified: \d+ events/)).toBeVisible();
     await page.getByRole('button', { name: 'Mark ready' }).click();
     await expect(page.getByText('The job is now ready.')).toBeVisible();
+    await expect(page.getByRole('list', { name: 'Status history' })).toContainText('Tina Title moved the job from Draft to Ready.');
     // The company prepares and may cancel the job; only its notary starts the session.
     await expect(page.getByRole('button', { name: 'Start session' })).toHaveCount(0);
     await page.getByRole('button', { name: 'Cancel job' }).click();

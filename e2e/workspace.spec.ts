@@ -299,7 +299,8 @@ test.describe.serial('the signing workspace', () => {
     await expect(date).toBeFocused();
     await date.fill('2026-03-14');
     await signer.keyboard.press('Enter');
-    await expect(signer.getByRole('group', { name: `Date for ${signerName}, filled` })).toContainText('2026-03-14');
+    // Written the way the notary's commission state (Virginia) writes dates.
+    await expect(signer.getByRole('group', { name: `Date for ${signerName}, filled` })).toContainText('03/14/2026');
 
     await list.getByRole('button', { name: 'Initials on every page' }).click();
     await expect(signer.locator('button:focus')).toHaveText('Initial here');
@@ -324,6 +325,7 @@ test.describe.serial('the signing workspace', () => {
     await expect(seal).toBeVisible();
     await expect(seal).toContainText('NOTARY PUBLIC');
     await expect(seal).toContainText('Comm. No. VA-2468');
+    await expect(seal).toContainText('Expires 05/31/2031');
     await notary.getByRole('group', { name: 'Notarial certificate for the notary' }).getByRole('button', { name: 'Fill notarial certificate' }).click();
     const certificate = notary.getByRole('group', { name: 'Notarial certificate for the notary, filled' });
     await expect(certificate).toContainText(`${notaryName}, Notary Public, State of Virginia. Commission No. VA-2468, expires May 31, 2031.`);
@@ -338,5 +340,18 @@ test.describe.serial('the signing workspace', () => {
     await signer.reload();
     await expect(signer.getByRole('img', { name: 'deed-of-trust.pdf, page 1', exact: true })).toBeVisible();
     await expect(signer.getByLabel('Follow the notary')).toHaveCount(0);
+
+    // The job's history reads as sentences, with times in the viewer's format (en-US here).
+    await signer.goto(jobUrl);
+    const history = signer.getByRole('list', { name: 'Status history' });
+    await expect(history).toContainText(`${notaryName} started the session.`);
+    await expect(history).toContainText(`${notaryName} completed the job. Reason: notarized and digitally signed.`);
+    await expect(history.locator('time').first()).toHaveText(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M \S+$/);
+    await signer.getByText(/^All \d+ events$/).click();
+    const events = signer.getByRole('table', { name: 'Audit events' });
+    await expect(events).toContainText(`${signerName} signed page 1 of deed-of-trust.pdf.`);
+    await expect(events).toContainText(`${signerName} filled the date field on page 2 of deed-of-trust.pdf.`);
+    await expect(events).toContainText(`${notaryName} applied the notary seal on page`);
+    await expect(events).not.toContainText('field.filled');
   });
 });

@@ -1,6 +1,53 @@
 import { z } from 'zod';
 import { singleLineTextSchema } from './text.ts';
 
+/**
+ * Every action the server records. appendAuditEvent takes only these, and audit-sentences.ts must
+ * say each one in words: a new action without a sentence does not typecheck.
+ */
+export const auditActions = [
+  'job.created',
+  'job.updated',
+  'job.status_changed',
+  'job.notary_replaced',
+  'job.participants_notified',
+  'job.notary_notified',
+  'participant.added',
+  'participant.updated',
+  'participant.removed',
+  'participant.reminded',
+  'participants.reminded',
+  'participant.id_bypass_changed',
+  'participant.access_requested',
+  'invite.claimed',
+  'document.uploaded',
+  'document.updated',
+  'document.deleted',
+  'documents.reordered',
+  'document.completed',
+  'document.notarized',
+  'audit_asset.added',
+  'audit_asset.removed',
+  'field.placed',
+  'field.removed',
+  'field.filled',
+  'signature.saved',
+  'initials.saved',
+  'user.password_set_by_admin',
+  'user.password_reset',
+  'user.email_verified',
+  'mfa.totp_enabled',
+  'mfa.backup_codes_generated',
+  'notary.certificate_uploaded',
+  'notary.certificate_removed',
+  'notary.approved',
+  'notary.rejected',
+  'title_company.approved',
+  'title_company.rejected',
+  'mail.read',
+] as const;
+export type AuditAction = (typeof auditActions)[number];
+
 export const auditEventSchema = z.object({
   id: z.string(),
   action: z.string(),

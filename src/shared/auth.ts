@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { singleLineTextSchema } from './text.ts';
 import { roleSchema } from './roles.ts';
+import { usStateCodes } from './us-states.ts';
 
 export const minimumPasswordLength = 8;
 export const maximumPasswordLength = 256;
@@ -99,12 +100,6 @@ export const registerUserInputSchema = z.object({
   password: passwordSchema,
 });
 export type RegisterUserInput = z.input<typeof registerUserInputSchema>;
-
-export const usStateCodes = [
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY', 'LA', 'ME',
-  'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH', 'OK', 'OR', 'PA', 'RI',
-  'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
-] as const;
 
 export const registerNotaryInputSchema = registerUserInputSchema.extend({
   commissionState: z.enum(usStateCodes, { message: 'Choose the state of your commission.' }),

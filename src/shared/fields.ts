@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCalendarDay } from './dates.ts';
 import { singleLineTextSchema } from './text.ts';
 
 export const fieldTypes = ['signature', 'initials', 'date_signed', 'date', 'name', 'text', 'checkbox', 'notary_signature', 'notary_seal', 'notarial_certificate'] as const;
@@ -69,15 +70,16 @@ export const updateFieldInputSchema = z.object({
 });
 export type UpdateFieldInput = z.input<typeof updateFieldInputSchema>;
 
-/** A real calendar day written YYYY-MM-DD (what a date field holds). */
-export function isCalendarDay(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-}
+export { isCalendarDay };
 
 export const fillFieldInputSchema = z.object({
   value: singleLineTextSchema({ label: 'The field text', max: 500 }).optional(),
+  /** The signer's IANA time zone: a date-signed field holds the day it is where they sign. UTC without it or for a zone the server does not know. */
+  timeZone: z
+    .string()
+    .max(64)
+    .regex(/^[A-Za-z0-9_+\-/]+$/, { message: 'Send a time zone such as America/Chicago.' })
+    .optional(),
   version: z.number().int().min(1, { message: 'Send the version of the field you filled.' }),
 });
 
@@ -123,6 +125,8 @@ export const signingAssetsSchema = z.object({
   notaryStamp: z
     .object({
       notaryName: z.string(),
+      /** The commission's state code: the job's documents follow its date style (us-states.ts). */
+      commissionState: z.string(),
       stateName: z.string(),
       county: z.string(),
       commissionNumber: z.string(),

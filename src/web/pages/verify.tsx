@@ -2,6 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { getNotNotarialNotice, verificationSchema, type Verification } from '#shared/fields.ts';
+import { formatCalendarDay, formatDateTime } from '#shared/dates.ts';
+import { getUsStateName } from '#shared/us-states.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
@@ -121,12 +123,12 @@ function VerificationResult({ result }: { result: Verification }) {
         <dt>{result.isNotarialAct ? 'Notarial act' : 'Requested act'}</dt>
         <dd>{result.actLabel}</dd>
         <dt>{result.isNotarialAct ? 'Notarized' : 'Issued'}</dt>
-        <dd>{result.notarizedAt ? new Date(result.notarizedAt).toLocaleString() : ''}</dd>
+        <dd>{result.notarizedAt ? formatDateTime(result.notarizedAt) : ''}</dd>
         <dt>Notary</dt>
         <dd>{result.notaryName}</dd>
         <dt>Commission</dt>
         <dd>
-          {result.commissionState} {result.commissionNumber}, expires {result.commissionExpiresOn}
+          {result.commissionState ? getUsStateName(result.commissionState) : ''} {result.commissionNumber}, expires {result.commissionExpiresOn ? formatCalendarDay(result.commissionExpiresOn) : ''}
         </dd>
         <dt>SHA-256</dt>
         <dd>

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { asc, desc, eq, sql } from 'drizzle-orm';
+import type { AuditAction } from '#shared/audit.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { auditEvents, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -8,7 +9,8 @@ export const accountScope = 'account';
 
 export interface AuditEventInput {
   jobId?: string | null;
-  action: string;
+  /** One of audit.ts's actions: each has a sentence (audit-sentences.ts). */
+  action: AuditAction;
   data?: Record<string, unknown>;
 }
 

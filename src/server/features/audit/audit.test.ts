@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditAction } from '#shared/audit.ts';
 import { auditEvents } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { accountScope, appendAuditEvent, verifyAuditScope } from './audit.service.ts';
@@ -23,7 +24,7 @@ async function setSomePasswords(count: number) {
   expect(results.map((res) => res.statusCode)).toEqual(users.map(() => 200));
 }
 
-async function appendJobEvents(jobId: string, actions: string[]) {
+async function appendJobEvents(jobId: string, actions: AuditAction[]) {
   for (const action of actions) {
     await t.db.transaction((tx) => appendAuditEvent({ db: tx, user: null, ipAddress: '127.0.0.1', userAgent: 'vitest' }, { jobId, action, data: { step: action } }));
   }
@@ -60,7 +61,7 @@ describe('the hash-chained audit trail', () => {
     ['a changed time', (id: string) => sql`update audit_events set created_at = created_at - interval '1 day' where id = ${id}`],
     ['a replaced hash', (id: string) => sql`update audit_events set hash = md5(hash) || md5(hash) where id = ${id}`],
   ])('detects %s', async (_label, tamper) => {
-    const rows = await appendJobEvents(randomUUID(), ['job.created', 'job.signed', 'job.completed']);
+    const rows = await appendJobEvents(randomUUID(), ['job.created', 'field.filled', 'job.status_changed']);
     const target = rows[1];
     if (!target) throw new Error('expected three events');
     await t.db.execute(tamper(target.id));
@@ -70,14 +71,14 @@ describe('the hash-chained audit trail', () => {
   });
 
   it('detects a removed event at the event that followed it', async () => {
-    const rows = await appendJobEvents(randomUUID(), ['job.created', 'job.signed', 'job.completed']);
+    const rows = await appendJobEvents(randomUUID(), ['job.created', 'field.filled', 'job.status_changed']);
     await t.db.delete(auditEvents).where(eq(auditEvents.id, rows[1]?.id ?? ''));
     expect(await verifyAuditScope(t.db, rows[0]?.scope ?? '')).toEqual({ isValid: false, eventCount: 2, firstBrokenEventId: rows[2]?.id });
   });
 
   it('chains each job apart from the account scope: tampering with one job leaves the others valid', async () => {
     const tampered = await appendJobEvents(randomUUID(), ['job.created']);
-    const untouched = await appendJobEvents(randomUUID(), ['job.created', 'job.completed']);
+    const untouched = await appendJobEvents(randomUUID(), ['job.created', 'job.status_changed']);
     await t.db.execute(sql`update audit_events set action = 'job.deleted' where id = ${tampered[0]?.id ?? ''}`);
     expect((await verifyAuditScope(t.db, tampered[0]?.scope ?? '')).isValid).toBe(false);
     expect(await verifyAuditScope(t.db, untouched[0]?.scope ?? '')).toEqual({ isValid: true, eventCount: 2, firstBrokenEventId: null });

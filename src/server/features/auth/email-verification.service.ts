@@ -83,11 +83,11 @@ export async function verifyEmail(ctx: Ctx, token: string): Promise<{ ok: true; 
       )
       .returning({ userId: emailVerificationTokens.userId, email: emailVerificationTokens.email });
     if (!used) throw invalidLink();
-    const [user] = await tx.select({ email: users.email, emailVerifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, used.userId));
+    const [user] = await tx.select({ name: users.name, email: users.email, emailVerifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, used.userId));
     // A link for an address the account no longer has proves nothing about the current one.
     if (!user || user.email !== used.email) throw invalidLink();
     if (await markEmailVerified(tx, used.userId, used.email, 'email_link')) {
-      await appendAuditEvent({ ...ctx, db: tx, user: null }, { action: 'user.email_verified', data: { userId: used.userId, via: 'email_link' } });
+      await appendAuditEvent({ ...ctx, db: tx, user: null }, { action: 'user.email_verified', data: { userId: used.userId, userName: user.name, via: 'email_link' } });
     }
     await tx
       .update(emailVerificationTokens)

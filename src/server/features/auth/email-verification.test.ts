@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, emailOutbox, emailVerificationTokens, users } from '#server/db/schema/index.ts';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { hashToken } from '#server/lib/crypto.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 
@@ -64,7 +65,10 @@ describe('self-registration and the confirmation link', () => {
     const [user] = await t.db.select().from(users).where(eq(users.id, userId));
     expect(user).toMatchObject({ emailVerifiedAt: expect.any(Date), emailVerifiedVia: 'email_link' });
     const [event] = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'user.email_verified'));
-    expect(event).toBeDefined();
+    expect(event?.data).toEqual({ userId, userName: 'Vera Verify', via: 'email_link' });
+    expect(describeAuditEvent({ action: 'user.email_verified', actorName: null, data: event?.data as Record<string, unknown> })).toBe(
+      'The email address of Vera Verify was confirmed with an emailed link.',
+    );
 
     expect((await verify(token)).json()).toEqual(invalidLink);
   });

@@ -92,7 +92,7 @@ export async function resetPassword(ctx: Ctx, token: string, newPassword: string
       .update(passwordResetTokens)
       .set({ usedAt: new Date() })
       .where(and(eq(passwordResetTokens.userId, user.id), isNull(passwordResetTokens.usedAt)));
-    await appendAuditEvent({ ...ctx, db: tx, user: null }, { action: 'user.password_reset', data: { userId: user.id } });
+    await appendAuditEvent({ ...ctx, db: tx, user: null }, { action: 'user.password_reset', data: { userId: user.id, userName: user.name } });
     await queueEmail(tx, {
       to: user.email,
       kind: 'password_changed',

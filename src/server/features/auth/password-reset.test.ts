@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emailOutbox, passwordResetTokens } from '#server/db/schema/index.ts';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
+import { auditEvents, emailOutbox, passwordResetTokens } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '#test/smtp-catcher.ts';
 
@@ -71,6 +72,13 @@ describe('POST /api/auth/forgot-password', () => {
     const notice = await smtp.waitForMail((m) => m.to === user.email && m.subject === 'Your Open RON password was changed');
     expect(notice.text).toContain('signed out');
     expect(notice.text).not.toContain(token);
+
+    const events = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'user.password_reset'));
+    const event = events.find((row) => (row.data as { userId?: string }).userId === user.id);
+    expect(event?.data).toEqual({ userId: user.id, userName: user.name });
+    expect(describeAuditEvent({ action: 'user.password_reset', actorName: null, actorId: event?.actorId ?? null, data: event?.data as Record<string, unknown> })).toBe(
+      `The password of ${user.name} was reset with an emailed link.`,
+    );
   });
 
   it('answers the same whether or not the account exists, and mails only a real account', async () => {

@@ -170,7 +170,7 @@ export async function updateDocument(
       .where(eq(documents.id, documentId))
       .returning();
     if (!updated) throw notFound('No document with that id on this job.');
-    await appendAuditEvent(txCtx, { jobId, action: 'document.updated', data: { documentId, changes, version: updated.version } });
+    await appendAuditEvent(txCtx, { jobId, action: 'document.updated', data: { documentId, name: row.name, changes, version: updated.version } });
     return toDocument(updated);
   });
 }
@@ -243,7 +243,7 @@ export async function completeDocument(ctx: Ctx, jobId: string, documentId: stri
       .where(eq(documents.id, documentId))
       .returning();
     if (!updated) throw notFound('No document with that id on this job.');
-    await appendAuditEvent(txCtx, { jobId, action: 'document.completed', data: { documentId, sha256: row.sha256 } });
+    await appendAuditEvent(txCtx, { jobId, action: 'document.completed', data: { documentId, documentName: row.name, sha256: row.sha256 } });
     return toDocument(updated);
   });
   await publishJobChange(ctx, jobId, { type: 'document.changed', documentId });
@@ -262,14 +262,14 @@ export async function addAuditAsset(ctx: Ctx, jobId: string, documentId: string,
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canEdit');
-    await getDocumentRow(txCtx, jobId, documentId);
+    const document = await getDocumentRow(txCtx, jobId, documentId);
     const added = await tx
       .insert(jobAuditAssets)
       .values({ jobId, documentId, tag, createdBy: ctx.user?.id ?? null })
       .onConflictDoNothing()
       .returning({ tag: jobAuditAssets.tag });
     // Tagging twice changes nothing, so the trail records it once.
-    if (added.length > 0) await appendAuditEvent(txCtx, { jobId, action: 'audit_asset.added', data: { documentId, tag } });
+    if (added.length > 0) await appendAuditEvent(txCtx, { jobId, action: 'audit_asset.added', data: { documentId, documentName: document.name, tag } });
   });
   return { ok: true };
 }
@@ -284,7 +284,8 @@ export async function removeAuditAsset(ctx: Ctx, jobId: string, documentId: stri
       .where(and(eq(jobAuditAssets.jobId, jobId), eq(jobAuditAssets.documentId, documentId), eq(jobAuditAssets.tag, tag)))
       .returning({ tag: jobAuditAssets.tag });
     if (removed.length === 0) throw notFound('That document does not carry that audit tag.');
-    await appendAuditEvent(txCtx, { jobId, action: 'audit_asset.removed', data: { documentId, tag } });
+    const document = await getDocumentRow(txCtx, jobId, documentId);
+    await appendAuditEvent(txCtx, { jobId, action: 'audit_asset.removed', data: { documentId, documentName: document.name, tag } });
   });
   return { ok: true };
 }

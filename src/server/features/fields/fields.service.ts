@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
 import { isCalendarDay, isNotaryField, notaryFieldTypes, type DocumentField, type createFieldInputSchema, type fillFieldInputSchema, type updateFieldInputSchema } from '#shared/fields.ts';
+import { getCalendarDay } from '#shared/dates.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { documentFields, documents, jobParticipants, userSignatures } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -73,19 +74,32 @@ export async function findFields(ctx: Ctx, jobId: string, documentId: string): P
   return rows.map(toField);
 }
 
-async function assertParticipant(db: DbOrTx, jobId: string, participantId: string | null | undefined, isNotaryType: boolean): Promise<void> {
+/** Checks who a field may belong to; returns the participant's name (null for the notary's fields). */
+async function assertParticipant(db: DbOrTx, jobId: string, participantId: string | null | undefined, isNotaryType: boolean): Promise<string | null> {
   if (isNotaryType) {
     if (participantId) throw badRequest('Notary fields belong to the notary; do not assign them to a participant.');
-    return;
+    return null;
   }
   if (!participantId) throw badRequest('Assign this field to a signer.');
   const [row] = await db
-    .select({ role: jobParticipants.role })
+    .select({ role: jobParticipants.role, name: jobParticipants.name })
     .from(jobParticipants)
     .where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.id, participantId)))
     .limit(1);
   if (!row) throw badRequest('That participant is not on this job.');
   if (row.role === 'observer') throw badRequest('Observers do not fill fields; assign it to a signer or witness.');
+  return row.name;
+}
+
+async function findParticipantName(db: DbOrTx, participantId: string | null): Promise<string | null> {
+  if (!participantId) return null;
+  const [row] = await db.select({ name: jobParticipants.name }).from(jobParticipants).where(eq(jobParticipants.id, participantId)).limit(1);
+  return row?.name ?? null;
+}
+
+/** What the trail records of a field, so its sentence can say where it is: "page 3 of deed.pdf". */
+function describeFieldForAudit(field: FieldRow, document: DocumentRow) {
+  return { documentId: document.id, documentName: document.name, fieldId: field.id, type: field.type, page: field.page, isOnEveryPage: field.isOnEveryPage };
 }
 
 /** The notary (or whoever prepares the job) places a field. */
@@ -97,13 +111,13 @@ export async function createField(ctx: Ctx, jobId: string, documentId: string, i
     const document = await getDocument(tx, jobId, documentId);
     assertDocumentOpen(access, document);
     if (input.page > document.pageCount) throw badRequest(`This document has ${document.pageCount} page(s).`);
-    await assertParticipant(tx, jobId, input.participantId, isNotaryField(input.type));
+    const participantName = await assertParticipant(tx, jobId, input.participantId, isNotaryField(input.type));
     const [created] = await tx
       .insert(documentFields)
       .values({ ...input, participantId: input.participantId ?? null, jobId, documentId, createdBy: ctx.user?.id ?? null })
       .returning();
     if (!created) throw new Error('field insert returned no row');
-    await appendAuditEvent(txCtx, { jobId, action: 'field.placed', data: { documentId, fieldId: created.id, type: created.type, page: created.page, participantId: created.participantId } });
+    await appendAuditEvent(txCtx, { jobId, action: 'field.placed', data: { ...describeFieldForAudit(created, document), participantId: created.participantId, participantName } });
     return created;
   });
   await publishJobChange(ctx, jobId, { type: 'fields.changed', documentId });
@@ -146,8 +160,9 @@ export async function deleteField(ctx: Ctx, jobId: string, documentId: string, f
     assertDocumentOpen(access, document);
     const current = await getFieldRow(tx, documentId, fieldId);
     if (current.filledAt) throw new AppError(409, 'field_filled', 'A filled field cannot be removed: it holds what was signed.');
+    const participantName = await findParticipantName(tx, current.participantId);
     await tx.delete(documentFields).where(eq(documentFields.id, fieldId));
-    await appendAuditEvent(txCtx, { jobId, action: 'field.removed', data: { documentId, fieldId, type: current.type } });
+    await appendAuditEvent(txCtx, { jobId, action: 'field.removed', data: { ...describeFieldForAudit(current, document), participantId: current.participantId, participantName } });
   });
   await publishJobChange(ctx, jobId, { type: 'fields.changed', documentId });
 }
@@ -185,7 +200,8 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
         break;
       }
       case 'date_signed':
-        value = new Date().toISOString().slice(0, 10);
+        // The day where the signer is, as they would write it by hand.
+        value = getCalendarDay(new Date(), input.timeZone);
         break;
       case 'name':
         value = access.participant?.name ?? ctx.user?.name ?? null;
@@ -212,7 +228,7 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
       .where(and(eq(documentFields.id, fieldId), eq(documentFields.version, current.version), isNull(documentFields.filledAt)))
       .returning();
     if (!updated) throw new AppError(412, 'stale_version', 'Someone changed this field after you loaded it.', { currentVersion: current.version + 1 });
-    await appendAuditEvent(txCtx, { jobId, action: 'field.filled', data: { documentId, fieldId, type: current.type, participantId: current.participantId } });
+    await appendAuditEvent(txCtx, { jobId, action: 'field.filled', data: { ...describeFieldForAudit(current, document), participantId: current.participantId } });
     return updated;
   });
   await publishJobChange(ctx, jobId, { type: 'fields.changed', documentId });

@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEvent } from '#shared/audit.ts';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
+import { getCalendarDay } from '#shared/dates.ts';
 import { documentFields, jobParticipants, notaryProfiles, userSignatures } from '#server/db/schema/index.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
@@ -219,12 +222,58 @@ describe('fields people use', () => {
     expect(filled.json()).toMatchObject({ value: '2026-03-14', filledAt: expect.any(String) });
   });
 
+  it('dates a date-signed field with the day where the signer is, not where the server is', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    // UTC+14 and UTC-11 are always on different calendar days.
+    const zones = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'];
+    for (const timeZone of zones) {
+      const field = (await placeField(jobId, documentId, { type: 'date_signed', participantId: signerParticipant })).json();
+      const before = getCalendarDay(new Date(), timeZone);
+      const filled = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}/fill`, headers: signerHeaders, payload: { version: 1, timeZone } });
+      expect(filled.statusCode, filled.body).toBe(200);
+      expect([before, getCalendarDay(new Date(), timeZone)]).toContain(filled.json().value);
+    }
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields/${(await placeField(jobId, documentId, { type: 'date_signed', participantId: signerParticipant })).json().id}/fill`,
+      headers: signerHeaders,
+      payload: { version: 1, timeZone: 'Europe/Paris; drop table' },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ error: 'validation_failed', message: expect.stringContaining('Send a time zone such as America/Chicago.') });
+  });
+
+  it('records the document, page, field type and person of every field event, so the trail can say it in words', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob();
+    const signature = (await placeField(jobId, documentId, { type: 'signature', participantId: signerParticipant, page: 2 })).json();
+    const initials = (await placeField(jobId, documentId, { type: 'initials', participantId: signerParticipant, isOnEveryPage: true })).json();
+    await t.app.inject({ method: 'DELETE', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${initials.id}`, headers: notaryHeaders });
+    await saveSignature(signer);
+    const filled = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${signature.id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    expect(filled.statusCode, filled.body).toBe(200);
+    const trail = (await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: signerHeaders })).json() as { events: AuditEvent[] };
+    const fieldEvents = trail.events.filter((event) => event.action.startsWith('field.'));
+    expect(fieldEvents.map((event) => [event.action, event.data])).toEqual([
+      ['field.placed', expect.objectContaining({ documentId, documentName: 'affidavit.pdf', fieldId: signature.id, type: 'signature', page: 2, isOnEveryPage: false, participantName: 'Sam Signer' })],
+      ['field.placed', expect.objectContaining({ documentName: 'affidavit.pdf', type: 'initials', page: 1, isOnEveryPage: true, participantName: 'Sam Signer' })],
+      ['field.removed', expect.objectContaining({ documentName: 'affidavit.pdf', fieldId: initials.id, type: 'initials', isOnEveryPage: true, participantName: 'Sam Signer' })],
+      ['field.filled', expect.objectContaining({ documentName: 'affidavit.pdf', fieldId: signature.id, type: 'signature', page: 2 })],
+    ]);
+    expect(fieldEvents.map((event) => describeAuditEvent(event))).toEqual([
+      'Nora Notary placed a signature field for Sam Signer on page 2 of affidavit.pdf.',
+      'Nora Notary placed an initials field for Sam Signer on every page of affidavit.pdf.',
+      'Nora Notary removed an initials field for Sam Signer from every page of affidavit.pdf.',
+      'Sam Signer signed page 2 of affidavit.pdf.',
+    ]);
+  });
+
   it('shows everyone on the job the seal and certificate wording the notary’s fields will print, and nobody else', async () => {
     const { jobId } = await createJob();
     const assets = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/signing-assets`, headers: signerHeaders });
     expect(assets.statusCode).toBe(200);
     expect(assets.json().notaryStamp).toMatchObject({
       notaryName: 'Nora Notary',
+      commissionState: 'TX',
       stateName: 'Texas',
       county: 'Travis',
       commissionNumber: 'TX-1',

@@ -102,13 +102,17 @@ export async function linkParticipant(
   if (invite.purpose !== 'job_participant' || !invite.participantId || !invite.jobId) return;
   const [job] = await ctx.db.select({ notaryId: jobs.notaryId }).from(jobs).where(eq(jobs.id, invite.jobId)).limit(1);
   await assertNotaryNotAmong(ctx.db, job?.notaryId ?? null, [{ userId, email: invite.email ?? '' }]);
-  await ctx.db.update(jobParticipants).set({ userId }).where(eq(jobParticipants.id, invite.participantId));
+  const [participant] = await ctx.db
+    .update(jobParticipants)
+    .set({ userId })
+    .where(eq(jobParticipants.id, invite.participantId))
+    .returning({ name: jobParticipants.name });
   // Other links to the same seat (a re-sent one, a request-access one) stop working once one is used.
   await ctx.db
     .update(invites)
     .set({ revokedAt: new Date() })
     .where(and(eq(invites.participantId, invite.participantId), isNull(invites.usedAt), isNull(invites.revokedAt)));
-  await appendAuditEvent(ctx, { jobId: invite.jobId, action: 'invite.claimed', data: { participantId: invite.participantId, userId, ...auditData } });
+  await appendAuditEvent(ctx, { jobId: invite.jobId, action: 'invite.claimed', data: { participantId: invite.participantId, participantName: participant?.name ?? null, userId, ...auditData } });
 }
 
 /** The job of a link this user already used, while its seat is still theirs; null otherwise. */
@@ -172,7 +176,7 @@ export async function requestAccess(ctx: Ctx, email: string): Promise<{ ok: true
       .where(and(eq(jobParticipants.email, email), isNull(jobParticipants.userId), inArray(jobs.status, [...openJobStatuses])));
     for (const { participant, job } of rows) {
       await queueParticipantInvite({ ...ctx, db: tx }, job, participant, { isReminder: true, keepsEarlierLinks: true });
-      await appendAuditEvent({ ...ctx, db: tx }, { jobId: job.id, action: 'participant.access_requested', data: { participantId: participant.id } });
+      await appendAuditEvent({ ...ctx, db: tx }, { jobId: job.id, action: 'participant.access_requested', data: { participantId: participant.id, name: participant.name } });
     }
   });
   return { ok: true, message: 'If that email was invited to a job, a new link is on its way.' };

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEvent } from '#shared/audit.ts';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import type { Job } from '#shared/jobs.ts';
 import { auditEvents, jobParticipants, jobs, notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
@@ -104,6 +107,61 @@ describe('the job audit trail', () => {
     await t.db.execute(sql`update audit_events set created_at = created_at + interval '1 second' where id = ${row?.id}`);
     expect((await getTrail(tampered.id)).verification).toMatchObject({ isValid: false, firstBrokenEventId: row?.id });
     expect((await getTrail(untouched.id)).verification).toMatchObject({ isValid: true, firstBrokenEventId: null });
+  });
+});
+
+describe('what the trail records for its sentences', () => {
+  it('records the people and documents each event names, so the history reads as sentences', async () => {
+    const kit = createJobKit(t);
+    const agent = await t.createUser({ roles: ['title_agent'], name: 'Tess Title' });
+    const [nora, ned] = [await kit.createNotary({ name: 'Nora Notary' }), await kit.createNotary({ name: 'Ned Notary' })];
+    const samEmail = email();
+    const job = await kit.createJob(agent, { signers: [{ name: 'Sam Signer', email: samEmail }] });
+    const samSeat = job.participants[0]?.id ?? '';
+    const documentId = await kit.uploadPdf(agent, job.id);
+    const expectOk = (res: { statusCode: number; body: string }) => expect(res.statusCode, res.body).toBeLessThan(300);
+    expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/replace-notary`, { notaryId: nora.id }));
+    expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/replace-notary`, { notaryId: ned.id }));
+    expectOk(await kit.call(agent, 'PATCH', `/api/jobs/${job.id}/signers/${samSeat}`, { name: 'Sam Signer', role: 'witness' }));
+    await t.db.update(jobParticipants).set({ invitedAt: new Date(Date.now() - 3600_000) }).where(eq(jobParticipants.id, samSeat));
+    expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/signers/${samSeat}/remind`, {}));
+    expectOk(await kit.call(ned, 'POST', `/api/jobs/${job.id}/signers/${samSeat}/id-bypass`, { enabled: true, reason: 'Known to me personally' }));
+    expectOk(await kit.call(agent, 'PATCH', `/api/jobs/${job.id}/documents/${documentId}`, { name: 'deed-of-trust.pdf', clientSnapshotVersion: 1 }, { 'if-match': '1' }));
+    expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/audit/assets`, { tag: 'id_front', docId: documentId }));
+    expectOk(await kit.call(agent, 'DELETE', `/api/jobs/${job.id}/audit/assets`, { tag: 'id_front', docId: documentId }));
+    const patEmail = email();
+    expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/signers`, { name: 'Pat Signer', email: patEmail, role: 'signer' }));
+    await kit.moveJob(agent, job.id, ['ready']);
+    expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/notify-ready-for-notary`));
+    expectOk(await kit.call(ned, 'POST', `/api/jobs/${job.id}/documents/${documentId}/complete`));
+    expectOk(await kit.acceptInvitation(await t.createUser({ roles: ['signer'], name: 'Sam Signer', email: samEmail })));
+    expectOk(await t.app.inject({ method: 'POST', url: '/api/invites/request-access', payload: { email: patEmail } }));
+
+    const trail = (await kit.call(agent, 'GET', `/api/jobs/${job.id}/audit`)).json() as { events: AuditEvent[]; verification: { isValid: boolean } };
+    expect(trail.verification.isValid).toBe(true);
+    const sentences = trail.events.map((event) => describeAuditEvent(event));
+    expect(sentences).toEqual([
+      'Tess Title created the job “Deed of trust” (Acknowledgment).',
+      'Tess Title invited Sam Signer as a signer.',
+      'Tess Title uploaded deed.pdf (2 pages).',
+      'Tess Title assigned Nora Notary to the job.',
+      'Tess Title replaced Nora Notary with Ned Notary as the job’s notary.',
+      'Tess Title changed Sam Signer’s role to witness.',
+      `Tess Title emailed Sam Signer a new invitation link at ${samEmail}.`,
+      'Ned Notary let Sam Signer skip identity verification. Reason: Known to me personally.',
+      'Tess Title renamed deed.pdf to deed-of-trust.pdf.',
+      'Tess Title added deed-of-trust.pdf to the audit record as “id_front”.',
+      'Tess Title removed deed-of-trust.pdf from the audit record (“id_front”).',
+      'Tess Title invited Pat Signer as a signer.',
+      'Tess Title moved the job from Draft to Ready.',
+      'Tess Title told Ned Notary that the job is ready for them.',
+      'Ned Notary marked deed-of-trust.pdf complete.',
+      'Sam Signer accepted the invitation.',
+      'A new invitation link was requested for Pat Signer and emailed to their address.',
+    ]);
+    // Only what changed is recorded as changed: the name sent again is not.
+    expect(trail.events.find((event) => event.action === 'participant.updated')?.data).toMatchObject({ name: 'Sam Signer', changes: { role: 'witness' } });
+    expect(trail.events.find((event) => event.action === 'participant.updated')?.data.changes).not.toHaveProperty('name');
   });
 });
 

@@ -305,7 +305,7 @@ export async function notifyReadyForNotary(ctx: Ctx, jobId: string): Promise<{ n
       subject: `Ready for you: "${job.title}"`,
       text: `Hello ${toSingleLine(notary.name)},\n\n"${toSingleLine(job.title)}" is ready for notarization.\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
     });
-    await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'job.notary_notified', data: { notaryId: notary.id } });
+    await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'job.notary_notified', data: { notaryId: notary.id, notaryName: notary.name } });
   });
   return { notified: 1 };
 }
@@ -332,7 +332,8 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
     await assertNotaryNotOnJob(tx, jobId, notaryId);
     if (!notary && job.status === 'scheduled') throw conflict('A scheduled job needs a notary; unschedule it first.');
     await tx.update(jobs).set({ notaryId, version: job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, jobId));
-    await appendAuditEvent(txCtx, { jobId, action: 'job.notary_replaced', data: { from: job.notaryId, to: notaryId } });
+    const [previous] = job.notaryId ? await tx.select({ name: users.name }).from(users).where(eq(users.id, job.notaryId)).limit(1) : [];
+    await appendAuditEvent(txCtx, { jobId, action: 'job.notary_replaced', data: { from: job.notaryId, fromName: previous?.name ?? null, to: notaryId, toName: notary?.name ?? null } });
     if (notary) {
       await queueEmail(tx, {
         to: notary.email,

@@ -148,7 +148,9 @@ export async function updateParticipant(ctx: Ctx, jobId: string, participantId: 
         .returning();
       if (!row) throw notFound('No participant with that id on this job.');
       if (isEmailChanged) await queueParticipantInvite(txCtx, access.job, row);
-      await appendAuditEvent(txCtx, { jobId, action: 'participant.updated', data: { participantId, changes: input } });
+      // Only what really changed, under the name the participant had: "changed Sam Signer’s role to witness".
+      const changes = Object.fromEntries(Object.entries(input).filter(([key, value]) => value !== undefined && value !== current[key as keyof typeof input]));
+      await appendAuditEvent(txCtx, { jobId, action: 'participant.updated', data: { participantId, name: current.name, changes } });
       return { participant: toParticipant(row), isEmailChanged };
     });
     // A new address unlinks the account that held the old one: its open channels check again.
@@ -191,7 +193,7 @@ export async function remindParticipant(ctx: Ctx, jobId: string, participantId: 
     }
     const [updated] = await tx.update(jobParticipants).set({ lastRemindedAt: new Date() }).where(eq(jobParticipants.id, participantId)).returning();
     await queueParticipantInvite(txCtx, access.job, row, { toAddress: emailOverride ?? undefined, isReminder: true });
-    await appendAuditEvent(txCtx, { jobId, action: 'participant.reminded', data: { participantId, sentTo: emailOverride ?? row.email } });
+    await appendAuditEvent(txCtx, { jobId, action: 'participant.reminded', data: { participantId, name: row.name, sentTo: emailOverride ?? row.email } });
     return toParticipant(updated ?? row);
   });
 }
@@ -227,14 +229,14 @@ export async function setIdBypass(ctx: Ctx, jobId: string, participantId: string
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canBypassId', 'Only an administrator or the job’s notary may bypass identity verification.');
-    await getParticipantRow(tx, jobId, participantId);
+    const current = await getParticipantRow(tx, jobId, participantId);
     const [row] = await tx
       .update(jobParticipants)
       .set({ isIdBypassed: input.enabled, idBypassReason: input.enabled ? input.reason : null })
       .where(eq(jobParticipants.id, participantId))
       .returning();
     if (!row) throw notFound('No participant with that id on this job.');
-    await appendAuditEvent(txCtx, { jobId, action: 'participant.id_bypass_changed', data: { participantId, enabled: input.enabled, reason: input.reason } });
+    await appendAuditEvent(txCtx, { jobId, action: 'participant.id_bypass_changed', data: { participantId, name: current.name, enabled: input.enabled, reason: input.reason } });
     return toParticipant(row);
   });
 }

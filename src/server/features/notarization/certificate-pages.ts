@@ -1,5 +1,7 @@
 import type { PDFDocument, PDFFont, PDFImage, PDFPage, RGB } from 'pdf-lib';
 import { rgb } from 'pdf-lib';
+import { describeAuditEvent, type AuditSentenceEvent } from '#shared/audit-sentences.ts';
+import { toSingleLine } from '#shared/text.ts';
 import {
   communicationTechnologySentence,
   formatAuditTime,
@@ -29,7 +31,8 @@ export interface AuditFacts {
   originalSha256: string;
   signers: Array<{ name: string; role: string; signedAt: Date | null; identityMethod: string }>;
   recordingReference: string | null;
-  events: Array<{ at: Date; action: string; actor: string | null }>;
+  /** The job's trail, oldest first; each is printed as its sentence (audit-sentences.ts). */
+  events: Array<AuditSentenceEvent & { at: Date }>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,14 +293,15 @@ export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditF
 
   writer.heading('Events', 12);
   if (audit.events.length === 0) writer.paragraph('No events recorded.', { color: muted });
-  const columns = [130, 210, letter[0] - 2 * margin - 340];
-  writer.tableRow(['Time', 'Event', 'By'].map((text, index) => ({ text, width: columns[index] ?? 0, font: fonts.bold })), 8.5);
+  const columns = [130, letter[0] - 2 * margin - 130];
+  writer.tableRow(['Time (UTC)', 'What happened'].map((text, index) => ({ text, width: columns[index] ?? 0, font: fonts.bold })), 8.5);
   for (const event of audit.events) {
     writer.tableRow(
       [
         { text: formatAuditTime(event.at), width: columns[0] ?? 0, font: fonts.mono },
-        { text: event.action, width: columns[1] ?? 0 },
-        { text: event.actor ?? 'the system', width: columns[2] ?? 0 },
+        // The record's times are UTC; a time inside a sentence (a scheduled time) is too. Names and
+        // document names stored before the one-line rule (decision 009) stay on one line.
+        { text: toSingleLine(describeAuditEvent(event, { locale: 'en-US', timeZone: 'UTC' })), width: columns[1] ?? 0 },
       ],
       8.5,
     );

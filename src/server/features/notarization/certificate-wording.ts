@@ -1,3 +1,4 @@
+import { getUsStateName } from '#shared/us-states.ts';
 import type { NotarialFacts } from './notarial-facts.ts';
 
 /**
@@ -31,18 +32,10 @@ export interface CertificateFacts {
 
 export const communicationTechnologySentence = 'This notarial act involved the use of communication technology.';
 
-const stateNames: Record<string, string> = {
-  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado', CT: 'Connecticut', DE: 'Delaware',
-  DC: 'the District of Columbia', FL: 'Florida', GA: 'Georgia', HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois', IN: 'Indiana', IA: 'Iowa',
-  KS: 'Kansas', KY: 'Kentucky', LA: 'Louisiana', ME: 'Maine', MD: 'Maryland', MA: 'Massachusetts', MI: 'Michigan', MN: 'Minnesota',
-  MS: 'Mississippi', MO: 'Missouri', MT: 'Montana', NE: 'Nebraska', NV: 'Nevada', NH: 'New Hampshire', NJ: 'New Jersey', NM: 'New Mexico',
-  NY: 'New York', NC: 'North Carolina', ND: 'North Dakota', OH: 'Ohio', OK: 'Oklahoma', OR: 'Oregon', PA: 'Pennsylvania', RI: 'Rhode Island',
-  SC: 'South Carolina', SD: 'South Dakota', TN: 'Tennessee', TX: 'Texas', UT: 'Utah', VT: 'Vermont', VA: 'Virginia', WA: 'Washington',
-  WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
-};
-
+/** The state's name as the certificate writes it after "State of": "Texas", "the District of Columbia". */
 export function getStateName(state: string): string {
-  return stateNames[state.trim().toUpperCase()] ?? state.trim();
+  const name = getUsStateName(state);
+  return name === 'District of Columbia' ? 'the District of Columbia' : name;
 }
 
 // ---------------------------------------------------------------------------------------------

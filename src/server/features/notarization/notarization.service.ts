@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { formatFieldValue } from '#shared/dates.ts';
 import { getOutputFileName } from '#shared/fields.ts';
 import { notarizationTypes } from '#shared/jobs.ts';
 import { auditEvents, documentFields, documents, jobParticipants, jobs, notarizedDocuments, notaryProfiles, userSignatures, users } from '#server/db/schema/index.ts';
@@ -139,7 +140,8 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           y: field.y,
           width: field.width,
           height: field.height,
-          value: field.value,
+          // A date is printed the way the notary's commission state writes dates (us-states.ts).
+          value: formatFieldValue(field, notary.profile.commissionState),
           imagePng: field.signatureId ? (images.get(field.signatureId) ?? null) : null,
         }));
       // The output's id is chosen now so that its certificate page can name it and its /verify address.
@@ -165,7 +167,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           originalSha256: document.sha256,
           signers: signerFacts,
           recordingReference: recorded.recordingReference,
-          events: trail.map(({ event, actor }) => ({ at: event.createdAt, action: event.action, actor })),
+          events: trail.map(({ event, actor }) => ({ at: event.createdAt, action: event.action, actorName: actor, actorId: event.actorId, data: (event.data ?? {}) as Record<string, unknown> })),
         },
       });
       const signed = await signPdf(rendered.pdf, credentials, {
@@ -217,6 +219,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         action: 'document.notarized',
         data: {
           documentId: output.documentId,
+          documentName: output.name,
           notarizedDocumentId: row.id,
           sha256: output.sha256,
           certificateSerial: credentials.serialNumber,

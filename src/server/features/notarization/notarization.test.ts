@@ -162,6 +162,37 @@ describe('fields on every page', () => {
 });
 
 describe('what the notarized output states', () => {
+  it('lists the job’s history on the audit pages as sentences with the document, page and field, and prints dates as the notary’s state writes them', async () => {
+    const { jobId, documentId } = await prepareSignedJob();
+    const [participant] = await t.db.select().from(jobParticipants).where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.userId, signer.id)));
+    const base = `/api/jobs/${jobId}/documents/${documentId}/fields`;
+    const date = (await t.app.inject({ method: 'POST', url: base, headers: notaryHeaders, payload: { type: 'date', participantId: participant?.id, page: 2, x: 0.1, y: 0.4, width: 0.3, height: 0.04 } })).json();
+    expect((await t.app.inject({ method: 'POST', url: `${base}/${date.id}/fill`, headers: signerHeaders, payload: { value: '2026-03-14', version: 1 } })).statusCode).toBe(200);
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const [item] = (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders })).json().items;
+    const pages = await extractPages((await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: signerHeaders })).rawPayload, item.pageCount);
+
+    // Texas writes dates month/day/year.
+    expect(pages[1]).toContain('03/14/2026');
+    expect(pages[1]).not.toContain('2026-03-14');
+    const audit = pages.filter((text) => text.includes('Audit certificate, page')).join(' ');
+    for (const sentence of [
+      'Nora Notary created the job “Affidavit of identity” (Jurat).',
+      'Nora Notary uploaded affidavit.pdf (2 pages).',
+      'Nora Notary moved the job from Draft to Ready.',
+      'Nora Notary started the session.',
+      'Nora Notary placed a signature field for Sam Signer on page 1 of affidavit.pdf.',
+      'Sam Signer signed page 1 of affidavit.pdf.',
+      'Nora Notary signed page 2 of affidavit.pdf as the notary.',
+      'Nora Notary applied the notary seal on page 2 of affidavit.pdf.',
+      'Sam Signer filled the date field on page 2 of affidavit.pdf.',
+      'Nora Notary marked affidavit.pdf complete.',
+    ]) {
+      expect(audit).toContain(sentence);
+    }
+    for (const code of ['job.status_changed', 'field.placed', 'field.filled', 'in_session']) expect(audit).not.toContain(code);
+  });
+
   it('seals a job without a recorded session or proven identity as "not a notarial act" on every page, stores that fact, and pdfsig still verifies it', async () => {
     const { jobId, documentId } = await prepareSignedJob();
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });

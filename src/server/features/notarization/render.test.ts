@@ -90,9 +90,9 @@ const audit: AuditFacts = {
   ],
   recordingReference: null,
   events: [
-    { at: new Date('2026-03-14T14:59:00Z'), action: 'session.started', actor: 'Nora Q. Notary' },
-    { at: new Date('2026-03-14T15:05:00Z'), action: 'field.signed', actor: 'Sam Signer' },
-    { at: new Date('2026-03-14T15:09:26Z'), action: 'job.completed', actor: null },
+    { at: new Date('2026-03-14T14:59:00Z'), action: 'job.status_changed', actorName: 'Nora Q. Notary', data: { from: 'ready', to: 'in_session' } },
+    { at: new Date('2026-03-14T15:05:00Z'), action: 'field.filled', actorName: 'Sam Signer', data: { documentName: 'deed-of-trust.pdf', page: 3, type: 'signature' } },
+    { at: new Date('2026-03-14T15:09:26Z'), action: 'job.status_changed', actorName: null, data: { from: 'in_session', to: 'completed' } },
   ],
 };
 
@@ -159,7 +159,7 @@ describe('renderNotarizedPdf', () => {
     // the seal, drawn beside the signature line
     expect(text).toContain('NOTARY PUBLIC');
     expect(text).toContain('Comm. No. 13245768-9');
-    expect(text).toContain('Expires 2030-06-30');
+    expect(text).toContain('Expires 06/30/2030');
   });
 
   it('words the certificate for each notarial act', async () => {
@@ -247,7 +247,7 @@ describe('renderNotarizedPdf', () => {
     expect(text).toContain(`Verify at: https://notary.example.test/verify?id=${verificationId}`);
   });
 
-  it('lists the job, the original hash, each signer and the recording on the audit page', async () => {
+  it('lists the job, the original hash, each signer, the recording and every event as a sentence on the audit page', async () => {
     const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
     const text = await extractText(pdf, 3, 3);
     for (const expected of [
@@ -261,9 +261,10 @@ describe('renderNotarizedPdf', () => {
       'Identity: Credential analysis and knowledge-based authentication',
       'Wanda Witness',
       'Role: witness. Signed: not signed.',
-      'session.started',
-      'job.completed',
-      'the system',
+      'Time (UTC) What happened',
+      '2026-03-14 14:59:00 UTC Nora Q. Notary started the session.',
+      '2026-03-14 15:05:00 UTC Sam Signer signed page 3 of deed-of-trust.pdf.',
+      'The system completed the job.',
       'Audit certificate, page 1 of 1.',
     ]) {
       expect(text).toContain(expected);
@@ -273,7 +274,7 @@ describe('renderNotarizedPdf', () => {
   });
 
   it('continues a long event list onto more audit pages, counted in the page total', async () => {
-    const events = Array.from({ length: 150 }, (_, index) => ({ at: new Date(Date.UTC(2026, 2, 14, 15, 0, index)), action: `field.filled #${index + 1}`, actor: 'Sam Signer' }));
+    const events = Array.from({ length: 150 }, (_, index) => ({ at: new Date(Date.UTC(2026, 2, 14, 15, 0, index)), action: 'field.filled', actorName: 'Sam Signer', data: { documentName: 'deed.pdf', page: index + 1, type: 'initials' } }));
     const { pdf, pageCount } = await renderNotarizedPdf({ original: await makePdf(2), fields: [], certificate, audit: { ...audit, events } });
     expect(pageCount).toBeGreaterThanOrEqual(2 + 1 + 3);
     expect((await PDFDocument.load(pdf)).getPageCount()).toBe(pageCount);
@@ -282,8 +283,8 @@ describe('renderNotarizedPdf', () => {
     expect(text).toContain(`Audit certificate, page 1 of ${auditPages}.`);
     expect(text).toContain(`Audit certificate, page ${auditPages} of ${auditPages}.`);
     expect(text).toContain('Audit certificate (continued)');
-    expect(text).toContain('field.filled #1 ');
-    expect(text).toContain('field.filled #150');
+    expect(text).toContain('Sam Signer initialed page 1 of deed.pdf.');
+    expect(text).toContain('Sam Signer initialed page 150 of deed.pdf.');
   });
 
   it('burns text fields into the original page where they were placed', async () => {
@@ -414,7 +415,7 @@ describe('renderNotarizedPdf', () => {
         jobTitle: 'Refinance\nRecording: rec-0001',
         documentName: 'deed.pdf\nVerified',
         signers: [{ ...(audit.signers[0] as AuditFacts['signers'][number]), name: forged, identityMethod: 'Not proven: bypassed (known to me\nIdentity: proven by passport)' }],
-        events: [{ at: new Date('2026-03-14T15:05:00Z'), action: 'field.signed', actor: forged }],
+        events: [{ at: new Date('2026-03-14T15:05:00Z'), action: 'field.filled', actorName: forged, data: { type: 'signature', page: 1, documentName: 'deed.pdf\nVerified' } }],
       },
     });
     const file = await writeTemporary(`lines-${Math.random().toString(16).slice(2)}.pdf`, pdf);

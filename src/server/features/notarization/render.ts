@@ -207,7 +207,7 @@ function withOneLineText<T extends { fields: FieldToBurn[]; certificate: Certifi
       jobTitle: toSingleLine(audit.jobTitle),
       documentName: toSingleLine(audit.documentName),
       signers: audit.signers.map((signer) => ({ ...signer, name: toSingleLine(signer.name), identityMethod: toSingleLine(signer.identityMethod) })),
-      events: audit.events.map((event) => ({ ...event, actor: event.actor === null ? null : toSingleLine(event.actor) })),
+      events: audit.events.map((event) => ({ ...event, actorName: event.actorName === null ? null : toSingleLine(event.actorName) })),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { degrees, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
+import { formatFieldDate } from '#shared/dates.ts';
 import { sanitizeForFont, type Fonts } from './certificate-pages.ts';
 import { getStateName, type CertificateFacts } from './certificate-wording.ts';
 
@@ -46,7 +47,7 @@ export function drawSeal(page: PDFPage, fonts: Fonts, facts: CertificateFacts, c
   const centreLines: Array<{ text: string; font: PDFFont; size: number }> = [
     { text: 'NOTARY PUBLIC', font: fonts.bold, size: radius * 0.13 },
     { text: `Comm. No. ${facts.commissionNumber}`, font: fonts.regular, size: radius * 0.1 },
-    { text: `Expires ${facts.commissionExpiresOn}`, font: fonts.regular, size: radius * 0.1 },
+    { text: `Expires ${formatFieldDate(facts.commissionExpiresOn, facts.commissionState)}`, font: fonts.regular, size: radius * 0.1 },
   ];
   let baseline = cy + radius * 0.12;
   for (const line of centreLines) {

@@ -46,6 +46,7 @@ export async function getNotaryStampPreview(ctx: Ctx, job: JobRow): Promise<Nota
   });
   return {
     notaryName: notary.name,
+    commissionState: profile.commissionState,
     stateName: getStateName(profile.commissionState),
     county: profile.county,
     commissionNumber: profile.commissionNumber,

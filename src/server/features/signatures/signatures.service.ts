@@ -74,7 +74,7 @@ export async function saveSignature(ctx: Ctx, kind: SignatureKind, input: SaveSi
       .where(and(eq(userSignatures.userId, user.id), eq(userSignatures.kind, kind), eq(userSignatures.isCurrent, true)));
     const [inserted] = await tx.insert(userSignatures).values({ userId: user.id, kind, method: input.method, storageKey, isCurrent: true }).returning();
     if (!inserted) throw new Error('signature insert returned no row');
-    await appendAuditEvent({ ...ctx, db: tx }, { action: `${kind}.saved`, data: { signatureId: inserted.id, method: input.method, sizeBytes: bytes.length } });
+    await appendAuditEvent({ ...ctx, db: tx }, { action: kind === 'signature' ? 'signature.saved' : 'initials.saved', data: { signatureId: inserted.id, method: input.method, sizeBytes: bytes.length } });
     return inserted;
   });
   ctx.log.info({ event: `${kind}.saved`, userId: user.id, signatureId: row.id }, `${kind} saved`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { auditEvents } from '#server/db/schema/index.ts';
 import { accountScope, verifyAuditScope } from '#server/features/audit/audit.service.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
@@ -55,7 +56,8 @@ describe('PUT /api/admin/users/:id/password', () => {
       .from(auditEvents)
       .where(and(eq(auditEvents.action, 'user.password_set_by_admin'), eq(auditEvents.scope, accountScope)));
     const row = rows.find((event) => (event.data as { userId?: string }).userId === user.id);
-    expect(row).toMatchObject({ actorId: admin.id, jobId: null, userAgent: 'admin-console/1.0', ipAddress: '127.0.0.1', data: { userId: user.id } });
+    expect(row).toMatchObject({ actorId: admin.id, jobId: null, userAgent: 'admin-console/1.0', ipAddress: '127.0.0.1', data: { userId: user.id, userName: user.name } });
+    expect(describeAuditEvent({ action: 'user.password_set_by_admin', actorName: admin.name, data: row?.data as Record<string, unknown> })).toBe(`${admin.name} set a new password for ${user.name}.`);
     expect(JSON.stringify(row)).not.toContain(newPassword);
     expect(await verifyAuditScope(t.db, accountScope)).toMatchObject({ isValid: true, firstBrokenEventId: null });
   });

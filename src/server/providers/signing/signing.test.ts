@@ -278,7 +278,7 @@ describe('signed PDFs as a verifier sees them', () => {
         originalSha256: createHash('sha256').update(original).digest('hex'),
         signers: [{ name: 'Sam Signer', role: 'signer', signedAt: new Date(), identityMethod: 'Not proven: no identity proofing outcome is recorded' }],
         recordingReference: null,
-        events: [{ at: new Date(), action: 'document.completed', actor: 'Sam Signer' }],
+        events: [{ at: new Date(), action: 'document.completed', actorName: 'Sam Signer', data: { documentName: 'poa.pdf' } }],
       },
     });
     const signedRendered = await signPdf(pdf, credentials, { ...signatureInfo, name: notary.name });

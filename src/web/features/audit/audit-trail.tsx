@@ -1,41 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { auditTrailSchema } from '#shared/audit.ts';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
+import { formatDateTime } from '#shared/dates.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
 
-const actionLabels: Record<string, string> = {
-  'job.created': 'Job created',
-  'job.updated': 'Job details changed',
-  'job.status_changed': 'Status changed',
-  'job.notary_replaced': 'Notary changed',
-  'job.participants_notified': 'Participants notified',
-  'job.notary_notified': 'Notary notified',
-  'participant.added': 'Participant invited',
-  'participant.updated': 'Participant changed',
-  'participant.removed': 'Participant removed',
-  'participant.reminded': 'Invitation reminder sent',
-  'participants.reminded': 'Reminders sent',
-  'participant.id_bypass_changed': 'Identity bypass changed',
-  'participant.access_requested': 'New invitation requested',
-  'invite.claimed': 'Invitation accepted',
-  'document.uploaded': 'Document uploaded',
-  'document.updated': 'Document changed',
-  'document.deleted': 'Document deleted',
-  'documents.reordered': 'Documents reordered',
-  'document.completed': 'Document completed',
-  'audit_asset.added': 'Audit asset tagged',
-  'audit_asset.removed': 'Audit asset untagged',
-};
-
-function describe(data: Record<string, unknown>): string {
-  const parts: string[] = [];
-  if (typeof data.from === 'string' && typeof data.to === 'string') parts.push(`${data.from} → ${data.to}`);
-  for (const key of ['name', 'email', 'role', 'reason', 'sentTo']) if (typeof data[key] === 'string' && data[key]) parts.push(String(data[key]));
-  if (typeof data.sha256 === 'string') parts.push(`SHA-256 ${data.sha256.slice(0, 16)}…`);
-  return parts.join(' · ');
-}
-
-/** The job's hash-chained trail, with whether the chain verifies, and its status history. */
+/** The job's hash-chained trail as sentences, in the viewer's time zone, with whether the chain verifies, and its status history. */
 export function AuditTrail({ jobId }: { jobId: string }) {
   const trail = useQuery({ queryKey: ['jobs', jobId, 'audit'], queryFn: () => api.get(`/api/jobs/${jobId}/audit`, auditTrailSchema) });
   const events = trail.data?.events ?? [];
@@ -59,33 +29,27 @@ export function AuditTrail({ jobId }: { jobId: string }) {
         <ol className="timeline" aria-label="Status history">
           {statusHistory.map((event) => (
             <li key={event.id}>
-              <time dateTime={event.createdAt}>{new Date(event.createdAt).toLocaleString()}</time> ·{' '}
-              {event.action === 'job.created' ? 'Created as draft' : `${String(event.data.from)} → ${String(event.data.to)}`}
-              {event.actorName ? ` by ${event.actorName}` : ''}
+              <time dateTime={event.createdAt}>{formatDateTime(event.createdAt)}</time> · {describeAuditEvent(event)}
             </li>
           ))}
         </ol>
       ) : null}
       <details>
         <summary>All {events.length} events</summary>
-        <table className="table">
+        <table className="table" aria-label="Audit events">
           <thead>
             <tr>
               <th scope="col">When</th>
-              <th scope="col">What</th>
-              <th scope="col">Who</th>
-              <th scope="col">Details</th>
+              <th scope="col">What happened</th>
             </tr>
           </thead>
           <tbody>
             {events.map((event) => (
               <tr key={event.id}>
                 <td>
-                  <time dateTime={event.createdAt}>{new Date(event.createdAt).toLocaleString()}</time>
+                  <time dateTime={event.createdAt}>{formatDateTime(event.createdAt)}</time>
                 </td>
-                <td>{actionLabels[event.action] ?? event.action}</td>
-                <td>{event.actorName ?? 'System'}</td>
-                <td>{describe(event.data)}</td>
+                <td>{describeAuditEvent(event)}</td>
               </tr>
             ))}
           </tbody>

@@ -7,9 +7,9 @@ import {
   registerResponseSchema,
   registerTitleCompanyInputSchema,
   registerUserInputSchema,
-  usStateCodes,
 } from '#shared/auth.ts';
 import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
+import { StateSelect } from '#web/components/state-select.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 import { startNewAccountSession } from './finish-sign-in.ts';
@@ -95,24 +95,13 @@ export function RegisterForm({ kind }: { kind: RegistrationKind }) {
       {kind === 'notary' ? (
         <fieldset className="stack">
           <legend>Commission</legend>
-          <div className="field">
-            <label htmlFor="commission-state">Commission state</label>
-            <select
-              id="commission-state"
-              name="commissionState"
-              value={values.commissionState}
-              aria-invalid={fieldErrors.commissionState ? true : undefined}
-              onChange={(event) => setValues((current) => ({ ...current, commissionState: event.target.value }))}
-            >
-              <option value="">Choose a state</option>
-              {usStateCodes.map((code) => (
-                <option key={code} value={code}>
-                  {code}
-                </option>
-              ))}
-            </select>
-            {fieldErrors.commissionState ? <p className="field-error">{fieldErrors.commissionState}</p> : null}
-          </div>
+          <StateSelect
+            label="Commission state"
+            name="commissionState"
+            value={values.commissionState ?? ''}
+            error={fieldErrors.commissionState ?? null}
+            onChange={(code) => setValues((current) => ({ ...current, commissionState: code }))}
+          />
           <Field label="County" {...bind('county')} />
           <Field label="Commission number" {...bind('commissionNumber')} />
           <Field label="Commission expires on" type="date" {...bind('commissionExpiresOn')} />

@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { z } from 'zod';
 import { backupCodesSchema, mfaStatusSchema } from '#shared/mfa.ts';
+import { formatDate } from '#shared/dates.ts';
 import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
@@ -72,7 +73,7 @@ const maxCertificateBytes = 100 * 1024;
 const sourceLabels = { uploaded: 'Your own certificate (uploaded)', platform: 'Issued by the platform' } as const;
 
 function formatDay(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' }) : '';
+  return iso ? formatDate(iso) : '';
 }
 
 /** The certificate notarized documents are signed with: the notary's own PKCS#12, or the platform's. */

@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { jobSchema, jobStatusLabels, notarizationTypes, type Job, type JobStatus } from '#shared/jobs.ts';
+import { formatDateTime } from '#shared/dates.ts';
 import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
@@ -50,7 +51,7 @@ export function JobSummary({ job }: { job: Job }) {
         <dt>Notarization type</dt>
         <dd>{type?.label ?? job.notarizationType}</dd>
         <dt>Scheduled</dt>
-        <dd>{job.scheduledAt ? new Date(job.scheduledAt).toLocaleString() : 'Not scheduled'}</dd>
+        <dd>{job.scheduledAt ? formatDateTime(job.scheduledAt) : 'Not scheduled'}</dd>
         <dt>Notary</dt>
         <dd>
           {job.permissions.canManageNotary && ['draft', 'ready', 'scheduled'].includes(job.status) ? (

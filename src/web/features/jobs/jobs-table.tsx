@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { jobStatusLabels, jobStatuses, type JobStatus } from '#shared/jobs.ts';
+import { formatDateTime } from '#shared/dates.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { paths } from '#web/paths.ts';
 import { useJobs } from './job-hooks.ts';
@@ -89,7 +90,7 @@ export function JobsTable() {
                   <td>
                     <StatusBadge status={job.status} />
                   </td>
-                  <td>{job.scheduledAt ? new Date(job.scheduledAt).toLocaleString() : '—'}</td>
+                  <td>{job.scheduledAt ? formatDateTime(job.scheduledAt) : '—'}</td>
                   <td>{job.notaryName ?? 'Not assigned'}</td>
                   <td>{job.participantCount}</td>
                   <td>{job.documentCount}</td>

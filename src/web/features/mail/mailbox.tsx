@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { mailboxPageSchema, type MailboxMessage } from '#shared/mail.ts';
+import { formatDateTime } from '#shared/dates.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
 
@@ -31,7 +32,7 @@ function MailItem({ message }: { message: MailboxMessage }) {
           <dd>{message.to}</dd>
           <dt>Received</dt>
           <dd>
-            <time dateTime={message.deliveredAt}>{new Date(message.deliveredAt).toLocaleString()}</time>
+            <time dateTime={message.deliveredAt}>{formatDateTime(message.deliveredAt)}</time>
           </dd>
         </dl>
         <div className="mail-body">{renderBody(message.text)}</div>

@@ -1,16 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { okMessageSchema, rejectionReasonMaxLength, rejectionReasonSchema } from '#shared/auth.ts';
+import { formatCalendarDay } from '#shared/dates.ts';
 import { notaryListSchema, type PendingNotary } from '#shared/notaries.ts';
+import { getUsStateName } from '#shared/us-states.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useDecision } from '#web/components/use-decision.tsx';
 import { api } from '#web/lib/api.ts';
-
-/** A commission's last day (YYYY-MM-DD) in the viewer's locale: "May 31, 2031" for en-US. */
-function formatDay(day: string): string {
-  const [year, month, date] = day.split('-').map(Number);
-  if (!year || !month || !date) return day;
-  return new Date(year, month - 1, date).toLocaleDateString(undefined, { dateStyle: 'long' });
-}
 
 /** Administrators review notaries waiting for approval: approve, or reject with a reason; either way the notary is told by email. */
 export function PendingNotaries() {
@@ -25,7 +20,7 @@ export function PendingNotaries() {
       opener,
       {
         title: `Approve ${notary.name}?`,
-        description: `${notary.name} can then take notarizations as a ${notary.commissionState} notary, and is told by email with a link to sign in.`,
+        description: `${notary.name} can then take notarizations as a ${getUsStateName(notary.commissionState)} notary, and is told by email with a link to sign in.`,
         confirmLabel: 'Approve',
         cancelLabel: 'Not now',
       },
@@ -76,10 +71,10 @@ export function PendingNotaries() {
                 <dd>{notary.email}</dd>
                 <dt>Commission</dt>
                 <dd>
-                  {notary.commissionState} {notary.commissionNumber}, {notary.county}
+                  {getUsStateName(notary.commissionState)} {notary.commissionNumber}, {notary.county}
                 </dd>
                 <dt>Expires</dt>
-                <dd>{formatDay(notary.commissionExpiresOn)}</dd>
+                <dd>{formatCalendarDay(notary.commissionExpiresOn)}</dd>
               </dl>
               <div className="actions">
                 <button type="button" className="button primary" disabled={busyId !== null} onClick={(event) => void approve(notary, event.currentTarget)}>

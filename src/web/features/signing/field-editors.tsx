@@ -1,4 +1,5 @@
 import { useRef, useState, type CSSProperties } from 'react';
+import { formatFieldValue } from '#shared/dates.ts';
 import { fieldLabels, isCalendarDay, type DocumentField, type NotaryStamp } from '#shared/fields.ts';
 import { CertificatePreview, NotarySeal } from './notary-stamp.tsx';
 
@@ -98,9 +99,10 @@ export function FilledValue({ field, name, fontSize, pointScale, stamp }: { fiel
       );
     default: {
       const style: CSSProperties = { fontSize };
+      // Dates as the notarized PDF prints them: the way the notary's commission state writes dates.
       return (
         <span className="field-value" style={style}>
-          {field.value}
+          {formatFieldValue(field, stamp?.commissionState)}
         </span>
       );
     }

@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { formatFieldDate } from '#shared/dates.ts';
 import type { NotaryStamp } from '#shared/fields.ts';
 
 /**
@@ -42,7 +43,7 @@ export function NotarySeal({ stamp }: { stamp: NotaryStamp }) {
         Comm. No. {stamp.commissionNumber}
       </text>
       <text x="100" y="136" textAnchor="middle" fontSize="11" fill={sealInk} fontFamily="Helvetica, Arial, sans-serif">
-        Expires {stamp.commissionExpiresOn}
+        Expires {formatFieldDate(stamp.commissionExpiresOn, stamp.commissionState)}
       </text>
     </svg>
   );

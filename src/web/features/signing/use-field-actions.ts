@@ -31,7 +31,7 @@ export function useFieldActions(jobId: string, documentId: string | null) {
   });
   const fillField = useMutation({
     mutationFn: ({ field, value }: { field: DocumentField; value?: string }) =>
-      api.post(`/api/jobs/${jobId}/documents/${field.documentId}/fields/${field.id}/fill`, { value, version: field.version }, fieldSchema),
+      api.post(`/api/jobs/${jobId}/documents/${field.documentId}/fields/${field.id}/fill`, { value, version: field.version, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone }, fieldSchema),
     onSettled: refresh,
   });
   const completeDocument = useMutation({

@@ -1,0 +1,363 @@
+import type { AuditAction } from './audit.ts';
+import { formatCalendarDay, formatDateTime, type DateOptions } from './dates.ts';
+import type { documentTags } from './documents.ts';
+import { fieldLabels, fieldTypes, type FieldType } from './fields.ts';
+import { jobStatusLabels, jobStatuses, notarizationTypes, type JobStatus } from './jobs.ts';
+
+/**
+ * Every audit event as a sentence people read, in the job's history and on the audit pages of the
+ * notarized PDF: "Nora Notary started the session.", "Sam Signer signed page 3 of deed.pdf.". A
+ * sentence states only what the event recorded: an older event without a document name or page
+ * gets a sentence without them, never a guess.
+ */
+
+export interface AuditSentenceEvent {
+  action: string;
+  /** The name of the account that acted, when it still exists. */
+  actorName: string | null;
+  actorId?: string | null;
+  data: Record<string, unknown>;
+}
+
+/** What a sentence is written from: the event's recorded data and who acted, in words. */
+interface Facts {
+  /** "Nora Notary"; "A deleted account" when the actor is gone; "The system" when there was none. */
+  actor: string;
+  hasActor: boolean;
+  data: Record<string, unknown>;
+  dates: DateOptions;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading recorded data, which may be older than the current shape of an event
+
+function readText(data: Record<string, unknown>, key: string): string | null {
+  const value = data[key];
+  return typeof value === 'string' && value.trim() ? value.trim() : null;
+}
+
+function readCount(data: Record<string, unknown>, key: string): number | null {
+  const value = data[key];
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function readRecord(data: Record<string, unknown>, key: string): Record<string, unknown> {
+  const value = data[key];
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function readStatus(data: Record<string, unknown>, key: string): JobStatus | null {
+  const value = data[key];
+  return typeof value === 'string' && (jobStatuses as readonly string[]).includes(value) ? (value as JobStatus) : null;
+}
+
+function readFieldType(data: Record<string, unknown>): FieldType | null {
+  const value = data.type;
+  return typeof value === 'string' && (fieldTypes as readonly string[]).includes(value) ? (value as FieldType) : null;
+}
+
+function quote(text: string): string {
+  return `“${text}”`;
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+function joinClauses(clauses: string[]): string {
+  if (clauses.length <= 1) return clauses[0] ?? '';
+  return `${clauses.slice(0, -1).join(', ')} and ${clauses.at(-1)}`;
+}
+
+/** Appends "Reason: …." to a sentence when a reason was recorded. */
+function withReason(sentence: string, reason: string | null): string {
+  return reason ? `${sentence} Reason: ${reason.replace(/[.\s]+$/, '')}.` : sentence;
+}
+
+const roleWords: Record<string, string> = { signer: 'a signer', witness: 'a witness', observer: 'an observer' };
+
+function describeRole(role: string | null): string | null {
+  return role ? (roleWords[role] ?? `a ${role.replace(/_/g, ' ')}`) : null;
+}
+
+function describeAct(key: string | null): string | null {
+  return key ? (notarizationTypes.find((type) => type.key === key)?.label ?? null) : null;
+}
+
+const tagWords: Record<(typeof documentTags)[number], string> = {
+  signing: 'a document to sign',
+  reference: 'a reference document',
+  identification: 'an identification document',
+  supporting: 'a supporting document',
+};
+
+function describeTag(tag: string | null): string | null {
+  return tag && Object.hasOwn(tagWords, tag) ? tagWords[tag as keyof typeof tagWords] : null;
+}
+
+/** "a signature field", "an initials field", "a checkbox". */
+function describeFieldKind(type: FieldType | null): string {
+  if (!type) return 'a field';
+  if (type === 'checkbox') return 'a checkbox';
+  const label = fieldLabels[type].toLowerCase();
+  return `${/^[aeiou]/.test(label) ? 'an' : 'a'} ${label} field`;
+}
+
+/** "page 3 of deed.pdf", "every page of deed.pdf", "page 3", "deed.pdf", or null: only what was recorded. */
+function describeFieldPlace(data: Record<string, unknown>): string | null {
+  const page = readCount(data, 'page');
+  const document = readText(data, 'documentName');
+  const where = data.isOnEveryPage === true ? 'every page' : page ? `page ${page}` : null;
+  if (where && document) return `${where} of ${document}`;
+  return where ?? document;
+}
+
+function describeDocument(data: Record<string, unknown>, key = 'documentName'): string {
+  return readText(data, key) ?? 'a document';
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sentences
+
+function describeStatusChange({ actor, data }: Facts): string {
+  const from = readStatus(data, 'from');
+  const to = readStatus(data, 'to');
+  const reason = readText(data, 'reason');
+  let what: string;
+  if (to === 'in_session') what = 'started the session';
+  else if (from === 'in_session' && to === 'ready') what = 'paused the session';
+  else if (to === 'completed') what = 'completed the job';
+  else if (to === 'cancelled') what = 'cancelled the job';
+  else if (from && to) what = `moved the job from ${jobStatusLabels[from]} to ${jobStatusLabels[to]}`;
+  else if (to) what = `moved the job to ${jobStatusLabels[to]}`;
+  else what = 'changed the job’s status';
+  return withReason(`${actor} ${what}.`, reason);
+}
+
+function describeJobUpdate({ actor, data, dates }: Facts): string {
+  const clauses: string[] = [];
+  const title = readText(data, 'title');
+  if (title) clauses.push(`renamed the job ${quote(title)}`);
+  const act = describeAct(readText(data, 'notarizationType'));
+  if (act) clauses.push(`changed the notarial act to ${act}`);
+  if (Object.hasOwn(data, 'scheduledAt')) {
+    const scheduledAt = readText(data, 'scheduledAt');
+    const when = scheduledAt ? formatDateTime(scheduledAt, dates) : '';
+    if (when) clauses.push(`scheduled the job for ${when}`);
+    else if (data.scheduledAt === null) clauses.push('cleared the scheduled time');
+  }
+  return `${actor} ${clauses.length ? joinClauses(clauses) : 'changed the job’s details'}.`;
+}
+
+function describeNotaryChange({ actor, data }: Facts): string {
+  const fromName = readText(data, 'fromName');
+  const toName = readText(data, 'toName');
+  const hadNotary = Boolean(fromName ?? readText(data, 'from'));
+  const hasNotary = Boolean(toName ?? readText(data, 'to'));
+  if (hadNotary && hasNotary) {
+    return fromName && toName ? `${actor} replaced ${fromName} with ${toName} as the job’s notary.` : toName ? `${actor} made ${toName} the job’s notary.` : `${actor} changed the job’s notary.`;
+  }
+  if (hasNotary) return `${actor} assigned ${toName ?? 'a notary'} to the job.`;
+  if (hadNotary) return `${actor} removed ${fromName ?? 'the notary'} from the job.`;
+  return `${actor} changed the job’s notary.`;
+}
+
+const participantChangeWords: Record<string, (value: unknown) => string | null> = {
+  name: (value) => (typeof value === 'string' && value.trim() ? `name to ${quote(value.trim())}` : null),
+  email: (value) => (typeof value === 'string' && value.trim() ? `email address to ${value.trim()}` : null),
+  role: (value) => (typeof value === 'string' && value ? `role to ${value.replace(/_/g, ' ')}` : null),
+};
+
+function describeParticipantUpdate({ actor, data }: Facts): string {
+  const name = readText(data, 'name');
+  const changes = Object.entries(readRecord(data, 'changes'))
+    .map(([key, value]) => participantChangeWords[key]?.(value) ?? null)
+    .filter((clause): clause is string => clause !== null);
+  const whose = name ? `${name}’s` : 'a participant’s';
+  return changes.length ? `${actor} changed ${whose} ${joinClauses(changes)}.` : `${actor} changed ${whose} details.`;
+}
+
+function describeFieldFill({ actor, data }: Facts): string {
+  const type = readFieldType(data);
+  const place = describeFieldPlace(data);
+  const on = place ? ` on ${place}` : '';
+  switch (type) {
+    case 'signature':
+      return `${actor} signed ${place ?? 'a signature field'}.`;
+    case 'initials':
+      return `${actor} initialed ${place ?? 'an initials field'}.`;
+    case 'notary_signature':
+      return `${actor} signed ${place ?? 'a notary signature field'} as the notary.`;
+    case 'notary_seal':
+      return `${actor} applied the notary seal${on}.`;
+    case 'notarial_certificate':
+      return `${actor} added the notarial certificate${on}.`;
+    case 'checkbox':
+      return `${actor} checked a box${on}.`;
+    default:
+      return `${actor} filled ${type ? `the ${fieldLabels[type].toLowerCase()} field` : 'a field'}${on}.`;
+  }
+}
+
+function describeFieldPlacement({ actor, data }: Facts): string {
+  const participant = readText(data, 'participantName');
+  const place = describeFieldPlace(data);
+  return `${actor} placed ${describeFieldKind(readFieldType(data))}${participant ? ` for ${participant}` : ''}${place ? ` on ${place}` : ''}.`;
+}
+
+function describeFieldRemoval({ actor, data }: Facts): string {
+  const participant = readText(data, 'participantName');
+  const place = describeFieldPlace(data);
+  return `${actor} removed ${describeFieldKind(readFieldType(data))}${participant ? ` for ${participant}` : ''}${place ? ` from ${place}` : ''}.`;
+}
+
+function describeDocumentUpdate({ actor, data }: Facts): string {
+  const before = readText(data, 'name');
+  const changes = readRecord(data, 'changes');
+  const newName = readText(changes, 'name');
+  const tag = describeTag(readText(changes, 'tag'));
+  const clauses: string[] = [];
+  if (newName) clauses.push(before ? `renamed ${before} to ${newName}` : `renamed a document to ${newName}`);
+  if (tag) clauses.push(`marked ${newName ?? before ?? 'a document'} as ${tag}`);
+  return clauses.length ? `${actor} ${joinClauses(clauses)}.` : `${actor} changed ${before ?? 'a document'}.`;
+}
+
+function describeNotarization({ actor, data }: Facts): string {
+  const document = describeDocument(data);
+  if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.`;
+  if (data.isNotarialAct === false) return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.`;
+  return `${actor} sealed ${document} with the notary’s digital certificate.`;
+}
+
+const signatureMethodWords: Record<string, string> = { draw: 'drawn', type: 'typed', upload: 'uploaded' };
+
+function describeSignatureSaved(kind: 'signature' | 'initials') {
+  return ({ actor, data }: Facts): string => {
+    const method = readText(data, 'method');
+    const how = method ? signatureMethodWords[method] : undefined;
+    return `${actor} saved ${kind === 'signature' ? 'a new signature' : 'new initials'}${how ? ` (${how})` : ''}.`;
+  };
+}
+
+/** One sentence per action: a new action in audit.ts without an entry here fails typecheck. */
+export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
+  'job.created': ({ actor, data }) => {
+    const title = readText(data, 'title');
+    const act = describeAct(readText(data, 'notarizationType'));
+    return `${actor} created the job${title ? ` ${quote(title)}` : ''}${act ? ` (${act})` : ''}.`;
+  },
+  'job.updated': describeJobUpdate,
+  'job.status_changed': describeStatusChange,
+  'job.notary_replaced': describeNotaryChange,
+  'job.participants_notified': ({ actor, data }) => {
+    const count = readCount(data, 'count');
+    return `${actor} emailed ${count === null ? 'the participants' : plural(count, 'participant')} about the job.`;
+  },
+  'job.notary_notified': ({ actor, data }) => `${actor} told ${readText(data, 'notaryName') ?? 'the job’s notary'} that the job is ready for them.`,
+  'participant.added': ({ actor, data }) => {
+    const role = describeRole(readText(data, 'role'));
+    return `${actor} invited ${readText(data, 'name') ?? 'a participant'}${role ? ` as ${role}` : ''}.`;
+  },
+  'participant.updated': describeParticipantUpdate,
+  'participant.removed': ({ actor, data }) => {
+    const role = describeRole(readText(data, 'role'));
+    return `${actor} removed ${readText(data, 'name') ?? 'a participant'}${role ? `, ${role},` : ''} from the job.`;
+  },
+  'participant.reminded': ({ actor, data }) => {
+    const name = readText(data, 'name');
+    const sentTo = readText(data, 'sentTo');
+    return `${actor} emailed ${name ?? 'a participant'} a new invitation link${sentTo ? ` at ${sentTo}` : ''}.`;
+  },
+  'participants.reminded': ({ actor, data }) => {
+    const reminded = readCount(data, 'reminded');
+    const skipped = readCount(data, 'skipped');
+    const sent = `${actor} emailed new invitation links to ${reminded === null ? 'the participants who had not joined' : plural(reminded, 'participant')}.`;
+    return skipped ? `${sent} ${plural(skipped, 'other was', 'others were')} left out: already joined or emailed in the last ten minutes.` : sent;
+  },
+  'participant.id_bypass_changed': ({ actor, data }) => {
+    const name = readText(data, 'name') ?? 'a participant';
+    if (data.enabled === true) return withReason(`${actor} let ${name} skip identity verification.`, readText(data, 'reason'));
+    if (data.enabled === false) return `${actor} required identity verification of ${name} again.`;
+    return `${actor} changed whether ${name} skips identity verification.`;
+  },
+  'participant.access_requested': ({ data }) => `A new invitation link was requested for ${readText(data, 'name') ?? 'a participant'} and emailed to their address.`,
+  'invite.claimed': ({ actor, hasActor, data }) => {
+    const participant = readText(data, 'participantName');
+    const who = hasActor ? actor : (participant ?? 'A participant');
+    const seat = participant && hasActor && participant !== actor ? ` for ${participant}` : '';
+    return `${who} accepted the invitation${seat}${data.via === 'confirmed_email' ? ' by confirming their email address' : ''}.`;
+  },
+  'document.uploaded': ({ actor, data }) => {
+    const pages = readCount(data, 'pageCount');
+    return `${actor} uploaded ${describeDocument(data, 'name')}${pages ? ` (${plural(pages, 'page')})` : ''}.`;
+  },
+  'document.updated': describeDocumentUpdate,
+  'document.deleted': ({ actor, data }) => `${actor} removed ${describeDocument(data, 'name')} from the job.`,
+  'documents.reordered': ({ actor }) => `${actor} changed the order of the documents.`,
+  'document.completed': ({ actor, data }) => `${actor} marked ${describeDocument(data)} complete.`,
+  'document.notarized': describeNotarization,
+  'audit_asset.added': ({ actor, data }) => {
+    const tag = readText(data, 'tag');
+    return `${actor} added ${describeDocument(data)} to the audit record${tag ? ` as ${quote(tag)}` : ''}.`;
+  },
+  'audit_asset.removed': ({ actor, data }) => {
+    const tag = readText(data, 'tag');
+    return `${actor} removed ${describeDocument(data)} from the audit record${tag ? ` (${quote(tag)})` : ''}.`;
+  },
+  'field.placed': describeFieldPlacement,
+  'field.removed': describeFieldRemoval,
+  'field.filled': describeFieldFill,
+  'signature.saved': describeSignatureSaved('signature'),
+  'initials.saved': describeSignatureSaved('initials'),
+  'user.password_set_by_admin': ({ actor, data }) => `${actor} set a new password for ${readText(data, 'userName') ?? 'an account'}.`,
+  'user.password_reset': ({ data }) => {
+    const name = readText(data, 'userName');
+    return `${name ? `The password of ${name}` : 'An account’s password'} was reset with an emailed link.`;
+  },
+  'user.email_verified': ({ data }) => {
+    const name = readText(data, 'userName');
+    return `${name ? `The email address of ${name}` : 'An account’s email address'} was confirmed with an emailed link.`;
+  },
+  'mfa.totp_enabled': ({ actor }) => `${actor} linked an authenticator app.`,
+  'mfa.backup_codes_generated': ({ actor, data }) => {
+    const count = readCount(data, 'count');
+    return `${actor} generated ${count === null ? 'new' : `${count} new`} backup codes.`;
+  },
+  'notary.certificate_uploaded': ({ actor, data, dates }) => {
+    const subject = readText(data, 'subject');
+    const notAfter = readText(data, 'notAfter');
+    const until = notAfter ? formatCalendarDay(notAfter.slice(0, 10), dates) : '';
+    return `${actor} uploaded a signing certificate${subject ? ` for ${subject}` : ''}${until ? `, valid until ${until}` : ''}.`;
+  },
+  'notary.certificate_removed': ({ actor, data }) => {
+    const subject = readText(data, 'subject');
+    return `${actor} removed the signing certificate${subject ? ` for ${subject}` : ''}.`;
+  },
+  'notary.approved': ({ actor, data }) => `${actor} approved the notary account of ${readText(data, 'notaryName') ?? 'a notary'}.`,
+  'notary.rejected': ({ actor, data }) =>
+    withReason(`${actor} turned down the notary application of ${readText(data, 'notaryName') ?? 'a notary'}.`, readText(data, 'reason')),
+  'title_company.approved': ({ actor, data }) => `${actor} approved the title company ${readText(data, 'companyName') ?? 'an applicant'}.`,
+  'title_company.rejected': ({ actor, data }) =>
+    withReason(`${actor} turned down the title company ${readText(data, 'companyName') ?? 'an applicant'}.`, readText(data, 'reason')),
+  'mail.read': ({ actor, data }) => {
+    const page = readCount(data, 'page');
+    const messages = Array.isArray(data.messageIds) ? data.messageIds.length : null;
+    return `${actor} read ${page ? `page ${page} of ` : ''}the local mailbox${messages === null ? '' : ` (${plural(messages, 'message')})`}.`;
+  },
+};
+
+export function isAuditAction(action: string): action is AuditAction {
+  return Object.hasOwn(auditSentences, action);
+}
+
+/**
+ * The event as a sentence. Times inside it (a scheduled time) are written with `dates`: the
+ * viewer's language and zone in the browser, en-US and UTC on the PDF. An action this version does
+ * not know (recorded by a later one) is still named, in words as far as they go.
+ */
+export function describeAuditEvent(event: AuditSentenceEvent, dates: DateOptions = {}): string {
+  const hasActor = Boolean(event.actorName?.trim());
+  const actor = hasActor ? (event.actorName?.trim() ?? '') : event.actorId ? 'A deleted account' : 'The system';
+  if (isAuditAction(event.action)) return auditSentences[event.action]({ actor, hasActor, data: event.data ?? {}, dates });
+  return `${actor} recorded an event this version cannot describe (${event.action.replace(/[._]/g, ' ')}).`;
+}
