@@ -22,8 +22,16 @@ export function useNotarizationTypes() {
   return useQuery({ queryKey: ['notarization-types'], queryFn: () => api.get('/api/jobs/notarization-types', notarizationTypeListSchema), staleTime: Infinity });
 }
 
-export function useNotaryOptions(enabled: boolean) {
-  return useQuery({ queryKey: ['notary-options'], queryFn: () => api.get('/api/notary/lookup?limit=50', notaryOptionListSchema), enabled, retry: false });
+/** Approved notaries whose name, county or state match the search (GET /api/notary/lookup). */
+export function useNotaryLookup(search: string, enabled: boolean) {
+  const params = new URLSearchParams({ q: search.trim(), limit: '10' });
+  return useQuery({
+    queryKey: ['notary-options', params.toString()],
+    queryFn: () => api.get(`/api/notary/lookup?${params.toString()}`, notaryOptionListSchema),
+    enabled,
+    retry: false,
+    placeholderData: (previous) => previous,
+  });
 }
 
 export function useCreateJob() {
