@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { getComboboxKeyResult } from './combobox-keys.ts';
 
-const closed = { isOpen: false, activeIndex: -1, count: 3, hasText: false };
-const open = (activeIndex: number, count = 3) => ({ isOpen: true, activeIndex, count, hasText: true });
+const closed = { isOpen: false, activeIndex: -1, count: 3, hasTypedText: false };
+const open = (activeIndex: number, count = 3) => ({ isOpen: true, activeIndex, count, hasTypedText: true });
 
 describe('combobox keys', () => {
   it('opens the list on the first option with Down and on the last with Up', () => {
@@ -30,9 +30,9 @@ describe('combobox keys', () => {
     expect(getComboboxKeyResult('Enter', closed)).toEqual({ kind: 'none' });
   });
 
-  it('closes an open list with Escape, then clears the text, then leaves Escape to the page', () => {
+  it('closes an open list with Escape, then drops the text typed, then leaves Escape to the page', () => {
     expect(getComboboxKeyResult('Escape', open(1))).toEqual({ kind: 'close' });
-    expect(getComboboxKeyResult('Escape', { ...closed, hasText: true })).toEqual({ kind: 'clear-text' });
+    expect(getComboboxKeyResult('Escape', { ...closed, hasTypedText: true })).toEqual({ kind: 'revert-text' });
     expect(getComboboxKeyResult('Escape', closed)).toEqual({ kind: 'none' });
   });
 

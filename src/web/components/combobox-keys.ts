@@ -3,17 +3,18 @@ export type ComboboxKeyResult =
   | { kind: 'move'; activeIndex: number }
   | { kind: 'choose'; index: number }
   | { kind: 'close' }
-  | { kind: 'clear-text' }
+  | { kind: 'revert-text' }
   | { kind: 'none' };
 
 /**
  * The effect of a key press given whether the list is open, the active option (-1 for none) and
  * how many options there are. Down and Up open the list and move through it, wrapping round; Enter
- * chooses the active option; Escape closes an open list, or clears the text of a closed one.
- * 'none' leaves the key to the browser (typing, Tab, Enter with nothing active).
+ * chooses the active option; Escape closes an open list, then drops the text typed (the box shows
+ * the choice again), then is left to the page (a dialog closes). 'none' leaves the key to the
+ * browser (typing, Tab, Enter with nothing active).
  */
-export function getComboboxKeyResult(key: string, state: { isOpen: boolean; activeIndex: number; count: number; hasText: boolean }): ComboboxKeyResult {
-  const { isOpen, activeIndex, count, hasText } = state;
+export function getComboboxKeyResult(key: string, state: { isOpen: boolean; activeIndex: number; count: number; hasTypedText: boolean }): ComboboxKeyResult {
+  const { isOpen, activeIndex, count, hasTypedText } = state;
   switch (key) {
     case 'ArrowDown':
       if (count === 0) return { kind: 'none' };
@@ -29,7 +30,7 @@ export function getComboboxKeyResult(key: string, state: { isOpen: boolean; acti
       return isOpen && activeIndex >= 0 && activeIndex < count ? { kind: 'choose', index: activeIndex } : { kind: 'none' };
     case 'Escape':
       if (isOpen) return { kind: 'close' };
-      return hasText ? { kind: 'clear-text' } : { kind: 'none' };
+      return hasTypedText ? { kind: 'revert-text' } : { kind: 'none' };
     default:
       return { kind: 'none' };
   }

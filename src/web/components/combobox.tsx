@@ -104,7 +104,7 @@ export function Combobox<T>(props: ComboboxProps<T>) {
             setText(valueText);
           }}
           onKeyDown={(event) => {
-            const result = getComboboxKeyResult(event.key, { isOpen, activeIndex, count: options.length, hasText: text !== '' });
+            const result = getComboboxKeyResult(event.key, { isOpen, activeIndex, count: options.length, hasTypedText: text !== valueText });
             if (result.kind === 'none') return;
             // Handled here: Enter must not submit the form, Escape must not close the dialog around it.
             event.preventDefault();
@@ -119,7 +119,7 @@ export function Combobox<T>(props: ComboboxProps<T>) {
             } else if (result.kind === 'close') {
               close();
             } else {
-              setText('');
+              setText(valueText);
               onSearch('');
             }
           }}

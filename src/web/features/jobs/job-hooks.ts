@@ -5,13 +5,18 @@ import { api } from '#web/lib/api.ts';
 
 export const notarizationTypeListSchema = z.object({ items: z.array(z.object({ key: z.string(), label: z.string(), description: z.string() })) });
 
-export function useJobs(query: JobListQuery) {
+/** GET /api/jobs with the filters given (see jobListQuerySchema); `enabled` false waits. */
+export function useJobs(query: JobListQuery, options: { enabled?: boolean } = {}) {
   const params = new URLSearchParams();
-  if (query.q) params.set('q', query.q);
-  if (query.status) params.set('status', query.status);
-  params.set('page', String(query.page ?? 1));
-  params.set('pageSize', String(query.pageSize ?? 20));
-  return useQuery({ queryKey: ['jobs', 'list', params.toString()], queryFn: () => api.get(`/api/jobs?${params.toString()}`, jobListSchema), placeholderData: (previous) => previous });
+  for (const [key, value] of Object.entries({ page: 1, pageSize: 20, ...query })) {
+    if (value !== undefined && value !== '') params.set(key, String(value));
+  }
+  return useQuery({
+    queryKey: ['jobs', 'list', params.toString()],
+    queryFn: () => api.get(`/api/jobs?${params.toString()}`, jobListSchema),
+    placeholderData: (previous) => previous,
+    enabled: options.enabled ?? true,
+  });
 }
 
 export function useJob(jobId: string | null) {
