@@ -149,7 +149,8 @@ test.describe.serial('with the first administrator', () => {
     await expect(signer.getByRole('heading', { name: 'Refinance closing' })).toBeVisible();
     const signerDocuments = signer.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
     await expect(signerDocuments.nth(0)).toContainText('closing-disclosure.pdf');
-    await expect(signer.getByRole('button', { name: 'Add PDFs' })).toHaveCount(0);
+    await expect(signer.getByRole('button', { name: 'Choose PDFs' })).toHaveCount(0);
+    await expect(signer.getByLabel('Add PDFs')).toHaveCount(0);
     await expect(signer.getByRole('button', { name: /Back to draft|Schedule|Start session|Cancel job/ })).toHaveCount(0);
     await signer.goto(link);
     await expect(signer.getByText('This invitation link is invalid, expired or already used.')).toBeVisible();

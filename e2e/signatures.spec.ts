@@ -98,7 +98,7 @@ test('initials are uploaded as an image, refused when not an image, and shown ag
 
   const input = page.getByLabel('Initials image');
   await input.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
-  await expect(page.getByRole('alert')).toHaveText('Choose a PNG or JPEG image.');
+  await expect(page.getByRole('alert')).toHaveText('notes.txt is not a PNG or JPEG image.');
 
   await input.setInputFiles({ name: 'initials.png', mimeType: 'image/png', buffer: makePng(240, 120, { color: [0, 51, 91] }) });
   const preview = page.getByRole('img', { name: 'Preview of the initials to save' });

@@ -361,9 +361,9 @@ describe('response headers and unknown routes', () => {
     expectSecurityHeaders(res.headers);
   });
 
-  it('serves the public configuration to anyone', async () => {
+  it('serves the public configuration to anyone, with the upload limit for documents the drop zones show', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/system/config' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ chatWidgetUrl: null });
+    expect(res.json()).toEqual({ chatWidgetUrl: null, documentMaxBytes: t.config.documentMaxBytes });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCalendarDay, formatDate, formatDateTime, formatFieldDate, formatFieldValue, getCalendarDay } from './dates.ts';
+import { formatCalendarDay, formatDate, formatDateTime, formatFieldDate, formatFieldValue, formatTime, getCalendarDay } from './dates.ts';
 import { usStateCodes } from './us-states.ts';
 
 const afternoon = '2026-11-23T19:05:00.000Z';
@@ -64,5 +64,12 @@ describe('formatFieldValue', () => {
     expect(formatFieldValue({ type: 'date_signed', value: '2026-01-05' }, 'TX')).toBe('01/05/2026');
     expect(formatFieldValue({ type: 'text', value: '2026-11-23' }, 'TX')).toBe('2026-11-23');
     expect(formatFieldValue({ type: 'date', value: null }, 'TX')).toBeNull();
+  });
+});
+
+describe('formatTime', () => {
+  it('writes the time of day with its zone in the viewer’s language, and nothing for what is not a date', () => {
+    expect(formatTime('2026-11-23T19:05:00Z', { locale: 'en-US', timeZone: 'America/New_York' })).toBe('2:05 PM EST');
+    expect(formatTime('not a date', { locale: 'en-US' })).toBe('');
   });
 });

@@ -16,7 +16,7 @@ export interface DateOptions {
 const formats = new Map<string, Intl.DateTimeFormat>();
 
 /** Intl.DateTimeFormat is costly to build: one per language, zone and style. A zone or language it does not know falls back to UTC or the default. */
-function getFormat(style: 'dateTime' | 'date' | 'day', { locale, timeZone }: DateOptions): Intl.DateTimeFormat {
+function getFormat(style: 'dateTime' | 'date' | 'time' | 'day', { locale, timeZone }: DateOptions): Intl.DateTimeFormat {
   const key = `${style}|${locale ?? ''}|${timeZone ?? ''}`;
   let format = formats.get(key);
   if (!format) {
@@ -25,7 +25,9 @@ function getFormat(style: 'dateTime' | 'date' | 'day', { locale, timeZone }: Dat
         ? { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone }
         : style === 'date'
           ? { year: 'numeric', month: 'short', day: 'numeric', timeZone }
-          : { year: 'numeric', month: '2-digit', day: '2-digit', timeZone };
+          : style === 'time'
+            ? { hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone }
+            : { year: 'numeric', month: '2-digit', day: '2-digit', timeZone };
     // The calendar day is read from parts, so its language only has to be one Intl knows.
     const language = style === 'day' ? 'en-US' : locale;
     try {
@@ -59,6 +61,12 @@ export function formatDateTime(value: Date | string | number, options: DateOptio
 export function formatDate(value: Date | string | number, options: DateOptions = {}): string {
   const date = toDate(value);
   return date ? plainSpaces(getFormat('date', options).format(date)) : '';
+}
+
+/** "2:05 PM EST": the time of day in the viewer's zone (for lists of one day); an empty string for what is not a date. */
+export function formatTime(value: Date | string | number, options: DateOptions = {}): string {
+  const date = toDate(value);
+  return date ? plainSpaces(getFormat('time', options).format(date)) : '';
 }
 
 /**

@@ -218,9 +218,22 @@ export const jobSummarySchema = z.object({
 });
 export type JobSummary = z.infer<typeof jobSummarySchema>;
 
+const instantSchema = (name: string) => z.iso.datetime({ offset: true, message: `Give ${name} as an ISO date and time with its time zone.` }).optional();
+
+/**
+ * The jobs list's filters. notary=me: jobs whose notary is the caller. waitingFor=me: open jobs
+ * where the caller still has to sign or witness, and invitations to accept. scheduledFrom (included)
+ * and scheduledTo (excluded): a window of scheduled times. withStatusCounts: also count the jobs in
+ * each status, with every filter but `status` applied.
+ */
 export const jobListQuerySchema = z.object({
   q: z.string().trim().max(200).optional(),
   status: jobStatusSchema.optional(),
+  notary: z.literal('me', { message: 'Use notary=me to list the jobs whose notary you are.' }).optional(),
+  waitingFor: z.literal('me', { message: 'Use waitingFor=me to list the jobs waiting for you.' }).optional(),
+  scheduledFrom: instantSchema('scheduledFrom'),
+  scheduledTo: instantSchema('scheduledTo'),
+  withStatusCounts: z.stringbool({ error: 'Use withStatusCounts=true or false.' }).optional(),
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 });
@@ -230,11 +243,24 @@ export type JobListQuery = z.input<typeof jobListQuerySchema>;
 export const jobListItemSchema = jobSummarySchema.extend({ isInvitation: z.boolean() });
 export type JobListItem = z.infer<typeof jobListItemSchema>;
 
+const countSchema = z.number().int();
+export const jobStatusCountsSchema = z.object({
+  draft: countSchema,
+  ready: countSchema,
+  scheduled: countSchema,
+  in_session: countSchema,
+  completed: countSchema,
+  cancelled: countSchema,
+});
+export type JobStatusCounts = z.infer<typeof jobStatusCountsSchema>;
+
 export const jobListSchema = z.object({
   items: z.array(jobListItemSchema),
   total: z.number().int(),
   page: z.number().int(),
   pageSize: z.number().int(),
+  /** Present when asked with withStatusCounts=true. */
+  statusCounts: jobStatusCountsSchema.optional(),
 });
 export type JobList = z.infer<typeof jobListSchema>;
 

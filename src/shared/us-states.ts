@@ -88,3 +88,10 @@ export function findUsState(code: string | null | undefined): (typeof usStates)[
 export function getUsStateName(code: string): string {
   return findUsState(code)?.name ?? code.trim();
 }
+
+/** The codes of states one of whose name's words begins with `word` ("virg" → VA, WV); none for words under three letters. */
+export function findUsStateCodesByNameWord(word: string): UsStateCode[] {
+  const needle = word.trim().toLowerCase();
+  if (needle.length < 3) return [];
+  return usStateCodes.filter((code) => usStates[code].name.toLowerCase().split(/\s+/).some((part) => part.startsWith(needle)));
+}

@@ -1,8 +1,10 @@
 import { useEffect } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router';
+import { jobStatusSchema, type JobStatus } from '#shared/jobs.ts';
 import { getEffectiveRole, roleLabels } from '#shared/roles.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { RoleHome } from '#web/features/dashboard/role-home.tsx';
 import { JobsTable } from '#web/features/jobs/jobs-table.tsx';
 import { EmailVerificationBanner } from '#web/features/auth/email-verification-banner.tsx';
 import { SecuritySettings } from '#web/features/auth/security-settings.tsx';
@@ -31,6 +33,15 @@ export default function DashboardPage() {
   const isAdmin = role === 'admin';
   const activeTab = tab && tabLabels[tab] && (tab !== 'approvals' || isAdmin) ? tab : 'jobs';
   const notice = (location.state as { notice?: string } | null)?.notice ?? null;
+  // The jobs list's status filter lives in the address, so the status tiles and the list share it.
+  const parsedStatus = jobStatusSchema.safeParse(searchParams.get('status'));
+  const status: JobStatus | '' = parsedStatus.success ? parsedStatus.data : '';
+  const setStatus = (next: JobStatus | '') => {
+    const params = new URLSearchParams(searchParams);
+    if (next) params.set('status', next);
+    else params.delete('status');
+    setSearchParams(params, { replace: true });
+  };
 
   return (
     <DashboardLayout user={user} task={tabLabels[activeTab] ?? 'Jobs'}>
@@ -70,7 +81,12 @@ export default function DashboardPage() {
           <PendingTitleCompanies />
         </div>
       ) : null}
-      {activeTab === 'jobs' ? <JobsTable /> : null}
+      {activeTab === 'jobs' ? (
+        <>
+          <RoleHome user={user} status={status} onStatusChange={setStatus} />
+          <JobsTable status={status} onStatusChange={setStatus} />
+        </>
+      ) : null}
     </DashboardLayout>
   );
 }

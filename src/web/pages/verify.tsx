@@ -4,9 +4,14 @@ import { Link, useSearchParams } from 'react-router';
 import { getNotNotarialNotice, verificationSchema, type Verification } from '#shared/fields.ts';
 import { formatCalendarDay, formatDateTime } from '#shared/dates.ts';
 import { getUsStateName } from '#shared/us-states.ts';
+import { publicConfigSchema } from '#shared/system.ts';
+import { DropZone } from '#web/components/drop-zone.tsx';
+import type { FileRules } from '#web/components/drop-zone-rules.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
+
+const pdfToCheckRules: FileRules = { mimeTypes: ['application/pdf'], extensions: ['.pdf'], kind: 'a PDF', kindPlural: 'PDFs', maxBytes: null, isMultiple: false };
 
 /**
  * Public: check a PDF against what this platform issued. Only an uploaded file can be found
@@ -20,6 +25,7 @@ export default function VerifyPage() {
   const [fileError, setFileError] = useState<string | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
   const [documentId, setDocumentId] = useState(idFromAddress);
+  const config = useQuery({ queryKey: ['public-config'], queryFn: () => api.get('/api/system/config', publicConfigSchema), staleTime: Infinity });
   // The looked-up id lives in the address, so the link printed on a certificate page opens its answer.
   const byId = useQuery({
     queryKey: ['verify', idFromAddress],
@@ -60,11 +66,15 @@ export default function VerifyPage() {
           Upload the PDF you received to check that it is unchanged: we compare its SHA-256 fingerprint with the documents this platform issued, and a
           single changed byte gives a different fingerprint. Your file is not stored. A document id only shows what was issued under it.
         </p>
-        <div className="field">
-          <label htmlFor="verify-file">PDF to check</label>
-          <input id="verify-file" type="file" accept="application/pdf,.pdf" onChange={(event) => event.target.files?.[0] && void upload(event.target.files[0])} />
-        </div>
-        {progress !== null ? <progress max={1} value={progress} aria-label="Upload progress" /> : null}
+        <DropZone
+          label="PDF to check"
+          buttonLabel="Choose a PDF"
+          rules={{ ...pdfToCheckRules, maxBytes: config.data?.documentMaxBytes ?? null }}
+          disabled={progress !== null}
+          onFiles={([file]) => file && void upload(file)}
+        >
+          {progress !== null ? <progress max={1} value={progress} aria-label="Upload progress" /> : null}
+        </DropZone>
         <form className="row wrap align-end" onSubmit={lookUp}>
           <Field label="Or a document id" value={documentId} onChange={(event) => setDocumentId(event.target.value)} />
           <button type="submit" className="button">

@@ -1,15 +1,17 @@
-import { and, desc, eq, ilike, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, ilike, lt, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   getAllowedTransitions,
   getTransitionBlocker,
   getTransitionRefusal,
   isJobEditable,
+  jobStatuses,
   notarizationTypes,
   type createJobInputSchema,
   type Job,
   type jobListQuerySchema,
   type JobList,
+  type JobStatusCounts,
   type updateJobInputSchema,
 } from '#shared/jobs.ts';
 import { toSingleLine } from '#shared/text.ts';
@@ -142,6 +144,19 @@ function visibleJobIds(userId: string, isCompanyStaff: boolean): SQL {
     union ${invitedJobIds(userId)}`;
 }
 
+/**
+ * The ids of the jobs waiting for the user, as a subquery: open jobs (ready, scheduled, in session)
+ * where they sign or witness and have not finished (a required field of theirs is empty, or they
+ * filled none yet), and the invitations to their confirmed address they have not accepted.
+ */
+function waitingJobIds(userId: string): SQL {
+  return sql`select p.job_id from job_participants p join jobs j on j.id = p.job_id
+    where p.user_id = ${userId} and p.role in ('signer', 'witness') and j.status in ('ready', 'scheduled', 'in_session')
+      and (exists (select 1 from document_fields f where f.participant_id = p.id and f.is_required and f.filled_at is null)
+        or not exists (select 1 from document_fields f where f.participant_id = p.id and f.filled_at is not null))
+    union ${invitedJobIds(userId)}`;
+}
+
 export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySchema>): Promise<JobList> {
   const user = ctx.user;
   if (!user) throw unauthorized();
@@ -149,8 +164,14 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
   // `= any(array(…))` computes the visible ids once and looks each up by primary key; `in (union)`
   // was planned as a scan of every job (bench/jobs.bench.ts, docs/PERFORMANCE.md).
   if (!user.roles.includes('admin')) conditions.push(sql`${jobs.id} = any(array(${visibleJobIds(user.id, hasCompanyStaffRole(user.roles))}))`);
-  if (query.status) conditions.push(eq(jobs.status, query.status));
   if (query.q) conditions.push(ilike(jobs.title, `%${query.q.replace(/[\\%_]/g, (character) => `\\${character}`)}%`));
+  if (query.notary === 'me') conditions.push(eq(jobs.notaryId, user.id));
+  if (query.waitingFor === 'me') conditions.push(sql`${jobs.id} = any(array(${waitingJobIds(user.id)}))`);
+  if (query.scheduledFrom) conditions.push(gte(jobs.scheduledAt, new Date(query.scheduledFrom)));
+  if (query.scheduledTo) conditions.push(lt(jobs.scheduledAt, new Date(query.scheduledTo)));
+  // The counts by status keep every filter but the status itself.
+  const statusCounts = query.withStatusCounts ? countByStatus(ctx, conditions.length ? and(...conditions) : undefined) : undefined;
+  if (query.status) conditions.push(eq(jobs.status, query.status));
   const where = conditions.length ? and(...conditions) : undefined;
   const offset = (query.page - 1) * query.pageSize;
   // The page of ids is sorted and cut first; the joins and the two counts run for those rows only.
@@ -197,7 +218,15 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
     total: totals[0]?.count ?? 0,
     page: query.page,
     pageSize: query.pageSize,
+    ...(statusCounts ? { statusCounts: await statusCounts } : {}),
   };
+}
+
+async function countByStatus(ctx: Ctx, where: SQL | undefined): Promise<JobStatusCounts> {
+  const rows = await ctx.db.select({ status: jobs.status, count: sql<number>`count(*)::int` }).from(jobs).where(where).groupBy(jobs.status);
+  const counts = Object.fromEntries(jobStatuses.map((status) => [status, 0])) as JobStatusCounts;
+  for (const row of rows) counts[row.status] = row.count;
+  return counts;
 }
 
 /** Edits a job and moves it along the state machine; a stale version answers 412, an illegal move 409. */

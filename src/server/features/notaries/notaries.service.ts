@@ -1,6 +1,7 @@
-import { and, desc, eq, ilike } from 'drizzle-orm';
+import { and, desc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
 import type { PendingNotary } from '#shared/notaries.ts';
 import { toSingleLine } from '#shared/text.ts';
+import { findUsStateCodesByNameWord } from '#shared/us-states.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -127,16 +128,36 @@ export async function rejectNotary(ctx: Ctx, userId: string, reason: string): Pr
   return { ok: true, message: `${toSingleLine(notary.name)} was not approved and was told by email, with your reason.` };
 }
 
-/** Approved notaries a job creator may pick, searched by name. */
+/** `%` and `_` of a search are plain characters in ILIKE. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
+/**
+ * Approved, active notaries a job creator may pick, with their commission state and county. Every
+ * word of the search must match the name or county (any part) or the state (its two letters, or
+ * the beginning of a word of its name: "virginia", "tex").
+ */
 export async function findNotaryOptions(ctx: Ctx, query: string, limit: number) {
-  const conditions = [eq(users.status, 'active'), eq(notaryProfiles.approvalStatus, 'approved')];
-  if (query) conditions.push(ilike(users.name, `%${query.replace(/[\\%_]/g, (character) => `\\${character}`)}%`));
+  const conditions: Array<SQL | undefined> = [eq(users.status, 'active'), eq(notaryProfiles.approvalStatus, 'approved')];
+  for (const word of query.split(/\s+/).filter(Boolean)) {
+    const pattern = `%${escapeLike(word)}%`;
+    const statesNamed = findUsStateCodesByNameWord(word);
+    conditions.push(
+      or(
+        ilike(users.name, pattern),
+        ilike(notaryProfiles.county, pattern),
+        ilike(notaryProfiles.commissionState, escapeLike(word)),
+        statesNamed.length > 0 ? inArray(notaryProfiles.commissionState, statesNamed) : undefined,
+      ),
+    );
+  }
   const rows = await ctx.db
     .select({ userId: users.id, name: users.name, commissionState: notaryProfiles.commissionState, county: notaryProfiles.county })
     .from(users)
     .innerJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
     .where(and(...conditions))
-    .orderBy(users.name)
+    .orderBy(users.name, users.id)
     .limit(limit);
   return { items: rows };
 }

@@ -8,5 +8,5 @@ export async function checkHealth(ctx: Ctx): Promise<{ ok: true }> {
 }
 
 export function getPublicConfig(ctx: Ctx): PublicConfig {
-  return { chatWidgetUrl: ctx.config.chatWidgetUrl };
+  return { chatWidgetUrl: ctx.config.chatWidgetUrl, documentMaxBytes: ctx.config.documentMaxBytes };
 }

@@ -12,6 +12,7 @@ import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { StateSelect } from '#web/components/state-select.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
+import { highlightedFieldsMessage, toFieldErrors, useFieldErrors } from '#web/lib/form-errors.ts';
 import { startNewAccountSession } from './finish-sign-in.ts';
 
 export type RegistrationKind = 'user' | 'notary' | 'title-company';
@@ -40,7 +41,7 @@ const initialValues: Values = {
 export function RegisterForm({ kind }: { kind: RegistrationKind }) {
   const navigate = useNavigate();
   const [values, setValues] = useState<Values>(initialValues);
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const { formRef, errors: fieldErrors, show: showFieldErrors } = useFieldErrors();
   const [error, setError] = useState<string | null>(null);
   const [isSubmitting, setIsSubmitting] = useState(false);
 
@@ -60,17 +61,10 @@ export function RegisterForm({ kind }: { kind: RegistrationKind }) {
     }
     if (kind === 'title-company') payload.companyName = rest.companyName ?? '';
     const parsed = schemas[kind].safeParse(payload);
-    const errors: Record<string, string> = {};
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const key = String(issue.path[0] ?? 'form');
-        errors[key] ??= issue.message;
-      }
-    }
+    const errors = parsed.success ? {} : toFieldErrors(parsed.error.issues);
     if (!errors.password && payload.password !== confirmPassword) errors.confirmPassword = authMessages.passwordsDoNotMatch;
-    setFieldErrors(errors);
-    if (Object.keys(errors).length > 0) {
-      setError('Please correct the highlighted fields.');
+    if (!showFieldErrors(errors)) {
+      setError(highlightedFieldsMessage);
       return;
     }
     setError(null);
@@ -87,7 +81,7 @@ export function RegisterForm({ kind }: { kind: RegistrationKind }) {
   };
 
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <form ref={formRef} className="stack" onSubmit={submit} noValidate>
       <FormAlert message={error} />
       {kind === 'title-company' ? <Field label="Company name" autoComplete="organization" {...bind('companyName')} /> : null}
       <Field label={kind === 'title-company' ? 'Your full name' : 'Full name'} autoComplete="name" {...bind('name')} />

@@ -5,7 +5,9 @@ import { Link } from 'react-router';
 import { z } from 'zod';
 import { backupCodesSchema, mfaStatusSchema } from '#shared/mfa.ts';
 import { formatDate } from '#shared/dates.ts';
-import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
+import { DropZone } from '#web/components/drop-zone.tsx';
+import type { FileRules } from '#web/components/drop-zone-rules.ts';
+import { FormAlert, PasswordField } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
 import { BackupCodes } from './backup-codes.tsx';
@@ -69,7 +71,15 @@ function TwoStepSettings() {
 }
 
 
-const maxCertificateBytes = 100 * 1024;
+const certificateRules: FileRules = {
+  mimeTypes: ['application/x-pkcs12'],
+  extensions: ['.p12', '.pfx'],
+  kind: 'a .p12 or .pfx certificate file',
+  kindPlural: 'certificate files',
+  // A PKCS#12 file with one certificate chain is far smaller; the server refuses more.
+  maxBytes: 100 * 1024,
+  isMultiple: false,
+};
 const sourceLabels = { uploaded: 'Your own certificate (uploaded)', platform: 'Issued by the platform' } as const;
 
 function formatDay(iso: string | null): string {
@@ -80,8 +90,6 @@ function formatDay(iso: string | null): string {
 function SigningCertificateSettings() {
   const queryClient = useQueryClient();
   const certificate = useQuery({ queryKey: ['notary-certificate'], queryFn: () => api.get('/api/notary/certificate', notaryCertificateSchema) });
-  // A new key empties the file input after an upload.
-  const [fileInputKey, setFileInputKey] = useState(0);
   const [file, setFile] = useState<File | null>(null);
   const [password, setPassword] = useState('');
   const [fileError, setFileError] = useState<string | null>(null);
@@ -99,7 +107,6 @@ function SigningCertificateSettings() {
       show(data);
       setFile(null);
       setPassword('');
-      setFileInputKey((key) => key + 1);
     },
     onSettled: () => setProgress(null),
   });
@@ -110,7 +117,6 @@ function SigningCertificateSettings() {
     upload.reset();
     remove.reset();
     if (!file) return setFileError('Choose your certificate file (.p12 or .pfx).');
-    if (file.size > maxCertificateBytes) return setFileError('This file is larger than 100 KB; a PKCS#12 certificate file is far smaller.');
     setFileError(null);
     upload.mutate({ file, password });
   };
@@ -159,18 +165,24 @@ function SigningCertificateSettings() {
       ) : null}
       <form className="stack" onSubmit={submit} aria-labelledby="upload-certificate-title" noValidate>
         <h3 id="upload-certificate-title">{data?.source === 'uploaded' ? 'Replace your certificate' : 'Use your own certificate'}</h3>
-        <Field
-          key={fileInputKey}
+        <DropZone
           label="Certificate file (.p12 or .pfx)"
-          type="file"
-          accept=".p12,.pfx,application/x-pkcs12"
-          hint="The file holds your certificate, its private key and the issuing chain; 100 KB at most."
+          buttonLabel={file ? 'Choose another file' : 'Choose a certificate file'}
+          rules={certificateRules}
+          disabled={isBusy}
+          hint="It holds your certificate, its private key and the issuing chain."
           error={fileError}
-          onChange={(event) => {
-            setFile(event.currentTarget.files?.[0] ?? null);
+          onFiles={([chosen]) => {
+            setFile(chosen ?? null);
             setFileError(null);
           }}
-        />
+        >
+          {file ? (
+            <p className="drop-zone-chosen" role="status">
+              Chosen: {file.name}
+            </p>
+          ) : null}
+        </DropZone>
         <PasswordField label="Certificate file password" autoComplete="off" value={password} onChange={(event) => setPassword(event.currentTarget.value)} />
         {progress !== null ? <p role="status">Uploading… {Math.round(progress * 100)}%</p> : null}
         <div className="actions">

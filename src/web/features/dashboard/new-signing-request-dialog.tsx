@@ -3,8 +3,10 @@ import { Link, useNavigate } from 'react-router';
 import { createJobInputSchema, participantRoles, type ParticipantRole } from '#shared/jobs.ts';
 import { hasAnyRole } from '#shared/roles.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
-import { useCreateJob, useNotarizationTypes, useNotaryOptions } from '#web/features/jobs/job-hooks.ts';
+import { useCreateJob, useNotarizationTypes } from '#web/features/jobs/job-hooks.ts';
+import { NotaryPicker, type NotaryOption } from '#web/features/jobs/notary-picker.tsx';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
+import { highlightedFieldsMessage, toFieldErrors, useFieldErrors, type FieldErrors } from '#web/lib/form-errors.ts';
 
 interface SignerRow {
   key: number;
@@ -22,14 +24,14 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
   const user = getStoredUser();
   const canCreate = hasAnyRole(user, creatorRoles) && user?.status !== 'pending';
   const types = useNotarizationTypes();
-  const notaries = useNotaryOptions(canCreate);
   const createJob = useCreateJob();
   const [title, setTitle] = useState('');
   const [notarizationType, setNotarizationType] = useState('acknowledgment');
   const [scheduledAt, setScheduledAt] = useState('');
-  const [notaryId, setNotaryId] = useState('');
+  const [notary, setNotary] = useState<NotaryOption | null>(null);
   const [signers, setSigners] = useState<SignerRow[]>([{ key: 1, name: '', email: '', role: 'signer' }]);
   const [error, setError] = useState<string | null>(null);
+  const { formRef, errors, show: showFieldErrors } = useFieldErrors();
 
   useEffect(() => {
     const dialog = dialogRef.current;
@@ -45,16 +47,25 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    // Rows left empty are ignored; each message goes to the row it is about.
     const filled = signers.filter((row) => row.name.trim() || row.email.trim());
     const parsed = createJobInputSchema.safeParse({
       title,
       notarizationType,
       signers: filled.map(({ name, email, role }) => ({ name, email, role })),
       scheduledAt: scheduledAt ? new Date(scheduledAt).toISOString() : null,
-      notaryId: notaryId || null,
+      notaryId: notary?.userId ?? null,
     });
+    const fieldErrors: FieldErrors = {};
     if (!parsed.success) {
-      setError(parsed.error.issues[0]?.message ?? 'Please check the form.');
+      for (const [key, message] of Object.entries(toFieldErrors(parsed.error.issues))) {
+        const [, index, field] = /^signers\.(\d+)\.(\w+)$/.exec(key) ?? [];
+        const row = index === undefined ? undefined : filled[Number(index)];
+        fieldErrors[row ? `participant-${row.key}-${field}` : key] = message;
+      }
+    }
+    if (!showFieldErrors(fieldErrors) || !parsed.success) {
+      setError(highlightedFieldsMessage);
       return;
     }
     setError(null);
@@ -81,25 +92,52 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
           </div>
         </>
       ) : (
-        <form className="stack" onSubmit={submit} noValidate>
+        <form ref={formRef} className="stack" onSubmit={submit} noValidate>
           <FormAlert message={error} />
-          <Field label="Title" value={title} onChange={(event) => setTitle(event.target.value)} autoFocus />
+          <Field label="Title" value={title} error={errors.title} onChange={(event) => setTitle(event.target.value)} autoFocus />
           <div className="field">
             <label htmlFor="notarization-type">Notarization type</label>
-            <select id="notarization-type" value={notarizationType} onChange={(event) => setNotarizationType(event.target.value)}>
+            <select
+              id="notarization-type"
+              value={notarizationType}
+              aria-invalid={errors.notarizationType ? true : undefined}
+              aria-describedby={errors.notarizationType ? 'notarization-type-error' : undefined}
+              onChange={(event) => setNotarizationType(event.target.value)}
+            >
               {(types.data?.items ?? []).map((type) => (
                 <option key={type.key} value={type.key}>
                   {type.label}
                 </option>
               ))}
             </select>
+            {errors.notarizationType ? (
+              <p className="field-error" id="notarization-type-error">
+                {errors.notarizationType}
+              </p>
+            ) : null}
           </div>
-          <fieldset className="stack">
+          <fieldset className="stack" aria-describedby={errors.signers ? 'participants-error' : undefined}>
             <legend>Signers, witnesses and observers</legend>
+            {errors.signers ? (
+              <p className="field-error" id="participants-error">
+                {errors.signers}
+              </p>
+            ) : null}
             {signers.map((row, index) => (
               <div key={row.key} className="signer-row">
-                <Field label={`Name ${index + 1}`} value={row.name} onChange={(event) => updateSigner(row.key, { name: event.target.value })} />
-                <Field label={`Email ${index + 1}`} type="email" value={row.email} onChange={(event) => updateSigner(row.key, { email: event.target.value })} />
+                <Field
+                  label={`Name ${index + 1}`}
+                  value={row.name}
+                  error={errors[`participant-${row.key}-name`]}
+                  onChange={(event) => updateSigner(row.key, { name: event.target.value })}
+                />
+                <Field
+                  label={`Email ${index + 1}`}
+                  type="email"
+                  value={row.email}
+                  error={errors[`participant-${row.key}-email`]}
+                  onChange={(event) => updateSigner(row.key, { email: event.target.value })}
+                />
                 <div className="field">
                   <label htmlFor={`role-${row.key}`}>Role {index + 1}</label>
                   <select id={`role-${row.key}`} value={row.role} onChange={(event) => updateSigner(row.key, { role: event.target.value as ParticipantRole })}>
@@ -129,18 +167,14 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
               Add participant
             </button>
           </fieldset>
-          <Field label="Scheduled for (optional)" type="datetime-local" value={scheduledAt} onChange={(event) => setScheduledAt(event.target.value)} />
-          <div className="field">
-            <label htmlFor="notary">Notary (optional)</label>
-            <select id="notary" value={notaryId} onChange={(event) => setNotaryId(event.target.value)}>
-              <option value="">Assign later</option>
-              {(notaries.data?.items ?? []).map((notary) => (
-                <option key={notary.userId} value={notary.userId}>
-                  {notary.name} ({notary.commissionState}, {notary.county})
-                </option>
-              ))}
-            </select>
-          </div>
+          <Field
+            label="Scheduled for (optional)"
+            type="datetime-local"
+            value={scheduledAt}
+            error={errors.scheduledAt}
+            onChange={(event) => setScheduledAt(event.target.value)}
+          />
+          <NotaryPicker label="Notary (optional)" canSearch={canCreate} value={notary} onChange={setNotary} error={errors.notaryId} />
           <div className="actions">
             <button type="submit" className="button primary" disabled={createJob.isPending}>
               {createJob.isPending ? 'Creating…' : 'Create signing request'}

@@ -1,12 +1,17 @@
 import { useQuery } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { documentListSchema, documentSchema, type JobDocument } from '#shared/documents.ts';
+import { publicConfigSchema } from '#shared/system.ts';
 import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
+import { DropZone } from '#web/components/drop-zone.tsx';
+import type { FileRules } from '#web/components/drop-zone-rules.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useJobMutation } from '#web/features/jobs/job-hooks.ts';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
-import { formatPageCount, formatSize } from './format-size.ts';
+import { formatPageCount, formatSize } from '#web/lib/format-size.ts';
+
+const pdfRules: FileRules = { mimeTypes: ['application/pdf'], extensions: ['.pdf'], kind: 'a PDF', kindPlural: 'PDFs', maxBytes: null, isMultiple: true };
 
 /**
  * Upload (with a progress bar), order, rename, delete and open a job's PDFs. Once the job is sealed
@@ -14,7 +19,7 @@ import { formatPageCount, formatSize } from './format-size.ts';
  */
 export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: string; canEdit: boolean; isSealed?: boolean }) {
   const documents = useQuery({ queryKey: ['jobs', jobId, 'documents'], queryFn: () => api.get(`/api/jobs/${jobId}/documents`, documentListSchema) });
-  const inputRef = useRef<HTMLInputElement>(null);
+  const config = useQuery({ queryKey: ['public-config'], queryFn: () => api.get('/api/system/config', publicConfigSchema), staleTime: Infinity });
   const [progress, setProgress] = useState<number | null>(null);
   const { error, run } = useActionStatus();
   const { dialog, ask } = useConfirmDialog();
@@ -136,33 +141,21 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: st
         </ol>
       ) : null}
       {canEdit ? (
-        <div className="stack">
-          <label htmlFor="document-upload" className="strong">
-            Add PDFs
-          </label>
-          <input
-            id="document-upload"
-            ref={inputRef}
-            type="file"
-            accept="application/pdf,.pdf"
-            multiple
-            disabled={progress !== null}
-            onChange={(event) => {
-              const files = [...(event.target.files ?? [])];
-              if (files.length === 0) return;
-              void run(async () => {
-                await upload.mutateAsync(files);
-                if (inputRef.current) inputRef.current.value = '';
-              });
-            }}
-          />
+        <DropZone
+          label="Add PDFs"
+          buttonLabel="Choose PDFs"
+          rules={{ ...pdfRules, maxBytes: config.data?.documentMaxBytes ?? null }}
+          disabled={progress !== null}
+          hint="They are added in the order chosen; reorder them below."
+          onFiles={(files) => void run(() => upload.mutateAsync(files))}
+        >
           {progress !== null ? (
             <div className="stack">
               <progress max={1} value={progress} aria-label="Upload progress" />
               <span role="status">{progress < 1 ? `Uploading… ${Math.round(progress * 100)}%` : 'Checking the PDFs…'}</span>
             </div>
           ) : null}
-        </div>
+        </DropZone>
       ) : null}
     </section>
   );

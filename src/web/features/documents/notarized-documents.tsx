@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { getNotNotarialNotice, notarizedListSchema } from '#shared/fields.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
-import { formatPageCount, formatSize } from './format-size.ts';
+import { formatPageCount, formatSize } from '#web/lib/format-size.ts';
 
 /**
  * The sealed, digitally signed outputs of a job: what a completed job offers first. Each says

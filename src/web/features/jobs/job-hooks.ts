@@ -5,13 +5,18 @@ import { api } from '#web/lib/api.ts';
 
 export const notarizationTypeListSchema = z.object({ items: z.array(z.object({ key: z.string(), label: z.string(), description: z.string() })) });
 
-export function useJobs(query: JobListQuery) {
+/** GET /api/jobs with the filters given (see jobListQuerySchema); `enabled` false waits. */
+export function useJobs(query: JobListQuery, options: { enabled?: boolean } = {}) {
   const params = new URLSearchParams();
-  if (query.q) params.set('q', query.q);
-  if (query.status) params.set('status', query.status);
-  params.set('page', String(query.page ?? 1));
-  params.set('pageSize', String(query.pageSize ?? 20));
-  return useQuery({ queryKey: ['jobs', 'list', params.toString()], queryFn: () => api.get(`/api/jobs?${params.toString()}`, jobListSchema), placeholderData: (previous) => previous });
+  for (const [key, value] of Object.entries({ page: 1, pageSize: 20, ...query })) {
+    if (value !== undefined && value !== '') params.set(key, String(value));
+  }
+  return useQuery({
+    queryKey: ['jobs', 'list', params.toString()],
+    queryFn: () => api.get(`/api/jobs?${params.toString()}`, jobListSchema),
+    placeholderData: (previous) => previous,
+    enabled: options.enabled ?? true,
+  });
 }
 
 export function useJob(jobId: string | null) {
@@ -22,8 +27,16 @@ export function useNotarizationTypes() {
   return useQuery({ queryKey: ['notarization-types'], queryFn: () => api.get('/api/jobs/notarization-types', notarizationTypeListSchema), staleTime: Infinity });
 }
 
-export function useNotaryOptions(enabled: boolean) {
-  return useQuery({ queryKey: ['notary-options'], queryFn: () => api.get('/api/notary/lookup?limit=50', notaryOptionListSchema), enabled, retry: false });
+/** Approved notaries whose name, county or state match the search (GET /api/notary/lookup). */
+export function useNotaryLookup(search: string, enabled: boolean) {
+  const params = new URLSearchParams({ q: search.trim(), limit: '10' });
+  return useQuery({
+    queryKey: ['notary-options', params.toString()],
+    queryFn: () => api.get(`/api/notary/lookup?${params.toString()}`, notaryOptionListSchema),
+    enabled,
+    retry: false,
+    placeholderData: (previous) => previous,
+  });
 }
 
 export function useCreateJob() {

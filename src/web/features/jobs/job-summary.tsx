@@ -1,3 +1,5 @@
+import './job-actions.css';
+import { useId } from 'react';
 import { Link } from 'react-router';
 import { jobSchema, jobStatusLabels, notarizationTypes, type Job, type JobStatus } from '#shared/jobs.ts';
 import { formatDateTime } from '#shared/dates.ts';
@@ -5,38 +7,37 @@ import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
-import { useJobMutation, useNotaryOptions } from './job-hooks.ts';
+import { planJobActions, type JobAction } from './job-actions.ts';
+import { useJobMutation } from './job-hooks.ts';
 import { StatusBadge } from './jobs-table.tsx';
-
-const transitionLabels: Partial<Record<JobStatus, string>> = {
-  draft: 'Back to draft',
-  ready: 'Mark ready',
-  scheduled: 'Schedule',
-  in_session: 'Start session',
-  cancelled: 'Cancel job',
-};
-
-/** A move's button, named for what it does from the current status. */
-function getTransitionLabel(from: JobStatus, to: JobStatus): string {
-  if (from === 'in_session' && to === 'ready') return 'Pause session';
-  if (from === 'scheduled' && to === 'ready') return 'Unschedule';
-  return transitionLabels[to] ?? jobStatusLabels[to];
-}
+import { NotaryPicker } from './notary-picker.tsx';
 
 /**
- * The job's facts and the moves this person may make now: the server lists only those
- * (`allowedTransitions`), so a signer sees none and only the notary sees "Start session".
+ * The job's facts and what this person may do now: the server lists the moves they may make
+ * (`allowedTransitions`), so a signer sees none and only the notary sees "Start session"; the next
+ * step is the one primary button (job-actions.ts).
  */
 export function JobSummary({ job }: { job: Job }) {
-  const { error, notice, run } = useActionStatus();
+  const { error, notice, run, setError } = useActionStatus();
   const { dialog, ask } = useConfirmDialog();
-  const notaries = useNotaryOptions(job.permissions.canManageNotary);
   const transition = useJobMutation((status: JobStatus) => api.patch(`/api/jobs/${job.id}`, { status, version: job.version }, jobSchema));
   const replaceNotary = useJobMutation((notaryId: string | null) => api.post(`/api/jobs/${job.id}/replace-notary`, { notaryId }, jobSchema));
   const notify = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify`));
   const notifyNotary = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify-ready-for-notary`));
   const type = notarizationTypes.find((candidate) => candidate.key === job.notarizationType);
+  const plan = planJobActions(job);
+  const canChangeNotary = job.permissions.canManageNotary && ['draft', 'ready', 'scheduled'].includes(job.status);
 
+  const perform = async (action: JobAction) => {
+    if (action.kind === 'transition') {
+      // A move the server would refuse now says why at once, without asking it.
+      if (action.blocker) return setError(action.blocker);
+      if (action.to === 'cancelled' && (await ask({ title: 'Cancel this job? This cannot be undone.', confirmLabel: 'Cancel job', cancelLabel: 'Keep the job' })) === null) return;
+      return run(() => transition.mutateAsync(action.to), `The job is now ${jobStatusLabels[action.to].toLowerCase()}.`);
+    }
+    if (action.kind === 'notify-participants') return run(() => notify.mutateAsync(undefined), 'Participants notified by email.');
+    if (action.kind === 'notify-notary') return run(() => notifyNotary.mutateAsync(undefined), 'The notary was notified.');
+  };
 
   return (
     <section className="card stack" aria-labelledby="job-title">
@@ -54,27 +55,13 @@ export function JobSummary({ job }: { job: Job }) {
         <dd>{job.scheduledAt ? formatDateTime(job.scheduledAt) : 'Not scheduled'}</dd>
         <dt>Notary</dt>
         <dd>
-          {job.permissions.canManageNotary && ['draft', 'ready', 'scheduled'].includes(job.status) ? (
-            <>
-              <label className="visually-hidden" htmlFor="job-notary">
-                Notary
-              </label>
-              <select
-                id="job-notary"
-                value={job.notaryId ?? ''}
-                onChange={(event) => void run(() => replaceNotary.mutateAsync(event.target.value || null), 'Notary updated.')}
-              >
-                <option value="">Not assigned</option>
-                {job.notaryId && !notaries.data?.items.some((notary) => notary.userId === job.notaryId) ? (
-                  <option value={job.notaryId}>{job.notaryName}</option>
-                ) : null}
-                {(notaries.data?.items ?? []).map((notary) => (
-                  <option key={notary.userId} value={notary.userId}>
-                    {notary.name} ({notary.commissionState})
-                  </option>
-                ))}
-              </select>
-            </>
+          {canChangeNotary ? (
+            <NotaryPicker
+              label="Change the notary"
+              canSearch
+              value={job.notaryId ? { userId: job.notaryId, name: job.notaryName ?? 'The assigned notary', commissionState: '', county: '' } : null}
+              onChange={(notary) => void run(() => replaceNotary.mutateAsync(notary?.userId ?? null), notary ? `${notary.name} is now the notary.` : 'The notary was removed.')}
+            />
           ) : (
             (job.notaryName ?? 'Not assigned')
           )}
@@ -86,38 +73,48 @@ export function JobSummary({ job }: { job: Job }) {
           </>
         ) : null}
       </dl>
-      <div className="actions">
-        <Link className="button accent" to={`/signing/${job.id}`}>
-          {job.status === 'completed' ? 'Open the signed documents' : 'Open signing workspace'}
-        </Link>
-      </div>
-      {job.allowedTransitions.length > 0 || job.permissions.canEdit ? (
-        <div className="actions">
-          {job.allowedTransitions.map((status) => (
-            <button
-              key={status}
-              type="button"
-              className={status === 'cancelled' ? 'button' : 'button primary'}
-              onClick={async () => {
-                if (status === 'cancelled' && (await ask({ title: 'Cancel this job? This cannot be undone.', confirmLabel: 'Cancel job', cancelLabel: 'Keep the job' })) === null) return;
-                void run(() => transition.mutateAsync(status), `The job is now ${jobStatusLabels[status].toLowerCase()}.`);
-              }}
-            >
-              {getTransitionLabel(job.status, status)}
-            </button>
-          ))}
-          {job.permissions.canEdit && job.participants.length > 0 ? (
-            <button type="button" className="button" onClick={() => void run(() => notify.mutateAsync(undefined), 'Participants notified by email.')}>
-              Notify participants
-            </button>
+      {plan.primary || plan.secondary.length > 0 ? (
+        <div className="job-actions" role="group" aria-label="Actions on this job">
+          {plan.primary ? (
+            <div className="actions">
+              <ActionControl action={plan.primary} isPrimary onPerform={perform} />
+            </div>
           ) : null}
-          {job.permissions.canEdit && job.notaryId && (job.status === 'ready' || job.status === 'scheduled') ? (
-            <button type="button" className="button" onClick={() => void run(() => notifyNotary.mutateAsync(undefined), 'The notary was notified.')}>
-              Notify notary
-            </button>
+          {plan.secondary.length > 0 ? (
+            <div className="actions secondary-actions">
+              {plan.secondary.map((action) => (
+                <ActionControl key={action.kind === 'transition' ? action.to : action.kind} action={action} isPrimary={false} onPerform={perform} />
+              ))}
+            </div>
           ) : null}
         </div>
       ) : null}
     </section>
+  );
+}
+
+/** One action: the workspace is a link, the rest buttons; a move not possible yet says why beside it. */
+function ActionControl({ action, isPrimary, onPerform }: { action: JobAction; isPrimary: boolean; onPerform: (action: JobAction) => Promise<unknown> }) {
+  const hintId = useId();
+  const className = isPrimary ? 'button primary' : action.kind === 'transition' && action.isDestructive ? 'button subtle-danger' : 'button';
+  if (action.kind === 'workspace') {
+    return (
+      <Link className={className} to={action.href}>
+        {action.label}
+      </Link>
+    );
+  }
+  const blocker = action.kind === 'transition' ? action.blocker : null;
+  return (
+    <span className="action-with-hint">
+      <button type="button" className={className} aria-describedby={blocker ? hintId : undefined} onClick={() => void onPerform(action)}>
+        {action.label}
+      </button>
+      {blocker ? (
+        <span className="field-hint" id={hintId}>
+          {blocker}
+        </span>
+      ) : null}
+    </span>
   );
 }

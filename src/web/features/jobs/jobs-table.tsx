@@ -12,11 +12,22 @@ export function StatusBadge({ status }: { status: JobStatus }) {
   return <span className={`badge status-${status}`}>{jobStatusLabels[status]}</span>;
 }
 
-/** The dashboard's jobs tab: the jobs the viewer may see, with search, a status filter and paging. */
-export function JobsTable() {
+/**
+ * The dashboard's jobs tab: the jobs the viewer may see, with search, a status filter and paging.
+ * The page may hold the status filter (`status`, `onStatusChange`) so other controls can set it.
+ */
+export function JobsTable({ status: heldStatus, onStatusChange }: { status?: JobStatus | ''; onStatusChange?: (status: JobStatus | '') => void } = {}) {
   const [search, setSearch] = useState('');
-  const [status, setStatus] = useState<JobStatus | ''>('');
+  const [ownStatus, setOwnStatus] = useState<JobStatus | ''>('');
+  const status = heldStatus ?? ownStatus;
+  const setStatus = onStatusChange ?? setOwnStatus;
   const [page, setPage] = useState(1);
+  // A status chosen elsewhere starts the list at its first page.
+  const [listedStatus, setListedStatus] = useState(status);
+  if (listedStatus !== status) {
+    setListedStatus(status);
+    setPage(1);
+  }
   const jobs = useJobs({ q: search.trim() || undefined, status: status || undefined, page, pageSize });
   const total = jobs.data?.total ?? 0;
   const pageCount = Math.max(1, Math.ceil(total / pageSize));

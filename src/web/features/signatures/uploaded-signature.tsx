@@ -1,9 +1,18 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { signatureLimits, type SignatureKind } from '#shared/signatures.ts';
+import { DropZone } from '#web/components/drop-zone.tsx';
+import type { FileRules } from '#web/components/drop-zone-rules.ts';
 import { createCanvas, getContext, isTransparentOrWhite, scaleWithin, toSignaturePng, trimCanvas } from './canvas-image.ts';
 
-const acceptedTypes = ['image/png', 'image/jpeg'];
-const maxFileBytes = 15 * 1024 * 1024;
+/** A photo or scan: the image is trimmed and scaled down before it is saved, so a large file is fine. */
+const imageRules: FileRules = {
+  mimeTypes: ['image/png', 'image/jpeg'],
+  extensions: ['.png', '.jpg', '.jpeg'],
+  kind: 'a PNG or JPEG image',
+  kindPlural: 'PNG or JPEG images',
+  maxBytes: 15 * 1024 * 1024,
+  isMultiple: false,
+};
 
 /** Decodes an image file, trims the blank margin, scales it within the limit and exports a PNG. */
 async function convertUpload(file: File): Promise<string> {
@@ -31,15 +40,11 @@ interface UploadedSignatureProps {
 
 /** Upload mode: a PNG or JPEG of a signature on paper, trimmed and converted to PNG. */
 export function UploadedSignature({ kind, onChange, onError }: UploadedSignatureProps) {
-  const id = useId();
   const noun = kind === 'signature' ? 'signature' : 'initials';
   const [isConverting, setIsConverting] = useState(false);
 
-  const handleFile = async (file: File | undefined) => {
+  const handleFile = async (file: File) => {
     onChange(null);
-    if (!file) return;
-    if (!acceptedTypes.includes(file.type)) return onError('Choose a PNG or JPEG image.');
-    if (file.size > maxFileBytes) return onError(`Choose an image under ${maxFileBytes / 1024 / 1024} MB.`);
     setIsConverting(true);
     try {
       onChange(await convertUpload(file));
@@ -51,13 +56,15 @@ export function UploadedSignature({ kind, onChange, onError }: UploadedSignature
   };
 
   return (
-    <div className="field">
-      <label htmlFor={id}>{kind === 'signature' ? 'Signature image' : 'Initials image'}</label>
-      <input id={id} type="file" accept={acceptedTypes.join(',')} aria-describedby={`${id}-hint`} onChange={(event) => void handleFile(event.target.files?.[0])} />
-      <p className="field-hint" id={`${id}-hint`}>
-        A PNG or JPEG photo or scan of your {noun} on a light background. The margin is trimmed.
-      </p>
+    <DropZone
+      label={kind === 'signature' ? 'Signature image' : 'Initials image'}
+      buttonLabel="Choose an image"
+      rules={imageRules}
+      disabled={isConverting}
+      hint={`A photo or scan of your ${noun} on a light background. The margin is trimmed.`}
+      onFiles={([file]) => file && void handleFile(file)}
+    >
       {isConverting ? <p role="status">Preparing the image…</p> : null}
-    </div>
+    </DropZone>
   );
 }
