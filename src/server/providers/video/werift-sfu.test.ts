@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
 import {
   MediaStreamTrack,
   PictureLossIndication,
@@ -24,6 +27,8 @@ interface TestClient {
   pc: RTCPeerConnection;
   /** Payloads received, keyed by the participant id the server said they come from. */
   received: Map<string, string[]>;
+  /** Sequence numbers and timestamps received, keyed `${from}:${kind}`. */
+  headers: Map<string, { sequenceNumber: number; timestamp: number }[]>;
   keyframeRequests: number;
   answer(offer: ParticipantOffer): Promise<void>;
   sendingTransceivers(): RTCRtpTransceiver[];
@@ -33,9 +38,11 @@ interface TestClient {
 const kinds: MediaKind[] = ['audio', 'video'];
 let provider: VideoProvider | undefined;
 const clients: TestClient[] = [];
+const closers: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
+  for (const close of closers.splice(0)) await close();
   await provider?.close();
   provider = undefined;
 });
@@ -62,10 +69,12 @@ async function joinClient(room: VideoRoom, participantId: string, label = partic
   const senderOf = new Map<MediaKind, RTCRtpTransceiver>();
   const fromByMid = new Map<string, string>();
   const received = new Map<string, string[]>();
+  const headers = new Map<string, { sequenceNumber: number; timestamp: number }[]>();
   const client: TestClient = {
     id: participantId,
     pc,
     received,
+    headers,
     keyframeRequests: 0,
     async answer(offer) {
       for (const subscription of offer.subscriptions) fromByMid.set(subscription.mid, subscription.participantId);
@@ -105,6 +114,10 @@ async function joinClient(room: VideoRoom, participantId: string, label = partic
         const list = received.get(from) ?? [];
         list.push(rtp.payload.toString());
         received.set(from, list);
+        const key = `${from}:${track.kind}`;
+        const seen = headers.get(key) ?? [];
+        seen.push({ sequenceNumber: rtp.header.sequenceNumber, timestamp: rtp.header.timestamp });
+        headers.set(key, seen);
       });
     });
   });
@@ -125,6 +138,75 @@ async function joinClient(room: VideoRoom, participantId: string, label = partic
   await client.answer(await room.join(participantId));
   await pc.connectionStateChange.watch((state) => state === 'connected');
   return client;
+}
+
+interface BrowserPage {
+  answerHub(input: { offer: ParticipantOffer['offer']; publish: ParticipantOffer['publish'] }): Promise<{ sdp: string }>;
+  remoteUfrag(): string | undefined;
+}
+
+/** What the web app will do with the server's offer, as plain browser script. */
+const browserPage = `<!doctype html><title>media hub test</title><script>
+let pc, stream;
+window.answerHub = async ({ offer, publish }) => {
+  if (!pc) {
+    pc = new RTCPeerConnection();
+    stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
+  }
+  await pc.setRemoteDescription(offer);
+  for (const transceiver of pc.getTransceivers()) {
+    for (const kind of ['audio', 'video']) {
+      if (transceiver.mid !== publish[kind] || transceiver.sender.track) continue;
+      transceiver.direction = 'sendonly';
+      await transceiver.sender.replaceTrack(stream.getTracks().find((track) => track.kind === kind));
+    }
+  }
+  await pc.setLocalDescription(await pc.createAnswer());
+  await new Promise((resolve) => {
+    if (pc.iceGatheringState === 'complete') resolve();
+    else pc.addEventListener('icegatheringstatechange', () => pc.iceGatheringState === 'complete' && resolve());
+  });
+  return { sdp: pc.localDescription.sdp };
+};
+window.remoteUfrag = () => /a=ice-ufrag:(\\S+)/.exec(pc?.remoteDescription?.sdp ?? '')?.[1];
+</script>`;
+
+/** A Chromium participant with fake camera and microphone, answering the server like the web app will. */
+async function joinChromium(room: VideoRoom, participantId: string) {
+  const server = createServer((_request, response) => {
+    response.setHeader('content-type', 'text/html');
+    response.end(browserPage);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+      '--allow-loopback-in-peer-connection',
+      '--disable-features=WebRtcHideLocalIpsWithMdns',
+      '--disable-background-networking',
+    ],
+  });
+  closers.push(async () => {
+    await browser.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+
+  const answer = async (offer: ParticipantOffer) => {
+    const description = await page.evaluate(
+      (offer) => (window as unknown as BrowserPage).answerHub(offer),
+      { offer: offer.offer, publish: offer.publish },
+    );
+    await room.acceptAnswer(participantId, { type: 'answer', sdp: description.sdp });
+  };
+  const remoteUfrag = () => page.evaluate(() => (window as unknown as BrowserPage).remoteUfrag());
+
+  await answer(await room.join(participantId));
+  return { answer, remoteUfrag };
 }
 
 /** Waits until `check` passes, polling; fails with the last error after `ms`. */
@@ -238,6 +320,40 @@ describe('werift media hub', () => {
       expectReceives(bobAgain, 'alice');
     }, 8000);
     expect(room.getStats().participants.map((p) => p.participantId).sort()).toEqual(['alice', 'bob']);
+    // Alice's decoder sees one continuous stream from Bob across his reconnection.
+    const fromBob = alice.headers.get('bob:video') ?? [];
+    for (let i = 1; i < fromBob.length; i++) {
+      expect((fromBob[i]!.sequenceNumber - fromBob[i - 1]!.sequenceNumber + 0x10000) % 0x10000).toBe(1);
+      expect(((fromBob[i]!.timestamp - fromBob[i - 1]!.timestamp + 2 ** 32) % 2 ** 32) > 0).toBe(true);
+    }
+
+    // Carol, who left, comes back under her id and is forwarded again both ways.
+    const carolAgain = await joinClient(room, 'carol', 'carol-again');
+    await eventually(() => {
+      expectReceives(alice, 'carol', 'carol-again');
+      expectReceives(carolAgain, 'alice');
+      expectReceives(carolAgain, 'bob', 'bob-again');
+    }, 8000);
+  });
+
+  it('restarts ICE for a browser participant without interrupting their media', async () => {
+    // werift as the answering side of an ICE restart loses media (werift 0.24.4), so the
+    // participant here is Chromium, as in production.
+    const room = createRoom('room-restart');
+    const browserPeer = await joinChromium(room, 'alice');
+    const bob = await joinClient(room, 'bob');
+    await eventually(() => expect(payloadsFrom(bob, 'alice').length).toBeGreaterThan(20), 8000);
+
+    const ufragBefore = await browserPeer.remoteUfrag();
+    const offer = await room.restartIce('alice');
+    const ufragOffered = /a=ice-ufrag:(\S+)/.exec(offer.offer.sdp)?.[1];
+    expect(ufragOffered).toBeDefined();
+    expect(ufragOffered).not.toBe(ufragBefore);
+    await browserPeer.answer(offer);
+    expect(await browserPeer.remoteUfrag()).toBe(ufragOffered);
+    const received = payloadsFrom(bob, 'alice').length;
+    await eventually(() => expect(payloadsFrom(bob, 'alice').length).toBeGreaterThan(received + 20));
+    expect(room.getStats().participants.find((p) => p.participantId === 'alice')?.connectionState).toBe('connected');
   });
 
   it('reads ICE servers from ICE_SERVERS and refuses a malformed value', () => {

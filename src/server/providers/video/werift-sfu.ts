@@ -33,6 +33,8 @@ export interface WeriftSfuOptions {
   iceAdditionalHostAddresses?: string[];
   /** How often each publisher is asked for a keyframe. */
   keyframeIntervalMs?: number;
+  /** Failures of work nobody awaits (renegotiating the others when someone joins). */
+  onError?: (error: unknown) => void;
 }
 
 const kinds: MediaKind[] = ['audio', 'video'];
@@ -149,7 +151,7 @@ class WeriftRoom implements VideoRoom {
       // Someone rejoining already has m-lines at the others; a newcomer needs new ones.
       if (!previous) {
         for (const kind of kinds) this.addSubscription(other, participant.id, kind);
-        void this.renegotiate(other);
+        this.renegotiate(other).catch((error: unknown) => this.options.onError?.(error));
       }
     }
     return this.createOffer(participant);
