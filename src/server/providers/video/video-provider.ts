@@ -126,6 +126,8 @@ export interface VideoRoom {
   /** Called with every RTP packet any participant sends; returns the unsubscribe function. */
   onRtp(listener: RtpListener): () => void;
   onRenegotiation(listener: RenegotiationListener): () => void;
+  /** Asks a participant's browser for a video keyframe now (a recording segment starts with one). */
+  requestKeyframe(participantId: string): void;
   getStats(): RoomStats;
   close(): Promise<void>;
 }

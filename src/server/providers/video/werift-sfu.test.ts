@@ -1,4 +1,10 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { createServer } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
@@ -20,6 +26,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MediaKind, ParticipantOffer, VideoProvider, VideoRoom } from './video-provider.ts';
 import { parseIceServers } from './video-provider.ts';
 import { createWeriftSfu } from './werift-sfu.ts';
+import { startSegmentRecording, type RecordedSegment } from './segment-recorder.ts';
 
 /** A participant as a browser would be: one werift peer that answers the server's offers. */
 interface TestClient {
@@ -354,6 +361,43 @@ describe('werift media hub', () => {
     const received = payloadsFrom(bob, 'alice').length;
     await eventually(() => expect(payloadsFrom(bob, 'alice').length).toBeGreaterThan(received + 20));
     expect(room.getStats().participants.find((p) => p.participantId === 'alice')?.connectionState).toBe('connected');
+  });
+
+  it('records a participant in closed WebM segments of about a second that ffprobe decodes', async () => {
+    const room = createRoom('room-recorded');
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-recording-'));
+    closers.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
+    const segments: RecordedSegment[] = [];
+    await joinChromium(room, 'alice');
+    await eventually(() => expect(room.getStats().participants[0]?.packetsReceived).toBeGreaterThan(20), 8000);
+
+    const recording = startSegmentRecording(room, { directory, segmentMs: 1000, onSegment: (segment) => void segments.push(segment) });
+    const startedAt = Date.now();
+    // Segments are reported while recording goes on, each a closed file.
+    await eventually(() => expect(segments.length).toBeGreaterThanOrEqual(2), 6000);
+    await sleep(Math.max(0, 3200 - (Date.now() - startedAt)));
+    await recording.stop();
+    const recordedSeconds = (Date.now() - startedAt) / 1000;
+
+    expect(segments.map((segment) => segment.sequence)).toEqual(segments.map((_segment, index) => index));
+    let totalSeconds = 0;
+    for (const segment of segments) {
+      expect(segment.participantId).toBe('alice');
+      const content = fs.readFileSync(segment.filePath);
+      expect(segment.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+      expect(segment.bytes).toBe(content.length);
+      const { stdout } = await promisify(execFile)('ffprobe', [
+        '-v', 'error', '-count_frames', '-show_entries', 'stream=codec_name,nb_read_frames:format=duration', '-of', 'json', segment.filePath,
+      ]);
+      const probe = JSON.parse(stdout) as { streams: { codec_name: string; nb_read_frames: string }[]; format: { duration?: string } };
+      const video = probe.streams.find((stream) => stream.codec_name === 'vp8');
+      expect(video, `segment ${segment.sequence} has VP8 video`).toBeDefined();
+      expect(Number(video?.nb_read_frames)).toBeGreaterThan(0);
+      expect(probe.streams.some((stream) => stream.codec_name === 'opus')).toBe(true);
+      totalSeconds += Number(probe.format.duration ?? 0);
+    }
+    expect(totalSeconds).toBeGreaterThan(recordedSeconds - 1.5);
+    expect(totalSeconds).toBeLessThan(recordedSeconds + 1.5);
   });
 
   it('reads ICE servers from ICE_SERVERS and refuses a malformed value', () => {

@@ -126,7 +126,7 @@ class WeriftRoom implements VideoRoom {
       inbound: new RateMeter(),
       outbound: new RateMeter(),
       loss: new Map(),
-      keyframeTimer: setInterval(() => this.requestKeyframe(participant), this.options.keyframeIntervalMs ?? 1000),
+      keyframeTimer: setInterval(() => this.sendKeyframeRequest(participant), this.options.keyframeIntervalMs ?? 1000),
       mimeTypes: { audio: { mimeType: 'audio/opus', clockRate: 48_000 }, video: { mimeType: 'video/vp8', clockRate: 90_000 } },
     };
     participant.keyframeTimer.unref();
@@ -208,6 +208,11 @@ class WeriftRoom implements VideoRoom {
   onRenegotiation(listener: RenegotiationListener): () => void {
     this.renegotiationListeners.add(listener);
     return () => this.renegotiationListeners.delete(listener);
+  }
+
+  requestKeyframe(participantId: string): void {
+    const participant = this.participants.get(participantId);
+    if (participant) this.sendKeyframeRequest(participant);
   }
 
   getStats(): RoomStats {
@@ -375,14 +380,14 @@ class WeriftRoom implements VideoRoom {
     };
   }
 
-  private requestKeyframe(publisher: Participant): void {
+  private sendKeyframeRequest(publisher: Participant): void {
     if (!publisher.isConnected || publisher.videoSsrc === null) return;
     void publisher.publish.video.receiver.sendRtcpPLI(publisher.videoSsrc).catch(() => undefined);
   }
 
   private requestAllKeyframes(exceptId: string): void {
     for (const publisher of this.participants.values()) {
-      if (publisher.id !== exceptId) this.requestKeyframe(publisher);
+      if (publisher.id !== exceptId) this.sendKeyframeRequest(publisher);
     }
   }
 
