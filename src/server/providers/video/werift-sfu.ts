@@ -12,6 +12,7 @@ import {
   type RTCRtpTransceiver,
 } from 'werift';
 import { DelayRecorder, RateMeter, SequenceLossCounter } from './media-stats.ts';
+import { ContinuousSource } from './continuous-source.ts';
 import type {
   IceCandidate,
   IceServer,
@@ -38,18 +39,6 @@ export interface WeriftSfuOptions {
 }
 
 const kinds: MediaKind[] = ['audio', 'video'];
-
-/** Where one participant's audio or video goes; it outlives their connection so a rejoin is seamless. */
-interface Source {
-  kind: MediaKind;
-  clockRate: number;
-  inputSsrc: number | null;
-  sequenceOffset: number;
-  timestampOffset: number;
-  lastSequence: number | null;
-  lastTimestamp: number | null;
-  lastSentAt: number;
-}
 
 interface SubscriptionSlot extends Subscription {
   track: MediaStreamTrack;
@@ -92,7 +81,7 @@ function createPeer(options: WeriftSfuOptions): RTCPeerConnection {
 
 class WeriftRoom implements VideoRoom {
   private readonly participants = new Map<string, Participant>();
-  private readonly sources = new Map<string, Source>();
+  private readonly sources = new Map<string, ContinuousSource>();
   private readonly rtpListeners = new Set<RtpListener>();
   private readonly renegotiationListeners = new Set<RenegotiationListener>();
   private readonly delays = new DelayRecorder();
@@ -270,15 +259,13 @@ class WeriftRoom implements VideoRoom {
     counter.add(rtp.header.sequenceNumber);
     if (kind === 'video') publisher.videoSsrc = rtp.header.ssrc;
 
-    if (this.rtpListeners.size > 0) {
-      const codec = publisher.mimeTypes[kind];
-      const event = { participantId: publisher.id, kind, ...codec, packet: rtp.serialize(), receivedAt: Date.now() };
-      for (const listener of this.rtpListeners) listener(event);
-    }
-
-    const source = this.getSource(publisher.id, kind);
-    const { sequenceNumber, timestamp } = this.continue(source, rtp.header);
     const key = slotKey(publisher.id, kind);
+    let source = this.sources.get(key);
+    if (!source) {
+      source = new ContinuousSource(kind === 'video' ? 90_000 : 48_000);
+      this.sources.set(key, source);
+    }
+    const { sequenceNumber, timestamp } = source.rewrite(rtp.header);
     let copies = 0;
     for (const subscriber of this.participants.values()) {
       if (subscriber === publisher || !subscriber.isConnected) continue;
@@ -297,44 +284,13 @@ class WeriftRoom implements VideoRoom {
       copies += 1;
     }
     if (copies > 0) this.delays.record((performance.now() - arrivedAt) * 1000);
-  }
 
-  /** Keeps sequence numbers and timestamps continuous when a publisher reconnects with a new SSRC. */
-  private continue(source: Source, header: RtpHeader): { sequenceNumber: number; timestamp: number } {
-    const now = Date.now();
-    if (source.inputSsrc !== header.ssrc) {
-      if (source.lastSequence !== null && source.lastTimestamp !== null) {
-        const elapsedTicks = Math.round(((now - source.lastSentAt) / 1000) * source.clockRate);
-        source.sequenceOffset = (source.lastSequence + 1 - header.sequenceNumber + 0x10000) % 0x10000;
-        source.timestampOffset = (source.lastTimestamp + Math.max(1, elapsedTicks) - header.timestamp + 2 ** 32) % 2 ** 32;
-      }
-      source.inputSsrc = header.ssrc;
+    // The recorder's work comes after the copies are on their way, outside the measured delay.
+    if (this.rtpListeners.size > 0) {
+      const codec = publisher.mimeTypes[kind];
+      const event = { participantId: publisher.id, kind, ...codec, packet: rtp.serialize(), receivedAt: Date.now() };
+      for (const listener of this.rtpListeners) listener(event);
     }
-    const sequenceNumber = (header.sequenceNumber + source.sequenceOffset) % 0x10000;
-    const timestamp = (header.timestamp + source.timestampOffset) % 2 ** 32;
-    source.lastSequence = sequenceNumber;
-    source.lastTimestamp = timestamp;
-    source.lastSentAt = now;
-    return { sequenceNumber, timestamp };
-  }
-
-  private getSource(publisherId: string, kind: MediaKind): Source {
-    const key = slotKey(publisherId, kind);
-    let source = this.sources.get(key);
-    if (!source) {
-      source = {
-        kind,
-        clockRate: kind === 'video' ? 90_000 : 48_000,
-        inputSsrc: null,
-        sequenceOffset: 0,
-        timestampOffset: 0,
-        lastSequence: null,
-        lastTimestamp: null,
-        lastSentAt: 0,
-      };
-      this.sources.set(key, source);
-    }
-    return source;
   }
 
   private addSubscription(subscriber: Participant, publisherId: string, kind: MediaKind): void {
