@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MediaStreamTrack, RtpPacket, useOPUS, useVP8, Vp8RtpPayload } from 'werift';
+import { MediaRecorder } from 'werift/nonstandard';
+import type { MediaKind, ParticipantRtpPacket, VideoRoom } from './video-provider.ts';
+
+/** One closed WebM file (VP8 + Opus) of one participant, ready to be stored and hashed into the audit chain. */
+export interface RecordedSegment {
+  participantId: string;
+  /** 0, 1, 2... per participant for this recording, in time order. */
+  sequence: number;
+  filePath: string;
+  sha256: string;
+  bytes: number;
+  startedAt: Date;
+  endedAt: Date;
+}
+
+export interface SegmentRecordingOptions {
+  /** Where segment files are written; the caller moves or deletes them after `onSegment`. */
+  directory: string;
+  segmentMs?: number;
+  onSegment(segment: RecordedSegment): Promise<void> | void;
+  onError?: (error: unknown) => void;
+}
+
+export interface SegmentRecording {
+  /** Closes every open segment (each reaches `onSegment`) and stops listening. */
+  stop(): Promise<void>;
+}
+
+interface OpenSegment {
+  sequence: number;
+  filePath: string;
+  startedAt: Date;
+  tracks: Record<MediaKind, MediaStreamTrack>;
+  recorder: MediaRecorder;
+  packets: number;
+  hasKeyframe: boolean;
+}
+
+interface ParticipantRecording {
+  participantId: string;
+  current: OpenSegment;
+  /** The previous segment, still written until the current one has its first keyframe. */
+  closing: OpenSegment | null;
+}
+
+/**
+ * Records every participant of a room from the RTP the hub receives, in segments of a few seconds:
+ * each segment is closed (a whole, playable file) before the next is reported, so a crash loses at
+ * most the open one. Each new segment starts with a keyframe the hub asks the publisher for.
+ */
+export function startSegmentRecording(room: VideoRoom, options: SegmentRecordingOptions): SegmentRecording {
+  const segmentMs = options.segmentMs ?? 4000;
+  const recordings = new Map<string, ParticipantRecording>();
+  // Kept when a participant's recording pauses, so a returning participant's files never collide.
+  const nextSequences = new Map<string, number>();
+  const nextSequence = (participantId: string) => {
+    const sequence = nextSequences.get(participantId) ?? 0;
+    nextSequences.set(participantId, sequence + 1);
+    return sequence;
+  };
+  const reported = new Map<string, number>();
+  const nextReported = (participantId: string) => {
+    const sequence = reported.get(participantId) ?? 0;
+    reported.set(participantId, sequence + 1);
+    return sequence;
+  };
+  const pending = new Set<Promise<void>>();
+  let isStopped = false;
+  fs.mkdirSync(options.directory, { recursive: true, mode: 0o700 });
+
+  const openSegment = (participantId: string, sequence: number): OpenSegment => {
+    const tracks = {
+      audio: new MediaStreamTrack({ kind: 'audio', codec: useOPUS({ payloadType: 111 }) }),
+      video: new MediaStreamTrack({ kind: 'video', codec: useVP8({ payloadType: 96 }) }),
+    };
+    const filePath = path.join(options.directory, `${encodeURIComponent(participantId)}-${String(sequence).padStart(6, '0')}.webm`);
+    const recorder = new MediaRecorder({ path: filePath, tracks: [tracks.video, tracks.audio], disableNtp: true, disableLipSync: true });
+    recorder.onError.subscribe((error) => options.onError?.(error));
+    room.requestKeyframe(participantId);
+    return { sequence, filePath, startedAt: new Date(), tracks, recorder, packets: 0, hasKeyframe: false };
+  };
+
+  const closeSegment = async (participantId: string, segment: OpenSegment): Promise<void> => {
+    const endedAt = new Date();
+    if (!segment.hasKeyframe) {
+      // Nothing playable was written (the segment before it covers this time): drop it without
+      // waiting for werift's writer, which only ends a file that has begun.
+      for (const track of Object.values(segment.tracks)) track.stop();
+      segment.recorder.stop().catch(() => undefined);
+      await fs.promises.rm(segment.filePath, { force: true });
+      return;
+    }
+    // Numbered when closed, in time order, so the reported sequence has no holes.
+    const sequence = nextReported(participantId);
+    await segment.recorder.stop();
+    for (const track of Object.values(segment.tracks)) track.stop();
+    const content = await fs.promises.readFile(segment.filePath).catch(() => Buffer.alloc(0));
+    if (segment.packets === 0 || content.length === 0) {
+      await fs.promises.rm(segment.filePath, { force: true });
+      return;
+    }
+    await options.onSegment({
+      participantId,
+      sequence,
+      filePath: segment.filePath,
+      sha256: createHash('sha256').update(content).digest('hex'),
+      bytes: content.length,
+      startedAt: segment.startedAt,
+      endedAt,
+    });
+  };
+
+  const track = (work: Promise<void>) => {
+    const guarded = work.catch((error: unknown) => options.onError?.(error));
+    pending.add(guarded);
+    void guarded.finally(() => pending.delete(guarded));
+  };
+
+  const unsubscribe = room.onRtp((event: ParticipantRtpPacket) => {
+    if (isStopped) return;
+    let recording = recordings.get(event.participantId);
+    if (!recording) {
+      recording = { participantId: event.participantId, current: openSegment(event.participantId, nextSequence(event.participantId)), closing: null };
+      recordings.set(event.participantId, recording);
+    }
+    const packet = RtpPacket.deSerialize(event.packet);
+    const { current, closing } = recording;
+    if (event.kind === 'video' && !current.hasKeyframe && Vp8RtpPayload.deSerialize(packet.payload).isKeyframe) {
+      current.hasKeyframe = true;
+      if (closing) {
+        recording.closing = null;
+        track(closeSegment(recording.participantId, closing));
+      }
+    }
+    for (const segment of recording.closing ? [recording.closing, current] : [current]) {
+      segment.packets += 1;
+      segment.tracks[event.kind].writeRtp(packet.clone());
+    }
+  });
+
+  const rotate = () => {
+    for (const recording of recordings.values()) {
+      const { current, closing } = recording;
+      if (current.packets === 0) {
+        // Nothing arrived for a whole segment: the participant is gone; a new segment opens when they send again.
+        recordings.delete(recording.participantId);
+        for (const segment of closing ? [closing, current] : [current]) track(closeSegment(recording.participantId, segment));
+      } else if (!closing) {
+        // The current segment is written on until the next one starts with a keyframe: no gap between files.
+        recording.closing = current;
+        recording.current = openSegment(recording.participantId, nextSequence(recording.participantId));
+      } else {
+        // Still no keyframe since the last rotation: ask again and let the open pair run on.
+        room.requestKeyframe(recording.participantId);
+      }
+    }
+  };
+  const timer = setInterval(rotate, segmentMs);
+  timer.unref();
+
+  return {
+    async stop() {
+      if (isStopped) return;
+      isStopped = true;
+      clearInterval(timer);
+      unsubscribe();
+      for (const recording of recordings.values()) {
+        const segments = recording.closing ? [recording.closing, recording.current] : [recording.current];
+        for (const segment of segments) track(closeSegment(recording.participantId, segment));
+      }
+      recordings.clear();
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
+  };
+}
