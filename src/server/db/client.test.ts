@@ -47,7 +47,7 @@ describe.runIf(serverUrl)('the PostgreSQL connection pool', () => {
       await onServer(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(watch.seen).toEqual([]);
-      const result = await database.db.execute(sql`select 1 as one`);
+      const result = (await database.db.execute(sql`select 1 as one`)) as unknown as { rows: unknown[] };
       expect(result.rows).toEqual([{ one: 1 }]);
     } finally {
       watch.stop();

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { auditTrailSchema } from '#shared/audit.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
+import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 
 const actionLabels: Record<string, string> = {
   'job.created': 'Job created',
@@ -68,7 +69,7 @@ export function AuditTrail({ jobId }: { jobId: string }) {
       ) : null}
       <details>
         <summary>All {events.length} events</summary>
-        <table className="table">
+        <table className="table" ref={labelCellsByHeaders}>
           <thead>
             <tr>
               <th scope="col">When</th>

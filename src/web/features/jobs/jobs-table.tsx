@@ -4,6 +4,7 @@ import { jobStatusLabels, jobStatuses, type JobStatus } from '#shared/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { paths } from '#web/paths.ts';
 import { useJobs } from './job-hooks.ts';
+import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 
 const pageSize = 20;
 
@@ -63,7 +64,7 @@ export function JobsTable() {
       ) : null}
       {jobs.data && jobs.data.items.length > 0 ? (
         <>
-          <table className="table">
+          <table className="table" ref={labelCellsByHeaders}>
             <thead>
               <tr>
                 <th scope="col">Title</th>

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { notaryListSchema } from '#shared/notaries.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
+import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 
 /** Administrators review notaries waiting for approval. */
 export function PendingNotaries() {
@@ -18,7 +19,7 @@ export function PendingNotaries() {
       {query.isPending ? <p role="status">Loading…</p> : null}
       {query.data && query.data.items.length === 0 ? <p className="empty">No notaries are waiting for approval.</p> : null}
       {query.data && query.data.items.length > 0 ? (
-        <table className="table">
+        <table className="table" ref={labelCellsByHeaders}>
           <thead>
             <tr>
               <th scope="col">Name</th>

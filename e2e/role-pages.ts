@@ -1,0 +1,203 @@
+import { expect, type APIRequestContext, type Browser, type BrowserContextOptions, type Page } from '@playwright/test';
+import { makePdf } from '../test/pdf-fixtures.ts';
+import { openAdminPage, totpCode, uniqueEmail, waitForMail } from './helpers.ts';
+
+/**
+ * One signed-in page per role, with the data each needs, made through the API (page.request) rather
+ * than the UI: an approved notary, an approved title company whose job (one PDF, one invited
+ * signer, a signature field, the session started) that notary holds, and that signer. Page-level
+ * specs (layout, accessibility) then visit every route of the SPEC route table in a loop.
+ */
+export interface RolePages {
+  admin: Page;
+  notary: Page;
+  title: Page;
+  signer: Page;
+  anonymous: Page;
+  jobId: string;
+  documentId: string;
+  /** An unused invitation link for a second signer of the job (a /claim/:token URL path). */
+  spareClaimPath: string;
+  spareSignerEmail: string;
+  close: () => Promise<void>;
+}
+
+/** The routes of the SPEC route table a person opens without signing in (redirects to /login left out). */
+export function signedOutRoutes(pages: Pick<RolePages, 'spareClaimPath'>): string[] {
+  return [
+    '/login',
+    '/login?resetToken=an-expired-reset-token',
+    '/register',
+    '/register/user',
+    '/register/notary',
+    '/register/title-company',
+    pages.spareClaimPath,
+    '/claim/not-a-real-invitation',
+    '/request-access',
+    '/notarize',
+    '/notarize-now',
+    '/gnw-login',
+    '/gnw/start',
+    '/gnw/setup?jobId=none',
+    '/session',
+    '/session/complete',
+    '/billing/pending',
+    '/billing/company',
+    '/admin/new-title-company',
+    '/admin/notaryloop-test',
+    '/verify/resume/a-token',
+    '/verify',
+    '/help',
+  ];
+}
+
+export type SignedInRole = 'admin' | 'notary' | 'title' | 'signer';
+
+/** The routes whose page depends on who is signed in, for each role. */
+export function signedInRoutes(role: SignedInRole, pages: Pick<RolePages, 'jobId' | 'documentId'>): string[] {
+  const { jobId, documentId } = pages;
+  return [
+    '/dashboard?tab=jobs',
+    '/dashboard?tab=security',
+    ...(role === 'admin' ? ['/dashboard?tab=approvals', '/admin/mail'] : []),
+    `/jobs/detail?jobId=${jobId}`,
+    `/setup?jobId=${jobId}&start=video`,
+    '/signing',
+    `/signing/${jobId}`,
+    `/signing/${jobId}/${documentId}`,
+    `/session/${jobId}`,
+    '/signature',
+    '/initials',
+    '/help',
+  ];
+}
+
+/** Opens a route and waits until nothing on the page says it is loading. */
+export async function openRoute(page: Page, route: string) {
+  await page.goto(route);
+  await expect(page.locator('#root')).not.toBeEmpty();
+  await expect(page.getByRole('status').filter({ hasText: /^(Loading|Checking)/ })).toHaveCount(0, { timeout: 10_000 });
+}
+
+export function baseUrl(): string {
+  return `http://localhost:${process.env.E2E_PORT ?? '3210'}`;
+}
+
+/** A state-changing call from the page's context: cookie sessions need a same-origin Origin header. */
+async function call<T>(request: APIRequestContext, method: 'post' | 'patch', url: string, options: { data?: unknown; multipart?: Parameters<APIRequestContext['post']>[1] extends infer O ? O extends { multipart?: infer M } ? M : never : never } = {}): Promise<T> {
+  const response = await request[method](url, { headers: { origin: baseUrl() }, ...options });
+  if (!response.ok()) throw new Error(`${method.toUpperCase()} ${url} answered ${response.status()}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+async function get<T>(request: APIRequestContext, url: string): Promise<T> {
+  const response = await request.get(url);
+  if (!response.ok()) throw new Error(`GET ${url} answered ${response.status()}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+interface SignedInResponse {
+  user: { id: string } | null;
+  sessionToken: string | null;
+}
+
+/** Makes the web app see the session the cookie holds: SPEC section 4 judges signed-in by the stored user. */
+async function storeUserInPage(page: Page) {
+  const { user } = await get<{ user: unknown }>(page.request, '/api/auth/me');
+  await page.goto('/help');
+  await page.evaluate((value) => sessionStorage.setItem('user', JSON.stringify(value)), user);
+}
+
+/** A notary registered, second factor linked and approved by the administrator, all through the API. */
+async function createApprovedNotary(page: Page, admin: Page, name: string) {
+  const registered = await call<SignedInResponse & { ticket: string | null }>(page.request, 'post', '/api/auth/register/notary', {
+    data: { name, email: uniqueEmail('notary'), password: 'notary password', commissionState: 'VA', commissionNumber: 'VA-1357', commissionExpiresOn: '2031-05-31', county: 'Arlington' },
+  });
+  expect(registered.ticket).toBeTruthy();
+  const { secret } = await call<{ secret: string }>(page.request, 'post', '/api/auth/mfa/totp/setup/start');
+  const linked = await call<{ completedSignIn: SignedInResponse | null }>(page.request, 'post', '/api/auth/mfa/totp/setup/verify', { data: { token: totpCode(secret) } });
+  const id = linked.completedSignIn?.user?.id ?? '';
+  await call(admin.request, 'post', `/api/notary/approve/${id}`);
+  return id;
+}
+
+export async function openRolePages(browser: Browser, options: BrowserContextOptions = {}): Promise<RolePages> {
+  const admin = await openAdminPage(browser, options);
+  const opened = [admin.context()];
+  const newPage = async () => {
+    const context = await browser.newContext(options);
+    opened.push(context);
+    return context.newPage();
+  };
+
+  const notary = await newPage();
+  const notaryId = await createApprovedNotary(notary, admin, 'Nadia Notary');
+  await storeUserInPage(notary);
+
+  const title = await newPage();
+  await call(title.request, 'post', '/api/auth/register/title-company', {
+    data: { name: 'Tess Title', email: uniqueEmail('title'), password: 'title password', companyName: 'Harbor Title LLC' },
+  });
+  const pending = await get<{ items: Array<{ id: string; name: string }> }>(admin.request, '/api/title-companies/pending');
+  const company = pending.items.find((item) => item.name === 'Harbor Title LLC');
+  if (company) await call(admin.request, 'post', `/api/title-companies/${company.id}/approve`);
+  await storeUserInPage(title);
+
+  // The title company's job: one PDF, two invited signers, held by the notary.
+  const signerEmail = uniqueEmail('signer');
+  const spareSignerEmail = uniqueEmail('spare-signer');
+  const job = await call<{ id: string }>(title.request, 'post', '/api/jobs', {
+    data: {
+      title: 'Refinance closing for Sam Signer',
+      notarizationType: 'acknowledgment',
+      notaryId,
+      signers: [
+        { name: 'Sam Signer', email: signerEmail },
+        { name: 'Tara Touch', email: spareSignerEmail },
+      ],
+    },
+  });
+  const uploaded = await call<{ items: Array<{ id: string }> }>(title.request, 'post', `/api/jobs/${job.id}/documents`, {
+    multipart: { files: { name: 'refinance-deed.pdf', mimeType: 'application/pdf', buffer: await makePdf(3, 'Refinance deed') } },
+  });
+  const documentId = uploaded.items[0]?.id ?? '';
+
+  const claimPath = async (email: string) => {
+    const mail = await waitForMail(email, /You are invited to sign/);
+    const path = mail.text.match(/\/claim\/[A-Za-z0-9_-]+/)?.[0];
+    if (!path) throw new Error(`no invitation link in the mail to ${email}`);
+    return path;
+  };
+  const signer = await newPage();
+  const signerClaim = await claimPath(signerEmail);
+  await call(signer.request, 'post', `/api/invites${signerClaim.replace('/claim', '')}/claim`, { data: { name: 'Sam Signer', email: signerEmail, password: 'signer password' } });
+  await storeUserInPage(signer);
+  const spareClaimPath = await claimPath(spareSignerEmail);
+
+  // Fields for both signers, then the notary starts the session so they can be filled.
+  const assets = await get<{ participants: Array<{ id: string; role: string }> }>(notary.request, `/api/jobs/${job.id}/signing-assets`);
+  for (const [index, participant] of assets.participants.filter((item) => item.role === 'signer').entries()) {
+    await call(notary.request, 'post', `/api/jobs/${job.id}/documents/${documentId}/fields`, {
+      data: { type: 'signature', page: 1, x: 0.12 + index * 0.45, y: 0.55, width: 0.3, height: 0.06, participantId: participant.id },
+    });
+  }
+  const current = await get<{ version: number }>(notary.request, `/api/jobs/${job.id}`);
+  const ready = await call<{ version: number }>(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'ready', version: current.version } });
+  await call(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'in_session', version: ready.version } });
+
+  const anonymous = await newPage();
+  return {
+    admin,
+    notary,
+    title,
+    signer,
+    anonymous,
+    jobId: job.id,
+    documentId,
+    spareClaimPath,
+    spareSignerEmail,
+    close: async () => {
+      for (const context of opened) await context.close();
+    },
+  };
+}
