@@ -1,5 +1,5 @@
 import { expect, test, type CDPSession, type Locator, type Page } from '@playwright/test';
-import { openRolePages, openRoute, signedInRoutes, signedOutRoutes, type RolePages, type SignedInRole } from './role-pages.ts';
+import { openRolePages, openRoute, secondFactorRoutes, signedInRoutes, signedOutRoutes, type RolePages, type SignedInRole } from './role-pages.ts';
 
 /**
  * The pages as people hold them: on a 390 x 844 touch phone every route of the SPEC route table fits
@@ -130,6 +130,7 @@ test.describe('pages on a 390 px touch phone', () => {
 
   test('every page a signed-out person opens fits the screen, with nothing floating over a control', async () => {
     for (const route of signedOutRoutes(pages)) await expectFitsPhone(pages.anonymous, route);
+    for (const route of secondFactorRoutes) await expectFitsPhone(pages.pendingMfa, route);
   });
 
   for (const role of ['admin', 'notary', 'title', 'signer'] as const satisfies readonly SignedInRole[]) {

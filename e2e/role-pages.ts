@@ -14,6 +14,8 @@ export interface RolePages {
   title: Page;
   signer: Page;
   anonymous: Page;
+  /** A notary who registered and has yet to set up a second factor: the MFA pages' person. */
+  pendingMfa: Page;
   jobId: string;
   documentId: string;
   /** An unused invitation link for a second signer of the job (a /claim/:token URL path). */
@@ -51,9 +53,17 @@ export function signedOutRoutes(pages: Pick<RolePages, 'spareClaimPath'>): strin
   ];
 }
 
+/** The multi-factor pages, as a person half-way through signing in opens them. */
+export const secondFactorRoutes = ['/mfa/setup', '/mfa/verify', '/mfa/verify?useEmail=1'];
+
 export type SignedInRole = 'admin' | 'notary' | 'title' | 'signer';
 
-/** The routes whose page depends on who is signed in, for each role. */
+/**
+ * The signed-in routes each role visits: the pages that differ by role (the dashboard and its tabs,
+ * the job, the signing list and workspace, the administrator's pages) for every role; the pages that
+ * look the same whoever is signed in (redirects, signature capture, help, what is not built) once,
+ * as the signer.
+ */
 export function signedInRoutes(role: SignedInRole, pages: Pick<RolePages, 'jobId' | 'documentId'>): string[] {
   const { jobId, documentId } = pages;
   return [
@@ -61,14 +71,9 @@ export function signedInRoutes(role: SignedInRole, pages: Pick<RolePages, 'jobId
     '/dashboard?tab=security',
     ...(role === 'admin' ? ['/dashboard?tab=approvals', '/admin/mail'] : []),
     `/jobs/detail?jobId=${jobId}`,
-    `/setup?jobId=${jobId}&start=video`,
     '/signing',
-    `/signing/${jobId}`,
     `/signing/${jobId}/${documentId}`,
-    `/session/${jobId}`,
-    '/signature',
-    '/initials',
-    '/help',
+    ...(role === 'signer' ? [`/setup?jobId=${jobId}&start=video`, `/signing/${jobId}`, `/session/${jobId}`, '/signature', '/initials', '/help'] : []),
   ];
 }
 
@@ -186,12 +191,24 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
   await call(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'in_session', version: ready.version } });
 
   const anonymous = await newPage();
+  // Half-way through signing in: the pending session cookie and the pending-MFA record of SPEC section 3.
+  const pendingMfa = await newPage();
+  const pendingEmail = uniqueEmail('pending-notary');
+  const response = await call<unknown>(pendingMfa.request, 'post', '/api/auth/register/notary', {
+    data: { name: 'Pia Pending', email: pendingEmail, password: 'notary password', commissionState: 'TX', commissionNumber: 'TX-24680', commissionExpiresOn: '2030-01-31', county: 'Travis' },
+  });
+  await pendingMfa.goto('/help');
+  await pendingMfa.evaluate(
+    (record) => sessionStorage.setItem('pendingMfa', JSON.stringify(record)),
+    { jobId: null, signerId: null, safeNext: null, rememberDevice: true, email: pendingEmail, response },
+  );
   return {
     admin,
     notary,
     title,
     signer,
     anonymous,
+    pendingMfa,
     jobId: job.id,
     documentId,
     spareClaimPath,
