@@ -196,6 +196,9 @@ test.describe('pages on a 390 px touch phone', () => {
     expect(fitted.x).toBeGreaterThanOrEqual(0);
     expect(fitted.width).toBeGreaterThan(390 * 0.9);
     expect(fitted.x + fitted.width).toBeLessThanOrEqual(390);
+    // The signer's controls on the page stay on it: nothing to scroll sideways at the fitted width.
+    await expect(signer.getByRole('button', { name: 'Initial here' })).toBeVisible();
+    expect(await signer.locator('.pages').evaluate((column) => column.scrollWidth - column.clientWidth)).toBeLessThanOrEqual(0);
     const zoom = signer.getByRole('group', { name: 'Zoom' });
     await zoom.getByRole('button', { name: 'Zoom in' }).tap();
     await zoom.getByRole('button', { name: 'Zoom in' }).tap();

@@ -88,14 +88,16 @@ export function baseUrl(): string {
   return `http://localhost:${process.env.E2E_PORT ?? '3210'}`;
 }
 
+type RequestOptions = NonNullable<Parameters<APIRequestContext['post']>[1]>;
+
 /** A state-changing call from the page's context: cookie sessions need a same-origin Origin header. */
-async function call<T>(request: APIRequestContext, method: 'post' | 'patch', url: string, options: { data?: unknown; multipart?: Parameters<APIRequestContext['post']>[1] extends infer O ? O extends { multipart?: infer M } ? M : never : never } = {}): Promise<T> {
+export async function apiCall<T>(request: APIRequestContext, method: 'post' | 'patch', url: string, options: Pick<RequestOptions, 'data' | 'multipart'> = {}): Promise<T> {
   const response = await request[method](url, { headers: { origin: baseUrl() }, ...options });
   if (!response.ok()) throw new Error(`${method.toUpperCase()} ${url} answered ${response.status()}: ${await response.text()}`);
   return (await response.json()) as T;
 }
 
-async function get<T>(request: APIRequestContext, url: string): Promise<T> {
+export async function apiGet<T>(request: APIRequestContext, url: string): Promise<T> {
   const response = await request.get(url);
   if (!response.ok()) throw new Error(`GET ${url} answered ${response.status()}: ${await response.text()}`);
   return (await response.json()) as T;
@@ -106,23 +108,33 @@ interface SignedInResponse {
   sessionToken: string | null;
 }
 
+/** Confirms the address with the link the app mailed, as the person would (POST /api/auth/verify-email). */
+async function confirmEmail(page: Page, email: string) {
+  const mail = await waitForMail(email, /Confirm your email address/);
+  const token = mail.text.match(/\/verify-email\/([A-Za-z0-9_-]+)/)?.[1];
+  if (!token) throw new Error(`no confirmation link in the mail to ${email}`);
+  await apiCall(page.request, 'post', '/api/auth/verify-email', { data: { token } });
+}
+
 /** Makes the web app see the session the cookie holds: SPEC section 4 judges signed-in by the stored user. */
 async function storeUserInPage(page: Page) {
-  const { user } = await get<{ user: unknown }>(page.request, '/api/auth/me');
+  const { user } = await apiGet<{ user: unknown }>(page.request, '/api/auth/me');
   await page.goto('/help');
   await page.evaluate((value) => sessionStorage.setItem('user', JSON.stringify(value)), user);
 }
 
 /** A notary registered, second factor linked and approved by the administrator, all through the API. */
 async function createApprovedNotary(page: Page, admin: Page, name: string) {
-  const registered = await call<SignedInResponse & { ticket: string | null }>(page.request, 'post', '/api/auth/register/notary', {
-    data: { name, email: uniqueEmail('notary'), password: 'notary password', commissionState: 'VA', commissionNumber: 'VA-1357', commissionExpiresOn: '2031-05-31', county: 'Arlington' },
+  const email = uniqueEmail('notary');
+  const registered = await apiCall<SignedInResponse & { ticket: string | null }>(page.request, 'post', '/api/auth/register/notary', {
+    data: { name, email, password: 'notary password', commissionState: 'VA', commissionNumber: 'VA-1357', commissionExpiresOn: '2031-05-31', county: 'Arlington' },
   });
   expect(registered.ticket).toBeTruthy();
-  const { secret } = await call<{ secret: string }>(page.request, 'post', '/api/auth/mfa/totp/setup/start');
-  const linked = await call<{ completedSignIn: SignedInResponse | null }>(page.request, 'post', '/api/auth/mfa/totp/setup/verify', { data: { token: totpCode(secret) } });
+  const { secret } = await apiCall<{ secret: string }>(page.request, 'post', '/api/auth/mfa/totp/setup/start');
+  const linked = await apiCall<{ completedSignIn: SignedInResponse | null }>(page.request, 'post', '/api/auth/mfa/totp/setup/verify', { data: { token: totpCode(secret) } });
   const id = linked.completedSignIn?.user?.id ?? '';
-  await call(admin.request, 'post', `/api/notary/approve/${id}`);
+  await apiCall(admin.request, 'post', `/api/notary/approve/${id}`);
+  await confirmEmail(page, email);
   return id;
 }
 
@@ -140,18 +152,20 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
   await storeUserInPage(notary);
 
   const title = await newPage();
-  await call(title.request, 'post', '/api/auth/register/title-company', {
-    data: { name: 'Tess Title', email: uniqueEmail('title'), password: 'title password', companyName: 'Harbor Title LLC' },
+  const titleEmail = uniqueEmail('title');
+  await apiCall(title.request, 'post', '/api/auth/register/title-company', {
+    data: { name: 'Tess Title', email: titleEmail, password: 'title password', companyName: 'Harbor Title LLC' },
   });
-  const pending = await get<{ items: Array<{ id: string; name: string }> }>(admin.request, '/api/title-companies/pending');
+  await confirmEmail(title, titleEmail);
+  const pending = await apiGet<{ items: Array<{ id: string; name: string }> }>(admin.request, '/api/title-companies/pending');
   const company = pending.items.find((item) => item.name === 'Harbor Title LLC');
-  if (company) await call(admin.request, 'post', `/api/title-companies/${company.id}/approve`);
+  if (company) await apiCall(admin.request, 'post', `/api/title-companies/${company.id}/approve`);
   await storeUserInPage(title);
 
   // The title company's job: one PDF, two invited signers, held by the notary.
   const signerEmail = uniqueEmail('signer');
   const spareSignerEmail = uniqueEmail('spare-signer');
-  const job = await call<{ id: string }>(title.request, 'post', '/api/jobs', {
+  const job = await apiCall<{ id: string }>(title.request, 'post', '/api/jobs', {
     data: {
       title: 'Refinance closing for Sam Signer',
       notarizationType: 'acknowledgment',
@@ -162,7 +176,7 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
       ],
     },
   });
-  const uploaded = await call<{ items: Array<{ id: string }> }>(title.request, 'post', `/api/jobs/${job.id}/documents`, {
+  const uploaded = await apiCall<{ items: Array<{ id: string }> }>(title.request, 'post', `/api/jobs/${job.id}/documents`, {
     multipart: { files: { name: 'refinance-deed.pdf', mimeType: 'application/pdf', buffer: await makePdf(3, 'Refinance deed') } },
   });
   const documentId = uploaded.items[0]?.id ?? '';
@@ -175,26 +189,31 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
   };
   const signer = await newPage();
   const signerClaim = await claimPath(signerEmail);
-  await call(signer.request, 'post', `/api/invites${signerClaim.replace('/claim', '')}/claim`, { data: { name: 'Sam Signer', email: signerEmail, password: 'signer password' } });
+  await apiCall(signer.request, 'post', `/api/invites${signerClaim.replace('/claim', '')}/claim`, { data: { name: 'Sam Signer', email: signerEmail, password: 'signer password' } });
   await storeUserInPage(signer);
   const spareClaimPath = await claimPath(spareSignerEmail);
 
   // Fields for both signers, then the notary starts the session so they can be filled.
-  const assets = await get<{ participants: Array<{ id: string; role: string }> }>(notary.request, `/api/jobs/${job.id}/signing-assets`);
+  const assets = await apiGet<{ participants: Array<{ id: string; role: string }> }>(notary.request, `/api/jobs/${job.id}/signing-assets`);
   for (const [index, participant] of assets.participants.filter((item) => item.role === 'signer').entries()) {
-    await call(notary.request, 'post', `/api/jobs/${job.id}/documents/${documentId}/fields`, {
+    await apiCall(notary.request, 'post', `/api/jobs/${job.id}/documents/${documentId}/fields`, {
       data: { type: 'signature', page: 1, x: 0.12 + index * 0.45, y: 0.55, width: 0.3, height: 0.06, participantId: participant.id },
     });
   }
-  const current = await get<{ version: number }>(notary.request, `/api/jobs/${job.id}`);
-  const ready = await call<{ version: number }>(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'ready', version: current.version } });
-  await call(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'in_session', version: ready.version } });
+  // A small field at the page's right edge: its fill button must stay on the page on a phone.
+  const sam = assets.participants.find((item) => item.role === 'signer');
+  await apiCall(notary.request, 'post', `/api/jobs/${job.id}/documents/${documentId}/fields`, {
+    data: { type: 'initials', page: 1, x: 0.86, y: 0.9, width: 0.08, height: 0.05, participantId: sam?.id ?? null },
+  });
+  const current = await apiGet<{ version: number }>(notary.request, `/api/jobs/${job.id}`);
+  const ready = await apiCall<{ version: number }>(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'ready', version: current.version } });
+  await apiCall(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'in_session', version: ready.version } });
 
   const anonymous = await newPage();
   // Half-way through signing in: the pending session cookie and the pending-MFA record of SPEC section 3.
   const pendingMfa = await newPage();
   const pendingEmail = uniqueEmail('pending-notary');
-  const response = await call<unknown>(pendingMfa.request, 'post', '/api/auth/register/notary', {
+  const response = await apiCall<unknown>(pendingMfa.request, 'post', '/api/auth/register/notary', {
     data: { name: 'Pia Pending', email: pendingEmail, password: 'notary password', commissionState: 'TX', commissionNumber: 'TX-24680', commissionExpiresOn: '2030-01-31', county: 'Travis' },
   });
   await pendingMfa.goto('/help');
