@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from '@playwright/test';
 import * as OTPAuth from 'otpauth';
 
 export function readBootstrapUrl(): string {
@@ -90,15 +90,16 @@ export async function linkAuthenticator(page: Page): Promise<{ secret: string; b
  * A page signed in as the administrator. The first caller creates the account through the one-time
  * link the server printed and keeps its session (cookies and session storage) for later spec files
  * of the same run: signing in again would ask an administrator to set up a second factor.
+ * `options` shape the browser context (a phone's viewport and touch, for instance).
  */
-export async function openAdminPage(browser: Browser): Promise<Page> {
+export async function openAdminPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
   const port = process.env.E2E_PORT ?? '3210';
   const file = path.join(os.tmpdir(), `ron-e2e-${port}-admin.json`);
   const state = JSON.parse(fs.readFileSync(path.join(os.tmpdir(), `ron-e2e-${port}.json`), 'utf8')) as { bootstrapUrl: string; dataDir: string };
   type Saved = { dataDir: string; storage: Awaited<ReturnType<BrowserContext['storageState']>>; session: Record<string, string> };
   const known = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Saved) : null;
   if (known && known.dataDir === state.dataDir) {
-    const context = await browser.newContext({ storageState: known.storage });
+    const context = await browser.newContext({ ...options, storageState: known.storage });
     await context.addInitScript((entries: Record<string, string>) => {
       if (sessionStorage.getItem('e2e_seeded')) return;
       for (const [key, value] of Object.entries(entries)) sessionStorage.setItem(key, value);
@@ -109,7 +110,7 @@ export async function openAdminPage(browser: Browser): Promise<Page> {
     await expect(admin.getByText('Welcome, Ada Admin')).toBeVisible();
     return admin;
   }
-  const admin = await (await browser.newContext()).newPage();
+  const admin = await (await browser.newContext(options)).newPage();
   const password = 'admin password 1';
   await admin.goto(state.bootstrapUrl);
   await expect(admin.getByText('Create the first administrator account')).toBeVisible();

@@ -1,7 +1,7 @@
 import { createElement, lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
 import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router';
 import { getEffectiveRole, getRoleHome } from '#shared/roles.ts';
-import { ChatOpener } from '#web/components/chat-opener.tsx';
+import { ChatPlacement } from '#web/components/chat-opener.tsx';
 import { AppErrorScreen, RouteErrorBoundary } from '#web/components/error-screens.tsx';
 import { LoadingWorkspace } from '#web/components/loading.tsx';
 import { NotBuiltPage } from '#web/components/not-built.tsx';
@@ -53,10 +53,9 @@ function RoleHomeRedirect() {
 
 function Root() {
   return (
-    <>
+    <ChatPlacement>
       <Outlet />
-      <ChatOpener />
-    </>
+    </ChatPlacement>
   );
 }
 

@@ -1,12 +1,51 @@
-import { useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { publicConfigSchema } from '#shared/system.ts';
 import { api } from '#web/lib/api.ts';
 
 export const chatLoadingMessage = 'Chat is loading, please try again in a moment.';
 
-/** The global chat opener: the configured third-party widget in a panel, else a notice in the page. */
-export function ChatOpener() {
+/**
+ * The global chat opener (SPEC section 2) sits in the flow of the page, never floating over it: at
+ * the foot of every page, or where a page puts it (the dashboard layout's footer, the signing
+ * workspace's tools). A page that places its own claims the spot, and the site footer steps aside.
+ */
+const ChatPlacementContext = createContext<{ claim: () => () => void } | null>(null);
+
+/** Provides the site footer with the chat opener, shown unless the page in view places its own. */
+export function ChatPlacement({ children }: { children: ReactNode }) {
+  const [claims, setClaims] = useState(0);
+  const placement = useMemo(
+    () => ({
+      claim: () => {
+        setClaims((count) => count + 1);
+        return () => setClaims((count) => count - 1);
+      },
+    }),
+    [],
+  );
+  return (
+    <ChatPlacementContext.Provider value={placement}>
+      {children}
+      {claims === 0 ? (
+        <footer className="site-footer">
+          <ChatOpener />
+        </footer>
+      ) : null}
+    </ChatPlacementContext.Provider>
+  );
+}
+
+/** The chat opener placed by a page itself (inside its own layout). */
+export function PageChatOpener() {
+  const placement = useContext(ChatPlacementContext);
+  // Before paint, so the site footer never flashes in beside a full-height page.
+  useLayoutEffect(() => placement?.claim(), [placement]);
+  return <ChatOpener />;
+}
+
+/** The configured third-party widget in a panel, else a notice beside the button. */
+function ChatOpener() {
   const [isOpen, setIsOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => {
@@ -24,20 +63,22 @@ export function ChatOpener() {
     setIsOpen((value) => !value);
   };
   return (
-    <>
+    <div className="chat">
+      <p className="chat-notice" role="status">
+        {notice}
+      </p>
+      <button type="button" className="button chat-opener" onClick={open} aria-expanded={isOpen}>
+        Chat with us
+      </button>
       {isOpen && widgetUrl ? (
+        // Opened on request, like a dialog: the one thing allowed to sit over the page, with its own close button.
         <aside className="chat-panel" aria-label="Live chat">
+          <button type="button" className="button chat-close" onClick={() => setIsOpen(false)}>
+            Close chat
+          </button>
           <iframe title="Live chat" src={widgetUrl} />
         </aside>
       ) : null}
-      {notice ? (
-        <p className="chat-notice" role="status">
-          {notice}
-        </p>
-      ) : null}
-      <button type="button" className="chat-opener" onClick={open} aria-expanded={isOpen}>
-        Chat with us
-      </button>
-    </>
+    </div>
   );
 }

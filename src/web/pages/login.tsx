@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { readLoginQuery } from '#shared/auth-routing.ts';
+import { PageChatOpener } from '#web/components/chat-opener.tsx';
 import { LoginForm } from '#web/features/auth/login-form.tsx';
 import { ResetPasswordForm } from '#web/features/auth/reset-password-form.tsx';
 import { TwoFactorForm } from '#web/features/auth/two-factor-form.tsx';
@@ -30,7 +31,12 @@ export default function LoginPage() {
           </li>
         </ul>
       </section>
-      <main className="auth-panel">{panel}</main>
+      <div className="auth-side">
+        <main className="auth-panel">{panel}</main>
+        <footer className="page-footer">
+          <PageChatOpener />
+        </footer>
+      </div>
     </div>
   );
 }

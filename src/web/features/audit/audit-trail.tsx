@@ -4,6 +4,7 @@ import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { formatDateTime } from '#shared/dates.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
+import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 
 /** The job's hash-chained trail as sentences, in the viewer's time zone, with whether the chain verifies, and its status history. */
 export function AuditTrail({ jobId }: { jobId: string }) {
@@ -36,7 +37,7 @@ export function AuditTrail({ jobId }: { jobId: string }) {
       ) : null}
       <details>
         <summary>All {events.length} events</summary>
-        <table className="table" aria-label="Audit events">
+        <table className="table" aria-label="Audit events" ref={labelCellsByHeaders}>
           <thead>
             <tr>
               <th scope="col">When</th>

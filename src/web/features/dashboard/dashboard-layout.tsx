@@ -3,6 +3,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Link, NavLink } from 'react-router';
 import { pendingJobsSchema } from '#shared/notifications.ts';
 import { hasAnyRole, sidebarNavigationRoles } from '#shared/roles.ts';
+import { PageChatOpener } from '#web/components/chat-opener.tsx';
 import { api } from '#web/lib/api.ts';
 import { paths } from '#web/paths.ts';
 import { useLogOut } from '#web/features/auth/use-log-out.ts';
@@ -15,7 +16,10 @@ interface DashboardLayoutProps {
   children: ReactNode;
 }
 
-/** The common layout: sidebar, header with greeting, task, bell and Logout (SPEC section 2). */
+/**
+ * The common layout: sidebar, header with greeting, task, bell and Logout (SPEC section 2). On a
+ * phone the sidebar becomes a bar above the header: the brand and New Signing Request, then the links.
+ */
 export function DashboardLayout({ user, task, children }: DashboardLayoutProps) {
   const logOut = useLogOut();
   const [isDialogOpen, setIsDialogOpen] = useState(false);
@@ -69,6 +73,9 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
         <main id="main-content" className="content" tabIndex={-1}>
           {children}
         </main>
+        <footer className="page-footer">
+          <PageChatOpener />
+        </footer>
       </div>
       {isDialogOpen ? <NewSigningRequestDialog onClose={() => setIsDialogOpen(false)} /> : null}
     </div>

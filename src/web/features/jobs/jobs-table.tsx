@@ -5,6 +5,7 @@ import { formatDateTime } from '#shared/dates.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { paths } from '#web/paths.ts';
 import { useJobs } from './job-hooks.ts';
+import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 
 const pageSize = 20;
 
@@ -75,7 +76,7 @@ export function JobsTable({ status: heldStatus, onStatusChange }: { status?: Job
       ) : null}
       {jobs.data && jobs.data.items.length > 0 ? (
         <>
-          <table className="table">
+          <table className="table" ref={labelCellsByHeaders}>
             <thead>
               <tr>
                 <th scope="col">Title</th>

@@ -5,6 +5,7 @@ import { Field, FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
 import { useJobMutation } from './job-hooks.ts';
+import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 
 /** Signers, witnesses and observers: add, remind, remove, identity bypass (admin or notary). */
 export function ParticipantsPanel({ job }: { job: Job }) {
@@ -41,7 +42,7 @@ export function ParticipantsPanel({ job }: { job: Job }) {
       <FormAlert message={notice} tone="success" />
       {job.participants.length === 0 ? <p className="empty">No signers yet.</p> : null}
       {job.participants.length > 0 ? (
-        <table className="table">
+        <table className="table" ref={labelCellsByHeaders}>
           <thead>
             <tr>
               <th scope="col">Name</th>

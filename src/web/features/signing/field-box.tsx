@@ -77,13 +77,15 @@ export function FieldBox({ field, pageSize, pointScale, ownerName, canMove, canF
     }
   };
 
+  // Tags and fill buttons wider than the box hang toward the page's middle, never off its edge.
+  const isOnRightHalf = placement.x + placement.width / 2 > 0.5;
   const label = describeField(field.type, ownerName);
   const name = `${label}${field.isOnEveryPage ? ', on every page' : ''}`;
   // What the PDF prints here: text at most 12 pt, shrunk to the box's height.
   const fontSize = Math.max(9, Math.min(12 * pointScale, placement.height * pageSize.height * 0.72));
   return (
     <div
-      className={`field-box type-${field.type}${isFilled ? ' filled' : ''}${canFill && !isFilled ? ' mine' : ''}`}
+      className={`field-box type-${field.type}${isFilled ? ' filled' : ''}${canFill && !isFilled ? ' mine' : ''}${isOnRightHalf ? ' on-right-half' : ''}`}
       style={{ left: `${placement.x * 100}%`, top: `${placement.y * 100}%`, width: `${placement.width * 100}%`, height: `${placement.height * 100}%` }}
       data-field-id={field.id}
       role="group"
@@ -97,7 +99,7 @@ export function FieldBox({ field, pageSize, pointScale, ownerName, canMove, canF
     >
       {/* Outside the box, never clipped: whose and what at every zoom. */}
       {!isFilled ? (
-        <span className={`field-tag${placement.x + placement.width / 2 > 0.5 ? ' toward-left' : ''}${placement.y < 0.03 ? ' below' : ''}`} aria-hidden="true">
+        <span className={`field-tag${isOnRightHalf ? ' toward-left' : ''}${placement.y < 0.03 ? ' below' : ''}`} aria-hidden="true">
           {label}
           {field.isOnEveryPage ? ' (every page)' : ''}
         </span>

@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import { Link, useNavigate } from 'react-router';
 import { documentListSchema } from '#shared/documents.ts';
 import { fieldLabels, isNotaryField, signingAssetsSchema, type DocumentField, type FieldType, type Placement } from '#shared/fields.ts';
-import { FormAlert } from '#web/components/field.tsx';
+import { PageChatOpener } from '#web/components/chat-opener.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { useJob } from '#web/features/jobs/job-hooks.ts';
 import { ApiError } from '#web/lib/api-client.ts';
@@ -23,6 +23,7 @@ import { usePlacement } from './use-placement.ts';
 import { keepThumbnailInSight, useVisiblePage } from './use-visible-page.ts';
 import { useRememberedZoom } from './use-zoom.ts';
 import { WorkspaceBar } from './workspace-bar.tsx';
+import { WorkspaceNotices } from './workspace-notices.tsx';
 
 /** CSS pixels per PDF point at zoom 1 on a wide screen; narrower columns fit the page's width. */
 const widestPointScale = 1.3;
@@ -172,16 +173,14 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
         isFollowing={isFollowing}
         onFollowChange={setIsFollowing}
       />
+      <WorkspaceNotices
+        error={error ?? pdfError ?? job.error?.message ?? documents.error?.message ?? null}
+        notice={notice}
+        info={documents.data && items.length === 0 ? 'This job has no documents yet.' : null}
+        announcement={placement.announcement}
+        position={pageCount > 0 ? `Page ${currentPage} of ${pageCount}${myOpenCount > 0 ? ` · ${myOpenCount} field${myOpenCount === 1 ? '' : 's'} left for you` : ''}` : null}
+      />
       <div className="workspace-body">
-        {/* Over the pages, so a message never shifts what the person is pointing at. */}
-        <div className="workspace-notices">
-          <FormAlert message={error ?? pdfError ?? job.error?.message ?? documents.error?.message ?? null} />
-          <FormAlert message={notice} tone="success" />
-          {documents.data && items.length === 0 ? <p className="alert info">This job has no documents yet.</p> : null}
-          <p className="placement-banner" role="status" data-testid="placement-announcer">
-            {placement.announcement}
-          </p>
-        </div>
         <nav ref={thumbnailsRef} className="thumbnails" aria-label="Pages">
           {pdf
             ? pageNumbers.map((page) => (
@@ -201,7 +200,7 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
             : null}
         </nav>
         <main ref={pagesRef} className={`pages${placement.placing ? ' placing' : ''}`} aria-label="Document pages">
-          {!pdf && !pdfError && current ? <p role="status">Loading the document…</p> : null}
+          {documents.isPending || (!pdf && !pdfError && current) ? <p role="status">Loading the document…</p> : null}
           {pdf
             ? pageNumbers.map((page) => (
                 <PdfPage key={page} pdf={pdf} pageNumber={page} scale={pointScale} label={`${current?.name ?? 'Document'}, page ${page}`}>
@@ -296,6 +295,9 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
               </button>
             ) : null}
             {isSealed ? outputs : null}
+            <div className="tools-footer">
+              <PageChatOpener />
+            </div>
           </div>
         </aside>
       </div>

@@ -1,0 +1,76 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { openRolePages, openRoute, secondFactorRoutes, signedInRoutes, signedOutRoutes, type RolePages, type SignedInRole } from './role-pages.ts';
+
+/**
+ * axe on every page of the SPEC route table, signed out and signed in as each role (the pages that
+ * differ by role are visited by each): no serious or critical violation of WCAG 2.1 A and AA. One
+ * page per role is reused and the data comes from the API, so the whole file stays quick.
+ */
+
+const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/**
+ * The serious and critical violations on the page in view, one line each, naming the elements.
+ * Legacy mode runs axe.run in the page itself instead of opening a blank helper page for every check
+ * (which doubled the time); it would skip cross-origin frames, and these pages have none.
+ */
+async function findSeriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).setLegacyMode().withTags(wcagTags).options({ resultTypes: ['violations'] }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+async function expectAccessible(page: Page, route: string, state?: string) {
+  if (!state) await openRoute(page, route);
+  expect.soft(await findSeriousViolations(page), `${route}${state ? ` (${state})` : ''}`).toEqual([]);
+}
+
+test.describe('accessibility of every page', () => {
+  let pages: RolePages;
+
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(90_000);
+    pages = await openRolePages(browser);
+  });
+
+  test.afterAll(async () => {
+    await pages?.close();
+  });
+
+  test('every page, signed out and as each role, each role in its own page at the same time', async () => {
+    test.setTimeout(120_000);
+    const signedOut = async () => {
+      for (const route of signedOutRoutes(pages)) await expectAccessible(pages.anonymous, route);
+      for (const route of secondFactorRoutes) await expectAccessible(pages.pendingMfa, route);
+    };
+    const signedIn = async (role: SignedInRole) => {
+      const page = pages[role];
+      for (const route of signedInRoutes(role, pages)) await expectAccessible(page, route);
+      // What opens over a page: the new-job dialog and the notifications.
+      await openRoute(page, '/dashboard?tab=jobs');
+      await page.getByRole('button', { name: 'New Signing Request' }).click();
+      await expect(page.getByRole('dialog', { name: 'New Signing Request' })).toBeVisible();
+      await expectAccessible(page, '/dashboard?tab=jobs', 'the New Signing Request dialog');
+      await page.keyboard.press('Escape');
+      await page.getByRole('button', { name: /^Notifications/ }).click();
+      await expect(page.getByRole('region', { name: 'Notifications' })).toBeVisible();
+      await expectAccessible(page, '/dashboard?tab=jobs', 'the notifications');
+    };
+    await Promise.all([signedOut(), ...(['admin', 'notary', 'title', 'signer'] as const).map(signedIn)]);
+  });
+
+  test('the workspace on a phone, with its tools open', async () => {
+    const { signer, jobId, documentId } = pages;
+    await signer.setViewportSize({ width: 390, height: 844 });
+    try {
+      await openRoute(signer, `/signing/${jobId}/${documentId}`);
+      await signer.getByRole('button', { name: /^Tools and your fields/ }).click();
+      await expect(signer.getByRole('list', { name: 'Your remaining fields' })).toBeVisible();
+      await expectAccessible(signer, `/signing/${jobId}/${documentId}`, 'phone, tools open');
+    } finally {
+      await signer.setViewportSize({ width: 1280, height: 720 });
+    }
+  });
+});
