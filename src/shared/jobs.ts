@@ -218,7 +218,17 @@ export const jobSummarySchema = z.object({
 });
 export type JobSummary = z.infer<typeof jobSummarySchema>;
 
-const instantSchema = (name: string) => z.iso.datetime({ offset: true, message: `Give ${name} as an ISO date and time with its time zone.` }).optional();
+const instantSchema = (name: string) => {
+  const message = `Give ${name} as an ISO date and time with its time zone.`;
+  // An offset can carry a valid instant into year 0 or 10000, which the database cannot store.
+  return z.iso
+    .datetime({ offset: true, message })
+    .refine((value) => {
+      const year = new Date(value).getUTCFullYear();
+      return year >= 1 && year <= 9999;
+    }, { message })
+    .optional();
+};
 
 /**
  * The jobs list's filters. notary=me: jobs whose notary is the caller. waitingFor=me: open jobs

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import { passwordResetMessages } from '#shared/mfa.ts';
 import { toSingleLine } from '#shared/text.ts';
 import { passwordResetTokens, sessions, trustedDevices, users } from '#server/db/schema/index.ts';
@@ -84,7 +84,12 @@ export async function resetPassword(ctx: Ctx, token: string, newPassword: string
       .returning({ userId: passwordResetTokens.userId });
     const row = used[0];
     if (!row) throw invalidLink();
-    const [user] = await tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, row.userId)).returning();
+    // A link sent before the account was rejected or disabled opens nothing: it could not sign in.
+    const [user] = await tx
+      .update(users)
+      .set({ passwordHash, updatedAt: new Date() })
+      .where(and(eq(users.id, row.userId), inArray(users.status, ['active', 'pending'])))
+      .returning();
     if (!user) throw invalidLink();
     await tx.update(sessions).set({ revokedAt: new Date() }).where(and(eq(sessions.userId, user.id), isNull(sessions.revokedAt)));
     await tx.update(trustedDevices).set({ revokedAt: new Date() }).where(and(eq(trustedDevices.userId, user.id), isNull(trustedDevices.revokedAt)));

@@ -123,6 +123,15 @@ describe('notary=me and the scheduled window', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: 'validation_failed', message });
   });
+
+  it.each([
+    ['scheduledFrom', '0000-01-01T00:00:00Z'],
+    ['scheduledTo', '9999-12-31T23:59:59-23:59'],
+  ])('refuses %s=%s, a valid ISO instant outside the years the database stores, with a sentence, not a 500', async (name, value) => {
+    const res = await kit.call(agent, 'GET', `/api/jobs?${name}=${encodeURIComponent(value)}`);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'validation_failed', message: `Give ${name} as an ISO date and time with its time zone.` });
+  });
 });
 
 describe('withStatusCounts=true', () => {

@@ -235,6 +235,18 @@ describe('notary rejection', () => {
     expect((await mailTo(notary.email)).filter((mail) => mail.kind === 'password_reset')).toEqual([]);
   });
 
+  it('makes a reset link sent while the application was pending useless: no "you can now log in", no new password', async () => {
+    const notary = await registerNotary();
+    expect((await t.app.inject({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: notary.email } })).statusCode).toBe(200);
+    const link = (await mailTo(notary.email)).find((mail) => mail.kind === 'password_reset')?.textBody.match(/resetToken=([\w-]+)/)?.[1];
+    expect(link).toBeTruthy();
+    await reject(notary.id, { reason });
+    const res = await t.app.inject({ method: 'POST', url: '/api/auth/reset-password', payload: { token: link, newPassword: 'a whole new password' } });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error).toBe('invalid_token');
+    expect((await mailTo(notary.email)).filter((mail) => mail.kind === 'password_changed')).toEqual([]);
+  });
+
   it.each([
     ['no body', undefined, 'Enter the reason for turning down this application; it is sent to the applicant.'],
     ['no reason', {}, 'Enter the reason for turning down this application; it is sent to the applicant.'],

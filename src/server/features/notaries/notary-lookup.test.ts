@@ -79,6 +79,14 @@ describe('GET /api/notary/lookup', () => {
     expect(res.json()).toMatchObject({ error: 'validation_failed', message: 'Ask for 1 to 50 notaries.' });
   });
 
+  it('refuses a search longer than 100 characters, or given twice, with a sentence', async () => {
+    for (const query of [`q=${'a'.repeat(101)}`, 'q=nora&q=otto']) {
+      const res = await lookup(query);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json(), query).toMatchObject({ error: 'validation_failed', message: 'Search with at most 100 characters.' });
+    }
+  });
+
   it('is for the people who create jobs: signed-out callers get 401, witnesses, observers and billing staff 403', async () => {
     const signedOut = await t.app.inject({ method: 'GET', url: '/api/notary/lookup' });
     expect(signedOut.statusCode).toBe(401);
