@@ -166,7 +166,17 @@ export const signerInputSchema = z.object({
 });
 export type SignerInput = z.input<typeof signerInputSchema>;
 
-const scheduledAtSchema = z.iso.datetime({ offset: true, message: 'Enter a valid date and time.' }).nullable().optional();
+/** An offset can carry a valid instant into year 0 or 10000, which the database cannot store. */
+function isStorableInstant(value: string): boolean {
+  const year = new Date(value).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
+
+const scheduledAtSchema = z.iso
+  .datetime({ offset: true, message: 'Enter a valid date and time.' })
+  .refine(isStorableInstant, { message: 'Enter a valid date and time.' })
+  .nullable()
+  .optional();
 
 export const createJobInputSchema = z.object({
   title: jobTitleSchema,
@@ -220,14 +230,7 @@ export type JobSummary = z.infer<typeof jobSummarySchema>;
 
 const instantSchema = (name: string) => {
   const message = `Give ${name} as an ISO date and time with its time zone.`;
-  // An offset can carry a valid instant into year 0 or 10000, which the database cannot store.
-  return z.iso
-    .datetime({ offset: true, message })
-    .refine((value) => {
-      const year = new Date(value).getUTCFullYear();
-      return year >= 1 && year <= 9999;
-    }, { message })
-    .optional();
+  return z.iso.datetime({ offset: true, message }).refine(isStorableInstant, { message }).optional();
 };
 
 /**

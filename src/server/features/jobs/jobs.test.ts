@@ -153,6 +153,8 @@ describe('POST /api/jobs', () => {
     ['a signer without a name', { signers: [{ name: '', email: 'a@example.test' }] }, "Enter the signer's name."],
     ['a signer with a bad email', { signers: [{ name: 'Al', email: 'not-an-email' }] }, 'Enter a valid email address.'],
     ['a bad date', { scheduledAt: 'next tuesday' }, 'Enter a valid date and time.'],
+    ['a date in year 0', { scheduledAt: '0000-01-01T00:00:00Z' }, 'Enter a valid date and time.'],
+    ['a date an offset carries into year 10000', { scheduledAt: '9999-12-31T23:59:59-23:59' }, 'Enter a valid date and time.'],
     ['eleven participants', { signers: Array.from({ length: 11 }, (_, index) => ({ name: `P ${index}`, email: `p${index}@example.test` })) }, 'A job has at most 10 participants.'],
   ])('refuses %s with 400 and a clear message', async (_label, payload, message) => {
     const res = await postJob(await t.createUser({ roles: ['title_agent'] }), payload);

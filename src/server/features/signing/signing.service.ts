@@ -86,20 +86,32 @@ export async function joinLiveChannel(
     hasEnded = true;
     end(reason);
   };
-  const checkAgain = () =>
-    (checking ??= (async () => {
-      try {
-        const session = await resolveSession(ctx.db, ctx.sessionCache, sessionToken);
-        if (!session || session.isMfaPending) return finish({ code: 4401, reason: 'signed out' });
-        try {
-          await getJobAccess({ ...ctx, user: session.user, sessionId: session.sessionId }, jobId);
-        } catch {
-          finish({ code: 4403, reason: 'access ended' });
-        }
-      } finally {
-        checking = null;
+  // One check at a time; a change announced while one runs gets a fresh check after it, since the
+  // running one may have read the data before that change was committed.
+  let isCheckRequested = false;
+  const runCheck = async () => {
+    const session = await resolveSession(ctx.db, ctx.sessionCache, sessionToken);
+    if (!session || session.isMfaPending) return finish({ code: 4401, reason: 'signed out' });
+    try {
+      await getJobAccess({ ...ctx, user: session.user, sessionId: session.sessionId }, jobId);
+    } catch {
+      finish({ code: 4403, reason: 'access ended' });
+    }
+  };
+  const checkAgain = (): Promise<void> => {
+    if (checking) {
+      isCheckRequested = true;
+      return checking;
+    }
+    checking = runCheck().finally(() => {
+      checking = null;
+      if (isCheckRequested && !hasEnded) {
+        isCheckRequested = false;
+        void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel check failed'));
       }
-    })());
+    });
+    return checking;
+  };
 
   const unsubscribeJob = await ctx.realtime.subscribe(channel, (message) => {
     if (hasEnded) return;
@@ -117,6 +129,8 @@ export async function joinLiveChannel(
     if (named.tokenHash !== tokenHash && !(userId && named.userId === userId)) return;
     void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel session check failed'));
   });
+  // A change committed between the access check above and these subscriptions was announced to no one here.
+  void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel check failed'));
   const timer = setInterval(() => void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel check failed')), liveAccessRecheckMs);
   timer.unref();
 
