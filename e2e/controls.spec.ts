@@ -92,7 +92,7 @@ test.describe.serial('controls: role homes, the notary picker, drop zones and th
     await picker.focus();
     await company.keyboard.type('arlington');
     const options = dialog.getByRole('listbox', { name: 'Notary (optional)' }).getByRole('option');
-    await expect(options.filter({ hasText: notaryName })).toContainText('Arlington County, VA');
+    await expect(options.filter({ hasText: notaryName })).toContainText('Arlington County, Virginia');
     const box = await options.first().boundingBox();
     expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
     await expectAccessible(company);
