@@ -31,7 +31,10 @@ export interface ComboboxProps<T> {
  * Down/Up to move, Enter to choose, Escape to close; the options are at least 44 px tall.
  */
 export function Combobox<T>(props: ComboboxProps<T>) {
-  const { label, hint, error, options, value, onChange, onSearch, getKey, getText, renderOption, isLoading = false, emptyMessage, clearLabel, placeholder, disabled } = props;
+  const { label, hint, error, options: givenOptions, value, onChange, onSearch, getKey, getText, renderOption, isLoading = false, emptyMessage, clearLabel, placeholder, disabled } = props;
+  // While a search runs, the options at hand answer an older text: none of them may be chosen (a
+  // quick Down and Enter would pick someone the person never searched for), so none is shown.
+  const options = isLoading ? [] : givenOptions;
   const id = useId();
   const listId = `${id}-list`;
   const [text, setText] = useState(value ? getText(value) : '');
@@ -104,6 +107,11 @@ export function Combobox<T>(props: ComboboxProps<T>) {
             setText(valueText);
           }}
           onKeyDown={(event) => {
+            // Enter during a search waits for its answer; it never submits the form around the box.
+            if (event.key === 'Enter' && isOpen && isLoading) {
+              event.preventDefault();
+              return;
+            }
             const result = getComboboxKeyResult(event.key, { isOpen, activeIndex, count: options.length, hasTypedText: text !== valueText });
             if (result.kind === 'none') return;
             // Handled here: Enter must not submit the form, Escape must not close the dialog around it.
