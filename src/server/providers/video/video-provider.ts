@@ -139,16 +139,34 @@ export const iceServerSchema = z.object({
 });
 export type IceServer = z.infer<typeof iceServerSchema>;
 
-/** Parses ICE_SERVERS (a JSON array of {urls, username?, credential?}); unset means none. */
+const iceServersShape = 'ICE_SERVERS must be a JSON array of {urls, username?, credential?}';
+
+/**
+ * Parses ICE_SERVERS (a JSON array of {urls, username?, credential?}, as RTCPeerConnection takes
+ * it); unset means none. Every url is stun:, turn: or turns:, and a TURN server has a username and
+ * a credential. Throws a sentence naming what is wrong, for a startup error.
+ */
 export function parseIceServers(json: string | undefined): IceServer[] {
   if (json === undefined || json.trim() === '') return [];
   let value: unknown;
   try {
     value = JSON.parse(json);
-  } catch {
-    throw new Error('ICE_SERVERS must be a JSON array of {urls, username?, credential?}.');
+  } catch (error) {
+    throw new Error(`${iceServersShape}; it is not valid JSON (${(error as Error).message}).`);
   }
   const parsed = z.array(iceServerSchema).safeParse(value);
-  if (!parsed.success) throw new Error('ICE_SERVERS must be a JSON array of {urls, username?, credential?}.');
+  if (!parsed.success) {
+    const index = parsed.error.issues[0]?.path[0];
+    throw new Error(`${iceServersShape}; ${typeof index === 'number' ? `entry ${index} does not have that shape` : 'it is not an array'}.`);
+  }
+  parsed.data.forEach((server, index) => {
+    for (const url of typeof server.urls === 'string' ? [server.urls] : server.urls) {
+      const scheme = /^(stun|stuns|turn|turns):/i.exec(url)?.[1]?.toLowerCase();
+      if (!scheme) throw new Error(`ICE_SERVERS entry ${index}: "${url}" is not a stun:, turn: or turns: url.`);
+      if (scheme.startsWith('turn') && (!server.username || !server.credential)) {
+        throw new Error(`ICE_SERVERS entry ${index}: the TURN server ${url} needs a username and a credential.`);
+      }
+    }
+  });
   return parsed.data;
 }
