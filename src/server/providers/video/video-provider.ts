@@ -63,7 +63,7 @@ export interface ParticipantRtpPacket {
 
 export interface ParticipantStats {
   participantId: string;
-  connectionState: string;
+  connectionState: ConnectionState;
   /** Bytes of RTP (header and payload) received from this participant since they joined. */
   bytesReceived: number;
   packetsReceived: number;
@@ -102,7 +102,22 @@ export interface RoomStats {
   forwardingDelay: DelayHistogram;
 }
 
+export type ConnectionState = 'new' | 'connecting' | 'connected' | 'disconnected' | 'failed' | 'closed';
+
+/**
+ * A participant's connection to the hub changed. `failed` also comes from the hub itself when ICE
+ * has not connected within its timeout after the participant's answer (no path at all, e.g. a
+ * TURN server refusing the credentials): the remedy is an ICE restart or a rejoin.
+ */
+export interface ConnectionStateEvent {
+  participantId: string;
+  state: ConnectionState;
+  /** Why, in a sentence, when the hub decided the state itself. */
+  reason?: string;
+}
+
 export type RtpListener = (packet: ParticipantRtpPacket) => void;
+export type ConnectionStateListener = (event: ConnectionStateEvent) => void;
 /** The server has a new offer for a participant already in the room (someone joined). */
 export type RenegotiationListener = (offer: ParticipantOffer) => void;
 
@@ -126,6 +141,8 @@ export interface VideoRoom {
   /** Called with every RTP packet any participant sends; returns the unsubscribe function. */
   onRtp(listener: RtpListener): () => void;
   onRenegotiation(listener: RenegotiationListener): () => void;
+  /** Called whenever a participant's connection changes state; returns the unsubscribe function. */
+  onConnectionState(listener: ConnectionStateListener): () => void;
   /** Asks a participant's browser for a video keyframe now (a recording segment starts with one). */
   requestKeyframe(participantId: string): void;
   getStats(): RoomStats;
@@ -152,7 +169,7 @@ export function parseIceServers(json: string | undefined): IceServer[] {
   try {
     value = JSON.parse(json);
   } catch (error) {
-    throw new Error(`${iceServersShape}; it is not valid JSON (${(error as Error).message}).`);
+    throw new Error(`${iceServersShape}; it is not valid JSON (${(error as Error).message}).`, { cause: error });
   }
   const parsed = z.array(iceServerSchema).safeParse(value);
   if (!parsed.success) {
