@@ -15,12 +15,15 @@ const missing = coturnMissingReason();
 if (missing) console.warn(missing);
 
 describe.skipIf(missing !== null)('media through a TURN relay (a real coturn on loopback)', () => {
-  let turn: Coturn;
-  let media: MediaBrowser;
+  let turn: Coturn | undefined;
+  let media: MediaBrowser | undefined;
   let provider: VideoProvider | undefined;
 
   beforeAll(async () => {
-    [turn, media] = await Promise.all([startCoturn(), launchMediaBrowser()]);
+    const [turnStarted, mediaStarted] = await Promise.allSettled([startCoturn(), launchMediaBrowser()]);
+    if (turnStarted.status === 'fulfilled') turn = turnStarted.value;
+    if (mediaStarted.status === 'fulfilled') media = mediaStarted.value;
+    for (const result of [turnStarted, mediaStarted]) if (result.status === 'rejected') throw result.reason;
   });
   afterEach(async () => {
     await provider?.close();
@@ -31,10 +34,15 @@ describe.skipIf(missing !== null)('media through a TURN relay (a real coturn on 
     await turn?.close();
   });
 
-  /** The media hub as main.ts configures it, with ICE_SERVERS naming the TURN server. */
+  /** The configuration with ICE_SERVERS naming the TURN server and its user. */
+  function configWithTurn() {
+    const { url, username, credential } = turn!;
+    return parseConfig({ ICE_SERVERS: JSON.stringify([{ urls: url, username, credential }]) });
+  }
+
+  /** The media hub with the configuration's ICE servers (its own candidates include relayed ones). */
   function createRoom(roomId: string, participants: Map<string, ChromiumParticipant>, options: Partial<WeriftSfuOptions> = {}): VideoRoom {
-    const config = parseConfig({ ICE_SERVERS: JSON.stringify([{ urls: turn.url, username: turn.username, credential: turn.credential }]) });
-    provider = createWeriftSfu({ ...config.video, iceAdditionalHostAddresses: ['127.0.0.1'], keyframeIntervalMs: 500, ...options });
+    provider = createWeriftSfu({ ...configWithTurn().video, iceAdditionalHostAddresses: ['127.0.0.1'], keyframeIntervalMs: 500, ...options });
     const room = provider.createRoom(roomId);
     room.onRenegotiation((offer) => void participants.get(offer.participantId)?.answer(offer));
     return room;
@@ -47,16 +55,16 @@ describe.skipIf(missing !== null)('media through a TURN relay (a real coturn on 
     room.onConnectionState((event) => {
       if (event.state === 'connected') connected.add(event.participantId);
     });
-    const relayOnly = { iceServers: parseConfig({ ICE_SERVERS: JSON.stringify([{ urls: turn.url, username: turn.username, credential: turn.credential }]) }).video.iceServers, iceTransportPolicy: 'relay' as const };
+    const relayOnly = { iceServers: configWithTurn().video.iceServers, iceTransportPolicy: 'relay' as const };
 
     const startedAt = Date.now();
-    const alice = await joinChromium(media, room, 'alice', relayOnly);
+    const alice = await joinChromium(media!, room, 'alice', relayOnly);
     participants.set('alice', alice);
     await eventually(async () => expect((await alice.stats()).connectionState).toBe('connected'), 10_000);
     const connectMs = Date.now() - startedAt;
     console.info(`Relay-only browser connected to the media hub through coturn in ${connectMs} ms (join to connected).`);
 
-    const bob = await joinChromium(media, room, 'bob', relayOnly);
+    const bob = await joinChromium(media!, room, 'bob', relayOnly);
     participants.set('bob', bob);
 
     for (const peer of [alice, bob]) {
@@ -89,15 +97,15 @@ describe.skipIf(missing !== null)('media through a TURN relay (a real coturn on 
     const room = createRoom('room-refused', participants, { iceConnectTimeoutMs });
     const states: ConnectionStateEvent[] = [];
     room.onConnectionState((event) => void states.push(event));
-    const wrongCredentials = { iceServers: [{ urls: turn.url, username: turn.username, credential: 'not-the-password' }], iceTransportPolicy: 'relay' as const };
+    const wrongCredentials = { iceServers: [{ urls: turn!.url, username: turn!.username, credential: 'not-the-password' }], iceTransportPolicy: 'relay' as const };
 
-    const carol = await joinChromium(media, room, 'carol', wrongCredentials);
+    const carol = await joinChromium(media!, room, 'carol', wrongCredentials);
     const answeredAt = Date.now();
     participants.set('carol', carol);
     // The browser learns why: the TURN server answered 401, so it has no candidate to offer.
     const stats = await carol.stats();
     expect(stats.candidateErrors.length).toBeGreaterThan(0);
-    expect(stats.candidateErrors.every((error) => error.errorCode === 401 && error.url === turn.url)).toBe(true);
+    expect(stats.candidateErrors.every((error) => error.errorCode === 401 && error.url === turn!.url)).toBe(true);
     expect(stats.localCandidateTypes).toEqual([]);
 
     // The hub does not wait forever: it reports the participant failed once the timeout passes.
