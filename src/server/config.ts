@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { roles, type Role } from '#shared/roles.ts';
+import { parseIceServers } from './providers/video/video-provider.ts';
 
 const booleanFromString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -50,6 +51,17 @@ const envSchema = z.object({
   PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(10),
   EMAIL_CODES_PER_USER_PER_HOUR: z.coerce.number().int().positive().default(6),
   WEB_DIST_DIR: z.string().default('./dist/web'),
+  ICE_SERVERS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      try {
+        return parseIceServers(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -59,7 +71,12 @@ export function parseConfig(env: Record<string, string | undefined>) {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    const problems = parsed.error.issues
+      .map((issue) => {
+        const name = issue.path.join('.');
+        return issue.message.startsWith(`${name} `) ? issue.message : `${name}: ${issue.message}`;
+      })
+      .join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const values = parsed.data;
@@ -120,5 +137,9 @@ export function parseConfig(env: Record<string, string | undefined>) {
         .filter((role): role is Role => (roles as readonly string[]).includes(role)),
     },
     webDistDir: path.resolve(values.WEB_DIST_DIR),
+    /** Options of the media hub (createWeriftSfu): STUN/TURN servers its peers gather candidates from. */
+    video: {
+      iceServers: values.ICE_SERVERS,
+    },
   };
 }

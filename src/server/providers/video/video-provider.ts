@@ -63,7 +63,7 @@ export interface ParticipantRtpPacket {
 
 export interface ParticipantStats {
   participantId: string;
-  connectionState: string;
+  connectionState: ConnectionState;
   /** Bytes of RTP (header and payload) received from this participant since they joined. */
   bytesReceived: number;
   packetsReceived: number;
@@ -102,7 +102,22 @@ export interface RoomStats {
   forwardingDelay: DelayHistogram;
 }
 
+export type ConnectionState = 'new' | 'connecting' | 'connected' | 'disconnected' | 'failed' | 'closed';
+
+/**
+ * A participant's connection to the hub changed. `failed` also comes from the hub itself when ICE
+ * has not connected within its timeout after the participant's answer (no path at all, e.g. a
+ * TURN server refusing the credentials): the remedy is an ICE restart or a rejoin.
+ */
+export interface ConnectionStateEvent {
+  participantId: string;
+  state: ConnectionState;
+  /** Why, in a sentence, when the hub decided the state itself. */
+  reason?: string;
+}
+
 export type RtpListener = (packet: ParticipantRtpPacket) => void;
+export type ConnectionStateListener = (event: ConnectionStateEvent) => void;
 /** The server has a new offer for a participant already in the room (someone joined). */
 export type RenegotiationListener = (offer: ParticipantOffer) => void;
 
@@ -126,6 +141,8 @@ export interface VideoRoom {
   /** Called with every RTP packet any participant sends; returns the unsubscribe function. */
   onRtp(listener: RtpListener): () => void;
   onRenegotiation(listener: RenegotiationListener): () => void;
+  /** Called whenever a participant's connection changes state; returns the unsubscribe function. */
+  onConnectionState(listener: ConnectionStateListener): () => void;
   /** Asks a participant's browser for a video keyframe now (a recording segment starts with one). */
   requestKeyframe(participantId: string): void;
   getStats(): RoomStats;
@@ -139,16 +156,34 @@ export const iceServerSchema = z.object({
 });
 export type IceServer = z.infer<typeof iceServerSchema>;
 
-/** Parses ICE_SERVERS (a JSON array of {urls, username?, credential?}); unset means none. */
+const iceServersShape = 'ICE_SERVERS must be a JSON array of {urls, username?, credential?}';
+
+/**
+ * Parses ICE_SERVERS (a JSON array of {urls, username?, credential?}, as RTCPeerConnection takes
+ * it); unset means none. Every url is stun:, turn: or turns:, and a TURN server has a username and
+ * a credential. Throws a sentence naming what is wrong, for a startup error.
+ */
 export function parseIceServers(json: string | undefined): IceServer[] {
   if (json === undefined || json.trim() === '') return [];
   let value: unknown;
   try {
     value = JSON.parse(json);
-  } catch {
-    throw new Error('ICE_SERVERS must be a JSON array of {urls, username?, credential?}.');
+  } catch (error) {
+    throw new Error(`${iceServersShape}; it is not valid JSON (${(error as Error).message}).`, { cause: error });
   }
   const parsed = z.array(iceServerSchema).safeParse(value);
-  if (!parsed.success) throw new Error('ICE_SERVERS must be a JSON array of {urls, username?, credential?}.');
+  if (!parsed.success) {
+    const index = parsed.error.issues[0]?.path[0];
+    throw new Error(`${iceServersShape}; ${typeof index === 'number' ? `entry ${index} does not have that shape` : 'it is not an array'}.`);
+  }
+  parsed.data.forEach((server, index) => {
+    for (const url of typeof server.urls === 'string' ? [server.urls] : server.urls) {
+      const scheme = /^(stun|stuns|turn|turns):/i.exec(url)?.[1]?.toLowerCase();
+      if (!scheme) throw new Error(`ICE_SERVERS entry ${index}: "${url}" is not a stun:, turn: or turns: url.`);
+      if (scheme.startsWith('turn') && (!server.username || !server.credential)) {
+        throw new Error(`ICE_SERVERS entry ${index}: the TURN server ${url} needs a username and a credential.`);
+      }
+    }
+  });
   return parsed.data;
 }

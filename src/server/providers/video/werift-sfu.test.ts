@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium } from 'playwright-core';
 import {
   MediaStreamTrack,
   PictureLossIndication,
@@ -23,6 +20,7 @@ import {
   type RtcpPacket,
 } from 'werift';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually, joinChromium, launchMediaBrowser } from '#test/chromium-participant.ts';
 import type { MediaKind, ParticipantOffer, VideoProvider, VideoRoom } from './video-provider.ts';
 import { parseIceServers } from './video-provider.ts';
 import { createWeriftSfu } from './werift-sfu.ts';
@@ -147,87 +145,11 @@ async function joinClient(room: VideoRoom, participantId: string, label = partic
   return client;
 }
 
-interface BrowserPage {
-  answerHub(input: { offer: ParticipantOffer['offer']; publish: ParticipantOffer['publish'] }): Promise<{ sdp: string }>;
-  remoteUfrag(): string | undefined;
-}
-
-/** What the web app will do with the server's offer, as plain browser script. */
-const browserPage = `<!doctype html><title>media hub test</title><script>
-let pc, stream;
-window.answerHub = async ({ offer, publish }) => {
-  if (!pc) {
-    pc = new RTCPeerConnection();
-    stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
-  }
-  await pc.setRemoteDescription(offer);
-  for (const transceiver of pc.getTransceivers()) {
-    for (const kind of ['audio', 'video']) {
-      if (transceiver.mid !== publish[kind] || transceiver.sender.track) continue;
-      transceiver.direction = 'sendonly';
-      await transceiver.sender.replaceTrack(stream.getTracks().find((track) => track.kind === kind));
-    }
-  }
-  await pc.setLocalDescription(await pc.createAnswer());
-  await new Promise((resolve) => {
-    if (pc.iceGatheringState === 'complete') resolve();
-    else pc.addEventListener('icegatheringstatechange', () => pc.iceGatheringState === 'complete' && resolve());
-  });
-  return { sdp: pc.localDescription.sdp };
-};
-window.remoteUfrag = () => /a=ice-ufrag:(\\S+)/.exec(pc?.remoteDescription?.sdp ?? '')?.[1];
-</script>`;
-
-/** A Chromium participant with fake camera and microphone, answering the server like the web app will. */
-async function joinChromium(room: VideoRoom, participantId: string) {
-  const server = createServer((_request, response) => {
-    response.setHeader('content-type', 'text/html');
-    response.end(browserPage);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      '--allow-loopback-in-peer-connection',
-      '--disable-features=WebRtcHideLocalIpsWithMdns',
-      '--disable-background-networking',
-    ],
-  });
-  closers.push(async () => {
-    await browser.close();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  const page = await browser.newPage();
-  await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-
-  const answer = async (offer: ParticipantOffer) => {
-    const description = await page.evaluate(
-      (offer) => (window as unknown as BrowserPage).answerHub(offer),
-      { offer: offer.offer, publish: offer.publish },
-    );
-    await room.acceptAnswer(participantId, { type: 'answer', sdp: description.sdp });
-  };
-  const remoteUfrag = () => page.evaluate(() => (window as unknown as BrowserPage).remoteUfrag());
-
-  await answer(await room.join(participantId));
-  return { answer, remoteUfrag };
-}
-
-/** Waits until `check` passes, polling; fails with the last error after `ms`. */
-async function eventually(check: () => void, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(50);
-    }
-  }
+/** A Chromium participant (its own browser) with fake camera and microphone, answering the server like the web app will. */
+async function joinChromiumParticipant(room: VideoRoom, participantId: string) {
+  const media = await launchMediaBrowser();
+  closers.push(() => media.close());
+  return joinChromium(media, room, participantId);
 }
 
 function payloadsFrom(client: TestClient, from: string): string[] {
@@ -347,7 +269,7 @@ describe('werift media hub', () => {
     // werift as the answering side of an ICE restart loses media (werift 0.24.4), so the
     // participant here is Chromium, as in production.
     const room = createRoom('room-restart');
-    const browserPeer = await joinChromium(room, 'alice');
+    const browserPeer = await joinChromiumParticipant(room, 'alice');
     const bob = await joinClient(room, 'bob');
     await eventually(() => expect(payloadsFrom(bob, 'alice').length).toBeGreaterThan(20), 8000);
 
@@ -368,7 +290,7 @@ describe('werift media hub', () => {
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-recording-'));
     closers.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
     const segments: RecordedSegment[] = [];
-    await joinChromium(room, 'alice');
+    await joinChromiumParticipant(room, 'alice');
     await eventually(() => expect(room.getStats().participants[0]?.packetsReceived).toBeGreaterThan(20), 8000);
 
     const recording = startSegmentRecording(room, { directory, segmentMs: 1000, onSegment: (segment) => void segments.push(segment) });

@@ -14,6 +14,8 @@ import {
 import { DelayRecorder, RateMeter, SequenceLossCounter } from './media-stats.ts';
 import { ContinuousSource } from './continuous-source.ts';
 import type {
+  ConnectionStateEvent,
+  ConnectionStateListener,
   IceCandidate,
   IceServer,
   MediaKind,
@@ -34,6 +36,11 @@ export interface WeriftSfuOptions {
   iceAdditionalHostAddresses?: string[];
   /** How often each publisher is asked for a keyframe. */
   keyframeIntervalMs?: number;
+  /**
+   * How long after a participant's answer ICE may take to connect before the hub reports the
+   * participant `failed` (default 15 s; a relayed connection takes a few seconds).
+   */
+  iceConnectTimeoutMs?: number;
   /** Failures of work nobody awaits (renegotiating the others when someone joins). */
   onError?: (error: unknown) => void;
 }
@@ -59,6 +66,10 @@ interface Participant {
   outbound: RateMeter;
   loss: Map<number, SequenceLossCounter>;
   keyframeTimer: NodeJS.Timeout;
+  /** Armed by an answer until ICE connects. */
+  connectTimer: NodeJS.Timeout | null;
+  /** ICE did not connect in time (reported as failed until it connects). */
+  hasTimedOut: boolean;
   mimeTypes: Record<MediaKind, { mimeType: string; clockRate: number }>;
 }
 
@@ -84,6 +95,7 @@ class WeriftRoom implements VideoRoom {
   private readonly sources = new Map<string, ContinuousSource>();
   private readonly rtpListeners = new Set<RtpListener>();
   private readonly renegotiationListeners = new Set<RenegotiationListener>();
+  private readonly connectionStateListeners = new Set<ConnectionStateListener>();
   private readonly delays = new DelayRecorder();
   private isClosed = false;
 
@@ -116,6 +128,8 @@ class WeriftRoom implements VideoRoom {
       outbound: new RateMeter(),
       loss: new Map(),
       keyframeTimer: setInterval(() => this.sendKeyframeRequest(participant), this.options.keyframeIntervalMs ?? 1000),
+      connectTimer: null,
+      hasTimedOut: false,
       mimeTypes: { audio: { mimeType: 'audio/opus', clockRate: 48_000 }, video: { mimeType: 'video/vp8', clockRate: 90_000 } },
     };
     participant.keyframeTimer.unref();
@@ -130,8 +144,10 @@ class WeriftRoom implements VideoRoom {
     pc.connectionStateChange.subscribe((state) => {
       const wasConnected = participant.isConnected;
       participant.isConnected = state === 'connected';
+      if (participant.isConnected) this.disarmConnectTimer(participant);
       // A new subscriber needs a keyframe of everyone it receives before it can show them.
       if (participant.isConnected && !wasConnected) this.requestAllKeyframes(participant.id);
+      if (this.participants.get(participant.id) === participant) this.emitConnectionState({ participantId: participant.id, state });
     });
 
     for (const other of this.participants.values()) {
@@ -151,6 +167,7 @@ class WeriftRoom implements VideoRoom {
     if (answer.type !== 'answer') throw new Error('Expected an answer.');
     await participant.pc.setRemoteDescription(answer);
     participant.isOfferPending = false;
+    if (!participant.isConnected) this.armConnectTimer(participant);
     if (participant.needsOffer) await this.renegotiate(participant);
     else this.requestAllKeyframes(participant.id);
   }
@@ -199,6 +216,11 @@ class WeriftRoom implements VideoRoom {
     return () => this.renegotiationListeners.delete(listener);
   }
 
+  onConnectionState(listener: ConnectionStateListener): () => void {
+    this.connectionStateListeners.add(listener);
+    return () => this.connectionStateListeners.delete(listener);
+  }
+
   requestKeyframe(participantId: string): void {
     const participant = this.participants.get(participantId);
     if (participant) this.sendKeyframeRequest(participant);
@@ -214,7 +236,7 @@ class WeriftRoom implements VideoRoom {
       }
       return {
         participantId: participant.id,
-        connectionState: participant.pc.connectionState,
+        connectionState: participant.hasTimedOut ? 'failed' : participant.pc.connectionState,
         bytesReceived: participant.inbound.total,
         packetsReceived: participant.inbound.packets,
         packetsLost,
@@ -244,6 +266,7 @@ class WeriftRoom implements VideoRoom {
     await Promise.all(all.map((participant) => this.disconnect(participant)));
     this.rtpListeners.clear();
     this.renegotiationListeners.clear();
+    this.connectionStateListeners.clear();
     this.onClosed();
   }
 
@@ -347,8 +370,32 @@ class WeriftRoom implements VideoRoom {
     }
   }
 
+  private armConnectTimer(participant: Participant): void {
+    this.disarmConnectTimer(participant);
+    const timeoutMs = this.options.iceConnectTimeoutMs ?? 15_000;
+    participant.connectTimer = setTimeout(() => {
+      participant.connectTimer = null;
+      if (participant.isConnected || this.participants.get(participant.id) !== participant) return;
+      participant.hasTimedOut = true;
+      const reason = `ICE did not connect within ${timeoutMs / 1000} s of the answer: no network path between the participant and the server (are the TURN server and its credentials right?).`;
+      this.emitConnectionState({ participantId: participant.id, state: 'failed', reason });
+    }, timeoutMs);
+    participant.connectTimer.unref();
+  }
+
+  private disarmConnectTimer(participant: Participant): void {
+    if (participant.connectTimer) clearTimeout(participant.connectTimer);
+    participant.connectTimer = null;
+    participant.hasTimedOut = false;
+  }
+
+  private emitConnectionState(event: ConnectionStateEvent): void {
+    for (const listener of this.connectionStateListeners) listener(event);
+  }
+
   private async disconnect(participant: Participant): Promise<void> {
     clearInterval(participant.keyframeTimer);
+    this.disarmConnectTimer(participant);
     participant.isConnected = false;
     for (const slot of participant.subscriptions.values()) slot.track.stop();
     await participant.pc.close();

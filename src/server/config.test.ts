@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from './config.ts';
+
+describe('ICE_SERVERS', () => {
+  it('is empty when unset and gives the media hub the servers it lists', () => {
+    expect(parseConfig({}).video.iceServers).toEqual([]);
+    const json = JSON.stringify([
+      { urls: 'stun:stun.example.test:3478' },
+      { urls: ['turn:turn.example.test:3478?transport=udp', 'turns:turn.example.test:5349'], username: 'ron', credential: 'secret' },
+    ]);
+    expect(parseConfig({ ICE_SERVERS: json }).video.iceServers).toEqual([
+      { urls: 'stun:stun.example.test:3478' },
+      { urls: ['turn:turn.example.test:3478?transport=udp', 'turns:turn.example.test:5349'], username: 'ron', credential: 'secret' },
+    ]);
+  });
+
+  it('stops startup with a sentence for malformed JSON, a wrong shape, a bad url or a TURN server without credentials', () => {
+    expect(() => parseConfig({ ICE_SERVERS: '[{urls: "stun:x"}' })).toThrow(
+      /^Invalid configuration: ICE_SERVERS must be a JSON array of \{urls, username\?, credential\?\}; it is not valid JSON/,
+    );
+    expect(() => parseConfig({ ICE_SERVERS: '{"urls":"stun:x"}' })).toThrow(/ICE_SERVERS must be a JSON array .*; it is not an array\.$/);
+    expect(() => parseConfig({ ICE_SERVERS: '[{"urls":"stun:x"},{"urls":3}]' })).toThrow(/ICE_SERVERS must be a JSON array .*; entry 1 does not have that shape\.$/);
+    expect(() => parseConfig({ ICE_SERVERS: '[{"urls":"http://turn.example.test"}]' })).toThrow(
+      'Invalid configuration: ICE_SERVERS entry 0: "http://turn.example.test" is not a stun:, turn: or turns: url.',
+    );
+    expect(() => parseConfig({ ICE_SERVERS: '[{"urls":"turn:turn.example.test:3478","username":"ron"}]' })).toThrow(
+      'Invalid configuration: ICE_SERVERS entry 0: the TURN server turn:turn.example.test:3478 needs a username and a credential.',
+    );
+  });
+
+  it('lists an ICE_SERVERS problem together with the others', () => {
+    expect(() => parseConfig({ ICE_SERVERS: 'nope', PORT: 'x' })).toThrow(/PORT: .*; ICE_SERVERS must be a JSON array|ICE_SERVERS must be a JSON array.*; PORT: /);
+  });
+});
