@@ -135,3 +135,17 @@ test('a visitor who is not signed in is sent to sign in first', async ({ page })
   await page.goto('/signature');
   await expect(page).toHaveURL(/\/login\?next=%2Fsignature$/);
 });
+
+test('typed initials saved at once, while the script font is still arriving, are saved (not a vanishing "nothing to save")', async ({ page }) => {
+  await registerSigner(page, 'Hugo Hurry', uniqueEmail('hurry'), 'long enough pw');
+  // The script fonts arrive a second late, as on a slow phone connection.
+  await page.route(/\.woff2?(\?|$)/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await route.continue();
+  });
+  await page.goto('/initials');
+  await page.getByRole('radio', { name: 'Type' }).check();
+  await page.getByLabel('Type your initials').fill('HH');
+  await page.getByRole('button', { name: /Save initials|Preparing/ }).click();
+  await expect(page.getByText('Initials saved.')).toBeVisible();
+});

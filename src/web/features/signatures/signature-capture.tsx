@@ -1,5 +1,5 @@
 import './signatures.css';
-import { useCallback, useId, useState, type FormEvent } from 'react';
+import { useCallback, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { saveSignatureInputSchema, signatureMessages, signatureMethods, type SignatureKind, type SignatureMethod } from '#shared/signatures.ts';
 import { FormAlert } from '#web/components/field.tsx';
@@ -56,6 +56,19 @@ export function SignatureCapture({ kind, nextPath, defaultText }: SignatureCaptu
     setSavedMessage(null);
     if (dataUrl) setError(null);
   }, []);
+  // A typed name is drawn once its script font has arrived: a save pressed meanwhile waits for it.
+  const renderingRef = useRef<Promise<string | null> | null>(null);
+  const [isPreparing, setIsPreparing] = useState(false);
+  const handleRendering = useCallback((pending: Promise<string | null>) => {
+    renderingRef.current = pending;
+    setIsPreparing(true);
+    const settle = () => {
+      if (renderingRef.current !== pending) return;
+      renderingRef.current = null;
+      setIsPreparing(false);
+    };
+    pending.then(settle, settle);
+  }, []);
   const handleError = useCallback((message: string) => {
     setCandidate(null);
     setError(message);
@@ -71,8 +84,9 @@ export function SignatureCapture({ kind, nextPath, defaultText }: SignatureCaptu
   const handleSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setSavedMessage(null);
-    if (!candidate) return setError(signatureMessages.empty);
-    const parsed = saveSignatureInputSchema.safeParse({ imageDataUrl: candidate, method });
+    const image = method === 'type' && renderingRef.current ? await renderingRef.current.catch(() => null) : candidate;
+    if (!image) return setError(signatureMessages.empty);
+    const parsed = saveSignatureInputSchema.safeParse({ imageDataUrl: image, method });
     if (!parsed.success) return setError(parsed.error.issues[0]?.message ?? 'This image cannot be saved.');
     const hadSaved = Boolean(current.data);
     try {
@@ -119,12 +133,18 @@ export function SignatureCapture({ kind, nextPath, defaultText }: SignatureCaptu
         </fieldset>
 
         {method === 'draw' ? <SignaturePad label={`${words.label} drawing area`} aspectRatio={words.aspectRatio} onChange={handleCandidate} /> : null}
-        {method === 'type' ? <TypedSignature label={words.typeLabel} defaultText={defaultText} onChange={handleCandidate} onError={handleError} /> : null}
+        {method === 'type' ? <TypedSignature label={words.typeLabel} defaultText={defaultText} onChange={handleCandidate} onError={handleError} onRendering={handleRendering} /> : null}
         {method === 'upload' ? <UploadedSignature kind={kind} onChange={handleCandidate} onError={handleError} /> : null}
 
         <section className="signature-preview" aria-labelledby={`${titleId}-preview`}>
           <h2 id={`${titleId}-preview`}>Preview</h2>
-          {candidate ? <img className="signature-image" src={candidate} alt={`Preview of the ${words.noun} to save`} /> : <p className="empty">Nothing to save yet.</p>}
+          {candidate ? (
+            <img className="signature-image" src={candidate} alt={`Preview of the ${words.noun} to save`} />
+          ) : (
+            <p className="empty" role="status">
+              {method === 'type' && isPreparing ? 'Preparing the preview…' : 'Nothing to save yet.'}
+            </p>
+          )}
         </section>
 
         <FormAlert message={error} />

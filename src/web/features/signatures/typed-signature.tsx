@@ -40,15 +40,18 @@ interface TypedSignatureProps {
   defaultText?: string;
   onChange: (dataUrl: string | null) => void;
   onError: (message: string) => void;
+  /** Told of each drawing as it starts (the font may still be arriving), so a save can wait for it. */
+  onRendering?: (pending: Promise<string | null>) => void;
 }
 
 /** Type mode: a name in one of a few script fonts, drawn onto a canvas. */
-export function TypedSignature({ label, defaultText = '', onChange, onError }: TypedSignatureProps) {
+export function TypedSignature({ label, defaultText = '', onChange, onError, onRendering }: TypedSignatureProps) {
   const [text, setText] = useState(defaultText);
   const [family, setFamily] = useState<ScriptFont>(scriptFonts[0].family);
   const groupName = useId();
   const emitChange = useEffectEvent(onChange);
   const emitError = useEffectEvent(onError);
+  const emitRendering = useEffectEvent((pending: Promise<string | null>) => onRendering?.(pending));
 
   const parsed = typedSignatureTextSchema.safeParse(text);
   const textError = parsed.success ? null : (parsed.error.issues[0]?.message ?? null);
@@ -60,7 +63,9 @@ export function TypedSignature({ label, defaultText = '', onChange, onError }: T
       return;
     }
     let isCurrent = true;
-    renderTypedSignature(trimmed, family).then(
+    const pending = renderTypedSignature(trimmed, family);
+    emitRendering(pending);
+    pending.then(
       (dataUrl) => {
         if (isCurrent) emitChange(dataUrl);
       },
