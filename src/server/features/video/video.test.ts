@@ -6,16 +6,23 @@ import type { VideoSession } from '#shared/video.ts';
 import { videoSessionParticipants } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
+import type { VideoProvider } from '#server/providers/video/video-provider.ts';
+import { createWeriftSfu } from '#server/providers/video/werift-sfu.ts';
 import { identityNotice } from './video-lobby.service.ts';
 import { verifyVideoToken } from './video-token.ts';
 
 let t: TestApp;
 let kit: JobKit;
+let hub: VideoProvider;
 beforeAll(async () => {
-  t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' });
+  hub = createWeriftSfu({ iceServers: [] });
+  t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' }, { video: hub });
   kit = createJobKit(t);
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await hub?.close();
+});
 
 const consent = (deviceGroupId = 'laptop-1') => ({ consentToRecording: true, deviceGroupId });
 
@@ -352,6 +359,15 @@ describe('activate, start, finalize and heartbeat', () => {
     const live = debug.sessions.find((item) => item.sessionId === session.sessionId);
     expect(live).toMatchObject({ jobTitle: 'Deed of trust', status: 'started', stats: null });
     expect(live?.participants.map((person) => person.role)).toEqual(['notary', 'signer', 'witness']);
+    // Once the media hub holds the session's room, its figures are shown too.
+    hub.createRoom(session.sessionId);
+    const withRoom = (await kit.call(admin, 'GET', '/api/video/debug/info')).json() as { sessions: Array<{ sessionId: string; stats: unknown }> };
+    expect(withRoom.sessions.find((item) => item.sessionId === session.sessionId)?.stats).toMatchObject({
+      roomId: session.sessionId,
+      participants: [],
+      inboundBitrate: 0,
+      packetsLost: 0,
+    });
 
     const finalized = await kit.call(cast.notary, 'POST', `${base}/finalize`);
     expect(finalized.statusCode, finalized.body).toBe(200);
