@@ -13,6 +13,7 @@ import { users } from '#server/db/schema/index.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { createInProcessRealtime, createRedisRealtime, type RealtimeProvider } from '#server/providers/realtime/realtime.ts';
+import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -82,6 +83,8 @@ export interface SharedTestPieces {
   databaseOf?: TestApp;
   /** Receives the app's log lines (one JSON object each) at the env's LOG_LEVEL; without it the app logs nothing. */
   logStream?: { write(line: string): void };
+  /** A media hub for the app (the caller closes it). */
+  video?: VideoProvider;
 }
 
 /** The real app on a fresh migrated database, driven in-process through `app.inject`. */
@@ -95,7 +98,7 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
   const secretsKey = shared.databaseOf?.secretsKey ?? randomBytes(32);
   const blobRoot = shared.databaseOf?.blobRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ron-blobs-'));
   const app = await buildApp(
-    { db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage: createLocalStorage(blobRoot) },
+    { db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage: createLocalStorage(blobRoot), ...(shared.video ? { video: shared.video } : {}) },
     // Without SMTP_URL the outbox is not delivered by a timer: tests read queued mail from the table
     // (delivery would replace its links), or call app.emailDelivery.runOnce() themselves.
     { ...(shared.logStream ? { logStream: shared.logStream } : { logger: false }), isEmailDeliveryStarted: Boolean(env.SMTP_URL) },

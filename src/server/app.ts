@@ -35,6 +35,7 @@ import { notariesRoutes } from './features/notaries/notaries.routes.ts';
 import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { systemRoutes } from './features/system/system.routes.ts';
 import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
+import { videoJobRoutes, videoRoutes } from './features/video/video.routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -200,6 +201,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
       deviceToken: request.cookies[deviceCookieName] ?? null,
       secretsKey: deps.secretsKey,
       storage: deps.storage,
+      ...(deps.video ? { video: deps.video } : {}),
       ipAddress: request.ip,
       userAgent: request.headers['user-agent'] ?? null,
       requestId: request.id,
@@ -267,6 +269,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(notariesRoutes, { prefix: '/api/notary' });
   await app.register(titleCompaniesRoutes, { prefix: '/api/title-companies' });
   await app.register(signaturesRoutes, { prefix: '/api' });
+  await app.register(videoRoutes, { prefix: '/api/video' });
+  await app.register(videoJobRoutes, { prefix: '/api/jobs' });
 
   const indexFile = path.join(config.webDistDir, 'index.html');
   const hasWebBuild = fs.existsSync(indexFile);

@@ -20,6 +20,19 @@ describe('the audit sentence table', () => {
 });
 
 describe('describeAuditEvent', () => {
+  it('writes the live session’s lobby and its start and end as sentences', () => {
+    expect(describeAuditEvent({ action: 'video.joined', ...sam, data: { role: 'signer', lobbyState: 'waiting' } })).toBe(
+      'Sam Signer entered the lobby of the live session as a signer, agreeing to be recorded, and waited to be admitted.',
+    );
+    expect(describeAuditEvent({ action: 'video.joined', ...nora, data: { role: 'notary', lobbyState: 'admitted' } })).toBe('Nora Notary entered the live session as the notary, agreeing to be recorded.');
+    expect(describeAuditEvent({ action: 'video.admitted', ...nora, data: { name: 'Sam Signer' } })).toBe('Nora Notary admitted Sam Signer to the live session.');
+    expect(describeAuditEvent({ action: 'video.denied', ...nora, data: { name: 'Sam Signer' } })).toBe('Nora Notary did not admit Sam Signer to the live session.');
+    expect(describeAuditEvent({ action: 'video.started', ...nora, data: { admittedNames: ['Sam Signer', 'Will Witness'] } })).toBe(
+      'Nora Notary began the notarial act in the live session with Sam Signer, Will Witness present.',
+    );
+    expect(describeAuditEvent({ action: 'video.finalized', ...nora, data: {} })).toBe('Nora Notary ended the live session.');
+  });
+
   it('says who moved the job and between which statuses, in words', () => {
     expect(describeAuditEvent({ action: 'job.status_changed', ...tess, data: { from: 'draft', to: 'ready', reason: null } })).toBe('Tess Title moved the job from Draft to Ready.');
     expect(describeAuditEvent({ action: 'job.status_changed', ...nora, data: { from: 'ready', to: 'in_session' } })).toBe('Nora Notary started the session.');

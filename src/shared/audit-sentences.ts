@@ -74,7 +74,7 @@ function withReason(sentence: string, reason: string | null): string {
   return reason ? `${sentence} Reason: ${reason.replace(/[.\s]+$/, '')}.` : sentence;
 }
 
-const roleWords: Record<string, string> = { signer: 'a signer', witness: 'a witness', observer: 'an observer' };
+const roleWords: Record<string, string> = { signer: 'a signer', witness: 'a witness', observer: 'an observer', notary: 'the notary' };
 
 function describeRole(role: string | null): string | null {
   return role ? (roleWords[role] ?? `a ${role.replace(/_/g, ' ')}`) : null;
@@ -344,6 +344,18 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     const messages = Array.isArray(data.messageIds) ? data.messageIds.length : null;
     return `${actor} read ${page ? `page ${page} of ` : ''}the local mailbox${messages === null ? '' : ` (${plural(messages, 'message')})`}.`;
   },
+  'video.joined': ({ actor, data }) => {
+    const role = describeRole(readText(data, 'role'));
+    if (data.lobbyState === 'admitted') return `${actor} entered the live session${role ? ` as ${role}` : ''}, agreeing to be recorded.`;
+    return `${actor} entered the lobby of the live session${role ? ` as ${role}` : ''}, agreeing to be recorded, and waited to be admitted.`;
+  },
+  'video.admitted': ({ actor, data }) => `${actor} admitted ${readText(data, 'name') ?? 'a participant'} to the live session.`,
+  'video.denied': ({ actor, data }) => `${actor} did not admit ${readText(data, 'name') ?? 'a participant'} to the live session.`,
+  'video.started': ({ actor, data }) => {
+    const names = Array.isArray(data.admittedNames) ? data.admittedNames.filter((name): name is string => typeof name === 'string' && name.trim() !== '') : [];
+    return `${actor} began the notarial act in the live session${names.length ? ` with ${names.join(', ')} present` : ''}.`;
+  },
+  'video.finalized': ({ actor }) => `${actor} ended the live session.`,
 };
 
 export function isAuditAction(action: string): action is AuditAction {

@@ -45,6 +45,11 @@ export const auditActions = [
   'title_company.approved',
   'title_company.rejected',
   'mail.read',
+  'video.joined',
+  'video.admitted',
+  'video.denied',
+  'video.started',
+  'video.finalized',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

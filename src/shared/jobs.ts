@@ -313,7 +313,12 @@ export const idBypassInputSchema = z
   .refine((value) => !value.enabled || value.reason.length >= 3, { message: 'Give a reason for bypassing identity verification.', path: ['reason'] });
 export const replaceNotaryInputSchema = z.object({ notaryId: z.uuid({ message: 'Choose a notary.' }).nullable() });
 
-export const canEnterSchema = z.object({ canEnter: z.boolean(), role: z.string().nullable(), reasons: z.array(z.string()) });
+/**
+ * Who may enter the live session now: `reasons` says every reason why not, `notices` what the
+ * person should know that does not keep them out (identity is not verified by the platform yet).
+ */
+export const canEnterSchema = z.object({ canEnter: z.boolean(), role: z.string().nullable(), reasons: z.array(z.string()), notices: z.array(z.string()) });
+export type CanEnter = z.infer<typeof canEnterSchema>;
 
 export const notaryOptionSchema = z.object({ userId: z.string(), name: z.string(), commissionState: z.string(), county: z.string() });
 export const notaryOptionListSchema = z.object({ items: z.array(notaryOptionSchema) });

@@ -5,6 +5,7 @@ import type { Config } from '#server/config.ts';
 import type { Db, DbOrTx } from '#server/db/client.ts';
 import type { RealtimeProvider } from '#server/providers/realtime/realtime.ts';
 import type { StorageProvider } from '#server/providers/storage/storage.ts';
+import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import type { SessionCache } from './session-cache.ts';
 
 /** Long-lived pieces built once by main.ts (or a test) and handed to buildApp. */
@@ -15,6 +16,8 @@ export interface Deps {
   realtime: RealtimeProvider;
   secretsKey: Buffer;
   storage: StorageProvider;
+  /** The media hub on this instance, when it runs here (rooms are named by session id). */
+  video?: VideoProvider;
 }
 
 /** Who is asking, from where, with what: passed to every service call. */
@@ -32,6 +35,7 @@ export interface Ctx {
   deviceToken: string | null;
   secretsKey: Buffer;
   storage: StorageProvider;
+  video?: VideoProvider;
   ipAddress: string;
   userAgent: string | null;
   requestId: string;

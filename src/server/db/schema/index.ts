@@ -7,3 +7,4 @@ export * from './email.ts';
 export * from './audit.ts';
 export * from './jobs.ts';
 export * from './signing.ts';
+export * from './video.ts';

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { auditTrailSchema } from '#shared/audit.ts';
 import {
   addSignerInputSchema,
-  canEnterSchema,
   createJobInputSchema,
   idBypassInputSchema,
   jobListQuerySchema,
@@ -18,7 +17,6 @@ import {
 import type { Role } from '#shared/roles.ts';
 import { getJobAuditTrail } from '#server/features/audit/audit.service.ts';
 import {
-  checkCanEnter,
   createJob,
   findJobs,
   getJob,
@@ -99,10 +97,6 @@ export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/:id/replace-notary', { config: { access: signedIn }, schema: { params: jobParams, body: replaceNotaryInputSchema, response: { 200: jobSchema } } }, async (request) =>
     replaceNotary(request.ctx, request.params.id, request.body.notaryId),
-  );
-
-  app.get('/:id/can-enter', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: canEnterSchema } } }, async (request) =>
-    checkCanEnter(request.ctx, request.params.id),
   );
 
   app.get('/:id/audit', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: auditTrailSchema } } }, async (request) =>

@@ -11,6 +11,7 @@ import {
   type Job,
   type jobListQuerySchema,
   type JobList,
+  type JobStatus,
   type JobStatusCounts,
   type updateJobInputSchema,
 } from '#shared/jobs.ts';
@@ -246,25 +247,8 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
     if (input.notarizationType !== undefined) changes.notarizationType = input.notarizationType;
     if (input.scheduledAt !== undefined) changes.scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
     if (input.status !== undefined && input.status !== job.status) {
-      const refusal = getTransitionRefusal(job.status, input.status, access.actors);
-      if (refusal) {
-        const detail = { from: job.status, to: input.status, allowed: getAllowedTransitions(job.status, access.actors) };
-        throw new AppError(refusal.kind === 'forbidden' ? 403 : 409, refusal.kind, refusal.message, detail);
-      }
-      if (input.status === 'in_session') await assertNotaryNotOnJob(tx, jobId, job.notaryId);
-      const [{ signerCount = 0 } = {}] = await tx
-        .select({ signerCount: sql<number>`count(*)::int` })
-        .from(jobParticipants)
-        .where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.role, 'signer')));
-      const [{ documentCount = 0 } = {}] = await tx.select({ documentCount: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, jobId));
       const scheduledAt = changes.scheduledAt !== undefined ? changes.scheduledAt : job.scheduledAt;
-      const blocker = getTransitionBlocker(job.status, input.status, {
-        signerCount,
-        documentCount,
-        hasNotary: job.notaryId !== null,
-        scheduledAt: scheduledAt?.toISOString() ?? null,
-      });
-      if (blocker) throw new AppError(409, 'invalid_transition', blocker, { from: job.status, to: input.status, allowed: getAllowedTransitions(job.status, access.actors) });
+      await assertStatusMove(tx, access, input.status, scheduledAt);
       changes.status = input.status;
     }
     const nextScheduledAt = changes.scheduledAt !== undefined ? changes.scheduledAt : job.scheduledAt;
@@ -377,23 +361,34 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
   return getJob(ctx, jobId);
 }
 
-const sessionOpensBeforeMs = 15 * 60_000;
-
-/** Who may enter the session now, and if not, every reason why. */
-export async function checkCanEnter(ctx: Ctx, jobId: string): Promise<{ canEnter: boolean; role: string | null; reasons: string[] }> {
-  const access = await getJobAccess(ctx, jobId);
+/**
+ * Throws unless these people may move the job to `to` now: the transition table and who makes
+ * each move (403 or 409), then its preconditions (409). PATCH and the live session both use it.
+ */
+export async function assertStatusMove(tx: DbOrTx, access: JobAccess, to: JobStatus, scheduledAt: Date | null): Promise<void> {
   const { job } = access;
-  const reasons: string[] = [];
-  const isAdmin = ctx.user?.roles.includes('admin') ?? false;
-  const role = job.notaryId === access.userId ? 'notary' : (access.participant?.role ?? (isAdmin ? 'admin' : access.permissions.canEdit ? 'observer' : null));
-  if (job.status === 'completed' || job.status === 'cancelled') reasons.push(`This job is ${job.status}.`);
-  if (job.status === 'draft') reasons.push('The job is not ready yet.');
-  if (!job.notaryId) reasons.push('No notary is assigned yet.');
-  const [{ count = 0 } = {}] = await ctx.db.select({ count: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, jobId));
-  if (count === 0) reasons.push('The job has no documents yet.');
-  if (job.status === 'scheduled' && job.scheduledAt && Date.now() < job.scheduledAt.getTime() - sessionOpensBeforeMs) {
-    reasons.push(`The session opens 15 minutes before ${job.scheduledAt.toISOString()}.`);
+  const refusal = getTransitionRefusal(job.status, to, access.actors);
+  if (refusal) {
+    const detail = { from: job.status, to, allowed: getAllowedTransitions(job.status, access.actors) };
+    throw new AppError(refusal.kind === 'forbidden' ? 403 : 409, refusal.kind, refusal.message, detail);
   }
-  if (!role) reasons.push('You are not a participant of this job.');
-  return { canEnter: reasons.length === 0, role, reasons };
+  if (to === 'in_session') await assertNotaryNotOnJob(tx, job.id, job.notaryId);
+  const [{ signerCount = 0 } = {}] = await tx
+    .select({ signerCount: sql<number>`count(*)::int` })
+    .from(jobParticipants)
+    .where(and(eq(jobParticipants.jobId, job.id), eq(jobParticipants.role, 'signer')));
+  const [{ documentCount = 0 } = {}] = await tx.select({ documentCount: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, job.id));
+  const blocker = getTransitionBlocker(job.status, to, { signerCount, documentCount, hasNotary: job.notaryId !== null, scheduledAt: scheduledAt?.toISOString() ?? null });
+  if (blocker) throw new AppError(409, 'invalid_transition', blocker, { from: job.status, to, allowed: getAllowedTransitions(job.status, access.actors) });
+}
+
+/**
+ * Moves a job to another status inside the caller's transaction (access read with forUpdate), by the
+ * rules of assertStatusMove, with its audit event. The caller publishes the change after commit.
+ */
+export async function moveJobStatus(txCtx: Ctx, access: JobAccess, to: JobStatus, reason: string | null): Promise<void> {
+  const { job } = access;
+  await assertStatusMove(txCtx.db, access, to, job.scheduledAt);
+  await txCtx.db.update(jobs).set({ status: to, version: job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, job.id));
+  await appendAuditEvent(txCtx, { jobId: job.id, action: 'job.status_changed', data: { from: job.status, to, reason } });
 }

@@ -6,6 +6,7 @@ import { emailOutbox, jobs, notaryProfiles, titleCompanies, titleCompanyMembers 
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
+import { identityNotice } from '#server/features/video/video-lobby.service.ts';
 
 let t: TestApp;
 let pdf: Buffer;
@@ -423,21 +424,28 @@ describe('GET /api/jobs/:id/can-enter', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       canEnter: false,
-      role: 'observer',
-      reasons: ['The job is not ready yet.', 'No notary is assigned yet.', 'The job has no documents yet.'],
+      role: null,
+      reasons: [
+        'The job is not ready yet.',
+        'No notary is assigned yet.',
+        'The job has no documents yet.',
+        'Only the job’s notary and its signers, witnesses and observers enter the session. Ask the job’s preparer to invite you as an observer.',
+      ],
+      notices: [identityNotice],
     });
   });
 
-  it('lets the notary and the staff in once the job is ready', async () => {
+  it('lets the notary in once the job is ready, and not the staff or an administrator who are not on the job', async () => {
     const agent = await t.createUser({ roles: ['title_agent'] });
     const notary = await createNotary();
     const job = await createJob(agent, { notaryId: notary.id });
     await upload(agent, job.id);
     await setStatus(agent, job, 'ready');
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [] });
-    expect((await call(agent, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'observer', reasons: [] });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice] });
     const admin = await t.createUser({ roles: ['admin'] });
-    expect((await call(admin, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'admin', reasons: [] });
+    for (const person of [agent, admin]) {
+      expect((await call(person, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toMatchObject({ canEnter: false, role: null });
+    }
   });
 
   it('keeps a scheduled session closed until 15 minutes before its time', async () => {
@@ -452,11 +460,12 @@ describe('GET /api/jobs/:id/can-enter', () => {
       canEnter: false,
       role: 'notary',
       reasons: [`The session opens 15 minutes before ${new Date(scheduledAt).toISOString()}.`],
+      notices: [identityNotice],
     });
     const current = (await call(agent, 'GET', `/api/jobs/${job.id}`)).json() as Job;
     const soon = await call(agent, 'PATCH', `/api/jobs/${job.id}`, { scheduledAt: new Date(Date.now() + 10 * 60_000).toISOString(), version: current.version });
     expect(soon.statusCode).toBe(200);
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [] });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice] });
   });
 
   it('closes a finished job', async () => {
@@ -467,7 +476,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
     await setStatus(agent, job, 'ready');
     await setStatus(notary, job, 'in_session');
     await createJobKit(t).sealJob(notary, job.id);
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: false, role: 'notary', reasons: ['This job is completed.'] });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: false, role: 'notary', reasons: ['This job is completed.'], notices: [identityNotice] });
   });
 });
 

@@ -1,0 +1,80 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { canEnterSchema } from '#shared/jobs.ts';
+import {
+  createVideoSessionInputSchema,
+  deviceGroupIdSchema,
+  heartbeatInputSchema,
+  heartbeatResultSchema,
+  joinSessionInputSchema,
+  joinSessionResultSchema,
+  videoDebugInfoSchema,
+  videoSessionSchema,
+  videoTokenInputSchema,
+  videoTokenSchema,
+} from '#shared/video.ts';
+import { checkCanEnter, decideParticipant, issueVideoToken, joinSession, recordHeartbeat } from './video-lobby.service.ts';
+import { activateVideoSession, createVideoSession, finalizeVideoSession, getVideoDebugInfo, getVideoSession, startVideoSession } from './video-sessions.service.ts';
+
+const signedIn = 'signed-in' as const;
+const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
+const sessionParams = z.object({ sid: z.uuid({ message: 'Session id must be a UUID.' }) });
+const participantParams = sessionParams.extend({ participantId: z.uuid({ message: 'Participant id must be a UUID.' }) });
+const activateParams = sessionParams.extend({ deviceGroupId: deviceGroupIdSchema });
+
+/** The live session's calls under /api/video (SPEC section 7, Video). */
+export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/session',
+    { config: { access: signedIn }, schema: { body: createVideoSessionInputSchema, response: { 200: videoSessionSchema, 201: videoSessionSchema } } },
+    async (request, reply) => {
+      const { session, isNew } = await createVideoSession(request.ctx, request.body.jobId);
+      return reply.code(isNew ? 201 : 200).send(session);
+    },
+  );
+
+  app.get('/session/:sid', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: videoSessionSchema } } }, async (request) =>
+    getVideoSession(request.ctx, request.params.sid),
+  );
+
+  app.post('/session/:sid/activate/:deviceGroupId', { config: { access: signedIn }, schema: { params: activateParams, response: { 200: videoSessionSchema } } }, async (request) =>
+    activateVideoSession(request.ctx, request.params.sid, request.params.deviceGroupId),
+  );
+
+  app.post('/session/:sid/start', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: videoSessionSchema } } }, async (request) =>
+    startVideoSession(request.ctx, request.params.sid),
+  );
+
+  app.post('/session/:sid/finalize', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: videoSessionSchema } } }, async (request) =>
+    finalizeVideoSession(request.ctx, request.params.sid),
+  );
+
+  for (const decision of ['admit', 'deny'] as const) {
+    app.post(
+      `/session/:sid/participants/:participantId/${decision}`,
+      { config: { access: signedIn }, schema: { params: participantParams, response: { 200: videoSessionSchema } } },
+      async (request) => decideParticipant(request.ctx, request.params.sid, request.params.participantId, decision),
+    );
+  }
+
+  app.post('/token', { config: { access: signedIn }, schema: { body: videoTokenInputSchema, response: { 200: videoTokenSchema } } }, async (request) =>
+    issueVideoToken(request.ctx, request.body),
+  );
+
+  app.post('/heartbeat', { config: { access: signedIn }, schema: { body: heartbeatInputSchema, response: { 200: heartbeatResultSchema } } }, async (request) =>
+    recordHeartbeat(request.ctx, request.body.sessionId, request.body.role),
+  );
+
+  app.get('/debug/info', { config: { access: ['admin'] }, schema: { response: { 200: videoDebugInfoSchema } } }, async (request) => getVideoDebugInfo(request.ctx));
+};
+
+/** The job's side of the session, under /api/jobs: may I enter, and entering. */
+export const videoJobRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/:id/can-enter', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: canEnterSchema } } }, async (request) =>
+    checkCanEnter(request.ctx, request.params.id),
+  );
+
+  app.post('/:id/session/join', { config: { access: signedIn }, schema: { params: jobParams, body: joinSessionInputSchema, response: { 200: joinSessionResultSchema } } }, async (request) =>
+    joinSession(request.ctx, request.params.id, request.body),
+  );
+};

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/** A live session's states, in order: created -> active -> started -> finalized. */
+export const videoSessionStatuses = ['created', 'active', 'started', 'finalized'] as const;
+export const videoSessionStatusSchema = z.enum(videoSessionStatuses);
+export type VideoSessionStatus = z.infer<typeof videoSessionStatusSchema>;
+
+export const videoRoles = ['signer', 'witness', 'observer', 'notary'] as const;
+export const videoRoleSchema = z.enum(videoRoles, { message: 'Role must be signer, witness, observer or notary.' });
+export type VideoRole = z.infer<typeof videoRoleSchema>;
+
+export const lobbyStates = ['waiting', 'admitted', 'denied', 'left'] as const;
+export const lobbyStateSchema = z.enum(lobbyStates);
+export type LobbyState = z.infer<typeof lobbyStateSchema>;
+
+/** The notary's participant id in a session; everyone else is named by their job participant id. */
+export const notaryParticipantId = 'notary';
+
+/** A participant silent (no heartbeat) for this long is shown as away. */
+export const heartbeatAwayMs = 90_000;
+/** How long a media token stays valid. */
+export const videoTokenLifetimeMs = 5 * 60_000;
+
+const uuidOf = (name: string) => z.uuid({ message: `${name} must be a UUID.` });
+
+/** One browser's set of devices (camera, microphone), chosen by the client: letters, digits, - and _. */
+export const deviceGroupIdSchema = z
+  .string({ message: 'Send the deviceGroupId of this browser.' })
+  .trim()
+  .regex(/^[\w-]{1,64}$/, { message: 'deviceGroupId is 1 to 64 letters, digits, dashes or underscores.' });
+
+export const participantIdSchema = z.union([z.literal(notaryParticipantId), z.uuid()], {
+  message: 'participantId is "notary" or the id of a participant of the job.',
+});
+
+export const createVideoSessionInputSchema = z.object({ jobId: uuidOf('jobId') });
+
+export const joinSessionInputSchema = z.object({
+  consentToRecording: z.literal(true, { message: 'You must agree to the session being recorded to enter it.' }),
+  deviceGroupId: deviceGroupIdSchema,
+});
+export type JoinSessionInput = z.infer<typeof joinSessionInputSchema>;
+
+export const videoTokenInputSchema = z.object({
+  sessionId: uuidOf('sessionId'),
+  role: videoRoleSchema,
+  participantId: participantIdSchema,
+  deviceGroupId: deviceGroupIdSchema,
+});
+export type VideoTokenInput = z.infer<typeof videoTokenInputSchema>;
+
+export const heartbeatInputSchema = z.object({ sessionId: uuidOf('sessionId'), role: videoRoleSchema });
+
+export const videoSessionParticipantSchema = z.object({
+  participantId: z.string(),
+  userId: z.string(),
+  name: z.string(),
+  role: videoRoleSchema,
+  lobbyState: lobbyStateSchema,
+  /** Admitted but silent for 90 s or more. */
+  isAway: z.boolean(),
+  /** Only signers and witnesses sign; observers and the notary's presence never make them signers. */
+  canSign: z.boolean(),
+  deviceGroupId: z.string(),
+  consentedToRecordingAt: z.string(),
+  joinedAt: z.string(),
+  lastHeartbeatAt: z.string(),
+});
+export type VideoSessionParticipant = z.infer<typeof videoSessionParticipantSchema>;
+
+export const videoSessionSchema = z.object({
+  sessionId: z.string(),
+  jobId: z.string(),
+  status: videoSessionStatusSchema,
+  activeDeviceGroupId: z.string().nullable(),
+  createdAt: z.string(),
+  activatedAt: z.string().nullable(),
+  startedAt: z.string().nullable(),
+  finalizedAt: z.string().nullable(),
+  participants: z.array(videoSessionParticipantSchema),
+});
+export type VideoSession = z.infer<typeof videoSessionSchema>;
+
+export const joinSessionResultSchema = z.object({
+  sessionId: z.string(),
+  participantId: z.string(),
+  role: videoRoleSchema,
+  lobbyState: lobbyStateSchema,
+  canSign: z.boolean(),
+  message: z.string(),
+});
+export type JoinSessionResult = z.infer<typeof joinSessionResultSchema>;
+
+export const videoTokenSchema = z.object({ token: z.string(), expiresAt: z.string() });
+export const heartbeatResultSchema = z.object({ ok: z.literal(true), lastHeartbeatAt: z.string() });
+
+export const videoDebugInfoSchema = z.object({
+  sessions: z.array(videoSessionSchema.extend({ jobTitle: z.string(), stats: z.unknown().nullable() })),
+});
