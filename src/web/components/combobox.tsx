@@ -1,6 +1,7 @@
 import './controls.css';
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { getComboboxKeyResult } from './combobox-keys.ts';
+import { describedByOf, FieldNotes } from './field.tsx';
 
 export interface ComboboxProps<T> {
   label: string;
@@ -67,7 +68,7 @@ export function Combobox<T>(props: ComboboxProps<T>) {
     setActiveIndex(-1);
   };
 
-  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  const describedBy = describedByOf(id, hint, error);
   const isListShown = isOpen && options.length > 0;
   const activeId = isListShown && activeIndex >= 0 && activeIndex < options.length ? `${id}-option-${activeIndex}` : undefined;
 
@@ -170,16 +171,7 @@ export function Combobox<T>(props: ComboboxProps<T>) {
           {isLoading ? 'Searching…' : emptyMessage}
         </p>
       ) : null}
-      {hint ? (
-        <p className="field-hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      ) : null}
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }

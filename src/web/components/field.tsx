@@ -6,14 +6,15 @@ interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   error?: string | null;
 }
 
-/** A labelled input with an optional hint and an error announced to screen readers. */
-export function Field({ label, hint, error, ...input }: FieldProps) {
-  const id = useId();
-  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+/** The ids a control's aria-describedby names: its hint and its error, when it has them. */
+export function describedByOf(id: string, hint: ReactNode, error: string | null | undefined): string | undefined {
+  return [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+}
+
+/** A field's hint and error under its control, with the ids `describedByOf` names. */
+export function FieldNotes({ id, hint, error }: { id: string; hint?: ReactNode; error?: string | null }) {
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+    <>
       {hint ? (
         <p className="field-hint" id={`${id}-hint`}>
           {hint}
@@ -24,6 +25,18 @@ export function Field({ label, hint, error, ...input }: FieldProps) {
           {error}
         </p>
       ) : null}
+    </>
+  );
+}
+
+/** A labelled input with an optional hint and an error announced to screen readers. */
+export function Field({ label, hint, error, ...input }: FieldProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={describedByOf(id, hint, error)} {...input} />
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { usStateCodes, usStates, type UsStateCode } from '#shared/us-states.ts';
+import { describedByOf, FieldNotes } from './field.tsx';
 
 interface StateSelectProps {
   label: string;
@@ -19,7 +20,7 @@ interface StateSelectProps {
  */
 export function StateSelect({ label, value, onChange, name, error, hint, placeholder = 'Choose a state' }: StateSelectProps) {
   const id = useId();
-  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  const describedBy = describedByOf(id, hint, error);
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -38,16 +39,7 @@ export function StateSelect({ label, value, onChange, name, error, hint, placeho
           </option>
         ))}
       </select>
-      {hint ? (
-        <p className="field-hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      ) : null}
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }
