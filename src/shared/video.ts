@@ -29,9 +29,8 @@ export const deviceGroupIdSchema = z
   .trim()
   .regex(/^[\w-]{1,64}$/, { message: 'deviceGroupId is 1 to 64 letters, digits, dashes or underscores.' });
 
-export const participantIdSchema = z.union([z.literal(notaryParticipantId), z.uuid()], {
-  message: 'participantId is "notary" or the id of a participant of the job.',
-});
+const participantIdMessage = 'participantId is "notary" or the id of a participant of the job.';
+export const participantIdSchema = z.union([z.literal(notaryParticipantId), z.uuid({ message: participantIdMessage })], { message: participantIdMessage });
 
 export const createVideoSessionInputSchema = z.object({ jobId: uuidOf('jobId') });
 
@@ -97,3 +96,45 @@ export const heartbeatResultSchema = z.object({ ok: z.literal(true), lastHeartbe
 export const videoDebugInfoSchema = z.object({
   sessions: z.array(videoSessionSchema.extend({ jobTitle: z.string(), stats: z.unknown().nullable() })),
 });
+
+/** The shared video map's slots: 0 to 8, a three-by-three grid at most. */
+export const videoMapSlotCount = 9;
+
+export const videoMapAssignmentSchema = z.object({
+  slot: z
+    .number({ message: 'slot must be a whole number from 0 to 8.' })
+    .int({ message: 'slot must be a whole number from 0 to 8.' })
+    .min(0, { message: 'slot must be a whole number from 0 to 8.' })
+    .max(videoMapSlotCount - 1, { message: 'slot must be a whole number from 0 to 8.' }),
+  participantId: participantIdSchema,
+});
+export type VideoMapAssignment = z.infer<typeof videoMapAssignmentSchema>;
+
+/** POST shared-video-map: the whole layout, in order, and the version it was drawn from. */
+export const sharedVideoMapInputSchema = z.object({
+  assignments: z
+    .array(videoMapAssignmentSchema, { message: 'Send assignments: a list of {slot, participantId}.' })
+    .max(videoMapSlotCount, { message: `A map holds at most ${videoMapSlotCount} people, one per slot.` })
+    .superRefine((assignments, context) => {
+      const slots = new Set<number>();
+      const people = new Set<string>();
+      assignments.forEach((assignment, index) => {
+        if (slots.has(assignment.slot)) context.addIssue({ code: 'custom', path: [index, 'slot'], message: `Slot ${assignment.slot} is given twice.` });
+        if (people.has(assignment.participantId)) context.addIssue({ code: 'custom', path: [index, 'participantId'], message: 'Each person is shown in one slot only.' });
+        slots.add(assignment.slot);
+        people.add(assignment.participantId);
+      });
+    }),
+  version: z
+    .number({ message: 'Send the version of the map you changed.' })
+    .int({ message: 'version must be a whole number.' })
+    .min(0, { message: 'version must be a whole number.' }),
+});
+export type SharedVideoMapInput = z.infer<typeof sharedVideoMapInputSchema>;
+
+export const sharedVideoMapSchema = z.object({
+  sessionId: z.string(),
+  assignments: z.array(videoMapAssignmentSchema),
+  version: z.number().int(),
+});
+export type SharedVideoMap = z.infer<typeof sharedVideoMapSchema>;

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { jobParticipants, jobs } from './jobs.ts';
 import { users } from './users.ts';
 
@@ -19,6 +19,9 @@ export const videoSessions = pgTable(
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     /** The notary's device group the room was opened from (activate/{deviceGroupId}). */
     activeDeviceGroupId: text('active_device_group_id'),
+    /** The notary's layout of who is shown where: ordered {slot, participantId}; version counts its changes. */
+    sharedVideoMap: jsonb('shared_video_map').$type<{ slot: number; participantId: string }[]>().notNull().default([]),
+    sharedVideoMapVersion: integer('shared_video_map_version').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     activatedAt: timestamp('activated_at', { withTimezone: true }),
     startedAt: timestamp('started_at', { withTimezone: true }),

@@ -8,12 +8,15 @@ import {
   heartbeatResultSchema,
   joinSessionInputSchema,
   joinSessionResultSchema,
+  sharedVideoMapInputSchema,
+  sharedVideoMapSchema,
   videoDebugInfoSchema,
   videoSessionSchema,
   videoTokenInputSchema,
   videoTokenSchema,
 } from '#shared/video.ts';
 import { checkCanEnter, decideParticipant, issueVideoToken, joinSession, recordHeartbeat } from './video-lobby.service.ts';
+import { getSharedVideoMap, setSharedVideoMap } from './video-map.service.ts';
 import { activateVideoSession, createVideoSession, finalizeVideoSession, getVideoDebugInfo, getVideoSession, startVideoSession } from './video-sessions.service.ts';
 
 const signedIn = 'signed-in' as const;
@@ -47,6 +50,16 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/session/:sid/finalize', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: videoSessionSchema } } }, async (request) =>
     finalizeVideoSession(request.ctx, request.params.sid),
+  );
+
+  app.get('/session/:sid/shared-video-map', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: sharedVideoMapSchema } } }, async (request) =>
+    getSharedVideoMap(request.ctx, request.params.sid),
+  );
+
+  app.post(
+    '/session/:sid/shared-video-map',
+    { config: { access: signedIn }, schema: { params: sessionParams, body: sharedVideoMapInputSchema, response: { 200: sharedVideoMapSchema } } },
+    async (request) => setSharedVideoMap(request.ctx, request.params.sid, request.body),
   );
 
   for (const decision of ['admit', 'deny'] as const) {

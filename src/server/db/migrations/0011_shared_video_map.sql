@@ -1,0 +1,2 @@
+ALTER TABLE "video_sessions" ADD COLUMN "shared_video_map" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "video_sessions" ADD COLUMN "shared_video_map_version" integer DEFAULT 0 NOT NULL;
