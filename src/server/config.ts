@@ -51,6 +51,7 @@ const envSchema = z.object({
   PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(10),
   EMAIL_CODES_PER_USER_PER_HOUR: z.coerce.number().int().positive().default(6),
   WEB_DIST_DIR: z.string().default('./dist/web'),
+  RECORDING_RETENTION_YEARS: z.coerce.number().int().min(1).max(100).default(10),
   ICE_SERVERS: z
     .string()
     .optional()
@@ -140,6 +141,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     /** Options of the media hub (createWeriftSfu): STUN/TURN servers its peers gather candidates from. */
     video: {
       iceServers: values.ICE_SERVERS,
+      /** How long a stopped recording and its segments are kept before they may be deleted. */
+      recordingRetentionYears: values.RECORDING_RETENTION_YEARS,
     },
   };
 }

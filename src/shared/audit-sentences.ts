@@ -356,6 +356,19 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     return `${actor} began the notarial act in the live session${names.length ? ` with ${names.join(', ')} present` : ''}.`;
   },
   'video.finalized': ({ actor }) => `${actor} ended the live session.`,
+  'recording.started': ({ actor }) => `${actor} started recording the live session.`,
+  'recording.stopped': ({ actor, data }) => {
+    const count = readCount(data, 'segmentCount');
+    return `${actor} stopped recording the live session${count === null ? '' : `; ${count === 0 ? 'no recorded media had been stored' : `${plural(count, 'recorded segment')} had been stored`} by then`}.`;
+  },
+  'recording.segment_saved': ({ data }) => {
+    const name = readText(data, 'participantName') ?? 'a participant';
+    const sequence = readCount(data, 'sequence');
+    const durationMs = readCount(data, 'durationMs');
+    const seconds = durationMs === null ? null : Math.round(durationMs / 100) / 10;
+    const sha256 = readText(data, 'sha256');
+    return `Segment ${sequence === null ? '' : `${sequence + 1} `}of the recording of ${name}${seconds === null ? '' : ` (${seconds} seconds)`} was stored${sha256 ? ` with SHA-256 ${sha256}` : ''}.`;
+  },
 };
 
 export function isAuditAction(action: string): action is AuditAction {

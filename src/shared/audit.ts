@@ -50,6 +50,9 @@ export const auditActions = [
   'video.denied',
   'video.started',
   'video.finalized',
+  'recording.started',
+  'recording.stopped',
+  'recording.segment_saved',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -138,3 +138,19 @@ export const sharedVideoMapSchema = z.object({
   version: z.number().int(),
 });
 export type SharedVideoMap = z.infer<typeof sharedVideoMapSchema>;
+export const recordingStartInputSchema = z.object({ sessionId: uuidOf('sessionId') });
+export const recordingStopInputSchema = z.object({ recordingId: uuidOf('recordingId'), sessionId: uuidOf('sessionId') });
+
+/**
+ * The notary's recording of the session. It says only when the notary started and stopped it and
+ * how many segments the media hub has stored: whether media reached the hub is not claimed here.
+ */
+export const recordingSchema = z.object({
+  recordingId: z.string(),
+  sessionId: z.string(),
+  status: z.enum(['recording', 'stopped']),
+  startedAt: z.string(),
+  stoppedAt: z.string().nullable(),
+  segmentCount: z.number().int(),
+});
+export type Recording = z.infer<typeof recordingSchema>;

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { jobParticipants, jobs } from './jobs.ts';
 import { users } from './users.ts';
 
@@ -58,4 +58,51 @@ export const videoSessionParticipants = pgTable(
     lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [uniqueIndex('video_session_participants_session_user_key').on(table.sessionId, table.userId)],
+);
+
+/**
+ * The notary's recording of a started session: started and stopped by the notary. A session has at
+ * most one recording running. Kept for RECORDING_RETENTION_YEARS after it stopped (no cascade from
+ * the session or the job: a recording outlives both; see recording-retention.ts).
+ */
+export const recordings = pgTable(
+  'recordings',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => videoSessions.id, { onDelete: 'restrict' }),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'restrict' }),
+    startedBy: uuid('started_by').references(() => users.id, { onDelete: 'set null' }),
+    status: text('status', { enum: ['recording', 'stopped'] }).notNull().default('recording'),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    stoppedAt: timestamp('stopped_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('recordings_running_session_key').on(table.sessionId).where(sql`${table.status} = 'recording'`),
+    index('recordings_job_idx').on(table.jobId),
+  ],
+);
+
+/** One closed WebM file of one participant, as the media hub received it; the file is in storage under its SHA-256. */
+export const recordingSegments = pgTable(
+  'recording_segments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    recordingId: uuid('recording_id')
+      .notNull()
+      .references(() => recordings.id, { onDelete: 'restrict' }),
+    /** The job participant id, or "notary". */
+    participantId: text('participant_id').notNull(),
+    sequence: integer('sequence').notNull(),
+    sha256: text('sha256').notNull(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }).notNull(),
+    storageKey: text('storage_key').notNull(),
+    savedAt: timestamp('saved_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex('recording_segments_participant_sequence_key').on(table.recordingId, table.participantId, table.sequence)],
 );

@@ -10,6 +10,9 @@ import {
   joinSessionResultSchema,
   sharedVideoMapInputSchema,
   sharedVideoMapSchema,
+  recordingSchema,
+  recordingStartInputSchema,
+  recordingStopInputSchema,
   videoDebugInfoSchema,
   videoSessionSchema,
   videoTokenInputSchema,
@@ -17,6 +20,7 @@ import {
 } from '#shared/video.ts';
 import { checkCanEnter, decideParticipant, issueVideoToken, joinSession, recordHeartbeat } from './video-lobby.service.ts';
 import { getSharedVideoMap, setSharedVideoMap } from './video-map.service.ts';
+import { startRecording, stopRecording } from './recordings.service.ts';
 import { activateVideoSession, createVideoSession, finalizeVideoSession, getVideoDebugInfo, getVideoSession, startVideoSession } from './video-sessions.service.ts';
 
 const signedIn = 'signed-in' as const;
@@ -76,6 +80,14 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/heartbeat', { config: { access: signedIn }, schema: { body: heartbeatInputSchema, response: { 200: heartbeatResultSchema } } }, async (request) =>
     recordHeartbeat(request.ctx, request.body.sessionId, request.body.role),
+  );
+
+  app.post('/recording/start', { config: { access: signedIn }, schema: { body: recordingStartInputSchema, response: { 201: recordingSchema } } }, async (request, reply) =>
+    reply.code(201).send(await startRecording(request.ctx, request.body.sessionId)),
+  );
+
+  app.post('/recording/stop', { config: { access: signedIn }, schema: { body: recordingStopInputSchema, response: { 200: recordingSchema } } }, async (request) =>
+    stopRecording(request.ctx, request.body),
   );
 
   app.get('/debug/info', { config: { access: ['admin'] }, schema: { response: { 200: videoDebugInfoSchema } } }, async (request) => getVideoDebugInfo(request.ctx));
