@@ -389,3 +389,58 @@ describe('activate, start, finalize and heartbeat', () => {
     ]);
   });
 });
+
+describe('the session follows changes to the job (attack review)', () => {
+  it('gives a signer demoted to observer after admission no signer token, and does not count them as a signer at start', async () => {
+    const cast = await castJob();
+    const session = await openSession(cast);
+    await join(cast.signer, cast);
+    await admit(cast, session.sessionId, cast.signer);
+    await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/activate/notary-desk`);
+    const demoted = await kit.call(cast.agent, 'PATCH', `/api/jobs/${cast.job.id}/signers/${cast.idOf(cast.signer)}`, { role: 'observer' });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+
+    const token = await kit.call(cast.signer, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'laptop-1' });
+    expect(token.statusCode, token.body).toBe(403);
+    const start = await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/start`);
+    expect(start.statusCode, start.body).toBe(409);
+    expect(start.json().message).toBe('Admit at least one signer before starting the session.');
+  });
+
+  it('does not count a signer removed from the job after admission as a signer at start', async () => {
+    const cast = await castJob();
+    const session = await openSession(cast);
+    await join(cast.signer, cast);
+    await admit(cast, session.sessionId, cast.signer);
+    await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/activate/notary-desk`);
+    const removed = await kit.call(cast.agent, 'DELETE', `/api/jobs/${cast.job.id}/signers/${cast.idOf(cast.signer)}`);
+    expect(removed.statusCode, removed.body).toBe(200);
+    const start = await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/start`);
+    expect(start.statusCode, start.body).toBe(409);
+  });
+
+  it('counts only the current notary as present after the notary was replaced', async () => {
+    const cast = await castJob();
+    await openSession(cast);
+    const newNotary = await kit.createNotary();
+    const replaced = await kit.call(cast.agent, 'POST', `/api/jobs/${cast.job.id}/replace-notary`, { notaryId: newNotary.id });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    // The replaced notary was heard from just now; the new one has not entered.
+    const canEnter = (await kit.call(cast.signer, 'GET', `/api/jobs/${cast.job.id}/can-enter`)).json();
+    expect(canEnter).toMatchObject({ canEnter: false, reasons: ['The notary is not in the session yet.'] });
+    expect((await join(cast.signer, cast)).statusCode).toBe(409);
+  });
+
+  it('issues no media token and takes no heartbeat once the job is cancelled', async () => {
+    const cast = await castJob();
+    const session = await openSession(cast);
+    await join(cast.signer, cast);
+    await admit(cast, session.sessionId, cast.signer);
+    await kit.moveJob(cast.agent, cast.job.id, ['cancelled']);
+    const token = await kit.call(cast.signer, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'laptop-1' });
+    expect(token.statusCode, token.body).toBe(409);
+    const notaryToken = await kit.call(cast.notary, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'notary', participantId: 'notary', deviceGroupId: 'notary-desk' });
+    expect(notaryToken.statusCode, notaryToken.body).toBe(409);
+    expect((await kit.call(cast.signer, 'POST', '/api/video/heartbeat', { sessionId: session.sessionId, role: 'signer' })).statusCode).toBe(409);
+  });
+});
