@@ -405,6 +405,8 @@ describe('the session follows changes to the job (attack review)', () => {
     const start = await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/start`);
     expect(start.statusCode, start.body).toBe(409);
     expect(start.json().message).toBe('Admit at least one signer before starting the session.');
+    // Entering again takes the new role, and the notary decides again.
+    expect((await join(cast.signer, cast)).json()).toMatchObject({ role: 'observer', lobbyState: 'waiting', canSign: false });
   });
 
   it('does not count a signer removed from the job after admission as a signer at start', async () => {
