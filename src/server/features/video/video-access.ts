@@ -51,12 +51,16 @@ export function isAway(row: Pick<SessionParticipantRow, 'lobbyState' | 'lastHear
   return row.lobbyState === 'admitted' && now - row.lastHeartbeatAt.getTime() >= heartbeatAwayMs;
 }
 
-/** Whether the notary is in the session now: entered and heard from in the last 90 seconds. */
-export async function isNotaryPresent(db: DbOrTx, sessionId: string): Promise<boolean> {
+/**
+ * Whether the job's current notary is in the session now: entered and heard from in the last 90
+ * seconds. A notary replaced while the session was open keeps a row, and never counts.
+ */
+export async function isNotaryPresent(db: DbOrTx, sessionId: string, notaryId: string | null): Promise<boolean> {
+  if (!notaryId) return false;
   const [row] = await db
     .select()
     .from(videoSessionParticipants)
-    .where(and(eq(videoSessionParticipants.sessionId, sessionId), eq(videoSessionParticipants.role, 'notary')))
+    .where(and(eq(videoSessionParticipants.sessionId, sessionId), eq(videoSessionParticipants.userId, notaryId), eq(videoSessionParticipants.role, 'notary')))
     .limit(1);
   return Boolean(row && row.lobbyState === 'admitted' && !isAway(row));
 }

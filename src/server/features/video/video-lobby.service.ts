@@ -39,7 +39,7 @@ async function findEntryReasons(ctx: Ctx, access: JobAccess, role: string | null
     reasons.push('The notary has not opened the session yet.');
     return reasons;
   }
-  if (!(await isNotaryPresent(ctx.db, session.id))) reasons.push('The notary is not in the session yet.');
+  if (!(await isNotaryPresent(ctx.db, session.id, job.notaryId))) reasons.push('The notary is not in the session yet.');
   const [own] = await ctx.db
     .select({ lobbyState: videoSessionParticipants.lobbyState })
     .from(videoSessionParticipants)
@@ -99,16 +99,16 @@ export async function joinSession(ctx: Ctx, jobId: string, input: JoinSessionInp
       .where(and(eq(videoSessionParticipants.sessionId, session.id), eq(videoSessionParticipants.userId, access.userId)))
       .limit(1);
     const now = new Date();
-    const lobbyState: LobbyState = role === 'notary' || existing?.lobbyState === 'admitted' ? 'admitted' : 'waiting';
-    const values = { deviceGroupId: input.deviceGroupId, consentedToRecordingAt: now, lastHeartbeatAt: now, lobbyState } as const;
+    // An admission holds for the role it was given in: someone whose role on the job changed waits again.
+    const lobbyState: LobbyState = role === 'notary' || (existing?.lobbyState === 'admitted' && existing.role === role) ? 'admitted' : 'waiting';
+    const jobParticipantId = role === 'notary' ? null : (access.participant?.id ?? null);
+    const values = { role, jobParticipantId, deviceGroupId: input.deviceGroupId, consentedToRecordingAt: now, lastHeartbeatAt: now, lobbyState } as const;
     if (existing) {
       await tx.update(videoSessionParticipants).set(values).where(eq(videoSessionParticipants.id, existing.id));
     } else {
       await tx.insert(videoSessionParticipants).values({
         sessionId: session.id,
         userId: access.userId,
-        jobParticipantId: role === 'notary' ? null : (access.participant?.id ?? null),
-        role,
         joinedAt: now,
         ...values,
       });
@@ -168,6 +168,9 @@ async function getOwnRow(ctx: Ctx, sessionId: string) {
     .where(and(eq(videoSessionParticipants.sessionId, sessionId), eq(videoSessionParticipants.userId, found.access.userId)))
     .limit(1);
   if (!row) throw forbidden('Enter the session first.');
+  // The row keeps the role the person entered with; their place on the job may have changed since.
+  if (roleOf(found.access) !== row.role) throw forbidden('Your role on this job changed since you entered; enter the session again.');
+  if (found.access.job.status === 'cancelled') throw conflict('This job is cancelled.');
   return { found, row };
 }
 

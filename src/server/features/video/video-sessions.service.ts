@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { jobStatusLabels } from '#shared/jobs.ts';
 import type { VideoSession } from '#shared/video.ts';
-import { jobs, users, videoSessionParticipants, videoSessions } from '#server/db/schema/index.ts';
+import { jobParticipants, jobs, users, videoSessionParticipants, videoSessions } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
@@ -84,10 +84,12 @@ export async function startVideoSession(ctx: Ctx, sessionId: string): Promise<Vi
     assertNotFinalized(found.session);
     if (found.session.status === 'started') throw conflict('The session has already started.');
     if (found.session.status !== 'active') throw conflict('Open the room from your device first (activate), then start the session.');
+    // Roles as the job has them now: someone admitted as a signer and since made an observer is not one.
     const admitted = await tx
-      .select({ name: users.name, role: videoSessionParticipants.role })
+      .select({ name: users.name, role: jobParticipants.role })
       .from(videoSessionParticipants)
       .innerJoin(users, eq(users.id, videoSessionParticipants.userId))
+      .innerJoin(jobParticipants, eq(jobParticipants.id, videoSessionParticipants.jobParticipantId))
       .where(and(eq(videoSessionParticipants.sessionId, sessionId), eq(videoSessionParticipants.lobbyState, 'admitted'), ne(videoSessionParticipants.role, 'notary')));
     if (!admitted.some((person) => person.role === 'signer')) throw conflict('Admit at least one signer before starting the session.');
     if (found.access.job.status !== 'in_session') await moveJobStatus(txCtx, found.access, 'in_session', 'The live session started.');

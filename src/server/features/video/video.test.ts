@@ -389,3 +389,132 @@ describe('activate, start, finalize and heartbeat', () => {
     ]);
   });
 });
+
+describe('the session follows changes to the job (attack review)', () => {
+  it('gives a signer demoted to observer after admission no signer token, and does not count them as a signer at start', async () => {
+    const cast = await castJob();
+    const session = await openSession(cast);
+    await join(cast.signer, cast);
+    await admit(cast, session.sessionId, cast.signer);
+    await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/activate/notary-desk`);
+    const demoted = await kit.call(cast.agent, 'PATCH', `/api/jobs/${cast.job.id}/signers/${cast.idOf(cast.signer)}`, { role: 'observer' });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+
+    const token = await kit.call(cast.signer, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'laptop-1' });
+    expect(token.statusCode, token.body).toBe(403);
+    const start = await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/start`);
+    expect(start.statusCode, start.body).toBe(409);
+    expect(start.json().message).toBe('Admit at least one signer before starting the session.');
+    // Entering again takes the new role, and the notary decides again.
+    expect((await join(cast.signer, cast)).json()).toMatchObject({ role: 'observer', lobbyState: 'waiting', canSign: false });
+  });
+
+  it('does not count a signer removed from the job after admission as a signer at start', async () => {
+    const cast = await castJob();
+    const session = await openSession(cast);
+    await join(cast.signer, cast);
+    await admit(cast, session.sessionId, cast.signer);
+    await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/activate/notary-desk`);
+    const removed = await kit.call(cast.agent, 'DELETE', `/api/jobs/${cast.job.id}/signers/${cast.idOf(cast.signer)}`);
+    expect(removed.statusCode, removed.body).toBe(200);
+    const start = await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/start`);
+    expect(start.statusCode, start.body).toBe(409);
+  });
+
+  it('counts only the current notary as present after the notary was replaced', async () => {
+    const cast = await castJob();
+    await openSession(cast);
+    const newNotary = await kit.createNotary();
+    const replaced = await kit.call(cast.agent, 'POST', `/api/jobs/${cast.job.id}/replace-notary`, { notaryId: newNotary.id });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    // The replaced notary was heard from just now; the new one has not entered.
+    const canEnter = (await kit.call(cast.signer, 'GET', `/api/jobs/${cast.job.id}/can-enter`)).json();
+    expect(canEnter).toMatchObject({ canEnter: false, reasons: ['The notary is not in the session yet.'] });
+    expect((await join(cast.signer, cast)).statusCode).toBe(409);
+  });
+
+  it('issues no media token and takes no heartbeat once the job is cancelled', async () => {
+    const cast = await castJob();
+    const session = await openSession(cast);
+    await join(cast.signer, cast);
+    await admit(cast, session.sessionId, cast.signer);
+    await kit.moveJob(cast.agent, cast.job.id, ['cancelled']);
+    const token = await kit.call(cast.signer, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'laptop-1' });
+    expect(token.statusCode, token.body).toBe(409);
+    const notaryToken = await kit.call(cast.notary, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'notary', participantId: 'notary', deviceGroupId: 'notary-desk' });
+    expect(notaryToken.statusCode, notaryToken.body).toBe(409);
+    expect((await kit.call(cast.signer, 'POST', '/api/video/heartbeat', { sessionId: session.sessionId, role: 'signer' })).statusCode).toBe(409);
+  });
+});
+
+describe('concurrency and malformed input (attack review)', () => {
+  it('keeps one row per person when joins and admissions race, and answers bad bodies with the error shape', async () => {
+    const cast = await castJob();
+    const session = await openSession(cast);
+    const joins = await Promise.all([join(cast.signer, cast), join(cast.signer, cast, 'phone-2'), join(cast.witness, cast), join(cast.observer, cast)]);
+    expect(joins.map((res) => res.statusCode)).toEqual([200, 200, 200, 200]);
+    const admitUrl = (person: TestUser) => `/api/video/session/${session.sessionId}/participants/${cast.idOf(person)}/admit`;
+    const decided = await Promise.all([kit.call(cast.notary, 'POST', admitUrl(cast.signer)), kit.call(cast.notary, 'POST', admitUrl(cast.signer)), join(cast.signer, cast)]);
+    expect(decided.map((res) => res.statusCode)).toEqual([200, 200, 200]);
+    const view = (await kit.call(cast.notary, 'GET', `/api/video/session/${session.sessionId}`)).json() as VideoSession;
+    expect(view.participants.filter((person) => person.role === 'signer')).toHaveLength(1);
+
+    const bodies: Array<[string, string, unknown]> = [
+      ['POST', '/api/video/token', {}],
+      ['POST', '/api/video/token', []],
+      ['POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: 'someone', deviceGroupId: 'laptop-1' }],
+      ['POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'x'.repeat(65) }],
+      ['POST', '/api/video/heartbeat', { sessionId: session.sessionId, role: 'admin' }],
+      ['POST', '/api/video/session', { jobId: 42 }],
+      ['POST', `/api/jobs/${cast.job.id}/session/join`, { consentToRecording: 'true', deviceGroupId: 'laptop-1' }],
+      ['POST', `/api/video/session/${session.sessionId}/participants/not-a-uuid/deny`, undefined],
+      ['POST', `/api/video/session/${session.sessionId}/activate/${'x'.repeat(65)}`, undefined],
+    ];
+    for (const [method, url, payload] of bodies) {
+      const res = await t.app.inject({ method: method as 'POST', url, headers: await kit.headersFor(cast.signer), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+      expect(res.statusCode, `${url} ${JSON.stringify(payload)}: ${res.body}`).toBe(400);
+      expect(res.json(), url).toMatchObject({ error: 'validation_failed', message: expect.any(String) });
+    }
+    const notJson = await t.app.inject({ method: 'POST', url: '/api/video/token', headers: { ...(await kit.headersFor(cast.signer)), 'content-type': 'application/json' }, payload: '{"sessionId":' });
+    expect(notJson.statusCode).toBe(400);
+    expect(notJson.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+  });
+});
+
+describe('people of another job, a replaced notary, a re-opened session (attack review)', () => {
+  it('refuses them all and binds nothing across sessions', async () => {
+    const cast = await castJob();
+    const other = await castJob();
+    const session = await openSession(cast);
+    const otherSession = await openSession(other);
+    await join(cast.signer, cast);
+    const base = `/api/video/session/${session.sessionId}`;
+    const actions = [`${base}/activate/notary-desk`, `${base}/start`, `${base}/finalize`, `${base}/participants/${cast.idOf(cast.signer)}/admit`, `${base}/participants/${cast.idOf(cast.signer)}/deny`];
+    for (const person of [other.notary, other.signer]) {
+      for (const url of actions) expect((await kit.call(person, 'POST', url)).statusCode, url).toBe(404);
+      expect((await kit.call(person, 'GET', base)).statusCode).toBe(404);
+    }
+    // The other job's notary cannot reach this job's signer through their own session.
+    expect((await kit.call(other.notary, 'POST', `/api/video/session/${otherSession.sessionId}/participants/${cast.idOf(cast.signer)}/admit`)).statusCode).toBe(404);
+    // A participant never admits themselves.
+    expect((await kit.call(cast.signer, 'POST', `${base}/participants/${cast.idOf(cast.signer)}/admit`)).statusCode).toBe(403);
+
+    // The replaced notary loses the session; the new one enters as the notary.
+    const newNotary = await kit.createNotary();
+    expect((await kit.call(cast.agent, 'POST', `/api/jobs/${cast.job.id}/replace-notary`, { notaryId: newNotary.id })).statusCode).toBe(200);
+    for (const url of actions) expect((await kit.call(cast.notary, 'POST', url)).statusCode, url).toBe(404);
+    expect((await kit.call(cast.notary, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'notary', participantId: 'notary', deviceGroupId: 'notary-desk' })).statusCode).toBe(404);
+    expect((await kit.call(cast.notary, 'POST', '/api/video/heartbeat', { sessionId: session.sessionId, role: 'notary' })).statusCode).toBe(404);
+    expect((await kit.call(newNotary, 'POST', `/api/jobs/${cast.job.id}/session/join`, consent('new-desk'))).json()).toMatchObject({ role: 'notary', lobbyState: 'admitted' });
+    expect((await kit.call(cast.signer, 'GET', `/api/jobs/${cast.job.id}/can-enter`)).json()).toMatchObject({ canEnter: true });
+    await kit.call(newNotary, 'POST', `${base}/participants/${cast.idOf(cast.signer)}/admit`);
+    const token = (await kit.call(cast.signer, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'laptop-1' })).json().token as string;
+
+    // Finalized and re-opened: the old token names the old session only.
+    expect((await kit.call(newNotary, 'POST', `${base}/finalize`)).statusCode).toBe(200);
+    const reopened = await kit.call(newNotary, 'POST', '/api/video/session', { jobId: cast.job.id });
+    expect(reopened.statusCode).toBe(201);
+    expect(verifyVideoToken(t.secretsKey, token, { userId: cast.signer.id, sessionId: reopened.json().sessionId })).toMatchObject({ isValid: false });
+    expect((await kit.call(newNotary, 'POST', `${base}/participants/${cast.idOf(cast.signer)}/admit`)).statusCode).toBe(409);
+  });
+});
