@@ -62,6 +62,22 @@ test('the chat opener says in the page when no chat widget is configured, never 
   expect(dialogs).toEqual([]);
 });
 
+test('a chat notice from a click while the page still loads stays when the page puts its own opener in place', async ({ page }) => {
+  // The login page's code arrives late; meanwhile the site footer's opener is the one on screen.
+  let releaseLogin: () => void = () => {};
+  const loginHeld = new Promise<void>((resolve) => (releaseLogin = resolve));
+  await page.route(/\/assets\/login-[^/]*\.js$/, async (route) => {
+    await loginHeld;
+    await route.continue();
+  });
+  await page.goto('/login', { waitUntil: 'commit' });
+  await page.getByRole('button', { name: 'Chat with us' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Chat is loading, please try again in a moment.' })).toBeVisible();
+  releaseLogin();
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'Chat is loading, please try again in a moment.' })).toBeVisible();
+});
+
 test('a changed build id clears storage on start-up', async ({ page }) => {
   await registerSigner(page, 'Bea Build', uniqueEmail('build'), 'password 123');
   await page.evaluate(() => sessionStorage.setItem('app_build_id', 'an-older-build'));

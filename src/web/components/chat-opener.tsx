@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { publicConfigSchema } from '#shared/system.ts';
 import { api } from '#web/lib/api.ts';
@@ -10,20 +10,24 @@ export const chatLoadingMessage = 'Chat is loading, please try again in a moment
  * the foot of every page, or where a page puts it (the dashboard layout's footer, the signing
  * workspace's tools). A page that places its own claims the spot, and the site footer steps aside.
  */
-const ChatPlacementContext = createContext<{ claim: () => () => void } | null>(null);
+const ChatPlacementContext = createContext<{ claim: () => () => void; notice: string | null; setNotice: (notice: string | null) => void } | null>(null);
 
 /** Provides the site footer with the chat opener, shown unless the page in view places its own. */
 export function ChatPlacement({ children }: { children: ReactNode }) {
   const [claims, setClaims] = useState(0);
-  const placement = useMemo(
-    () => ({
-      claim: () => {
-        setClaims((count) => count + 1);
-        return () => setClaims((count) => count - 1);
-      },
-    }),
-    [],
-  );
+  // Kept here, not in the opener: a page that places its own opener while it loads replaces the
+  // footer's, and a notice from a click on the footer's must not vanish with it.
+  const [notice, setNotice] = useState<string | null>(null);
+  useEffect(() => {
+    if (!notice) return;
+    const timer = window.setTimeout(() => setNotice(null), 8000);
+    return () => window.clearTimeout(timer);
+  }, [notice]);
+  const claim = useCallback(() => {
+    setClaims((count) => count + 1);
+    return () => setClaims((count) => count - 1);
+  }, []);
+  const placement = useMemo(() => ({ claim, notice, setNotice }), [claim, notice]);
   return (
     <ChatPlacementContext.Provider value={placement}>
       {children}
@@ -38,21 +42,19 @@ export function ChatPlacement({ children }: { children: ReactNode }) {
 
 /** The chat opener placed by a page itself (inside its own layout). */
 export function PageChatOpener() {
-  const placement = useContext(ChatPlacementContext);
+  const claim = useContext(ChatPlacementContext)?.claim;
   // Before paint, so the site footer never flashes in beside a full-height page.
-  useLayoutEffect(() => placement?.claim(), [placement]);
+  useLayoutEffect(() => claim?.(), [claim]);
   return <ChatOpener />;
 }
 
 /** The configured third-party widget in a panel, else a notice beside the button. */
 function ChatOpener() {
   const [isOpen, setIsOpen] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
-  useEffect(() => {
-    if (!notice) return;
-    const timer = window.setTimeout(() => setNotice(null), 8000);
-    return () => window.clearTimeout(timer);
-  }, [notice]);
+  const placement = useContext(ChatPlacementContext);
+  const [ownNotice, setOwnNotice] = useState<string | null>(null);
+  const notice = placement ? placement.notice : ownNotice;
+  const setNotice = placement ? placement.setNotice : setOwnNotice;
   const { data } = useQuery({ queryKey: ['public-config'], queryFn: () => api.get('/api/system/config', publicConfigSchema), staleTime: Infinity });
   const widgetUrl = data?.chatWidgetUrl ?? null;
   const open = () => {
