@@ -3,6 +3,7 @@ import type { Job } from '#shared/jobs.ts';
 import type { SharedVideoMap, VideoSession } from '#shared/video.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
+import { castVideoJob } from '#test/video-cast.ts';
 
 let t: TestApp;
 let kit: JobKit;
@@ -31,26 +32,7 @@ interface Cast {
 
 /** A ready job whose notary opened and entered the session; the signer and witness are admitted, the observer waits. */
 async function castSession(): Promise<Cast> {
-  const agent = await t.createUser({ roles: ['title_agent'] });
-  const notary = await kit.createNotary();
-  const signer = await t.createUser({ roles: ['signer'] });
-  const witness = await t.createUser({ roles: ['witness'] });
-  const observer = await t.createUser({ roles: ['observer'] });
-  const stranger = await t.createUser({ roles: ['signer'] });
-  const people = [
-    { name: signer.name, email: signer.email, role: 'signer' },
-    { name: witness.name, email: witness.email, role: 'witness' },
-    { name: observer.name, email: observer.email, role: 'observer' },
-  ];
-  const created = await kit.createJob(agent, { notaryId: notary.id, signers: people });
-  await kit.uploadPdf(agent, created.id);
-  const job = await kit.moveJob(agent, created.id, ['ready']);
-  for (const person of [signer, witness, observer]) expect((await kit.acceptInvitation(person)).statusCode).toBe(200);
-  const idOf = (person: TestUser) => {
-    const found = job.participants.find((participant) => participant.email === person.email);
-    if (!found) throw new Error(`${person.email} is not on the job`);
-    return found.id;
-  };
+  const { job, agent, notary, signer, witness, observer, stranger, idOf } = await castVideoJob(t, kit);
   const opened = await kit.call(notary, 'POST', '/api/video/session', { jobId: job.id });
   expect(opened.statusCode, opened.body).toBe(201);
   const session = opened.json() as VideoSession;

@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
-import type { Job } from '#shared/jobs.ts';
 import type { VideoSession } from '#shared/video.ts';
 import { videoSessionParticipants } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
+import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import { createWeriftSfu } from '#server/providers/video/werift-sfu.ts';
 import { identityNotice } from './video-lobby.service.ts';
@@ -26,42 +26,8 @@ afterAll(async () => {
 
 const consent = (deviceGroupId = 'laptop-1') => ({ consentToRecording: true, deviceGroupId });
 
-interface Cast {
-  job: Job;
-  agent: TestUser;
-  notary: TestUser;
-  signer: TestUser;
-  witness: TestUser;
-  observer: TestUser;
-  stranger: TestUser;
-  /** The job participant id of each person on the job. */
-  idOf: (person: TestUser) => string;
-}
-
-/** A ready job with a notary, a signer, a witness and an observer who all accepted their invitations. */
-async function castJob(options: { isAccepted?: boolean } = {}): Promise<Cast> {
-  const agent = await t.createUser({ roles: ['title_agent'] });
-  const notary = await kit.createNotary();
-  const signer = await t.createUser({ roles: ['signer'] });
-  const witness = await t.createUser({ roles: ['witness'] });
-  const observer = await t.createUser({ roles: ['observer'] });
-  const stranger = await t.createUser({ roles: ['signer'] });
-  const people = [
-    { name: signer.name, email: signer.email, role: 'signer' },
-    { name: witness.name, email: witness.email, role: 'witness' },
-    { name: observer.name, email: observer.email, role: 'observer' },
-  ];
-  const created = await kit.createJob(agent, { notaryId: notary.id, signers: people });
-  await kit.uploadPdf(agent, created.id);
-  const job = await kit.moveJob(agent, created.id, ['ready']);
-  if (options.isAccepted !== false) for (const person of [signer, witness, observer]) expect((await kit.acceptInvitation(person)).statusCode).toBe(200);
-  const idOf = (person: TestUser) => {
-    const found = job.participants.find((participant) => participant.email === person.email);
-    if (!found) throw new Error(`${person.email} is not on the job`);
-    return found.id;
-  };
-  return { job, agent, notary, signer, witness, observer, stranger, idOf };
-}
+type Cast = VideoCast;
+const castJob = (options: { isAccepted?: boolean } = {}) => castVideoJob(t, kit, options);
 
 /** The notary opens the session and enters it; returns the session. */
 async function openSession(cast: Cast): Promise<VideoSession> {
