@@ -25,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { readMachineBusyMs, readProcessCpuMs } from './proc-cpu.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const demoEmail = 'signer@demo.open-ron.test';
@@ -217,30 +218,6 @@ function killChildrenNow(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of workDirs) fs.rmSync(dir, { recursive: true, force: true });
   workDirs.clear();
-}
-
-/** CPU time (user + system) of one process from /proc, in milliseconds; null where /proc is missing. */
-function readProcessCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks * 10 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Busy CPU time of the whole machine in milliseconds, softirq (loopback networking) and steal included where /proc/stat exists. */
-function readMachineBusyMs(): number {
-  try {
-    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
-    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
-    return (user + nice + system + irq + softirq + steal) * 10;
-  } catch {
-    return os.cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0);
-  }
 }
 
 function takeCpuSnapshot(serverPid: number | undefined): CpuSnapshot {

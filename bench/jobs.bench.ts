@@ -59,6 +59,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
 import { createLocalStorage, receiveToTempFile } from '#server/providers/storage/storage.ts';
 import { seedJobs, type SeedResult } from './jobs-seed.ts';
+import { readProcessCpuMs } from './proc-cpu.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const userEmail = 'agent@bench.open-ron.test';
@@ -268,19 +269,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 function killChildrenNow(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
-
-/** CPU time (user + system) of one process from /proc, in milliseconds; null where /proc is missing. */
-function readProcessCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks * 10 : null;
-  } catch {
-    return null;
-  }
 }
 
 async function startBareServer(workDir: string): Promise<Server> {

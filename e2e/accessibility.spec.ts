@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import { findSeriousViolations } from './helpers.ts';
 import { openRolePages, openRoute, secondFactorRoutes, signedInRoutes, signedOutRoutes, type RolePages, type SignedInRole } from './role-pages.ts';
 
 /**
@@ -7,20 +7,6 @@ import { openRolePages, openRoute, secondFactorRoutes, signedInRoutes, signedOut
  * differ by role are visited by each): no serious or critical violation of WCAG 2.1 A and AA. One
  * page per role is reused and the data comes from the API, so the whole file stays quick.
  */
-
-const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
-
-/**
- * The serious and critical violations on the page in view, one line each, naming the elements.
- * Legacy mode runs axe.run in the page itself instead of opening a blank helper page for every check
- * (which doubled the time); it would skip cross-origin frames, and these pages have none.
- */
-async function findSeriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).setLegacyMode().withTags(wcagTags).options({ resultTypes: ['violations'] }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
 
 async function expectAccessible(page: Page, route: string, state?: string) {
   if (!state) await openRoute(page, route);

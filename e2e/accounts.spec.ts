@@ -3,6 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { verifyWithPdfsig } from '../src/server/providers/signing/pdfsig.ts';
 import { makePdf } from '../test/pdf-fixtures.ts';
 import { approveApplication, drawSignature, linkAuthenticator, logIn, openAdminPage, placeFieldByClick, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
+import { apiGet, startRecordedSession } from './role-pages.ts';
 
 test('a person registers, lands on the dashboard, logs out and signs in again', async ({ page }) => {
   const email = uniqueEmail('signer');
@@ -230,11 +231,29 @@ test.describe.serial('with the first administrator', () => {
     await placeFieldByClick(notary, 'Notary seal', 1, 0.75, 0.75);
     await expect(notary.getByRole('group', { name: 'Notary seal for the notary' })).toBeVisible();
 
-    await signer.getByRole('group', { name: 'Signature for Pat Signer' }).getByRole('button', { name: 'Sign here' }).click();
-    await expect(signer).toHaveURL(/\/signature\?next=/);
+    // Fields are filled only while the live session is recorded (decision 022). The notary opens,
+    // starts and records it; both enter its room, where their cameras reach the media hub, so the act
+    // rests on recorded media. (Signing from the workspace's "Sign here" to /signature is in layout.spec.)
+    await signer.goto('/signature');
     await drawSignature(signer);
     await signer.getByRole('button', { name: 'Save signature' }).click();
-    await expect(signer).toHaveURL(/\/signing\//);
+    await expect(signer.getByText('Signature saved.')).toBeVisible();
+    const sealedJobId = /\/signing\/([\w-]+)/.exec(notary.url())?.[1] ?? '';
+    const job = await apiGet<{ participants: Array<{ id: string; name: string }> }>(notary.request, `/api/jobs/${sealedJobId}`);
+    const documentList = await apiGet<{ items: Array<{ id: string }> }>(notary.request, `/api/jobs/${sealedJobId}/documents`);
+    const signerId = job.participants.find((person) => person.name === 'Pat Signer')?.id ?? '';
+    await startRecordedSession(sealedJobId, notary, [{ page: signer, participantId: signerId }]);
+    for (const [page, deviceGroupId] of [[notary, 'notary-desk'], [signer, 'signer-0']] as const) {
+      await page.evaluate(
+        ({ key, choice }) => sessionStorage.setItem(key, JSON.stringify(choice)),
+        { key: `session_devices:${sealedJobId}`, choice: { deviceGroupId, cameraId: null, microphoneId: null, videoOff: false, audioMuted: false } },
+      );
+      await page.goto(`/session/${sealedJobId}/${documentList.items[0]?.id ?? ''}`);
+    }
+    const shownFramesOf = (page: Page, name: RegExp) =>
+      page.getByRole('region', { name: 'Video call' }).getByRole('figure', { name }).locator('video').evaluate((video: HTMLVideoElement) => (video.videoWidth > 0 ? video.getVideoPlaybackQuality().totalVideoFrames : 0));
+    await expect.poll(() => shownFramesOf(notary, /Pat Signer, Signer/), { timeout: 40_000 }).toBeGreaterThan(0);
+    await expect.poll(() => shownFramesOf(signer, /Noel Notary, Notary/), { timeout: 40_000 }).toBeGreaterThan(0);
     await signer.getByRole('group', { name: 'Signature for Pat Signer' }).getByRole('button', { name: 'Sign here' }).click();
     await expect(signer.getByRole('img', { name: 'Signature for Pat Signer, signed' })).toBeVisible();
     await expect(notary.getByRole('img', { name: 'Signature for Pat Signer, signed' })).toBeVisible({ timeout: 3_000 });
@@ -246,10 +265,13 @@ test.describe.serial('with the first administrator', () => {
     await expect(notary.getByText('power-of-attorney.pdf is complete.')).toBeVisible();
     await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
     await expect(notary.getByText('The job is sealed and digitally signed.')).toBeVisible({ timeout: 60_000 });
-    // No session was recorded and no identity proven: the output says what it is, down to its name.
+    // The sealed job's workspace offers its output.
+    await notary.goto(`/signing/${sealedJobId}`);
+    // The session was recorded but no identity was proven (identity proofing is not built): the output
+    // says it is not a notarial act, down to its name.
     const download = notary.getByRole('link', { name: 'power-of-attorney (signed, not notarized).pdf', exact: true });
     await expect(download).toBeVisible();
-    await expect(notary.getByText('Not a notarial act: no recorded session.')).toBeVisible();
+    await expect(notary.getByText('Not a notarial act.', { exact: true })).toBeVisible();
     const downloadUrl = (await download.getAttribute('href')) ?? '';
     const [, jobId, notarizedId] = /\/api\/jobs\/([\w-]+)\/notarized\/([\w-]+)\/file/.exec(downloadUrl) ?? [];
 
@@ -266,7 +288,7 @@ test.describe.serial('with the first administrator', () => {
     await expect(fileLinks.first()).toHaveAccessibleName('power-of-attorney (signed, not notarized).pdf');
     await expect(signer.getByRole('heading', { name: 'Original documents (unsigned)' })).toBeVisible();
     await expect(signer.getByRole('link', { name: 'Original (unsigned): power-of-attorney.pdf' })).toBeVisible();
-    await expect(signer.getByRole('main').getByText('Not a notarial act: no recorded session.')).toBeVisible();
+    await expect(signer.getByRole('main').getByText('Not a notarial act.', { exact: true })).toBeVisible();
 
     // The address printed on the certificate page: by id the page tells what was issued, never "unchanged".
     await signer.goto(`/verify?id=${notarizedId}`);
@@ -275,13 +297,13 @@ test.describe.serial('with the first administrator', () => {
     await expect(issued).toContainText('No file was checked');
     await expect(issued).toContainText(createHash('sha256').update(notarized).digest('hex'));
     await expect(issued).toContainText('Noel Notary');
-    await expect(signer.getByText('Not a notarial act: no recorded session.')).toBeVisible();
+    await expect(signer.getByText('Not a notarial act.', { exact: true })).toBeVisible();
     await expect(signer.getByText(/has not changed/)).toHaveCount(0);
 
     await signer.getByLabel('PDF to check').setInputFiles([{ name: 'mine.pdf', mimeType: 'application/pdf', buffer: notarized }]);
     await expect(signer.getByText('This exact file was issued by this platform and has not changed since.')).toBeVisible();
-    await expect(signer.getByText('Not a notarial act: no recorded session.')).toBeVisible();
-    await expect(signer.getByText('No audio-video session was recorded.')).toBeVisible();
+    await expect(signer.getByText('Not a notarial act.', { exact: true })).toBeVisible();
+    await expect(signer.getByText('No signer’s identity was proven.')).toBeVisible();
     await expect(signer.getByText('Noel Notary')).toBeVisible();
     await expect(signer.getByText('Pat Signer')).toHaveCount(0);
     const tampered = Buffer.from(notarized);

@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -200,4 +201,18 @@ export async function placeFieldByClick(page: Page, label: string, pageNumber: n
   const point = await pointOnPage(page, pageNumber, x, y);
   await page.mouse.click(point.x, point.y);
   await expect(page.getByRole('application')).toHaveCount(0);
+}
+
+const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/**
+ * The serious and critical violations on the page in view, one line each, naming the elements.
+ * Legacy mode runs axe.run in the page itself instead of opening a blank helper page for every check
+ * (which doubled the time); it would skip cross-origin frames, and these pages have none.
+ */
+export async function findSeriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).setLegacyMode().withTags(wcagTags).options({ resultTypes: ['violations'] }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
 }

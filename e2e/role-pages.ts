@@ -70,6 +70,7 @@ export function signedInRoutes(role: SignedInRole, pages: Pick<RolePages, 'jobId
     '/dashboard?tab=jobs',
     '/dashboard?tab=security',
     ...(role === 'admin' ? ['/dashboard?tab=approvals', '/admin/mail'] : []),
+    ...(role === 'admin' || role === 'notary' ? [`/jobs/${jobId}/recording`] : []),
     `/jobs/detail?jobId=${jobId}`,
     '/signing',
     `/signing/${jobId}/${documentId}`,
@@ -103,13 +104,32 @@ export async function apiGet<T>(request: APIRequestContext, url: string): Promis
   return (await response.json()) as T;
 }
 
+/**
+ * The notary runs the job's live session through the real routes: opens it, enters it, admits the
+ * signers (who enter too), opens the room, starts the session (the job moves in session) and starts
+ * recording it. Fields are filled only then (decision 022).
+ */
+export async function startRecordedSession(jobId: string, notary: Page, signers: Array<{ page: Page; participantId: string }>) {
+  const { sessionId } = await apiCall<{ sessionId: string }>(notary.request, 'post', '/api/video/session', { data: { jobId } });
+  await apiCall(notary.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId: 'notary-desk' } });
+  const base = `/api/video/session/${sessionId}`;
+  for (const [index, signer] of signers.entries()) {
+    await apiCall(signer.page.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId: `signer-${index}` } });
+    await apiCall(notary.request, 'post', `${base}/participants/${signer.participantId}/admit`);
+  }
+  await apiCall(notary.request, 'post', `${base}/activate/notary-desk`);
+  await apiCall(notary.request, 'post', `${base}/start`);
+  const { recordingId } = await apiCall<{ recordingId: string }>(notary.request, 'post', '/api/video/recording/start', { data: { sessionId } });
+  return { sessionId, recordingId };
+}
+
 interface SignedInResponse {
   user: { id: string } | null;
   sessionToken: string | null;
 }
 
 /** Confirms the address with the link the app mailed, as the person would (POST /api/auth/verify-email). */
-async function confirmEmail(page: Page, email: string) {
+export async function confirmEmail(page: Page, email: string) {
   const mail = await waitForMail(email, /Confirm your email address/);
   const token = mail.text.match(/\/verify-email\/([A-Za-z0-9_-]+)/)?.[1];
   if (!token) throw new Error(`no confirmation link in the mail to ${email}`);
@@ -117,14 +137,14 @@ async function confirmEmail(page: Page, email: string) {
 }
 
 /** Makes the web app see the session the cookie holds: SPEC section 4 judges signed-in by the stored user. */
-async function storeUserInPage(page: Page) {
+export async function storeUserInPage(page: Page) {
   const { user } = await apiGet<{ user: unknown }>(page.request, '/api/auth/me');
   await page.goto('/help');
   await page.evaluate((value) => sessionStorage.setItem('user', JSON.stringify(value)), user);
 }
 
 /** A notary registered, second factor linked and approved by the administrator, all through the API. */
-async function createApprovedNotary(page: Page, admin: Page, name: string) {
+export async function createApprovedNotary(page: Page, admin: Page, name: string) {
   const email = uniqueEmail('notary');
   const registered = await apiCall<SignedInResponse & { ticket: string | null }>(page.request, 'post', '/api/auth/register/notary', {
     data: { name, email, password: 'notary password', commissionState: 'VA', commissionNumber: 'VA-1357', commissionExpiresOn: '2031-05-31', county: 'Arlington' },
@@ -206,8 +226,8 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
     data: { type: 'initials', page: 1, x: 0.86, y: 0.9, width: 0.08, height: 0.05, participantId: sam?.id ?? null },
   });
   const current = await apiGet<{ version: number }>(notary.request, `/api/jobs/${job.id}`);
-  const ready = await apiCall<{ version: number }>(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'ready', version: current.version } });
-  await apiCall(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'in_session', version: ready.version } });
+  await apiCall<{ version: number }>(notary.request, 'patch', `/api/jobs/${job.id}`, { data: { status: 'ready', version: current.version } });
+  await startRecordedSession(job.id, notary, [{ page: signer, participantId: sam?.id ?? '' }]);
 
   const anonymous = await newPage();
   // Half-way through signing in: the pending session cookie and the pending-MFA record of SPEC section 3.
@@ -236,4 +256,18 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
       for (const context of opened) await context.close();
     },
   };
+}
+
+/** Each invited person claims the invitation mailed to them, in a page of their own, and is signed in there. */
+export async function claimInvitations(people: Array<{ name: string; email: string }>, newPage: () => Promise<Page>, password: string): Promise<Page[]> {
+  const claimed: Page[] = [];
+  for (const person of people) {
+    const mail = await waitForMail(person.email, /You are invited to/);
+    const claimPath = mail.text.match(/\/claim\/[A-Za-z0-9_-]+/)?.[0] ?? '';
+    const page = await newPage();
+    await apiCall(page.request, 'post', `/api/invites${claimPath.replace('/claim', '')}/claim`, { data: { name: person.name, email: person.email, password } });
+    await storeUserInPage(page);
+    claimed.push(page);
+  }
+  return claimed;
 }

@@ -46,25 +46,27 @@ interface BrowserPage {
   hubStats(): Promise<ChromiumPeerStats>;
 }
 
-/** What the web app will do with the server's offer, as plain browser script. */
-const browserPage = `<!doctype html><title>media hub test</title><body><script>
-let pc, stream;
-const candidateErrors = [];
-window.answerHub = async ({ offer, publish, configuration }) => {
-  if (!pc) {
-    pc = new RTCPeerConnection(configuration);
-    pc.addEventListener('icecandidateerror', (event) => candidateErrors.push({ errorCode: event.errorCode, errorText: event.errorText, url: event.url }));
-    pc.addEventListener('track', (event) => {
-      // Inbound stats stay at zero in headless Chromium unless the stream plays in an element.
-      const element = document.createElement(event.track.kind);
-      element.muted = true;
-      element.autoplay = true;
-      element.srcObject = new MediaStream([event.track]);
-      document.body.append(element);
-      void element.play().catch(() => {});
-    });
-    stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
-  }
+/**
+ * Browser script: plays a received track in a muted element (inbound stats stay at zero in
+ * headless Chromium unless the stream plays in an element).
+ */
+export const playTrackScript = `
+function playTrack(track) {
+  const element = document.createElement(track.kind);
+  element.muted = true;
+  element.autoplay = true;
+  element.srcObject = new MediaStream([track]);
+  document.body.append(element);
+  void element.play().catch(() => {});
+}
+`;
+
+/**
+ * Browser script: answers the hub's offer with the camera and microphone on the publish mids
+ * (sendonly), ICE gathered, as the web app does. Shared by the test participants and the benchmark.
+ */
+export const answerWithCameraScript = `
+async function answerWithCamera(pc, stream, offer, publish) {
   await pc.setRemoteDescription(offer);
   for (const transceiver of pc.getTransceivers()) {
     for (const kind of ['audio', 'video']) {
@@ -79,6 +81,23 @@ window.answerHub = async ({ offer, publish, configuration }) => {
     else pc.addEventListener('icegatheringstatechange', () => pc.iceGatheringState === 'complete' && resolve());
   });
   return { sdp: pc.localDescription.sdp };
+}
+`;
+
+/** What the web app will do with the server's offer, as plain browser script. */
+const browserPage = `<!doctype html><title>media hub test</title><body><script>
+${playTrackScript}
+${answerWithCameraScript}
+let pc, stream;
+const candidateErrors = [];
+window.answerHub = async ({ offer, publish, configuration }) => {
+  if (!pc) {
+    pc = new RTCPeerConnection(configuration);
+    pc.addEventListener('icecandidateerror', (event) => candidateErrors.push({ errorCode: event.errorCode, errorText: event.errorText, url: event.url }));
+    pc.addEventListener('track', (event) => playTrack(event.track));
+    stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
+  }
+  return answerWithCamera(pc, stream, offer, publish);
 };
 window.remoteUfrag = () => /a=ice-ufrag:(\\S+)/.exec(pc?.remoteDescription?.sdp ?? '')?.[1];
 window.hubStats = async () => {

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import type { Job, JobStatus } from '#shared/jobs.ts';
 import { emailOutbox, notaryProfiles } from '#server/db/schema/index.ts';
 import type { TestApp, TestUser, TestUserOptions } from './create-test-app.ts';
+import { startRecordedSession as startLiveSession } from './live-session.ts';
 import { buildMultipart, makePdf } from './pdf-fixtures.ts';
 import { makePng } from './png-fixtures.ts';
 
@@ -115,7 +116,22 @@ export function createJobKit(t: TestApp) {
     expect(res.statusCode, res.body).toBe(201);
   }
 
-  return { headersFor, call, createNotary, createJob, getJob, uploadPdf, invitationTokenFor, acceptInvitation, moveJob, sealJob, saveSignature };
+  /**
+   * The notary starts the job's live session with these people admitted (they accepted their
+   * invitations) and starts recording it: the job is in session and its fields may be filled.
+   */
+  async function startRecordedSession(notary: TestUser, jobId: string, signers: TestUser[]) {
+    const job = await getJob(notary, jobId);
+    const people = [];
+    for (const signer of signers) {
+      const participantId = job.participants.find((participant) => participant.email === signer.email)?.id;
+      if (!participantId) throw new Error(`${signer.email} is not on the job`);
+      people.push({ headers: await headersFor(signer), participantId });
+    }
+    return startLiveSession(t, jobId, await headersFor(notary), people);
+  }
+
+  return { headersFor, call, createNotary, createJob, getJob, uploadPdf, invitationTokenFor, acceptInvitation, moveJob, sealJob, saveSignature, startRecordedSession };
 }
 
 export type JobKit = ReturnType<typeof createJobKit>;

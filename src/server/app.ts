@@ -35,7 +35,9 @@ import { notariesRoutes } from './features/notaries/notaries.routes.ts';
 import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { systemRoutes } from './features/system/system.routes.ts';
 import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
+import { recordingPlaybackRoutes } from './features/video/recording-playback.routes.ts';
 import { videoJobRoutes, videoRoutes } from './features/video/video.routes.ts';
+import { liveSessionsOf } from './features/video/live-sessions.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -159,6 +161,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   const sessionCache = new SessionCache(deps.realtime, config.session.cacheMs);
   await sessionCache.start();
   app.addHook('onClose', async () => sessionCache.stop());
+  const { video } = deps;
+  // Open recordings are flushed and stored, and every signaling socket told, before the database closes.
+  if (video) app.addHook('onClose', async () => liveSessionsOf(video).endAll(1001, 'server shutting down'));
 
   app.decorate('apiRoutes', [] as ApiRoute[]);
   app.addHook('onRoute', (route) => {
@@ -170,7 +175,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
 
   await app.register(fastifyCookie);
   // The file-size limit sits one byte above the configured one, so the upload code sees the overflow and answers 413 itself.
-  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+  // A signaling answer may carry an SDP of 200,000 characters (src/shared/video-signaling.ts); as JSON, its
+  // escaped line ends make it larger. Frames beyond this close the socket (1009) before they are read.
+  await app.register(fastifyWebsocket, { options: { maxPayload: 512 * 1024 } });
   await app.register(fastifyMultipart, { limits: { fileSize: config.documentMaxBytes + 1, files: 20, fields: 10, parts: 40 }, throwFileSizeLimit: false });
   app.decorateRequest('ctx', null as unknown as Ctx);
 
@@ -271,6 +278,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(signaturesRoutes, { prefix: '/api' });
   await app.register(videoRoutes, { prefix: '/api/video' });
   await app.register(videoJobRoutes, { prefix: '/api/jobs' });
+  await app.register(recordingPlaybackRoutes, { prefix: '/api/jobs' });
 
   const indexFile = path.join(config.webDistDir, 'index.html');
   const hasWebBuild = fs.existsSync(indexFile);

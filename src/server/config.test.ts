@@ -32,3 +32,19 @@ describe('ICE_SERVERS', () => {
     expect(() => parseConfig({ ICE_SERVERS: 'nope', PORT: 'x' })).toThrow(/PORT: .*; ICE_SERVERS must be a JSON array|ICE_SERVERS must be a JSON array.*; PORT: /);
   });
 });
+
+describe('ICE_TRANSPORT_POLICY', () => {
+  const turn = JSON.stringify([{ urls: 'turn:turn.example.test:3478', username: 'ron', credential: 'secret' }]);
+
+  it('is all unless set to relay, which needs a TURN server', () => {
+    expect(parseConfig({}).video.iceTransportPolicy).toBe('all');
+    expect(parseConfig({ ICE_TRANSPORT_POLICY: 'relay', ICE_SERVERS: turn }).video.iceTransportPolicy).toBe('relay');
+  });
+
+  it('stops startup with a sentence for another value, or relay without a TURN server', () => {
+    expect(() => parseConfig({ ICE_TRANSPORT_POLICY: 'turn' })).toThrow('Invalid configuration: ICE_TRANSPORT_POLICY must be all (any path) or relay');
+    expect(() => parseConfig({ ICE_TRANSPORT_POLICY: 'relay', ICE_SERVERS: '[{"urls":"stun:stun.example.test"}]' })).toThrow(
+      /ICE_TRANSPORT_POLICY=relay sends all media through a TURN server, but ICE_SERVERS names none/,
+    );
+  });
+});

@@ -63,6 +63,7 @@ const envSchema = z.object({
         return z.NEVER;
       }
     }),
+  ICE_TRANSPORT_POLICY: z.enum(['all', 'relay'], { message: 'ICE_TRANSPORT_POLICY must be all (any path) or relay (media only through the TURN servers of ICE_SERVERS).' }).default('all'),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -81,6 +82,10 @@ export function parseConfig(env: Record<string, string | undefined>) {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const values = parsed.data;
+  const hasTurn = values.ICE_SERVERS.some((server) => (typeof server.urls === 'string' ? [server.urls] : server.urls).some((url) => /^turns?:/i.test(url)));
+  if (values.ICE_TRANSPORT_POLICY === 'relay' && !hasTurn) {
+    throw new Error('Invalid configuration: ICE_TRANSPORT_POLICY=relay sends all media through a TURN server, but ICE_SERVERS names none (add a turn: or turns: url with its username and credential).');
+  }
   const publicUrl = new URL(values.PUBLIC_URL ?? `http://localhost:${values.PORT}`);
   return {
     nodeEnv: values.NODE_ENV,
@@ -141,6 +146,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     /** Options of the media hub (createWeriftSfu): STUN/TURN servers its peers gather candidates from. */
     video: {
       iceServers: values.ICE_SERVERS,
+      /** What browsers are told to use (the welcome message): 'relay' forces every path through TURN. */
+      iceTransportPolicy: values.ICE_TRANSPORT_POLICY,
       /** How long a stopped recording and its segments are kept before they may be deleted. */
       recordingRetentionYears: values.RECORDING_RETENTION_YEARS,
     },

@@ -10,6 +10,7 @@ import { loadSecretsKey } from './lib/secrets.ts';
 import { localMailboxPath } from './providers/email/email.ts';
 import { createStorage } from './providers/storage/storage.ts';
 import { createRealtime } from './providers/realtime/realtime.ts';
+import { createWeriftSfu } from './providers/video/werift-sfu.ts';
 
 // Before anything opens a file: whatever this process creates is its own (files 0600, directories 0700).
 process.umask(privateUmask);
@@ -28,7 +29,12 @@ if (config.databaseUrl && !config.secretsKey) {
 }
 const secretsKey = loadSecretsKey(config.secretsKey, config.dataDir);
 const storage = createStorage(config.storage);
-const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage });
+// The media hub of this instance: every live session's room runs here (docs/DEPLOYMENT.md).
+const video = createWeriftSfu({
+  iceServers: config.video.iceServers,
+  onError: (error) => app.log.warn({ err: error }, 'media hub work failed'),
+});
+const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage, video });
 
 const banner: string[] = [];
 if (process.argv.includes('--demo')) {
@@ -64,6 +70,7 @@ async function shutDown(signal: string) {
   isClosing = true;
   app.log.info({ signal }, 'shutting down');
   await app.close();
+  await video.close();
   await realtime.close();
   await database.close();
   process.exit(0);

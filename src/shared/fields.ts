@@ -110,6 +110,8 @@ export const liveMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('job.changed') }),
   z.object({ type: z.literal('view'), documentId: z.string(), page: z.number().int(), by: z.string() }),
   z.object({ type: z.literal('presence'), names: z.array(z.string()) }),
+  /** The live session, its lobby or its recording changed (video-signaling.ts). */
+  z.object({ type: z.literal('video.changed') }),
 ]);
 export type LiveMessage = z.infer<typeof liveMessageSchema>;
 

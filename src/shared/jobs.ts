@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { plainTextSchema, singleLineTextSchema } from './text.ts';
+import { sessionPlaceSchema } from './video-signaling.ts';
 
 /** Job statuses and the only moves between them (the state machine every route obeys). */
 export const jobStatuses = ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] as const;
@@ -317,7 +318,14 @@ export const replaceNotaryInputSchema = z.object({ notaryId: z.uuid({ message: '
  * Who may enter the live session now: `reasons` says every reason why not, `notices` what the
  * person should know that does not keep them out (identity is not verified by the platform yet).
  */
-export const canEnterSchema = z.object({ canEnter: z.boolean(), role: z.string().nullable(), reasons: z.array(z.string()), notices: z.array(z.string()) });
+export const canEnterSchema = z.object({
+  canEnter: z.boolean(),
+  role: z.string().nullable(),
+  reasons: z.array(z.string()),
+  notices: z.array(z.string()),
+  /** The caller's place in the job's open session (lobby state, recording), for the pre-join screen and the lobby. */
+  session: sessionPlaceSchema,
+});
 export type CanEnter = z.infer<typeof canEnterSchema>;
 
 export const notaryOptionSchema = z.object({ userId: z.string(), name: z.string(), commissionState: z.string(), county: z.string() });

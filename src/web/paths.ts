@@ -25,6 +25,7 @@ export const paths = {
   adminMail: '/admin/mail',
   jobDetail: (jobId: string, start?: string | null) =>
     `/jobs/detail?jobId=${encodeURIComponent(jobId)}${start ? `&start=${encodeURIComponent(start)}` : ''}`,
+  jobRecording: (jobId: string) => `/jobs/${encodeURIComponent(jobId)}/recording`,
   billingPending: '/billing/pending',
   help: '/help',
   signature: '/signature',

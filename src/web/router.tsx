@@ -62,7 +62,6 @@ function Root() {
 const loadDashboard = () => import('./pages/dashboard.tsx');
 const loadSigning = () => import('./pages/signing.tsx');
 
-const sessionCapability = 'The live notarization session (video, identity proofing and signing)';
 const instantCapability = 'Notarize Now, the instant-notary flow,';
 
 export const routes: RouteObject[] = [
@@ -79,11 +78,10 @@ export const routes: RouteObject[] = [
       { path: '/register/notary', element: page(() => import('./pages/register-notary.tsx')) },
       { path: '/register/title-company', element: page(() => import('./pages/register-title-company.tsx')) },
       { path: '/setup', element: page(() => import('./pages/setup.tsx')) },
-      { path: '/session/complete', element: <RouteErrorBoundary routeName="Session Complete">{() => notBuilt('Session complete', sessionCapability)}</RouteErrorBoundary> },
-      ...['/session', '/session/:jobId', '/session/:jobId/:docId'].map((path) => ({
-        path,
-        element: <RouteErrorBoundary routeName="Session">{() => notBuilt('Session', sessionCapability)}</RouteErrorBoundary>,
-      })),
+      { path: '/session/complete', element: page(() => import('./pages/session-complete.tsx'), 'Session Complete') },
+      { path: '/session', element: page(() => import('./pages/session-list.tsx'), 'Session') },
+      { path: '/session/:jobId', element: page(() => import('./pages/session-entry.tsx'), 'Session') },
+      { path: '/session/:jobId/:docId', element: page(() => import('./pages/session-room.tsx'), 'Session') },
       ...['/signing', '/signing/:jobId', '/signing/:jobId/:docId'].map((path) => ({ path, element: page(loadSigning, 'Signing Session') })),
       { path: '/verify', element: page(() => import('./pages/verify.tsx')) },
       { path: '/claim/:token', element: page(() => import('./pages/claim.tsx')) },
@@ -100,6 +98,7 @@ export const routes: RouteObject[] = [
       { path: '/admin/mail', element: page(() => import('./pages/admin-mail.tsx'), 'Mail') },
       { path: '/admin/notaryloop-test', element: notBuilt('Notary loop test', 'The admin notary loop test') },
       { path: '/jobs/detail', element: page(() => import('./pages/job-detail.tsx'), 'Job Details') },
+      { path: '/jobs/:jobId/recording', element: page(() => import('./pages/job-recording.tsx'), 'Session Recording') },
       { path: '/billing/pending', element: notBuilt('Pending invoices', 'Billing') },
       { path: '/billing/company', element: notBuilt('Title company billing', 'Billing') },
       { path: '/billing/company/:companyId', element: notBuilt('Title company billing', 'Billing') },

@@ -1,4 +1,5 @@
-import { Navigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useSearchParams } from 'react-router';
+import { getUserRoles } from '#shared/roles.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { AuditTrail } from '#web/features/audit/audit-trail.tsx';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
@@ -10,6 +11,7 @@ import { ParticipantsPanel } from '#web/features/jobs/participants-panel.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { JobInvitationCard, useJobInvitation } from '#web/features/invites/job-invitation-card.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
+import { paths } from '#web/paths.ts';
 
 export default function JobDetailPage() {
   const [searchParams] = useSearchParams();
@@ -30,6 +32,13 @@ export default function JobDetailPage() {
           <JobSummary job={job.data} />
           {/* A sealed job offers its signed outputs first; the documents below are then the unsigned originals. */}
           {job.data.status === 'completed' ? <NotarizedDocuments jobId={job.data.id} /> : null}
+          {job.data.notaryId === user.id || getUserRoles(user).includes('admin') ? (
+            <p>
+              <Link className="button" style={{ minHeight: 44 }} to={paths.jobRecording(job.data.id)}>
+                Watch the session recording
+              </Link>
+            </p>
+          ) : null}
           <ParticipantsPanel job={job.data} />
           <DocumentsPanel
             jobId={job.data.id}

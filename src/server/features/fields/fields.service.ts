@@ -9,6 +9,7 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '#server/lib
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
 import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
+import { assertSessionRecording } from '#server/features/video/recording-rules.ts';
 
 type FieldRow = typeof documentFields.$inferSelect;
 type DocumentRow = typeof documents.$inferSelect;
@@ -178,6 +179,8 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
     const document = await getDocument(tx, jobId, documentId);
     assertDocumentOpen(access, document);
     if (access.job.status !== 'in_session') throw new AppError(409, 'session_not_live', 'Fields are filled during the live session.');
+    // The fields of a notarial act are filled only while its session is recorded (decision 022).
+    await assertSessionRecording(tx, jobId);
     const current = await getFieldRow(tx, documentId, fieldId);
     assertVersion(current, input.version);
     if (current.filledAt) throw new AppError(409, 'field_filled', 'This field is already filled.');
@@ -186,6 +189,9 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
       if (access.job.notaryId !== userId) throw forbidden('Only the notary fills the notary’s fields.');
     } else if (!access.participant || access.participant.id !== current.participantId) {
       throw forbidden('You can only fill your own fields.');
+    } else if (access.participant.role === 'observer') {
+      // A field placed for someone who was since made an observer stays theirs, but observers never sign.
+      throw forbidden('Observers watch the session and never fill fields; the job’s preparer must make you a signer or witness first.');
     }
     let value: string | null = null;
     let signatureId: string | null = null;

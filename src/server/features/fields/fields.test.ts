@@ -10,6 +10,7 @@ import { getCalendarDay } from '#shared/dates.ts';
 import { documentFields, jobParticipants, notaryProfiles, userSignatures } from '#server/db/schema/index.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { startRecordedSession } from '#test/live-session.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 /** A 1x1 transparent PNG. */
@@ -67,16 +68,18 @@ async function createJob(status: 'draft' | 'in_session' = 'in_session') {
   const upload = buildMultipart([{ name: 'affidavit.pdf', content: await makePdf(2) }]);
   const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...notaryHeaders, ...upload.headers }, payload: upload.payload });
   const documentId = uploaded.json().items[0].id as string;
-  let version = 1;
-  if (status === 'in_session') {
-    for (const next of ['ready', 'in_session']) {
-      const moved = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status: next, version } });
-      expect(moved.statusCode).toBe(200);
-      version = moved.json().version;
-    }
-  }
   const participantOf = (user: TestUser) => job.participants.find((participant) => participant.email === user.email)?.id as string;
-  return { jobId: job.id, documentId, signerParticipant: participantOf(signer), otherParticipant: participantOf(otherSigner) };
+  let recording: { sessionId: string; recordingId: string } | null = null;
+  if (status === 'in_session') {
+    const moved = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status: 'ready', version: 1 } });
+    expect(moved.statusCode).toBe(200);
+    // The session starts and is recorded for real: fields are filled only then.
+    recording = await startRecordedSession(t, job.id, notaryHeaders, [
+      { headers: signerHeaders, participantId: participantOf(signer) },
+      { headers: otherHeaders, participantId: participantOf(otherSigner) },
+    ]);
+  }
+  return { jobId: job.id, documentId, signerParticipant: participantOf(signer), otherParticipant: participantOf(otherSigner), recording };
 }
 
 async function placeField(jobId: string, documentId: string, body: Record<string, unknown>) {
@@ -172,6 +175,39 @@ describe('filling fields', () => {
     const missing = await t.app.inject({ method: 'POST', url: `/api/jobs/${live.jobId}/documents/${live.documentId}/fields/${initials.id}/fill`, headers: otherHeaders, payload: { version: 1 } });
     expect(missing.statusCode).toBe(409);
     expect(missing.json()).toMatchObject({ error: 'signature_missing', message: 'Save your initials first.', detail: { needs: 'initials' } });
+  });
+
+  it('fills only while the job’s session is started and recorded: a job moved in session by hand, or a stopped recording, is refused', async () => {
+    const { jobId, documentId, signerParticipant } = await createJob('draft');
+    for (const [status, version] of [['ready', 1], ['in_session', 2]] as const) {
+      expect((await t.app.inject({ method: 'PATCH', url: `/api/jobs/${jobId}`, headers: notaryHeaders, payload: { status, version } })).statusCode).toBe(200);
+    }
+    const field = (await placeField(jobId, documentId, { type: 'text', participantId: signerParticipant })).json();
+    const fill = () => t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}/fill`, headers: signerHeaders, payload: { value: 'Parcel 17', version: 1 } });
+    const unsessioned = await fill();
+    expect(unsessioned.statusCode).toBe(409);
+    expect(unsessioned.json()).toEqual({ error: 'session_not_live', message: 'Fields are filled during the live session: the notary starts the session and its recording first.' });
+
+    const { sessionId, recordingId } = await startRecordedSession(t, jobId, notaryHeaders, [{ headers: signerHeaders, participantId: signerParticipant }]);
+    const stopped = await t.app.inject({ method: 'POST', url: '/api/video/recording/stop', headers: notaryHeaders, payload: { sessionId, recordingId } });
+    expect(stopped.statusCode).toBe(200);
+    const unrecorded = await fill();
+    expect(unrecorded.statusCode).toBe(409);
+    expect(unrecorded.json()).toEqual({ error: 'not_recording', message: 'Fields are filled only while the session is recorded: the notary starts the recording first.' });
+    const [row] = await t.db.select().from(documentFields).where(eq(documentFields.id, field.id));
+    expect(row).toMatchObject({ filledAt: null, value: null, version: 1 });
+
+    expect((await t.app.inject({ method: 'POST', url: '/api/video/recording/start', headers: notaryHeaders, payload: { sessionId } })).statusCode).toBe(201);
+    const filled = await fill();
+    expect(filled.statusCode, filled.body).toBe(200);
+    expect(filled.json()).toMatchObject({ value: 'Parcel 17', version: 2 });
+
+    // The session ends: the job goes back to ready and nothing more is filled.
+    expect((await t.app.inject({ method: 'POST', url: `/api/video/session/${sessionId}/finalize`, headers: notaryHeaders })).statusCode).toBe(200);
+    const other = (await placeField(jobId, documentId, { type: 'checkbox', participantId: signerParticipant })).json();
+    const after = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${other.id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    expect(after.statusCode).toBe(409);
+    expect(after.json().error).toBe('session_not_live');
   });
 
   it('completes a document only when every required field is filled, and then freezes its fields', async () => {

@@ -48,7 +48,8 @@ describe('waitingFor=me', () => {
     await jobWithSam('Cancelled for Sam', 'signer', ['cancelled']);
 
     // Sam signed every field he had: the job waits for someone else now, not for him.
-    const signed = await jobWithSam('Sam has signed', 'signer', ['ready', 'in_session']);
+    const signed = await jobWithSam('Sam has signed', 'signer', ['ready']);
+    await kit.startRecordedSession(notary, signed.id, [sam]);
     const documents = (await kit.call(agent, 'GET', `/api/jobs/${signed.id}/documents`)).json().items as Array<{ id: string }>;
     const fields = `/api/jobs/${signed.id}/documents/${documents[0]?.id}/fields`;
     const participant = (await kit.getJob(agent, signed.id)).participants[0] as Participant;

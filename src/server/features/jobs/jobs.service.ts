@@ -25,6 +25,7 @@ import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
+import { leaveOpenSessions } from '#server/features/video/session-membership.ts';
 import { announceAccessChange } from './access-change.ts';
 import { findCompanyIdOf, getJobAccess, hasCompanyStaffRole, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
 import { invitedJobIds } from './job-invitations.ts';
@@ -345,6 +346,7 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
     await assertNotaryNotOnJob(tx, jobId, notaryId);
     if (!notary && job.status === 'scheduled') throw conflict('A scheduled job needs a notary; unschedule it first.');
     await tx.update(jobs).set({ notaryId, version: job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, jobId));
+    if (job.notaryId && job.notaryId !== notaryId) await leaveOpenSessions(tx, jobId, job.notaryId);
     const [previous] = job.notaryId ? await tx.select({ name: users.name }).from(users).where(eq(users.id, job.notaryId)).limit(1) : [];
     await appendAuditEvent(txCtx, { jobId, action: 'job.notary_replaced', data: { from: job.notaryId, fromName: previous?.name ?? null, to: notaryId, toName: notary?.name ?? null } });
     if (notary) {

@@ -416,6 +416,9 @@ describe('POST /api/jobs/:id/replace-notary', () => {
   });
 });
 
+/** can-enter's place in the open session when there is none (decision 021). */
+const noPlace = { sessionId: null, sessionStatus: null, participantId: null, lobbyState: null, recording: null };
+
 describe('GET /api/jobs/:id/can-enter', () => {
   it('lists every reason a draft without notary or documents cannot be entered', async () => {
     const agent = await t.createUser({ roles: ['title_agent'] });
@@ -432,6 +435,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
         'Only the job’s notary and its signers, witnesses and observers enter the session. Ask the job’s preparer to invite you as an observer.',
       ],
       notices: [identityNotice],
+      session: noPlace,
     });
   });
 
@@ -441,7 +445,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
     const job = await createJob(agent, { notaryId: notary.id });
     await upload(agent, job.id);
     await setStatus(agent, job, 'ready');
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice] });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice], session: noPlace });
     const admin = await t.createUser({ roles: ['admin'] });
     for (const person of [agent, admin]) {
       expect((await call(person, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toMatchObject({ canEnter: false, role: null });
@@ -461,11 +465,12 @@ describe('GET /api/jobs/:id/can-enter', () => {
       role: 'notary',
       reasons: [`The session opens 15 minutes before ${new Date(scheduledAt).toISOString()}.`],
       notices: [identityNotice],
+      session: noPlace,
     });
     const current = (await call(agent, 'GET', `/api/jobs/${job.id}`)).json() as Job;
     const soon = await call(agent, 'PATCH', `/api/jobs/${job.id}`, { scheduledAt: new Date(Date.now() + 10 * 60_000).toISOString(), version: current.version });
     expect(soon.statusCode).toBe(200);
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice] });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice], session: noPlace });
   });
 
   it('closes a finished job', async () => {
@@ -476,7 +481,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
     await setStatus(agent, job, 'ready');
     await setStatus(notary, job, 'in_session');
     await createJobKit(t).sealJob(notary, job.id);
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: false, role: 'notary', reasons: ['This job is completed.'], notices: [identityNotice] });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: false, role: 'notary', reasons: ['This job is completed.'], notices: [identityNotice], session: noPlace });
   });
 });
 

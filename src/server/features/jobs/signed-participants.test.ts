@@ -43,7 +43,7 @@ async function signThenPause(options: { isNotarySigned?: boolean } = {}): Promis
   expect((await kit.acceptInvitation(sam)).statusCode).toBe(200);
   const documentId = await kit.uploadPdf(agent, created.id);
   await kit.moveJob(agent, created.id, ['ready']);
-  await kit.moveJob(notary, created.id, ['in_session']);
+  await kit.startRecordedSession(notary, created.id, [sam]);
   const [signed, unsigned] = created.participants as [Participant, Participant];
   const base = `/api/jobs/${created.id}/documents/${documentId}/fields`;
   const place = async (payload: Record<string, unknown>) => {

@@ -2,6 +2,7 @@ import type { PDFDocument, PDFFont, PDFImage, PDFPage, RGB } from 'pdf-lib';
 import { rgb } from 'pdf-lib';
 import { describeAuditEvent, type AuditSentenceEvent } from '#shared/audit-sentences.ts';
 import { toSingleLine } from '#shared/text.ts';
+import { recordingGapMs } from '#server/features/video/recording-rules.ts';
 import {
   communicationTechnologySentence,
   formatAuditTime,
@@ -31,6 +32,8 @@ export interface AuditFacts {
   originalSha256: string;
   signers: Array<{ name: string; role: string; signedAt: Date | null; identityMethod: string }>;
   recordingReference: string | null;
+  /** Stretches of the recorded span with no stored media of anyone (reconnects); null without a recording. */
+  recordingGaps?: Array<{ from: Date; to: Date }> | null;
   /** The job's trail, oldest first; each is printed as its sentence (audit-sentences.ts). */
   events: Array<AuditSentenceEvent & { at: Date }>;
 }
@@ -266,6 +269,20 @@ export function addNotarialCertificatePage(
   return writer.pages;
 }
 
+/** Each gap of the recording (no stored media of anyone for more than a few seconds), or that there was none. */
+function writeRecordingGaps(writer: PageWriter, gaps: Array<{ from: Date; to: Date }>): void {
+  writer.gap(6);
+  if (gaps.length === 0) {
+    writer.paragraph(`Gaps in the recording: none longer than ${recordingGapMs / 1000} seconds.`, { size: 9 });
+    return;
+  }
+  writer.paragraph(`Gaps in the recording (no participant's audio or video was stored for more than ${recordingGapMs / 1000} seconds):`, { size: 9 });
+  for (const gap of gaps) {
+    const seconds = Math.round((gap.to.getTime() - gap.from.getTime()) / 1000);
+    writer.paragraph(`${formatAuditTime(gap.from)} to ${formatAuditTime(gap.to)} (${seconds} seconds)`, { indent: 12, size: 9 });
+  }
+}
+
 export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditFacts, facts: CertificateFacts): PDFPage[] {
   const { isNotarialAct } = facts.notarialFacts;
   const writer = new PageWriter(document, 'Audit certificate (continued)', fonts);
@@ -279,6 +296,7 @@ export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditF
   writer.row('Verification ID', facts.verification.id, fonts.mono, 9);
   writer.row(isNotarialAct ? 'Notarized at' : 'Completed at', formatAuditTime(facts.notarizedAt));
   writer.row('Recording', audit.recordingReference ?? 'None: no audio-video session was recorded');
+  if (audit.recordingReference && audit.recordingGaps) writeRecordingGaps(writer, audit.recordingGaps);
   writer.gap(12);
 
   writer.heading('Signers', 12);

@@ -1,5 +1,6 @@
 import { noRecordedSessionReason } from '#shared/fields.ts';
 import type { Ctx } from '#server/lib/context.ts';
+import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
 
 /**
  * What the platform recorded about a job's act, gathered when the job is sealed. The notarized
@@ -18,7 +19,7 @@ export interface NotarialFacts {
   reasons: string[];
 }
 
-/** One uninterrupted recording of the job's audio-video session, finished and stored. */
+/** The job's recorded audio-video session: its recordings and stored media (SessionRecord). */
 export interface RecordedSession {
   reference: string;
 }
@@ -38,12 +39,11 @@ export interface EvidenceReaders {
 }
 
 /**
- * This version has neither capability: no table holds session recordings or identity proofing
- * outcomes, so no job has any. When they are built, these read their records (a finished recording
- * of the job's session; each participant's latest proofing result) and the outputs follow.
+ * The session recording is read from the job's recordings and their stored segments
+ * (recording-rules.ts); identity proofing is not built, so no job has a proofing outcome yet.
  */
 export const evidenceReaders: EvidenceReaders = {
-  findRecordedSession: async () => null,
+  findRecordedSession: async (ctx, jobId) => (await judgeJobRecording(ctx.db, jobId, new Date())).record,
   findIdentityOutcomes: async () => [],
 };
 

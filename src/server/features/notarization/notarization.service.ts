@@ -15,7 +15,8 @@ import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
 import { signPdf } from '#server/providers/signing/pades.ts';
-import { gatherNotarialFacts } from './notarial-facts.ts';
+import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
+import { evidenceReaders, gatherNotarialFacts } from './notarial-facts.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
 export { getNotaryStampPreview } from './stamp-preview.ts';
@@ -71,6 +72,10 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   if (unfinished.length > 0) {
     throw conflict(`Complete every document first: ${unfinished.map((document) => document.name).join(', ')}.`, { documentIds: unfinished.map((d) => d.id) });
   }
+  // The act rests on its recording: every fill inside a recording that stored media (decision 022).
+  const notarizedAt = new Date();
+  const recording = await judgeJobRecording(ctx.db, jobId, notarizedAt);
+  if (recording.refusal) throw new AppError(409, 'not_recorded', `${recording.refusal} The job cannot be sealed.`);
   const [notary] = await ctx.db
     .select({ user: users, profile: notaryProfiles })
     .from(users)
@@ -89,7 +94,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   });
   const participants = await ctx.db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId)).orderBy(asc(jobParticipants.position));
   // What was recorded decides what the output may say (a session, each signer's identity).
-  const recorded = await gatherNotarialFacts(ctx, jobId, participants);
+  const recorded = await gatherNotarialFacts(ctx, jobId, participants, { ...evidenceReaders, findRecordedSession: async () => recording.record });
   const fields = await ctx.db.select().from(documentFields).where(eq(documentFields.jobId, jobId));
   const signatureIds = [...new Set(fields.map((field) => field.signatureId).filter((id): id is string => id !== null))];
   const signatures = signatureIds.length ? await ctx.db.select().from(userSignatures).where(inArray(userSignatures.id, signatureIds)) : [];
@@ -101,7 +106,6 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     .leftJoin(users, eq(users.id, auditEvents.actorId))
     .where(eq(auditEvents.scope, `job:${jobId}`))
     .orderBy(asc(auditEvents.sequence));
-  const notarizedAt = new Date();
   const facts: PublicFacts = {
     actKey: act.key,
     actLabel: act.label,
@@ -167,6 +171,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           originalSha256: document.sha256,
           signers: signerFacts,
           recordingReference: recorded.recordingReference,
+          recordingGaps: recording.record?.gaps ?? null,
           events: trail.map(({ event, actor }) => ({ at: event.createdAt, action: event.action, actorName: actor, actorId: event.actorId, data: (event.data ?? {}) as Record<string, unknown> })),
         },
       });

@@ -10,11 +10,13 @@ import { documents, jobParticipants, jobs, notarizedDocuments, notaryProfiles, u
 import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { recordMedia, startRecordedSession } from '#test/live-session.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 const run = promisify(execFile);
 const publicUrl = 'https://notary.example.test';
-const notRecordedReasons = ['No audio-video session was recorded.', 'No signer’s identity was proven.'];
+/** A recorded session without proven identity: still not a notarial act, for the identity alone. */
+const recordedReasons = ['No signer’s identity was proven.'];
 
 /** The text of each page of a PDF, as a reader extracts it, whitespace collapsed. */
 async function extractPages(pdf: Buffer, pageCount: number): Promise<string[]> {
@@ -75,10 +77,10 @@ async function prepareSignedJob() {
   const upload = buildMultipart([{ name: 'affidavit.pdf', content: original }]);
   const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...notaryHeaders, ...upload.headers }, payload: upload.payload });
   const documentId = uploaded.json().items[0].id as string;
-  let version = 1;
-  for (const status of ['ready', 'in_session']) {
-    version = (await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status, version } })).json().version;
-  }
+  expect((await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status: 'ready', version: 1 } })).statusCode).toBe(200);
+  // The session is started and recorded for real; the hub's segments are stored as they would be.
+  const { recordingId } = await startRecordedSession(t, job.id, notaryHeaders, [{ headers: signerHeaders, participantId }]);
+  recordingOf.set(job.id, { recordingId, participantIds: [participantId, 'notary'] });
   const base = `/api/jobs/${job.id}/documents/${documentId}/fields`;
   const place = async (payload: Record<string, unknown>) => (await t.app.inject({ method: 'POST', url: base, headers: notaryHeaders, payload })).json();
   const signature = await place({ type: 'signature', participantId, page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 });
@@ -88,7 +90,16 @@ async function prepareSignedJob() {
   for (const field of [notarySignature, seal]) {
     expect((await t.app.inject({ method: 'POST', url: `${base}/${field.id}/fill`, headers: notaryHeaders, payload: { version: 1 } })).statusCode).toBe(200);
   }
-  return { jobId: job.id, documentId, original };
+  return { jobId: job.id, documentId, original, recordingId, participantId };
+}
+
+const recordingOf = new Map<string, { recordingId: string; participantIds: string[] }>();
+
+/** POST complete-job (or merge-documents) as the notary, the hub having stored every participant's media until now. */
+async function seal(jobId: string, action: 'complete-job' | 'merge-documents' = 'complete-job') {
+  const recording = recordingOf.get(jobId);
+  if (recording) await recordMedia(t, recording.recordingId, recording.participantIds);
+  return t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/${action}`, headers: notaryHeaders });
 }
 
 describe('POST /api/jobs/:id/complete-job', () => {
@@ -108,11 +119,11 @@ describe('POST /api/jobs/:id/complete-job', () => {
   it('produces a new signed PDF that pdfsig trusts, keeps the original, records its hash and completes the job', async () => {
     const { jobId, documentId, original } = await prepareSignedJob();
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
-    const sealed = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/merge-documents`, headers: notaryHeaders });
+    const sealed = await seal(jobId, 'merge-documents');
     expect(sealed.statusCode).toBe(200);
     const [item] = sealed.json().items as Array<{ id: string; sha256: string; downloadUrl: string; pageCount: number; name: string }>;
-    // Not a notarial act (no recorded session, no proven identity): its name does not say "notarized".
-    expect(item).toMatchObject({ name: 'affidavit (signed, not notarized).pdf', pageCount: expect.any(Number), isNotarialAct: false, notNotarialReasons: notRecordedReasons });
+    // Not a notarial act (recorded, but no proven identity): its name does not say "notarized".
+    expect(item).toMatchObject({ name: 'affidavit (signed, not notarized).pdf', pageCount: expect.any(Number), isNotarialAct: false, notNotarialReasons: recordedReasons });
     expect(item?.pageCount).toBeGreaterThanOrEqual(4);
 
     const download = await t.app.inject({ method: 'GET', url: item?.downloadUrl ?? '', headers: signerHeaders });
@@ -152,7 +163,7 @@ describe('fields on every page', () => {
     ).json();
     expect((await t.app.inject({ method: 'POST', url: `${base}/${field.id}/fill`, headers: signerHeaders, payload: { value: 'Parcel 17 initialled', version: 1 } })).statusCode).toBe(200);
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
-    const sealed = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders });
+    const sealed = await seal(jobId);
     expect(sealed.statusCode).toBe(200);
     const download = await t.app.inject({ method: 'GET', url: sealed.json().items[0].downloadUrl, headers: notaryHeaders });
     const pages = await extractPages(download.rawPayload, 2);
@@ -169,7 +180,7 @@ describe('what the notarized output states', () => {
     const date = (await t.app.inject({ method: 'POST', url: base, headers: notaryHeaders, payload: { type: 'date', participantId: participant?.id, page: 2, x: 0.1, y: 0.4, width: 0.3, height: 0.04 } })).json();
     expect((await t.app.inject({ method: 'POST', url: `${base}/${date.id}/fill`, headers: signerHeaders, payload: { value: '2026-03-14', version: 1 } })).statusCode).toBe(200);
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
-    const [item] = (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders })).json().items;
+    const [item] = (await seal(jobId)).json().items;
     const pages = await extractPages((await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: signerHeaders })).rawPayload, item.pageCount);
 
     // Texas writes dates month/day/year.
@@ -193,30 +204,33 @@ describe('what the notarized output states', () => {
     for (const code of ['job.status_changed', 'field.placed', 'field.filled', 'in_session']) expect(audit).not.toContain(code);
   });
 
-  it('seals a job without a recorded session or proven identity as "not a notarial act" on every page, stores that fact, and pdfsig still verifies it', async () => {
-    const { jobId, documentId } = await prepareSignedJob();
+  it('seals a recorded job whose signers’ identity is not proven as "not a notarial act" for that reason alone, names the recording, stores the facts, and pdfsig still verifies it', async () => {
+    const { jobId, documentId, recordingId } = await prepareSignedJob();
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
-    const [item] = (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders })).json().items;
+    const [item] = (await seal(jobId)).json().items;
     const bytes = (await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: signerHeaders })).rawPayload;
 
     const pages = await extractPages(bytes, item.pageCount);
     expect(pages).toHaveLength(item.pageCount);
-    pages.forEach((text, index) => expect(text, `page ${index + 1}`).toContain('NOT A NOTARIAL ACT: no recorded audio-video session and no proven identity'));
+    pages.forEach((text, index) => expect(text, `page ${index + 1}`).toContain('NOT A NOTARIAL ACT: no proven identity'));
     const all = pages.join(' ');
+    expect(all).not.toContain('no recorded audio-video session');
     for (const claim of ['audio-video communication', 'appeared before me', 'sworn to', 'communication technology']) expect(all).not.toContain(claim);
     const certificatePage = pages.find((text) => text.includes('SIGNING CERTIFICATE')) ?? '';
     expect(certificatePage).toContain('Requested act: Jurat. It was not performed as a notarial act.');
-    expect(certificatePage).toContain(`Not a notarial act: ${notRecordedReasons.join(' ')}`);
-    const auditPage = pages.find((text) => text.includes('AUDIT CERTIFICATE')) ?? '';
-    expect(auditPage).toContain(`Not a notarial act: ${notRecordedReasons.join(' ')}`);
+    expect(certificatePage).toContain(`Not a notarial act: ${recordedReasons.join(' ')}`);
+    const auditPage = pages.filter((text) => text.includes('Audit certificate, page')).join(' ');
+    expect(auditPage).toContain(`Not a notarial act: ${recordedReasons.join(' ')}`);
     expect(auditPage).toContain('Identity: Not proven: no identity proofing outcome is recorded');
+    expect(auditPage).toMatch(new RegExp(`Recording ${recordingId}: \\d+ stored segments of 2 participants`));
+    expect(auditPage).toContain('Gaps in the recording: none longer than 10 seconds.');
 
     const [row] = await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.id, item.id));
-    expect(row).toMatchObject({ isNotarialAct: false, hasRecordedSession: false, hasProvenIdentity: false, notNotarialReasons: notRecordedReasons });
+    expect(row).toMatchObject({ isNotarialAct: false, hasRecordedSession: true, hasProvenIdentity: false, notNotarialReasons: recordedReasons });
     const audit = (await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: notaryHeaders })).json();
     expect(audit.events.find((event: { action: string }) => event.action === 'document.notarized').data).toMatchObject({
       isNotarialAct: false,
-      notNotarialReasons: notRecordedReasons,
+      notNotarialReasons: recordedReasons,
     });
 
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
@@ -226,7 +240,7 @@ describe('what the notarized output states', () => {
   it('prints the document’s verification id and its address under PUBLIC_URL on the certificate page', async () => {
     const { jobId, documentId } = await prepareSignedJob();
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
-    const [item] = (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders })).json().items;
+    const [item] = (await seal(jobId)).json().items;
     const bytes = (await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: signerHeaders })).rawPayload;
     const certificatePage = (await extractPages(bytes, item.pageCount)).find((text) => text.includes('SIGNING CERTIFICATE')) ?? '';
     expect(certificatePage).toContain(`Verification ID: ${item.id}`);
@@ -239,7 +253,7 @@ describe('public verification', () => {
   it('confirms a notarized file by its bytes or id without personal data, and rejects a changed copy', async () => {
     const { jobId, documentId } = await prepareSignedJob();
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
-    const [item] = (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders })).json().items;
+    const [item] = (await seal(jobId)).json().items;
     const bytes = (await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: notaryHeaders })).rawPayload;
 
     const upload = buildMultipart([{ name: 'check.pdf', content: bytes }]);
@@ -254,7 +268,7 @@ describe('public verification', () => {
       commissionState: 'TX',
       commissionNumber: 'TX-777',
       isNotarialAct: false,
-      notNotarialReasons: notRecordedReasons,
+      notNotarialReasons: recordedReasons,
     });
     expect(checked.body).not.toContain('Sam Signer');
     expect(checked.body).not.toContain(signer.email);
@@ -267,7 +281,7 @@ describe('public verification', () => {
 
     const byId = await t.app.inject({ method: 'GET', url: `/api/verify/${item.id}` });
     // By id nothing was checked: the answer is what was issued (with its SHA-256 to compare), marked as such.
-    expect(byId.json()).toMatchObject({ isKnown: true, checkedBy: 'id', sha256: item.sha256, notaryName: 'Nora Notary', isNotarialAct: false, notNotarialReasons: notRecordedReasons });
+    expect(byId.json()).toMatchObject({ isKnown: true, checkedBy: 'id', sha256: item.sha256, notaryName: 'Nora Notary', isNotarialAct: false, notNotarialReasons: recordedReasons });
     expect(byId.body).not.toContain('Sam Signer');
     expect((await t.app.inject({ method: 'GET', url: '/api/verify/not-a-uuid' })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: '/api/verify/00000000-0000-4000-8000-000000000000' })).statusCode).toBe(404);

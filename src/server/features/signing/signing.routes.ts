@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { signingAssetsSchema } from '#shared/fields.ts';
-import { isSameOrigin, readSessionToken } from '#server/lib/http.ts';
+import { admitSocket } from '#server/lib/http.ts';
 import { getSigningAssets, joinLiveChannel } from './signing.service.ts';
 
 const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
@@ -25,16 +25,8 @@ export const signingRoutes: FastifyPluginAsyncZod = async (app) => {
       isClosed = true;
       void channel?.leave();
     });
-    const origin = request.headers.origin;
-    if (origin !== undefined && !isSameOrigin(request, origin, request.ctx.config.publicUrl)) {
-      socket.close(4403, 'cross-origin');
-      return;
-    }
-    const credential = readSessionToken(request);
-    if (!credential) {
-      socket.close(4401, 'signed out');
-      return;
-    }
+    const credential = admitSocket(request, socket);
+    if (!credential) return;
     joinLiveChannel(
       request.ctx,
       request.params.id,

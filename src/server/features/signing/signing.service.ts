@@ -2,10 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { SigningAssets } from '#shared/fields.ts';
 import { documents, jobParticipants } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
-import { hashToken } from '#server/lib/crypto.ts';
-import { invalidationChannel } from '#server/lib/session-cache.ts';
-import { resolveSession } from '#server/features/auth/sessions.service.ts';
-import { accessChangedMessage } from '#server/features/jobs/access-change.ts';
+import { watchJobAccess, type ChannelEnd } from '#server/features/jobs/job-access-watch.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { getNotaryStampPreview } from '#server/features/notarization/notarization.service.ts';
 import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
@@ -54,18 +51,15 @@ async function isDocumentOfJob(ctx: Ctx, jobId: string, documentId: string): Pro
   return rows.length > 0;
 }
 
-/** How often an open channel checks its session and access even when nothing announced a change (expiry). */
-export const liveAccessRecheckMs = 60_000;
-
-export type LiveChannelEnd = { code: 4401; reason: 'signed out' } | { code: 4403; reason: 'access ended' };
+export type LiveChannelEnd = ChannelEnd;
 
 /**
  * Joins a browser to the job's live channel. Returns a function that forwards a browser message
  * (a page view from someone who may lead the session) and one that leaves.
  *
- * The channel lasts only as long as the person's right to it: when their session ends (sign-out,
- * a password reset, a disabled account), when they are taken off the job, or when the session
- * expires, `end` is called (4401 or 4403) and nothing more is sent to them.
+ * The channel lasts only as long as the person's right to it (watchJobAccess): when their session
+ * ends (sign-out, a password reset, a disabled account), when they are taken off the job, or when
+ * the session expires, `end` is called (4401 or 4403) and nothing more is sent to them.
  */
 export async function joinLiveChannel(
   ctx: Ctx,
@@ -76,69 +70,13 @@ export async function joinLiveChannel(
 ): Promise<{ onMessage: (raw: string) => Promise<void>; leave: () => Promise<void> }> {
   const access = await getJobAccess(ctx, jobId);
   const channel = `job:${jobId}`;
-  const tokenHash = hashToken(sessionToken);
-  const userId = ctx.user?.id;
-  let hasEnded = false;
-  let checking: Promise<void> | null = null;
-
-  const finish = (reason: LiveChannelEnd) => {
-    if (hasEnded) return;
-    hasEnded = true;
-    end(reason);
-  };
-  // One check at a time; a change announced while one runs gets a fresh check after it, since the
-  // running one may have read the data before that change was committed.
-  let isCheckRequested = false;
-  const runCheck = async () => {
-    const session = await resolveSession(ctx.db, ctx.sessionCache, sessionToken);
-    if (!session || session.isMfaPending) return finish({ code: 4401, reason: 'signed out' });
-    try {
-      await getJobAccess({ ...ctx, user: session.user, sessionId: session.sessionId }, jobId);
-    } catch {
-      finish({ code: 4403, reason: 'access ended' });
-    }
-  };
-  const checkAgain = (): Promise<void> => {
-    if (checking) {
-      isCheckRequested = true;
-      return checking;
-    }
-    checking = runCheck().finally(() => {
-      checking = null;
-      if (isCheckRequested && !hasEnded) {
-        isCheckRequested = false;
-        void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel check failed'));
-      }
-    });
-    return checking;
-  };
-
-  const unsubscribeJob = await ctx.realtime.subscribe(channel, (message) => {
-    if (hasEnded) return;
-    if (message === accessChangedMessage) void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel access check failed'));
-    else send(message);
-  });
-  const unsubscribeAuth = await ctx.realtime.subscribe(invalidationChannel, (message) => {
-    if (hasEnded) return;
-    let named: { tokenHash?: unknown; userId?: unknown };
-    try {
-      named = JSON.parse(message) as typeof named;
-    } catch {
-      return;
-    }
-    if (named.tokenHash !== tokenHash && !(userId && named.userId === userId)) return;
-    void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel session check failed'));
-  });
-  // A change committed between the access check above and these subscriptions was announced to no one here.
-  void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel check failed'));
-  const timer = setInterval(() => void checkAgain().catch((error: unknown) => ctx.log.warn({ err: error }, 'live channel check failed')), liveAccessRecheckMs);
-  timer.unref();
+  const watch = await watchJobAccess(ctx, { jobId, sessionToken, onJobMessage: send, end });
 
   const mayLead = access.permissions.canEdit;
   const name = ctx.user?.name ?? 'Someone';
   return {
     async onMessage(raw) {
-      if (hasEnded || !mayLead || raw.length > 2000) return;
+      if (watch.hasEnded() || !mayLead || raw.length > 2000) return;
       let parsed: { type?: unknown; documentId?: unknown; page?: unknown };
       try {
         parsed = JSON.parse(raw) as typeof parsed;
@@ -150,10 +88,6 @@ export async function joinLiveChannel(
       if (!(await isDocumentOfJob(ctx, jobId, parsed.documentId))) return;
       await ctx.realtime.publish(channel, JSON.stringify({ type: 'view', documentId: parsed.documentId, page: parsed.page, by: name }));
     },
-    async leave() {
-      hasEnded = true;
-      clearInterval(timer);
-      await Promise.all([unsubscribeJob(), unsubscribeAuth()]);
-    },
+    leave: () => watch.stop(),
   };
 }

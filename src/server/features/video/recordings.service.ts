@@ -39,12 +39,7 @@ export async function startRecording(ctx: Ctx, sessionId: string): Promise<Recor
       const found = await getSessionAccess(txCtx, sessionId, { forUpdate: true });
       requireNotary(found, 'start the recording');
       if (found.session.status !== 'started') throw conflict('Start the session before recording it.');
-      const [running] = await tx
-        .select({ id: recordings.id })
-        .from(recordings)
-        .where(and(eq(recordings.sessionId, sessionId), eq(recordings.status, 'recording')))
-        .limit(1);
-      if (running) throw alreadyRunning();
+      if (await findRunningRecording(tx, sessionId)) throw alreadyRunning();
       const [created] = await tx.insert(recordings).values({ sessionId, jobId: found.session.jobId, startedBy: found.access.userId }).returning();
       if (!created) throw new Error('recording insert returned no row');
       await appendAuditEvent(txCtx, { jobId: found.session.jobId, action: 'recording.started', data: { sessionId, recordingId: created.id } });
@@ -54,6 +49,18 @@ export async function startRecording(ctx: Ctx, sessionId: string): Promise<Recor
     if (isUniqueViolation(error)) throw alreadyRunning();
     throw error;
   }
+}
+
+/** Marks a running recording stopped and writes `recording.stopped`, inside the caller's transaction. */
+async function markStopped(txCtx: Ctx, row: RecordingRow): Promise<Recording> {
+  const [updated] = await txCtx.db.update(recordings).set({ status: 'stopped', stoppedAt: new Date() }).where(eq(recordings.id, row.id)).returning();
+  const described = await describeRecording(txCtx.db, updated ?? row);
+  await appendAuditEvent(txCtx, {
+    jobId: row.jobId,
+    action: 'recording.stopped',
+    data: { sessionId: row.sessionId, recordingId: row.id, segmentCount: described.segmentCount },
+  });
+  return described;
 }
 
 /** The job's notary stops a recording of this session; it may be stopped after the session ended. */
@@ -70,15 +77,24 @@ export async function stopRecording(ctx: Ctx, input: { recordingId: string; sess
       .for('update');
     if (!row) throw notFound('No recording with that id in this session.');
     if (row.status === 'stopped') throw conflict('This recording has already stopped.');
-    const [updated] = await tx.update(recordings).set({ status: 'stopped', stoppedAt: new Date() }).where(eq(recordings.id, row.id)).returning();
-    const described = await describeRecording(tx, updated ?? row);
-    await appendAuditEvent(txCtx, {
-      jobId: row.jobId,
-      action: 'recording.stopped',
-      data: { sessionId: input.sessionId, recordingId: row.id, segmentCount: described.segmentCount },
-    });
-    return described;
+    return markStopped(txCtx, row);
   });
+}
+
+/** The recording of the session that is running, if any (at most one: a partial unique index). */
+export async function findRunningRecording(db: DbOrTx, sessionId: string): Promise<RecordingRow | null> {
+  const [row] = await db
+    .select()
+    .from(recordings)
+    .where(and(eq(recordings.sessionId, sessionId), eq(recordings.status, 'recording')))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The session ends: its running recording stops with it (`recording.stopped`), in the caller's transaction. */
+export async function stopRunningRecording(txCtx: Ctx, sessionId: string): Promise<void> {
+  const row = await findRunningRecording(txCtx.db, sessionId);
+  if (row) await markStopped(txCtx, row);
 }
 
 export interface RecordingStoreDeps {

@@ -1,6 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { CanEnter } from '#shared/jobs.ts';
 import { notaryParticipantId, type JoinSessionInput, type LobbyState, type JoinSessionResult, type VideoSession, type VideoTokenInput } from '#shared/video.ts';
+import { videoChangedMessage, type SessionPlace } from '#shared/video-signaling.ts';
+import type { DbOrTx } from '#server/db/client.ts';
 import { documents, users, videoSessionParticipants } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '#server/lib/errors.ts';
@@ -9,6 +11,7 @@ import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess, type JobAccess } from '#server/features/jobs/job-access.ts';
 import { findEmailInvitations } from '#server/features/jobs/job-invitations.ts';
 import { describeSession, findOpenSession, getSessionAccess, isNotaryPresent, requireNotary, toParticipantId, type SessionRow } from './video-access.ts';
+import { findRunningRecording } from './recordings.service.ts';
 import { signVideoToken } from './video-token.ts';
 
 const sessionOpensBeforeMs = 15 * 60_000;
@@ -49,7 +52,7 @@ async function findEntryReasons(ctx: Ctx, access: JobAccess, role: string | null
   return reasons;
 }
 
-function roleOf(access: JobAccess): 'notary' | 'signer' | 'witness' | 'observer' | null {
+export function roleOf(access: JobAccess): 'notary' | 'signer' | 'witness' | 'observer' | null {
   if (access.actors.includes('notary')) return 'notary';
   return access.participant?.role ?? null;
 }
@@ -67,12 +70,32 @@ export async function checkCanEnter(ctx: Ctx, jobId: string): Promise<CanEnter> 
   } catch (error) {
     const [invitation] = error instanceof AppError && error.statusCode === 404 ? await findEmailInvitations(ctx.db, user.id, { jobId }) : [];
     if (!invitation) throw error;
-    return { canEnter: false, role: invitation.participant.role, reasons: ['Accept your invitation to this job first.'], notices: [identityNotice] };
+    return { canEnter: false, role: invitation.participant.role, reasons: ['Accept your invitation to this job first.'], notices: [identityNotice], session: noSessionPlace };
   }
   const role = roleOf(access);
   const session = await findOpenSession(ctx.db, jobId);
   const reasons = await findEntryReasons(ctx, access, role, session);
-  return { canEnter: reasons.length === 0, role, reasons, notices: [identityNotice] };
+  return { canEnter: reasons.length === 0, role, reasons, notices: [identityNotice], session: await findSessionPlace(ctx.db, session, access.userId) };
+}
+
+const noSessionPlace: SessionPlace = { sessionId: null, sessionStatus: null, participantId: null, lobbyState: null, recording: null };
+
+/** The caller's row in the open session (if they entered it) and the recording running in it, if any. */
+async function findSessionPlace(db: DbOrTx, session: SessionRow | null, userId: string): Promise<SessionPlace> {
+  if (!session) return noSessionPlace;
+  const [own] = await db
+    .select()
+    .from(videoSessionParticipants)
+    .where(and(eq(videoSessionParticipants.sessionId, session.id), eq(videoSessionParticipants.userId, userId)))
+    .limit(1);
+  const running = await findRunningRecording(db, session.id);
+  return {
+    sessionId: session.id,
+    sessionStatus: session.status,
+    participantId: own ? toParticipantId(own) : null,
+    lobbyState: own?.lobbyState ?? null,
+    recording: running ? { recordingId: running.id, startedAt: running.startedAt.toISOString() } : null,
+  };
 }
 
 /**
@@ -127,7 +150,7 @@ export async function joinSession(ctx: Ctx, jobId: string, input: JoinSessionInp
         : `You are in the lobby. The notary will admit you shortly. The session is recorded.${canSign ? '' : ' As an observer you watch and listen but never sign.'}`;
     return { sessionId: session.id, participantId, role, lobbyState, canSign, message };
   });
-  await publishJobChange(ctx, jobId, { type: 'video.lobby_changed', sessionId: result.sessionId });
+  await publishJobChange(ctx, jobId, videoChangedMessage);
   return result;
 }
 
@@ -156,7 +179,7 @@ export async function decideParticipant(ctx: Ctx, sessionId: string, participant
     }
     return found.session;
   });
-  await publishJobChange(ctx, session.jobId, { type: 'video.lobby_changed', sessionId });
+  await publishJobChange(ctx, session.jobId, videoChangedMessage);
   return describeSession(ctx.db, session);
 }
 

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { jobStatusLabels } from '#shared/jobs.ts';
 import type { VideoSession } from '#shared/video.ts';
+import { videoChangedMessage } from '#shared/video-signaling.ts';
 import { jobParticipants, jobs, users, videoSessionParticipants, videoSessions } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict } from '#server/lib/errors.ts';
@@ -9,6 +10,7 @@ import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { moveJobStatus } from '#server/features/jobs/jobs.service.ts';
+import { stopRunningRecording } from './recordings.service.ts';
 import { describeSession, findOpenSession, getSessionAccess, requireNotary, type SessionRow } from './video-access.ts';
 
 /** Job statuses in which a live session may be opened. */
@@ -26,6 +28,7 @@ export async function createVideoSession(ctx: Ctx, jobId: string): Promise<{ ses
   try {
     const [created] = await ctx.db.insert(videoSessions).values({ jobId, createdBy: access.userId }).returning();
     if (!created) throw new Error('session insert returned no row');
+    await publishJobChange(ctx, jobId, videoChangedMessage);
     return { session: await describeSession(ctx.db, created), isNew: true };
   } catch (error) {
     // Two tabs of the notary opened it at once: the other one won, and both get its session.
@@ -51,7 +54,7 @@ function assertNotFinalized(session: SessionRow): void {
  * created -> active; later, the same call moves the notary's room to another device group.
  */
 export async function activateVideoSession(ctx: Ctx, sessionId: string, deviceGroupId: string): Promise<VideoSession> {
-  return ctx.db.transaction(async (tx) => {
+  const session = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     const found = await getSessionAccess(txCtx, sessionId, { forUpdate: true });
     requireNotary(found, 'open the room');
@@ -73,6 +76,8 @@ export async function activateVideoSession(ctx: Ctx, sessionId: string, deviceGr
       .returning();
     return describeSession(tx, updated ?? found.session);
   });
+  await publishJobChange(ctx, session.jobId, videoChangedMessage);
+  return session;
 }
 
 /** The notarial act begins: active -> started, and the job moves to in session by the job's own rules. */
@@ -98,6 +103,7 @@ export async function startVideoSession(ctx: Ctx, sessionId: string): Promise<Vi
     return updated ?? found.session;
   });
   await publishJobChange(ctx, session.jobId, { type: 'job.changed' });
+  await publishJobChange(ctx, session.jobId, videoChangedMessage);
   return describeSession(ctx.db, session);
 }
 
@@ -116,11 +122,13 @@ export async function finalizeVideoSession(ctx: Ctx, sessionId: string): Promise
       .update(videoSessionParticipants)
       .set({ lobbyState: 'left' })
       .where(and(eq(videoSessionParticipants.sessionId, sessionId), inArray(videoSessionParticipants.lobbyState, ['waiting', 'admitted'])));
+    await stopRunningRecording(txCtx, sessionId);
     const [updated] = await tx.update(videoSessions).set({ status: 'finalized', finalizedAt: new Date() }).where(eq(videoSessions.id, sessionId)).returning();
     await appendAuditEvent(txCtx, { jobId: found.session.jobId, action: 'video.finalized', data: { sessionId, jobStatus: found.access.job.status } });
     return updated ?? found.session;
   });
   await publishJobChange(ctx, session.jobId, { type: 'job.changed' });
+  await publishJobChange(ctx, session.jobId, videoChangedMessage);
   return describeSession(ctx.db, session);
 }
 

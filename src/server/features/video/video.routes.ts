@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { canEnterSchema } from '#shared/jobs.ts';
+import { admitSocket } from '#server/lib/http.ts';
 import {
   createVideoSessionInputSchema,
   deviceGroupIdSchema,
@@ -20,8 +21,9 @@ import {
 } from '#shared/video.ts';
 import { checkCanEnter, decideParticipant, issueVideoToken, joinSession, recordHeartbeat } from './video-lobby.service.ts';
 import { getSharedVideoMap, setSharedVideoMap } from './video-map.service.ts';
-import { startRecording, stopRecording } from './recordings.service.ts';
-import { activateVideoSession, createVideoSession, finalizeVideoSession, getVideoDebugInfo, getVideoSession, startVideoSession } from './video-sessions.service.ts';
+import { finalizeLiveSession, startSessionRecording, stopSessionRecording } from './live-recording.service.ts';
+import { SignalSocketSession } from './signal-connection.ts';
+import { activateVideoSession, createVideoSession, getVideoDebugInfo, getVideoSession, startVideoSession } from './video-sessions.service.ts';
 
 const signedIn = 'signed-in' as const;
 const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
@@ -53,7 +55,7 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post('/session/:sid/finalize', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: videoSessionSchema } } }, async (request) =>
-    finalizeVideoSession(request.ctx, request.params.sid),
+    finalizeLiveSession(request.ctx, request.params.sid),
   );
 
   app.get('/session/:sid/shared-video-map', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: sharedVideoMapSchema } } }, async (request) =>
@@ -83,12 +85,30 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post('/recording/start', { config: { access: signedIn }, schema: { body: recordingStartInputSchema, response: { 201: recordingSchema } } }, async (request, reply) =>
-    reply.code(201).send(await startRecording(request.ctx, request.body.sessionId)),
+    reply.code(201).send(await startSessionRecording(request.ctx, request.body.sessionId)),
   );
 
   app.post('/recording/stop', { config: { access: signedIn }, schema: { body: recordingStopInputSchema, response: { 200: recordingSchema } } }, async (request) =>
-    stopRecording(request.ctx, request.body),
+    stopSessionRecording(request.ctx, request.body),
   );
+
+  /** Signaling between a browser and the media hub (src/shared/video-signaling.ts). */
+  app.get('/signal', { websocket: true, config: { access: signedIn } }, (socket, request) => {
+    const credential = admitSocket(request, socket);
+    if (!credential) return;
+    const { video } = request.ctx;
+    if (!video) {
+      socket.close(1011, 'no media hub here');
+      return;
+    }
+    const session = new SignalSocketSession(request.ctx, video, credential.token, {
+      send: (data) => socket.send(data),
+      close: (code, reason) => socket.close(code, reason),
+      isOpen: () => socket.readyState === socket.OPEN,
+    });
+    socket.on('message', (data: Buffer) => session.onMessage(data.toString('utf8')));
+    socket.on('close', () => session.onClosed());
+  });
 
   app.get('/debug/info', { config: { access: ['admin'] }, schema: { response: { 200: videoDebugInfoSchema } } }, async (request) => getVideoDebugInfo(request.ctx));
 };

@@ -48,6 +48,8 @@ async function admit(cast: Cast, sessionId: string, person: TestUser) {
   return res.json() as VideoSession;
 }
 
+const noPlace = { sessionId: null, sessionStatus: null, participantId: null, lobbyState: null, recording: null };
+
 const anonymous = (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) => t.app.inject({ method, url, ...(payload ? { payload } : {}) });
 
 describe('GET /api/jobs/:id/can-enter', () => {
@@ -56,21 +58,34 @@ describe('GET /api/jobs/:id/can-enter', () => {
     const url = `/api/jobs/${cast.job.id}/can-enter`;
     expect((await anonymous('GET', url)).statusCode).toBe(401);
     expect((await kit.call(cast.stranger, 'GET', url)).statusCode).toBe(404);
-    expect((await kit.call(cast.notary, 'GET', url)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice] });
+    expect((await kit.call(cast.notary, 'GET', url)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice], session: noPlace });
     expect(identityNotice).toBe('This platform does not verify identity yet: no one’s identity has been checked by it before this session.');
-    expect((await kit.call(cast.signer, 'GET', url)).json()).toEqual({ canEnter: false, role: 'signer', reasons: ['The notary has not opened the session yet.'], notices: [identityNotice] });
+    expect((await kit.call(cast.signer, 'GET', url)).json()).toEqual({ canEnter: false, role: 'signer', reasons: ['The notary has not opened the session yet.'], notices: [identityNotice], session: noPlace });
     expect((await kit.call(cast.agent, 'GET', url)).json()).toEqual({
       canEnter: false,
       role: null,
       reasons: ['Only the job’s notary and its signers, witnesses and observers enter the session. Ask the job’s preparer to invite you as an observer.'],
       notices: [identityNotice],
+      session: noPlace,
     });
 
     const session = await kit.call(cast.notary, 'POST', '/api/video/session', { jobId: cast.job.id });
     expect(session.statusCode).toBe(201);
     expect((await kit.call(cast.witness, 'GET', url)).json()).toMatchObject({ canEnter: false, role: 'witness', reasons: ['The notary is not in the session yet.'] });
     await join(cast.notary, cast, 'notary-desk');
-    expect((await kit.call(cast.witness, 'GET', url)).json()).toEqual({ canEnter: true, role: 'witness', reasons: [], notices: [identityNotice] });
+    const opened = session.json() as VideoSession;
+    expect((await kit.call(cast.witness, 'GET', url)).json()).toEqual({
+      canEnter: true,
+      role: 'witness',
+      reasons: [],
+      notices: [identityNotice],
+      session: { ...noPlace, sessionId: opened.sessionId, sessionStatus: 'created' },
+    });
+    expect((await kit.call(cast.notary, 'GET', url)).json()).toMatchObject({
+      session: { sessionId: opened.sessionId, sessionStatus: 'created', participantId: 'notary', lobbyState: 'admitted', recording: null },
+    });
+    await join(cast.witness, cast);
+    expect((await kit.call(cast.witness, 'GET', url)).json()).toMatchObject({ session: { participantId: cast.idOf(cast.witness), lobbyState: 'waiting' } });
     expect((await kit.call(cast.observer, 'GET', url)).json()).toMatchObject({ canEnter: true, role: 'observer' });
 
     // The notary silent for 90 seconds is no longer in the session.
@@ -91,6 +106,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
       role: 'signer',
       reasons: ['Accept your invitation to this job first.'],
       notices: [identityNotice],
+      session: noPlace,
     });
   });
 
@@ -397,6 +413,14 @@ describe('the session follows changes to the job (attack review)', () => {
     const canEnter = (await kit.call(cast.signer, 'GET', `/api/jobs/${cast.job.id}/can-enter`)).json();
     expect(canEnter).toMatchObject({ canEnter: false, reasons: ['The notary is not in the session yet.'] });
     expect((await join(cast.signer, cast)).statusCode).toBe(409);
+
+    // The replaced notary has left the session: the new notary's view names one notary, the new one.
+    const session = await kit.call(newNotary, 'POST', `/api/jobs/${cast.job.id}/session/join`, consent('new-desk'));
+    expect(session.statusCode, session.body).toBe(200);
+    const view = (await kit.call(newNotary, 'GET', `/api/video/session/${session.json().sessionId}`)).json() as VideoSession;
+    const notaries = view.participants.filter((person) => person.participantId === 'notary' && person.lobbyState !== 'left');
+    expect(notaries.map((person) => person.userId)).toEqual([newNotary.id]);
+    expect(view.participants.find((person) => person.userId === cast.notary.id)).toMatchObject({ lobbyState: 'left' });
   });
 
   it('issues no media token and takes no heartbeat once the job is cancelled', async () => {

@@ -45,13 +45,17 @@ export async function createRedisRealtime(url: string): Promise<RealtimeProvider
       await publisher.publish(channel, message);
     },
     async subscribe(channel, handler) {
+      // The handler joins its set before the SUBSCRIBE is awaited: an unsubscribe of the channel's
+      // last other handler meanwhile must see it, or it would drop the channel and leave this
+      // handler in a set nobody reads (a live channel that silently hears nothing).
       let set = handlers.get(channel);
+      const isNewChannel = !set;
       if (!set) {
         set = new Set();
         handlers.set(channel, set);
-        await subscriber.subscribe(channel);
       }
       set.add(handler);
+      if (isNewChannel) await subscriber.subscribe(channel);
       return async () => {
         const current = handlers.get(channel);
         current?.delete(handler);

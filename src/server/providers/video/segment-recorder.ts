@@ -42,9 +42,33 @@ interface OpenSegment {
 
 interface ParticipantRecording {
   participantId: string;
+  /** The source (SSRC) of each kind written so far: a rejoin sends from a new one, on its own clock. */
+  sources: Partial<Record<MediaKind, number>>;
   current: OpenSegment;
   /** The previous segment, still written until the current one has its first keyframe. */
   closing: OpenSegment | null;
+}
+
+/**
+ * werift's WebM writer (0.24) appends each chunk and patches the header at the end ("eol") with
+ * writes that are not queued behind one another, and its stop() gives up waiting for the end after
+ * 5 s: on a busy machine the file still changes after stop(). Waits for the writer to report the
+ * end, then until the file has not changed for a while, so the hash reported is the hash of what
+ * is stored.
+ */
+async function waitUntilWritten(recorder: MediaRecorder, filePath: string, maxMs = 20_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const writer = recorder.writer as { ended?: boolean };
+  while (writer.ended === false && Date.now() < deadline) await sleep(100);
+  const look = () => fs.promises.stat(filePath).then((stats) => `${stats.size}:${stats.mtimeMs}`, () => 'missing');
+  let last = await look();
+  while (Date.now() < deadline) {
+    await sleep(300);
+    const now = await look();
+    if (now === last) return;
+    last = now;
+  }
 }
 
 /**
@@ -98,6 +122,7 @@ export function startSegmentRecording(room: VideoRoom, options: SegmentRecording
     const sequence = nextReported(participantId);
     await segment.recorder.stop();
     for (const track of Object.values(segment.tracks)) track.stop();
+    await waitUntilWritten(segment.recorder, segment.filePath);
     const content = await fs.promises.readFile(segment.filePath).catch(() => Buffer.alloc(0));
     if (segment.packets === 0 || content.length === 0) {
       await fs.promises.rm(segment.filePath, { force: true });
@@ -122,12 +147,21 @@ export function startSegmentRecording(room: VideoRoom, options: SegmentRecording
 
   const unsubscribe = room.onRtp((event: ParticipantRtpPacket) => {
     if (isStopped) return;
+    const packet = RtpPacket.deSerialize(event.packet);
     let recording = recordings.get(event.participantId);
+    const source = recording?.sources[event.kind];
+    if (recording && source !== undefined && source !== packet.header.ssrc) {
+      // The participant came back on a new connection: its timestamps start from another origin, and
+      // one file mixing both would claim hours. What was written is closed; a new segment begins.
+      recordings.delete(event.participantId);
+      for (const segment of recording.closing ? [recording.closing, recording.current] : [recording.current]) track(closeSegment(event.participantId, segment));
+      recording = undefined;
+    }
     if (!recording) {
-      recording = { participantId: event.participantId, current: openSegment(event.participantId, nextSequence(event.participantId)), closing: null };
+      recording = { participantId: event.participantId, sources: {}, current: openSegment(event.participantId, nextSequence(event.participantId)), closing: null };
       recordings.set(event.participantId, recording);
     }
-    const packet = RtpPacket.deSerialize(event.packet);
+    recording.sources[event.kind] = packet.header.ssrc;
     const { current, closing } = recording;
     if (event.kind === 'video' && !current.hasKeyframe && Vp8RtpPayload.deSerialize(packet.payload).isKeyframe) {
       current.hasKeyframe = true;

@@ -220,6 +220,21 @@ describe('werift media hub', () => {
     unsubscribe();
   });
 
+  it('keeps forwarding when a packet listener (the recorder) throws', async () => {
+    const room = createRoom('room-listener-throws');
+    let thrown = 0;
+    room.onRtp(() => {
+      thrown += 1;
+      throw new Error('the recorder broke');
+    });
+    const alice = await joinClient(room, 'alice');
+    const bob = await joinClient(room, 'bob');
+    await eventually(() => expect(thrown).toBeGreaterThan(20), 8000);
+    const received = payloadsFrom(bob, 'alice').length;
+    await eventually(() => expect(payloadsFrom(bob, 'alice').length).toBeGreaterThan(received + 20), 8000);
+    expectReceives(alice, 'bob');
+  });
+
   it('stops forwarding a participant who leaves, and forwards again when they rejoin with the same id', async () => {
     const room = createRoom('room-rejoin');
     const alice = await joinClient(room, 'alice');
@@ -320,6 +335,35 @@ describe('werift media hub', () => {
     }
     expect(totalSeconds).toBeGreaterThan(recordedSeconds - 1.5);
     expect(totalSeconds).toBeLessThan(recordedSeconds + 1.5);
+  });
+
+  it('keeps recording a participant who rejoins on a new connection: new segments, every one playable, no writer error', async () => {
+    const room = createRoom('room-recorded-rejoin');
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-recording-'));
+    closers.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
+    const segments: RecordedSegment[] = [];
+    const errors: unknown[] = [];
+    await joinChromiumParticipant(room, 'alice');
+    await eventually(() => expect(room.getStats().participants[0]?.packetsReceived).toBeGreaterThan(20), 8000);
+    const recording = startSegmentRecording(room, { directory, segmentMs: 1000, onSegment: (segment) => void segments.push(segment), onError: (error) => errors.push(error) });
+    await eventually(() => expect(segments.length).toBeGreaterThanOrEqual(1), 6000);
+
+    // Alice's network drops and she comes back from a new connection: new SSRCs, new timestamps.
+    await joinChromiumParticipant(room, 'alice');
+    const before = segments.length;
+    await eventually(() => expect(segments.length).toBeGreaterThanOrEqual(before + 2), 10_000);
+    await recording.stop();
+
+    expect(errors).toEqual([]);
+    // Numbered in time order without holes; the old connection's last files may finish storing after newer ones.
+    expect(segments.map((segment) => segment.sequence).sort((a, b) => a - b)).toEqual(segments.map((_segment, index) => index));
+    for (const segment of segments) {
+      const { stdout } = await promisify(execFile)('ffprobe', ['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_name,nb_read_frames:format=duration', '-of', 'json', segment.filePath]);
+      const probe = JSON.parse(stdout) as { streams: { codec_name: string; nb_read_frames: string }[]; format: { duration?: string } };
+      expect(Number(probe.streams.find((stream) => stream.codec_name === 'vp8')?.nb_read_frames), `segment ${segment.sequence} plays`).toBeGreaterThan(0);
+      // A segment never mixes two connections' clocks: it lasts about a segment, not hours.
+      expect(Number(probe.format.duration), `segment ${segment.sequence} lasts about a second`).toBeLessThan(5);
+    }
   });
 
   it('reads ICE servers from ICE_SERVERS and refuses a malformed value', () => {

@@ -20,7 +20,7 @@ import { useJobFields } from './use-job-fields.ts';
 import { useLiveChannel } from './use-live-channel.ts';
 import { usePdfDocument } from './use-pdf-document.ts';
 import { usePlacement } from './use-placement.ts';
-import { keepThumbnailInSight, useVisiblePage } from './use-visible-page.ts';
+import { keepThumbnailInSight, measureVisiblePage, useVisiblePage } from './use-visible-page.ts';
 import { useRememberedZoom } from './use-zoom.ts';
 import { WorkspaceBar } from './workspace-bar.tsx';
 import { WorkspaceNotices } from './workspace-notices.tsx';
@@ -31,8 +31,21 @@ const widestPointScale = 1.3;
 /**
  * The unified signing workspace: everyone sees the same document, page and fields, live. `outputs`
  * is what the page shows under the controls once the job is sealed (its signed documents).
+ * `routeBase` is the path its documents open under: /signing, or /session in the session room.
  */
-export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId: string; documentId: string | null; userId: string | null; outputs?: ReactNode }) {
+export function SigningWorkspace({
+  jobId,
+  documentId,
+  userId,
+  outputs,
+  routeBase = '/signing',
+}: {
+  jobId: string;
+  documentId: string | null;
+  userId: string | null;
+  outputs?: ReactNode;
+  routeBase?: string;
+}) {
   const navigate = useNavigate();
   const job = useJob(jobId);
   const documents = useQuery({ queryKey: ['jobs', jobId, 'documents'], queryFn: () => api.get(`/api/jobs/${jobId}/documents`, documentListSchema) });
@@ -70,7 +83,7 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
 
   const live = useLiveChannel(jobId, (view) => {
     if (!canFollow || !isFollowing) return;
-    if (view.documentId !== current?.id) navigate(`/signing/${jobId}/${view.documentId}`, { replace: true });
+    if (view.documentId !== current?.id) navigate(`${routeBase}/${jobId}/${view.documentId}`, { replace: true });
     window.setTimeout(() => goToPage(view.page), 50);
   });
 
@@ -116,9 +129,15 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
   const assigneeName = participants.find((participant) => participant.id === chosenAssignee)?.name ?? null;
   const describeType = useCallback((type: FieldType) => describeField(type, isNotaryField(type) ? 'the notary' : assigneeName), [assigneeName]);
 
+  const readPage = useCallback(() => {
+    const page = pagesRef.current ? measureVisiblePage(pagesRef.current) : 0;
+    if (page === 0) return currentPage;
+    setCurrentPage(page);
+    return page;
+  }, [currentPage, setCurrentPage]);
   const placement = usePlacement({
     pageCount,
-    currentPage,
+    readPage,
     placementsOn: (page) => allFields.filter((field) => field.page === page || field.isOnEveryPage),
     describe: describeType,
     onPlace: async (type: FieldType, page: number, box: Placement) => {
@@ -138,7 +157,7 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
       } catch (caught) {
         const needs = caught instanceof ApiError ? (caught.data as { detail?: { needs?: string } } | null)?.detail?.needs : undefined;
         if (needs) {
-          navigate(`/${needs}?next=${encodeURIComponent(`/signing/${jobId}/${field.documentId}`)}`);
+          navigate(`/${needs}?next=${encodeURIComponent(`${routeBase}/${jobId}/${field.documentId}`)}`);
           return;
         }
         throw caught;
@@ -149,7 +168,7 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
   const jumpTo = (field: DocumentField) => {
     setIsSheetOpen(false);
     const isHere = field.documentId === currentId;
-    if (!isHere) navigate(`/signing/${jobId}/${field.documentId}`);
+    if (!isHere) navigate(`${routeBase}/${jobId}/${field.documentId}`);
     // A field on every page is filled once: the copy on the page in view will do.
     focusField({ id: field.id, documentId: field.documentId, page: field.isOnEveryPage && isHere ? currentPage : field.page });
   };
@@ -164,6 +183,7 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
     <div className="workspace">
       <WorkspaceBar
         jobId={jobId}
+        routeBase={routeBase}
         job={job.data}
         liveState={live.state}
         documents={items}
@@ -274,7 +294,7 @@ export function SigningWorkspace({ jobId, documentId, userId, outputs }: { jobId
               />
             ) : null}
             {isSessionLive && !assets.data?.signature && jobFields.some(({ field }) => canFill(field) && !field.filledAt && (field.type === 'signature' || field.type === 'notary_signature')) ? (
-              <Link className="button primary" to={`/signature?next=${encodeURIComponent(`/signing/${jobId}/${currentId ?? ''}`)}`}>
+              <Link className="button primary" to={`/signature?next=${encodeURIComponent(`${routeBase}/${jobId}/${currentId ?? ''}`)}`}>
                 Create your signature
               </Link>
             ) : null}

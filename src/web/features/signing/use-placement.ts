@@ -12,7 +12,11 @@ export interface Placing {
 
 interface PlacementOptions {
   pageCount: number;
-  currentPage: number;
+  /**
+   * The page in view now, measured when a type is chosen (and shown by the tools panel from then
+   * on), so the panel and the keyboard cursor always name the same page.
+   */
+  readPage: () => number;
   /** Fields already on a page, so the keyboard cursor starts on a free spot. */
   placementsOn: (page: number) => Placement[];
   /** "Text for Pat Signer" */
@@ -37,7 +41,7 @@ export const placementInstructions = 'Click or tap where it goes, or move it wit
  * the page, or with the keyboard alone (a cursor on the page moved by the arrow keys, Enter
  * places). Every step is announced in `announcement` for screen readers.
  */
-export function usePlacement({ pageCount, currentPage, placementsOn, describe, onPlace }: PlacementOptions) {
+export function usePlacement({ pageCount, readPage, placementsOn, describe, onPlace }: PlacementOptions) {
   const [placing, setPlacing] = useState<Placing | null>(null);
   const [announcement, setAnnouncement] = useState('');
   const returnFocus = useRef<HTMLElement | null>(null);
@@ -50,11 +54,12 @@ export function usePlacement({ pageCount, currentPage, placementsOn, describe, o
         return;
       }
       returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-      const spot = findFreeSpot(placementsOn(currentPage), defaultFieldSizes[type]);
-      setPlacing({ type, page: currentPage, x: spot.x + spot.width / 2, y: spot.y + spot.height / 2, isKeyboard });
-      setAnnouncement(`Placing ${describe(type)} on page ${currentPage}. ${placementInstructions}`);
+      const page = readPage();
+      const spot = findFreeSpot(placementsOn(page), defaultFieldSizes[type]);
+      setPlacing({ type, page, x: spot.x + spot.width / 2, y: spot.y + spot.height / 2, isKeyboard });
+      setAnnouncement(`Placing ${describe(type)} on page ${page}. ${placementInstructions}`);
     },
-    [placing?.type, placementsOn, currentPage, describe],
+    [placing?.type, placementsOn, readPage, describe],
   );
 
   // Set while a type is chosen; a placement still being saved must not undo a newer choice.

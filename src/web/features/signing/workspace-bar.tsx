@@ -6,6 +6,8 @@ import type { useRememberedZoom } from './use-zoom.ts';
 
 interface WorkspaceBarProps {
   jobId: string;
+  /** Where documents open: /signing, or /session in the session room. */
+  routeBase: string;
   job: Job | undefined;
   liveState: LiveState;
   documents: JobDocument[];
@@ -18,7 +20,7 @@ interface WorkspaceBarProps {
 }
 
 /** The workspace's top bar: back to the job, live state, the document, zoom and following. */
-export function WorkspaceBar({ jobId, job, liveState, documents, currentDocumentId, zoom, canFollow, isFollowing, onFollowChange }: WorkspaceBarProps) {
+export function WorkspaceBar({ jobId, routeBase, job, liveState, documents, currentDocumentId, zoom, canFollow, isFollowing, onFollowChange }: WorkspaceBarProps) {
   const navigate = useNavigate();
   return (
     <header className="workspace-bar">
@@ -32,7 +34,7 @@ export function WorkspaceBar({ jobId, job, liveState, documents, currentDocument
       </span>
       <div className="field inline">
         <label htmlFor="document-switcher">Document</label>
-        <select id="document-switcher" value={currentDocumentId ?? ''} onChange={(event) => navigate(`/signing/${jobId}/${event.target.value}`)}>
+        <select id="document-switcher" value={currentDocumentId ?? ''} onChange={(event) => navigate(`${routeBase}/${jobId}/${event.target.value}`)}>
           {documents.map((item) => (
             <option key={item.id} value={item.id}>
               {item.name}

@@ -1,0 +1,162 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { cuttableNetwork, type NetworkCut } from './network-cut.ts';
+import { apiCall, openRolePages, type RolePages } from './role-pages.ts';
+
+/**
+ * The session room with two Chromium contexts and fake cameras (playwright.config.ts): the notary
+ * and an admitted signer see and hear each other through the media hub, a mute shows on the other
+ * side, the room passes axe and fits a 390 px phone.
+ */
+
+interface Entered {
+  participantId: string;
+  deviceGroupId: string;
+}
+
+/** Enters the session as the API does for the pre-join screen, and hands the room the device group. */
+async function enter(page: Page, jobId: string): Promise<Entered> {
+  const deviceGroupId = `dg-e2e-${Math.random().toString(36).slice(2, 10)}`;
+  const joined = await apiCall<{ participantId: string }>(page.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId } });
+  await page.evaluate(
+    ({ key, choice }) => sessionStorage.setItem(key, JSON.stringify(choice)),
+    { key: `session_devices:${jobId}`, choice: { deviceGroupId, cameraId: null, microphoneId: null, videoOff: false, audioMuted: false } },
+  );
+  return { participantId: joined.participantId, deviceGroupId };
+}
+
+/** Frames the tile's video element has shown: the other person's camera really arrived. */
+function framesShown(page: Page, participantId: string) {
+  return page.locator(`figure[data-participant-id="${participantId}"] video`).evaluate((video: HTMLVideoElement) => (video.videoWidth > 0 ? video.getVideoPlaybackQuality().totalVideoFrames : 0));
+}
+
+test.describe.serial('the session room', () => {
+  let pages: RolePages;
+  let notaryEntry: Entered;
+  let signerEntry: Entered;
+  let roomUrl = '';
+  let signerNetwork: NetworkCut;
+
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(180_000);
+    pages = await openRolePages(browser);
+    const { notary, signer, jobId, documentId } = pages;
+    const session = await apiCall<{ sessionId: string }>(notary.request, 'post', '/api/video/session', { data: { jobId } });
+    notaryEntry = await enter(notary, jobId);
+    await apiCall(notary.request, 'post', `/api/video/session/${session.sessionId}/activate/${notaryEntry.deviceGroupId}`);
+    signerEntry = await enter(signer, jobId);
+    await apiCall(notary.request, 'post', `/api/video/session/${session.sessionId}/participants/${signerEntry.participantId}/admit`);
+    roomUrl = `/session/${jobId}/${documentId}`;
+    signerNetwork = await cuttableNetwork(signer);
+  });
+
+  test.afterAll(async () => {
+    await pages?.close();
+  });
+
+  test('sends someone not admitted back to the pre-join screen', async () => {
+    await pages.title.goto(roomUrl);
+    await expect(pages.title).toHaveURL(new RegExp(`/session/${pages.jobId}$`), { timeout: 15_000 });
+  });
+
+  test('the notary and the signer see each other, and a mute shows on the other side', async () => {
+    test.setTimeout(90_000);
+    const { notary, signer } = pages;
+    await notary.goto(roomUrl);
+    await signer.goto(roomUrl);
+    const notaryCall = notary.getByRole('region', { name: 'Video call' });
+    const signerCall = signer.getByRole('region', { name: 'Video call' });
+    await expect(notaryCall.getByRole('figure', { name: /Sam Signer, Signer/ })).toBeVisible({ timeout: 30_000 });
+    await expect(signerCall.getByRole('figure', { name: /Nadia Notary, Notary/ })).toBeVisible({ timeout: 30_000 });
+    await expect(signerCall.getByRole('figure', { name: /\(you\), Signer/ })).toBeVisible();
+
+    await expect.poll(() => framesShown(notary, signerEntry.participantId), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => framesShown(signer, notaryEntry.participantId), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect(notaryCall.getByText(/^Network: (Good|Fair|Poor)$/)).toBeVisible({ timeout: 15_000 });
+
+    await signerCall.getByRole('button', { name: 'Mute' }).click();
+    await expect(signerCall.getByRole('button', { name: 'Unmute' })).toHaveAttribute('aria-pressed', 'true');
+    await expect(notaryCall.getByRole('figure', { name: /Sam Signer, Signer/ }).getByText('Muted')).toBeVisible({ timeout: 10_000 });
+    await signerCall.getByRole('button', { name: 'Unmute' }).click();
+    await expect(notaryCall.getByRole('figure', { name: /Sam Signer, Signer/ }).getByText('Muted')).toHaveCount(0, { timeout: 10_000 });
+
+    await signerCall.getByRole('button', { name: 'Turn camera off' }).click();
+    await expect(notaryCall.getByRole('figure', { name: /Sam Signer, Signer/ }).getByText('Camera off')).toBeVisible({ timeout: 10_000 });
+    await signerCall.getByRole('button', { name: 'Turn camera on' }).click();
+    await expect(notaryCall.getByRole('figure', { name: /Sam Signer, Signer/ }).getByText('Camera off')).toHaveCount(0, { timeout: 10_000 });
+  });
+
+  test('a signer whose connection drops comes back by themselves, and everyone sees a banner meanwhile', async () => {
+    test.setTimeout(90_000);
+    const { notary, signer } = pages;
+    const notaryCall = notary.getByRole('region', { name: 'Video call' });
+    const signerCall = signer.getByRole('region', { name: 'Video call' });
+    await signerNetwork.set(true);
+    await expect(signerCall.getByText(/^Your connection dropped\. Reconnecting/)).toBeVisible({ timeout: 30_000 });
+    await expect(notaryCall.getByText('Sam Signer lost their connection. Waiting for them to come back…')).toBeVisible({ timeout: 30_000 });
+    await signerNetwork.set(false);
+    await expect(signerCall.getByText(/^Your connection dropped/)).toHaveCount(0, { timeout: 30_000 });
+    await expect(notaryCall.getByText(/lost their connection/)).toHaveCount(0, { timeout: 30_000 });
+    const before = await framesShown(notary, signerEntry.participantId);
+    await expect.poll(() => framesShown(notary, signerEntry.participantId), { timeout: 30_000 }).toBeGreaterThan(before);
+  });
+
+  test("the notary's layout is everyone's: moving someone shows them there for both", async () => {
+    const { notary, signer } = pages;
+    const tiles = (page: Page) => page.locator('.video-grid figure');
+    const notaryCall = notary.getByRole('region', { name: 'Video call' });
+    await expect(tiles(signer).first()).toHaveAttribute('data-participant-id', notaryEntry.participantId);
+    await notaryCall.getByLabel('Place of Sam Signer').selectOption('0');
+    for (const page of [notary, signer]) await expect(tiles(page).first()).toHaveAttribute('data-participant-id', signerEntry.participantId, { timeout: 15_000 });
+    // A second change is drawn from the version the first one made.
+    await notaryCall.getByLabel('Place of Nadia Notary').selectOption('0');
+    for (const page of [notary, signer]) await expect(tiles(page).first()).toHaveAttribute('data-participant-id', notaryEntry.participantId, { timeout: 15_000 });
+    await expect(signer.getByRole('region', { name: 'Video call' }).getByLabel(/^Place of/)).toHaveCount(0);
+  });
+
+  test("the notary runs the recording from the room, and the signer sees it", async () => {
+    const { notary, signer } = pages;
+    // openRolePages started the session and its recording (decision 022: fields need one).
+    const controls = notary.getByRole('region', { name: 'Session controls' });
+    const recordedForSigner = signer.getByRole('status').filter({ hasText: 'This session is being recorded' });
+    await expect(controls.getByText('The session has started.').first()).toBeVisible({ timeout: 10_000 });
+    await expect(recordedForSigner).toBeVisible({ timeout: 15_000 });
+    await controls.getByRole('button', { name: 'Stop recording' }).click();
+    await expect(recordedForSigner).toHaveCount(0, { timeout: 15_000 });
+    await controls.getByRole('button', { name: 'Start recording' }).click();
+    await expect(recordedForSigner).toBeVisible({ timeout: 15_000 });
+    await expect(signer.getByRole('region', { name: 'Session controls' })).toHaveCount(0);
+  });
+
+  test('the room has no serious accessibility violation', async () => {
+    const { violations } = await new AxeBuilder({ page: pages.signer }).include('.session-call').analyze();
+    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+  });
+
+  test('fits a 390 px phone: the video strip sits above the document and can be hidden', async () => {
+    const { signer } = pages;
+    await signer.setViewportSize({ width: 390, height: 844 });
+    const strip = signer.locator('#session-call');
+    const documentColumn = signer.locator('.session-document');
+    await expect(strip).toBeVisible();
+    const stripBox = await strip.boundingBox();
+    const documentBox = await documentColumn.boundingBox();
+    expect(stripBox && documentBox && stripBox.y + stripBox.height <= documentBox.y + 1).toBe(true);
+    expect(await signer.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const name of ['Mute', 'Turn camera off', 'Devices']) {
+      const box = await signer.getByRole('button', { name, exact: true }).boundingBox();
+      expect(box && box.height >= 44 && box.width >= 44).toBe(true);
+    }
+    await signer.getByRole('button', { name: 'Hide video' }).click();
+    await expect(strip).toBeHidden();
+    await signer.getByRole('button', { name: 'Show video' }).click();
+    await expect(strip).toBeVisible();
+  });
+
+  test('ending the session sends everyone to the page that closes it', async () => {
+    const { notary, signer } = pages;
+    await notary.getByRole('region', { name: 'Session controls' }).getByRole('button', { name: 'End the session' }).click();
+    await notary.getByRole('dialog').getByRole('button', { name: 'End the session' }).click();
+    for (const page of [notary, signer]) await expect(page).toHaveURL(/\/session\/complete/, { timeout: 20_000 });
+  });
+});

@@ -1,0 +1,78 @@
+import { useEffect, useState } from 'react';
+import { Link, Navigate, useNavigate, useParams } from 'react-router';
+import { FormAlert } from '#web/components/field.tsx';
+import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { useJob } from '#web/features/jobs/job-hooks.ts';
+import { Denied, Lobby } from '#web/features/session/lobby.tsx';
+import { PreJoin } from '#web/features/session/pre-join.tsx';
+import { roomPath, sessionRefetchMs, useCanEnter, useJobDocuments, useSessionLiveUpdates } from '#web/features/session/session-api.ts';
+import { SessionControls } from '#web/features/session/session-controls.tsx';
+import { useSessionEnd } from '#web/features/session/use-session-end.ts';
+import { paths } from '#web/paths.ts';
+
+/** /session/:jobId: the pre-join screen, then the lobby until the notary lets the person in. */
+export default function SessionEntryPage() {
+  const { jobId = '' } = useParams();
+  const user = useCurrentUser();
+  if (!user) return <Navigate to="/login" replace />;
+  return (
+    <DashboardLayout user={user} task="Entering the session">
+      <SessionEntry key={jobId} jobId={jobId} />
+    </DashboardLayout>
+  );
+}
+
+function SessionEntry({ jobId }: { jobId: string }) {
+  const navigate = useNavigate();
+  const job = useJob(jobId);
+  const documents = useJobDocuments(jobId);
+  // The session someone entered (or waits in) here: an admission sends them on, its end to /session/complete.
+  const [enteredSessionId, setEnteredSessionId] = useState<string | null>(null);
+  const canEnter = useCanEnter(jobId, { refetchMs: sessionRefetchMs });
+  useSessionLiveUpdates(jobId);
+  useSessionEnd(jobId, enteredSessionId);
+  const place = canEnter.data?.session;
+  const firstDocumentId = documents.data?.items[0]?.id;
+  const isWaiting = place?.lobbyState === 'waiting';
+
+  // Seen waiting (a reload in the lobby): from now on an admission sends them on.
+  if (isWaiting && place.sessionId && enteredSessionId !== place.sessionId) setEnteredSessionId(place.sessionId);
+  const isAdmitted = Boolean(enteredSessionId) && place?.lobbyState === 'admitted';
+  useEffect(() => {
+    if (isAdmitted && documents.data) navigate(roomPath(jobId, firstDocumentId));
+  }, [documents.data, firstDocumentId, isAdmitted, jobId, navigate]);
+
+  const title = job.data?.title;
+  return (
+    <div className="stack session-entry">
+      <h1>{title ? `Session: ${title}` : 'Session'}</h1>
+      <p>
+        <Link to={paths.session}>All your sessions</Link>
+        {' · '}
+        <Link to={paths.jobDetail(jobId)}>The job page</Link>
+      </p>
+      {canEnter.isPending ? <p role="status">Checking whether you can enter…</p> : null}
+      {canEnter.error ? <FormAlert message={canEnter.error.message} /> : null}
+      {canEnter.data && place ? (
+        place.lobbyState === 'denied' ? (
+          <Denied />
+        ) : isWaiting ? (
+          <Lobby jobId={jobId} canEnter={canEnter.data} />
+        ) : (
+          <>
+            <PreJoin
+              jobId={jobId}
+              canEnter={canEnter.data}
+              onEntered={(result) => {
+                if (result.lobbyState === 'admitted') navigate(roomPath(jobId, firstDocumentId));
+                else setEnteredSessionId(result.sessionId);
+              }}
+            />
+            {canEnter.data.role === 'notary' && place.sessionId && place.participantId ? <SessionControls jobId={jobId} sessionId={place.sessionId} /> : null}
+          </>
+        )
+      ) : null}
+    </div>
+  );
+}

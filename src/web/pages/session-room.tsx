@@ -1,0 +1,100 @@
+import '#web/features/session/call/session-room.css';
+import { useState } from 'react';
+import { Navigate, useParams } from 'react-router';
+import { videoRoleSchema, type VideoRole } from '#shared/video.ts';
+import { LoadingWorkspace } from '#web/components/loading.tsx';
+import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { CallPanel } from '#web/features/session/call/call-panel.tsx';
+import { useMediaHub } from '#web/features/session/call/use-media-hub.ts';
+import { RecordingIndicator } from '#web/features/session/recording-indicator.tsx';
+import { completePath, sessionRefetchMs, useCanEnter } from '#web/features/session/session-api.ts';
+import { SessionControls } from '#web/features/session/session-controls.tsx';
+import { useSessionEnd } from '#web/features/session/use-session-end.ts';
+import { loadDeviceChoice, newDeviceGroupId, saveDeviceChoice, type DeviceChoice } from '#web/features/session/device-choice.ts';
+import { SigningWorkspace } from '#web/features/signing/signing-workspace.tsx';
+import { ApiError } from '#web/lib/api-client.ts';
+
+/** The devices the pre-join screen chose, or the browser's defaults (kept, so a reload rejoins alike). */
+function useDeviceChoice(jobId: string): DeviceChoice {
+  const [choice] = useState(() => {
+    const stored = loadDeviceChoice(jobId);
+    if (stored) return stored;
+    const fallback = { deviceGroupId: newDeviceGroupId(), cameraId: null, microphoneId: null, videoOff: false, audioMuted: false };
+    saveDeviceChoice(jobId, fallback);
+    return fallback;
+  });
+  return choice;
+}
+
+interface RoomProps {
+  jobId: string;
+  docId: string | null;
+  userId: string | null;
+  selfName: string;
+  sessionId: string;
+  participantId: string;
+  role: VideoRole;
+}
+
+function SessionRoom({ jobId, docId, userId, selfName, sessionId, participantId, role }: RoomProps) {
+  const choice = useDeviceChoice(jobId);
+  const hub = useMediaHub({ jobId, sessionId, role, participantId, choice });
+  // The end reaches everyone even when their signaling socket is down (4410 is the fast path).
+  useSessionEnd(jobId, sessionId);
+  const [isVideoShown, setIsVideoShown] = useState(true);
+  return (
+    <div className={`session-room${isVideoShown ? '' : ' video-hidden'}`}>
+      <button type="button" className="button session-video-toggle" aria-expanded={isVideoShown} aria-controls="session-call" onClick={() => setIsVideoShown((value) => !value)}>
+        {isVideoShown ? 'Hide video' : 'Show video'}
+      </button>
+      <div id="session-call" className="session-call">
+        <RecordingIndicator jobId={jobId} />
+        <CallPanel jobId={jobId} sessionId={sessionId} participantId={participantId} selfName={selfName} role={role} hub={hub} />
+        {role === 'notary' ? (
+          <div className="session-room-controls">
+            <SessionControls jobId={jobId} sessionId={sessionId} />
+          </div>
+        ) : null}
+      </div>
+      <div className="session-document">
+        <SigningWorkspace key={jobId} jobId={jobId} documentId={docId} userId={userId} routeBase="/session" />
+      </div>
+    </div>
+  );
+}
+
+/**
+ * /session/:jobId/:docId: the live call beside the signing workspace; participants follow the
+ * notary's page. Only people admitted to the open session are here: anyone else goes to
+ * /session/:jobId (the pre-join screen and the lobby).
+ */
+export function SessionRoomPage() {
+  const { jobId = '', docId } = useParams();
+  const user = useCurrentUser();
+  // Read again every few seconds and on every live-channel change: someone removed leaves the room.
+  const canEnter = useCanEnter(jobId, { refetchMs: sessionRefetchMs });
+  const [admittedSessionId, setAdmittedSessionId] = useState<string | null>(null);
+  // SPEC: a session page is no post-login target; a signed-out person signs in from /login.
+  if (!user) return <Navigate to="/login" replace />;
+  if (canEnter.isPending) return <LoadingWorkspace />;
+  // A refetch that fails (the network dropped) keeps the last answer: the room stays, the call reconnects.
+  if (!canEnter.data) {
+    if (canEnter.error instanceof ApiError && canEnter.error.status === 403) return <Navigate to={`/session/${jobId}`} replace />;
+    return (
+      <p className="alert" role="alert">
+        {canEnter.error?.message ?? 'The session could not be loaded.'}
+      </p>
+    );
+  }
+  const place = canEnter.data.session;
+  const role = videoRoleSchema.safeParse(canEnter.data.role);
+  if (place.lobbyState !== 'admitted' || !place.sessionId || !place.participantId || !role.success) {
+    // The session this person was in has ended (can-enter names no session or another one).
+    if (admittedSessionId && place.sessionId !== admittedSessionId) return <Navigate to={completePath(jobId)} replace />;
+    return <Navigate to={`/session/${jobId}`} replace />;
+  }
+  if (admittedSessionId !== place.sessionId) setAdmittedSessionId(place.sessionId);
+  return <SessionRoom key={`${place.sessionId}:${place.participantId}:${role.data}`} jobId={jobId} docId={docId ?? null} userId={user.id ?? null} selfName={user.name ?? 'You'} sessionId={place.sessionId} participantId={place.participantId} role={role.data} />;
+}
+
+export default SessionRoomPage;
