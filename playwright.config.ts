@@ -14,7 +14,9 @@ export default defineConfig({
     baseURL: `http://localhost:${port}`,
     launchOptions: {
       executablePath: chromiumPath,
-      // Fake camera and microphone, granted without a prompt, for the live-session journeys (TOOLCHAIN.md).
+      // Fake cameras and microphones, granted without a prompt, for the live-session journeys
+      // (TOOLCHAIN.md). Three cameras: the second gives frames Chromium's encoder never sends (the
+      // room must refuse it), the third is one to switch to.
       args: [
         '--no-sandbox',
         '--disable-background-networking',
@@ -23,7 +25,7 @@ export default defineConfig({
         '--no-first-run',
         '--disable-gpu',
         '--disable-quic',
-        '--use-fake-device-for-media-stream',
+        '--use-fake-device-for-media-stream=device-count=3',
         '--use-fake-ui-for-media-stream',
         '--autoplay-policy=no-user-gesture-required',
       ],

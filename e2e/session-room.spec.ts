@@ -25,6 +25,33 @@ async function enter(page: Page, jobId: string): Promise<Entered> {
   return { participantId: joined.participantId, deviceGroupId };
 }
 
+/** The label of the camera or microphone track a tile shows; for the self-view, the camera the person sends. */
+function trackLabel(page: Page, participantId: string) {
+  return page.locator(`figure[data-participant-id="${participantId}"] video`).evaluate((video: HTMLVideoElement) => (video.srcObject as MediaStream | null)?.getVideoTracks()[0]?.label ?? null);
+}
+
+/** The loudest sample of a tile's sound over a second and a half (0 is silence): the other side really hears it. */
+function loudestSound(page: Page, participantId: string) {
+  return page.locator(`figure[data-participant-id="${participantId}"] video`).evaluate(async (video: HTMLVideoElement) => {
+    const stream = video.srcObject as MediaStream | null;
+    if (!stream || stream.getAudioTracks().length === 0) return 0;
+    const context = new AudioContext();
+    await context.resume();
+    const analyser = context.createAnalyser();
+    context.createMediaStreamSource(new MediaStream(stream.getAudioTracks())).connect(analyser);
+    const samples = new Float32Array(analyser.fftSize);
+    let loudest = 0;
+    const until = Date.now() + 1500;
+    while (Date.now() < until) {
+      analyser.getFloatTimeDomainData(samples);
+      for (const sample of samples) loudest = Math.max(loudest, Math.abs(sample));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await context.close();
+    return loudest;
+  });
+}
+
 /** Frames the tile's video element has shown: the other person's camera really arrived. */
 function framesShown(page: Page, participantId: string) {
   return page.locator(`figure[data-participant-id="${participantId}"] video`).evaluate((video: HTMLVideoElement) => (video.videoWidth > 0 ? video.getVideoPlaybackQuality().totalVideoFrames : 0));
@@ -84,6 +111,40 @@ test.describe.serial('the session room', () => {
     await expect(notaryCall.getByRole('figure', { name: /Sam Signer, Signer/ }).getByText('Camera off')).toBeVisible({ timeout: 10_000 });
     await signerCall.getByRole('button', { name: 'Turn camera on' }).click();
     await expect(notaryCall.getByRole('figure', { name: /Sam Signer, Signer/ }).getByText('Camera off')).toHaveCount(0, { timeout: 10_000 });
+  });
+
+  test('the signer switches camera and microphone mid-call, and the notary keeps seeing and hearing them', async () => {
+    test.setTimeout(90_000);
+    const { notary, signer } = pages;
+    const signerCall = signer.getByRole('region', { name: 'Video call' });
+    await expect.poll(() => trackLabel(signer, signerEntry.participantId), { timeout: 15_000 }).toBe('fake_device_0');
+    await signerCall.getByRole('button', { name: 'Devices' }).click();
+    const camera = signerCall.getByRole('combobox', { name: 'Camera', exact: true });
+    const microphone = signerCall.getByRole('combobox', { name: 'Microphone', exact: true });
+    await expect(camera.locator('option')).toHaveCount(3);
+
+    // Chromium's second fake camera gives frames its encoder never sends (as a depth camera would):
+    // the picture would freeze for the notary, so the room keeps the previous camera and says why.
+    await camera.selectOption({ label: 'fake_device_1' });
+    await expect(signerCall.getByRole('status').filter({ hasText: 'That camera gives no picture the call can send. You are still on your previous camera.' })).toBeVisible({ timeout: 15_000 });
+    expect(await trackLabel(signer, signerEntry.participantId)).toBe('fake_device_0');
+
+    await camera.selectOption({ label: 'fake_device_2' });
+    // The self-view is the track now sent: the other camera, and the notary keeps receiving frames.
+    await expect.poll(() => trackLabel(signer, signerEntry.participantId), { timeout: 15_000 }).toBe('fake_device_2');
+    await expect(signerCall.locator('.notice')).toHaveCount(0);
+    const cameraOption = await camera.locator('option', { hasText: 'fake_device_2' }).getAttribute('value');
+    await expect(camera).toHaveValue(cameraOption ?? 'missing');
+    const framesBefore = await framesShown(notary, signerEntry.participantId);
+    await expect.poll(() => framesShown(notary, signerEntry.participantId), { timeout: 30_000 }).toBeGreaterThan(framesBefore + 10);
+
+    await microphone.selectOption({ label: 'Fake Audio Input 2' });
+    // The menu shows the device of the track that was opened (its settings), not only the choice.
+    const microphoneOption = await microphone.locator('option', { hasText: 'Fake Audio Input 2' }).getAttribute('value');
+    await expect(microphone).toHaveValue(microphoneOption ?? 'missing', { timeout: 15_000 });
+    await expect.poll(() => loudestSound(notary, signerEntry.participantId), { timeout: 30_000 }).toBeGreaterThan(0.01);
+    await expect(signerCall.locator('.notice')).toHaveCount(0);
+    await signerCall.getByRole('button', { name: 'Devices' }).click();
   });
 
   test('a signer whose connection drops comes back by themselves, and everyone sees a banner meanwhile', async () => {

@@ -55,7 +55,7 @@ export function CallControls(props: CallControlsProps) {
   const select = (kind: 'audio' | 'video', list: MediaDeviceInfo[], current: string | null, label: string) => (
     <label className="field">
       <span>{label}</span>
-      <select value={current ?? list[0]?.deviceId ?? ''} onChange={(event) => props.onSwitch(kind, event.target.value)} disabled={list.length === 0}>
+      <select aria-label={label} value={current ?? list[0]?.deviceId ?? ''} onChange={(event) => props.onSwitch(kind, event.target.value)} disabled={list.length === 0}>
         {list.length === 0 ? <option value="">None found</option> : null}
         {list.map((device, index) => (
           <option key={device.deviceId || index} value={device.deviceId}>

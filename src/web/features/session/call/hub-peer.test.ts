@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readServerMessage } from './hub-peer.ts';
+import { framesEncodedOf, readServerMessage } from './hub-peer.ts';
 
 describe('readServerMessage', () => {
   it('reads a message of the contract', () => {
@@ -12,5 +12,17 @@ describe('readServerMessage', () => {
     expect(readServerMessage('not json')).toBeNull();
     expect(readServerMessage('{"type":"launch"}')).toBeNull();
     expect(readServerMessage('{"type":"offer","sdp":""}')).toBeNull();
+  });
+});
+
+describe('framesEncodedOf', () => {
+  it('counts the frames of the video sent, not audio or what arrives', () => {
+    const report = new Map<string, unknown>([
+      ['a', { type: 'outbound-rtp', kind: 'audio', packetsSent: 90 }],
+      ['v', { type: 'outbound-rtp', kind: 'video', framesEncoded: 119 }],
+      ['in', { type: 'inbound-rtp', kind: 'video', framesDecoded: 400 }],
+    ]);
+    expect(framesEncodedOf(report)).toBe(119);
+    expect(framesEncodedOf(new Map())).toBe(0);
   });
 });

@@ -40,6 +40,16 @@ export function collectRemoteStreams(
   return remote;
 }
 
+/** Frames the video encoder has sent, from a sender's stats report (0 before the first). */
+export function framesEncodedOf(report: { forEach(callback: (value: unknown) => void): void }): number {
+  let frames = 0;
+  report.forEach((value) => {
+    const entry = value as { type?: string; kind?: string; framesEncoded?: number };
+    if (entry.type === 'outbound-rtp' && entry.kind === 'video') frames += entry.framesEncoded ?? 0;
+  });
+  return frames;
+}
+
 /** Reads one message of the hub; anything else (not JSON, not in the contract) is dropped. */
 export function readServerMessage(data: unknown): SignalServerMessage | null {
   try {

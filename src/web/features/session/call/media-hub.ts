@@ -6,7 +6,7 @@ import { openLocalTracks, openTrack, describeMediaError } from './local-media.ts
 import { rateNetwork, readNetworkSample, type NetworkSample, type StatsEntry } from './network-quality.ts';
 import { describeClose, reconnectDelayMs, shouldReconnect } from './reconnect.ts';
 import { initialSnapshot, type HubSnapshot } from './hub-snapshot.ts';
-import { answerOffer, collectRemoteStreams, readServerMessage, type OfferMessage } from './hub-peer.ts';
+import { answerOffer, collectRemoteStreams, framesEncodedOf, readServerMessage, type OfferMessage } from './hub-peer.ts';
 import type { Subscription } from './subscriptions.ts';
 
 type Kind = 'audio' | 'video';
@@ -30,6 +30,9 @@ const silentSocketMs = 15_000;
 const heartbeatEveryMs = 30_000;
 /** How long a 'disconnected' media connection may last before the browser asks for an ICE restart. */
 const disconnectedGraceMs = 4_000;
+/** How long a newly chosen camera has to get frames to the encoder before the previous one is put back. */
+const cameraCheckMs = 4_000;
+const cameraNotSentNotice = 'That camera gives no picture the call can send. You are still on your previous camera.';
 
 /**
  * The browser's side of the media hub (src/shared/video-signaling.ts): one signaling socket and one
@@ -148,13 +151,39 @@ export class MediaHub {
     try {
       const track = await openTrack(kind, deviceId);
       if (kind === 'audio') track.enabled = !this.snapshot.audioMuted;
-      await this.useTrack(kind, track);
-      this.update({ [field]: track.getSettings().deviceId ?? deviceId, notice: null });
+      if (kind === 'video' && !(await this.sendsPictureOf(track))) {
+        this.update({ notice: cameraNotSentNotice });
+      } else {
+        await this.useTrack(kind, track);
+        this.update({ [field]: track.getSettings().deviceId ?? deviceId, notice: null });
+      }
     } catch (error) {
       this.update({ notice: describeMediaError(error) });
     }
     this.refreshLocal();
     this.afterMediaChange();
+  }
+
+  /**
+   * Puts a camera on the video sender and waits until the encoder sends its frames; a camera whose
+   * frames cannot be encoded (a depth camera, Chromium's second fake camera) freezes the picture
+   * for everyone while its own preview moves, so the previous camera is put back and false returned.
+   * Without a connected sender there is nothing to check yet.
+   */
+  private async sendsPictureOf(track: MediaStreamTrack): Promise<boolean> {
+    const sender = this.senderOf('video');
+    const previous = this.tracks.video;
+    if (!sender || !previous || this.pc?.connectionState !== 'connected') return true;
+    const before = framesEncodedOf(await sender.getStats());
+    await sender.replaceTrack(track);
+    const deadline = Date.now() + cameraCheckMs;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => window.setTimeout(resolve, 250));
+      if (framesEncodedOf(await sender.getStats()) > before + 1) return true;
+    }
+    await sender.replaceTrack(previous);
+    track.stop();
+    return false;
   }
 
   private async useTrack(kind: Kind, track: MediaStreamTrack) {
