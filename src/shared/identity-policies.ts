@@ -1,0 +1,188 @@
+/**
+ * Each state's identity-proofing rules for a remote online notarization, as data (decision 025).
+ * A state is a row: a new state is a new row with its citations, never a branch in code. The job's
+ * notary's commissioning state picks the row; a state without a row gets the RULONA default.
+ * Every figure carries the citation it comes from; a rule whose source is not recorded here is not
+ * claimed.
+ */
+export interface KbaRule {
+  /** At least this many questions per quiz. */
+  questionCount: number;
+  /** At least this many answer choices per question. */
+  choicesPerQuestion: number;
+  /** Share of questions answered correctly to pass, in percent. */
+  passPercent: number;
+  /** Every question answered within this many seconds of the quiz being shown. */
+  timeLimitSeconds: number;
+  /** Attempts after the first failed one. */
+  retakes: number;
+  /** The retakes must start within this many hours of the first failed attempt. */
+  retakeWindowHours: number;
+  /** On a retake, at least this share of the previous quiz's questions is new, in percent. */
+  minReplacedPercent: number;
+  /** After the last failed attempt, no new quiz for this many hours (with the same notary). */
+  lockoutHours: number;
+  citation: string;
+}
+
+export interface IdentityPolicy {
+  /** Two-letter state code, or 'RULONA' for the default row. */
+  code: string;
+  name: string;
+  kba: KbaRule;
+  /** Credential analysis of a government photo ID is required. */
+  credentialAnalysisRequired: boolean;
+  credentialCitation: string;
+  /** A photograph of the person's face is taken for the notary to compare with the ID photo. */
+  selfieRequired: boolean;
+  /** Why the selfie is taken: a rule of this platform unless a citation says the state requires it. */
+  selfieCitation: string;
+  /** The journal must not hold the number of the ID presented. */
+  journalForbidsIdNumber: boolean;
+  journalCitation: string | null;
+  /** How long the recording, the journal and the identity evidence are kept. */
+  retentionYears: number;
+  retentionCitation: string;
+  /** Methods that stand in for the identity step when the notary records the reason. */
+  bypassMethods: ('personal_knowledge' | 'credible_witness')[];
+  bypassCitation: string;
+  /** Witnesses pass the identity step too. */
+  witnessesProveIdentity: boolean;
+  /** The step is redone when the person leaves the session and comes back (platform rule). */
+  redoOnRejoin: boolean;
+  /** A passed step counts for this many hours (platform rule: a new day means a new step). */
+  validForHours: number;
+}
+
+const platformSelfie = 'Platform rule: the notary compares the person on camera with the ID photograph (no state figure is claimed).';
+
+export const identityPolicies: readonly IdentityPolicy[] = [
+  {
+    code: 'TX',
+    name: 'Texas',
+    kba: {
+      questionCount: 5,
+      choicesPerQuestion: 5,
+      passPercent: 80,
+      timeLimitSeconds: 120,
+      retakes: 1,
+      retakeWindowHours: 24,
+      minReplacedPercent: 60,
+      lockoutHours: 24,
+      citation: '1 Tex. Admin. Code § 87.70(b)',
+    },
+    credentialAnalysisRequired: true,
+    credentialCitation: '1 Tex. Admin. Code § 87.70(c)-(d)',
+    selfieRequired: true,
+    selfieCitation: platformSelfie,
+    journalForbidsIdNumber: true,
+    journalCitation: '1 Tex. Admin. Code § 87.50(a)',
+    retentionYears: 5,
+    retentionCitation: 'Tex. Gov’t Code § 406.108',
+    bypassMethods: ['personal_knowledge', 'credible_witness'],
+    bypassCitation: '1 Tex. Admin. Code § 87.40(d)',
+    witnessesProveIdentity: true,
+    redoOnRejoin: true,
+    validForHours: 24,
+  },
+  {
+    code: 'VA',
+    name: 'Virginia',
+    kba: {
+      questionCount: 5,
+      choicesPerQuestion: 5,
+      passPercent: 80,
+      timeLimitSeconds: 120,
+      retakes: 2,
+      retakeWindowHours: 48,
+      // No more than 60% of the questions of the first quiz are reused.
+      minReplacedPercent: 40,
+      lockoutHours: 0,
+      citation: 'Va. Code § 47.1-2 (knowledge-based authentication assessment, 2024 Acts ch. 832)',
+    },
+    credentialAnalysisRequired: true,
+    credentialCitation: 'Va. Code § 47.1-2 (satisfactory evidence of identity)',
+    selfieRequired: true,
+    selfieCitation: platformSelfie,
+    journalForbidsIdNumber: false,
+    journalCitation: null,
+    retentionYears: 5,
+    retentionCitation: 'Va. Code § 47.1-14',
+    bypassMethods: ['personal_knowledge', 'credible_witness'],
+    bypassCitation: 'Va. Code § 47.1-2 (satisfactory evidence of identity)',
+    witnessesProveIdentity: true,
+    redoOnRejoin: true,
+    validForHours: 24,
+  },
+  {
+    code: 'FL',
+    name: 'Florida',
+    kba: {
+      questionCount: 5,
+      choicesPerQuestion: 5,
+      passPercent: 80,
+      timeLimitSeconds: 120,
+      retakes: 1,
+      retakeWindowHours: 24,
+      minReplacedPercent: 40,
+      lockoutHours: 24,
+      citation: 'Fla. Stat. § 117.295(3)(a)',
+    },
+    credentialAnalysisRequired: true,
+    credentialCitation: 'Fla. Stat. § 117.295(3)(b)',
+    selfieRequired: true,
+    selfieCitation: platformSelfie,
+    journalForbidsIdNumber: false,
+    journalCitation: null,
+    retentionYears: 10,
+    retentionCitation: 'Fla. Stat. § 117.245(4)',
+    bypassMethods: ['personal_knowledge', 'credible_witness'],
+    bypassCitation: 'Fla. Stat. § 117.265',
+    witnessesProveIdentity: true,
+    redoOnRejoin: true,
+    validForHours: 24,
+  },
+  {
+    code: 'RULONA',
+    name: 'Other states (RULONA default)',
+    kba: {
+      questionCount: 5,
+      choicesPerQuestion: 5,
+      passPercent: 80,
+      timeLimitSeconds: 120,
+      retakes: 2,
+      retakeWindowHours: 48,
+      minReplacedPercent: 40,
+      lockoutHours: 24,
+      citation: 'RULONA § 14A leaves the method to state rules; figures of the MISMO Remote Online Notarization Standard',
+    },
+    credentialAnalysisRequired: true,
+    credentialCitation: 'RULONA § 14A(c) (identity proofing and credential analysis)',
+    selfieRequired: true,
+    selfieCitation: platformSelfie,
+    journalForbidsIdNumber: false,
+    journalCitation: null,
+    retentionYears: 10,
+    retentionCitation: 'RULONA § 14A(e) (recording kept at least 10 years)',
+    bypassMethods: ['personal_knowledge', 'credible_witness'],
+    bypassCitation: 'RULONA § 14A(c)',
+    witnessesProveIdentity: true,
+    redoOnRejoin: true,
+    validForHours: 24,
+  },
+];
+
+export const defaultPolicyCode = 'RULONA';
+
+/** The row for a commissioning state; the RULONA default for a state without its own row. */
+export function policyFor(stateCode: string | null | undefined): IdentityPolicy {
+  const code = (stateCode ?? '').trim().toUpperCase();
+  const row = identityPolicies.find((policy) => policy.code === code) ?? identityPolicies.find((policy) => policy.code === defaultPolicyCode);
+  if (!row) throw new Error('The RULONA default policy row is missing.');
+  return row;
+}
+
+/** Correct answers needed to pass a quiz of `questionCount` questions: the pass mark, rounded up. */
+export function correctAnswersToPass(kba: Pick<KbaRule, 'passPercent'>, questionCount: number): number {
+  return Math.ceil((kba.passPercent * questionCount) / 100 - 1e-9);
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+
+/**
+ * The identity step (issue 12, decision 025): credential analysis of a government photo ID, a
+ * selfie, knowledge-based questions, then the notary's judgement in the session. The contract of
+ * every identity call, shared by the server and the pages.
+ */
+
+export const documentTypes = ['drivers_license', 'id_card', 'passport'] as const;
+export const documentTypeSchema = z.enum(documentTypes, { message: 'documentType is drivers_license, id_card or passport.' });
+export type DocumentType = z.infer<typeof documentTypeSchema>;
+
+export const documentTypeNames: Record<DocumentType, string> = {
+  drivers_license: 'Driver’s licence',
+  id_card: 'State ID card',
+  passport: 'Passport',
+};
+
+/** Largest ID photograph or selfie accepted, in bytes. */
+export const maxIdentityImageBytes = 8 * 1024 * 1024;
+export const identityImageTypes = ['image/jpeg', 'image/png', 'image/webp'] as const;
+
+const isoDate = (name: string) => z.string({ message: `${name} is required.` }).regex(/^\d{4}-\d{2}-\d{2}$/, { message: `${name} must be a date as YYYY-MM-DD.` });
+
+/** What the person states about themselves when the step starts: matched against the ID, and the source of the development questions. */
+export const identityStartInputSchema = z.object({
+  legalName: z.string({ message: 'Enter your full legal name.' }).trim().min(2, { message: 'Enter your full legal name.' }).max(200),
+  birthDate: isoDate('birthDate'),
+  address: z.object({
+    street: z.string({ message: 'Enter your street address.' }).trim().min(3, { message: 'Enter your street address.' }).max(200),
+    city: z.string({ message: 'Enter your city.' }).trim().min(2, { message: 'Enter your city.' }).max(100),
+    state: z.string({ message: 'Enter your state.' }).trim().regex(/^[A-Za-z]{2}$/, { message: 'Enter your state as two letters, for example TX.' }),
+    postalCode: z.string({ message: 'Enter your ZIP code.' }).trim().regex(/^\d{5}(-\d{4})?$/, { message: 'Enter a 5-digit ZIP code.' }),
+  }),
+});
+export type IdentityStartInput = z.infer<typeof identityStartInputSchema>;
+
+/** One check made on an ID, with its result in a sentence. */
+export const credentialCheckSchema = z.object({
+  id: z.enum(['readable', 'format', 'check_digits', 'not_expired', 'name_matches', 'birth_date_matches']),
+  passed: z.boolean(),
+  sentence: z.string(),
+});
+export type CredentialCheck = z.infer<typeof credentialCheckSchema>;
+
+/** What was read from the ID. The document number is shown only as its last four characters. */
+export const credentialFieldsSchema = z.object({
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  birthDate: z.string().nullable(),
+  expiryDate: z.string().nullable(),
+  issuer: z.string().nullable(),
+  address: z.string().nullable(),
+  documentNumberLast4: z.string().nullable(),
+});
+export type CredentialFields = z.infer<typeof credentialFieldsSchema>;
+
+export const stepStatuses = ['pending', 'passed', 'failed'] as const;
+export const kbaStatuses = ['pending', 'in_progress', 'passed', 'failed', 'locked'] as const;
+/**
+ * The check as a whole: in_progress (steps left), ready (every step passed; the notary's review is
+ * next), confirmed or rejected by the notary, locked (questions failed as often as the policy
+ * allows), expired (a new day or a rejoin: a new step begins).
+ */
+export const identityCheckStatuses = ['in_progress', 'ready', 'confirmed', 'rejected', 'locked', 'expired'] as const;
+export type IdentityCheckStatus = (typeof identityCheckStatuses)[number];
+
+export const identityCheckSchema = z.object({
+  checkId: z.string(),
+  jobId: z.string(),
+  participantId: z.string(),
+  personName: z.string(),
+  policyCode: z.string(),
+  status: z.enum(identityCheckStatuses),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  credential: z.object({
+    status: z.enum(stepStatuses),
+    documentType: documentTypeSchema.nullable(),
+    fields: credentialFieldsSchema.nullable(),
+    checks: z.array(credentialCheckSchema),
+    attempts: z.number(),
+    required: z.boolean(),
+  }),
+  selfie: z.object({ status: z.enum(['pending', 'received']), required: z.boolean() }),
+  kba: z.object({
+    status: z.enum(kbaStatuses),
+    attempts: z.number(),
+    attemptsAllowed: z.number(),
+    lastCorrect: z.number().nullable(),
+    lastTotal: z.number().nullable(),
+    /** A retake must start before this time. */
+    retakeUntil: z.string().nullable(),
+    lockedUntil: z.string().nullable(),
+    /** Questions come from the development provider: they prove nothing about identity. */
+    isDevelopmentProvider: z.boolean(),
+  }),
+  review: z.object({
+    decision: z.enum(['confirmed', 'rejected']).nullable(),
+    reason: z.string().nullable(),
+    reviewerName: z.string().nullable(),
+    reviewedAt: z.string().nullable(),
+  }),
+  /** The images the viewer may see (the job's notary and admins): relative URLs by kind. */
+  images: z.array(z.object({ kind: z.enum(['front', 'back', 'passport', 'selfie']), url: z.string() })),
+  /** What to do next, in a sentence, for the person whose check it is. */
+  nextStep: z.string(),
+});
+export type IdentityCheck = z.infer<typeof identityCheckSchema>;
+
+export const kbaQuestionsSchema = z.object({
+  attemptId: z.string(),
+  attempt: z.number(),
+  deadlineAt: z.string(),
+  timeLimitSeconds: z.number(),
+  questions: z.array(z.object({ id: z.string(), prompt: z.string(), choices: z.array(z.object({ id: z.string(), label: z.string() })) })),
+  providerNotice: z.string().nullable(),
+});
+export type KbaQuestions = z.infer<typeof kbaQuestionsSchema>;
+
+export const kbaAnswersInputSchema = z.object({
+  attemptId: z.uuid({ message: 'attemptId must be the id of the questions shown.' }),
+  answers: z
+    .array(z.object({ questionId: z.string().min(1).max(100), choiceId: z.string().min(1).max(100) }), { message: 'Send an answer for every question.' })
+    .max(50),
+});
+export type KbaAnswersInput = z.infer<typeof kbaAnswersInputSchema>;
+
+export const kbaResultSchema = z.object({ passed: z.boolean(), correct: z.number(), total: z.number(), timedOut: z.boolean(), check: identityCheckSchema });
+export type KbaResult = z.infer<typeof kbaResultSchema>;
+
+export const identityReviewInputSchema = z.object({
+  decision: z.enum(['confirmed', 'rejected'], { message: 'decision is confirmed or rejected.' }),
+  reason: z.string({ message: 'Give a reason.' }).trim().min(3, { message: 'Give a reason of a few words.' }).max(500),
+});
+export type IdentityReviewInput = z.infer<typeof identityReviewInputSchema>;
+
+export const bypassMethods = ['personal_knowledge', 'credible_witness'] as const;
+export const bypassMethodNames: Record<(typeof bypassMethods)[number], string> = {
+  personal_knowledge: 'The notary knows the person personally',
+  credible_witness: 'A credible witness vouched for the person',
+};
+
+export const resumeLinkSchema = z.object({ url: z.string(), expiresAt: z.string() });
+export type ResumeLink = z.infer<typeof resumeLinkSchema>;
+/** A resume link lasts this long. */
+export const resumeLinkLifetimeMs = 30 * 60_000;
+/** The header a phone opened from a resume link sends instead of a session. */
+export const resumeTokenHeader = 'x-identity-resume';
