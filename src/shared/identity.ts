@@ -147,3 +147,32 @@ export type ResumeLink = z.infer<typeof resumeLinkSchema>;
 export const resumeLinkLifetimeMs = 30 * 60_000;
 /** The header a phone opened from a resume link sends instead of a session. */
 export const resumeTokenHeader = 'x-identity-resume';
+
+/** GET /api/jobs/{id}/identity: the latest check of each person of the job who must prove identity (the notary and admins). */
+export const jobIdentityListSchema = z.object({
+  items: z.array(
+    z.object({
+      participantId: z.string(),
+      name: z.string(),
+      role: z.string(),
+      /** Bypassed by the notary or an admin, with the reason. */
+      bypass: z.object({ method: z.string().nullable(), reason: z.string() }).nullable(),
+      check: identityCheckSchema.nullable(),
+    }),
+  ),
+});
+export type JobIdentityList = z.infer<typeof jobIdentityListSchema>;
+
+/** The caller's identity step as the pre-join screen needs it (part of can-enter). */
+export const identityPlaceSchema = z.object({
+  /** This person must pass the step before entering (signers, and witnesses where the policy says). */
+  required: z.boolean(),
+  /** Passed, or bypassed by the notary: nothing left to do before entering. */
+  satisfied: z.boolean(),
+  checkId: z.string().nullable(),
+  status: z.enum(identityCheckStatuses).nullable(),
+  policyCode: z.string(),
+});
+export type IdentityPlace = z.infer<typeof identityPlaceSchema>;
+
+export const identityPoliciesResponseSchema = z.object({ items: z.array(z.record(z.string(), z.unknown())), defaultCode: z.string() });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { plainTextSchema, singleLineTextSchema } from './text.ts';
 import { sessionPlaceSchema } from './video-signaling.ts';
+import { identityPlaceSchema } from './identity.ts';
 
 /** Job statuses and the only moves between them (the state machine every route obeys). */
 export const jobStatuses = ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] as const;
@@ -325,6 +326,8 @@ export const canEnterSchema = z.object({
   notices: z.array(z.string()),
   /** The caller's place in the job's open session (lobby state, recording), for the pre-join screen and the lobby. */
   session: sessionPlaceSchema,
+  /** The caller's identity step (issue 12): the pre-join screen shows it until it is satisfied. */
+  identity: identityPlaceSchema,
 });
 export type CanEnter = z.infer<typeof canEnterSchema>;
 
