@@ -35,6 +35,8 @@ import { notariesRoutes } from './features/notaries/notaries.routes.ts';
 import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { systemRoutes } from './features/system/system.routes.ts';
 import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
+import { identityAdminRoutes } from './features/identity/identity-admin.ts';
+import { identityJobRoutes, identityRoutes } from './features/identity/identity.routes.ts';
 import { recordingPlaybackRoutes } from './features/video/recording-playback.routes.ts';
 import { videoJobRoutes, videoRoutes } from './features/video/video.routes.ts';
 import { liveSessionsOf } from './features/video/live-sessions.ts';
@@ -279,6 +281,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(videoRoutes, { prefix: '/api/video' });
   await app.register(videoJobRoutes, { prefix: '/api/jobs' });
   await app.register(recordingPlaybackRoutes, { prefix: '/api/jobs' });
+  await app.register(identityRoutes, { prefix: '/api/identity' });
+  await app.register(identityJobRoutes, { prefix: '/api/jobs' });
+  await app.register(identityAdminRoutes, { prefix: '/api/admin/users' });
 
   const indexFile = path.join(config.webDistDir, 'index.html');
   const hasWebBuild = fs.existsSync(indexFile);

@@ -51,6 +51,8 @@ const envSchema = z.object({
   PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(10),
   EMAIL_CODES_PER_USER_PER_HOUR: z.coerce.number().int().positive().default(6),
   WEB_DIST_DIR: z.string().default('./dist/web'),
+  /** 'allow' lets the development KBA provider run with NODE_ENV=production (it proves nothing: decision 025). */
+  IDENTITY_DEV_PROVIDER: z.enum(['allow'], { message: 'IDENTITY_DEV_PROVIDER is either unset or allow.' }).optional(),
   RECORDING_RETENTION_YEARS: z.coerce.number().int().min(1).max(100).default(10),
   ICE_SERVERS: z
     .string()
@@ -143,6 +145,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
         .filter((role): role is Role => (roles as readonly string[]).includes(role)),
     },
     webDistDir: path.resolve(values.WEB_DIST_DIR),
+    /** Identity proofing (decision 025): which identity-data provider makes the knowledge-based questions. */
+    identity: { developmentProvider: values.IDENTITY_DEV_PROVIDER ?? null },
     /** Options of the media hub (createWeriftSfu): STUN/TURN servers its peers gather candidates from. */
     video: {
       iceServers: values.ICE_SERVERS,

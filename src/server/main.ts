@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.ts';
+import { startIdentityPurger } from './features/identity/identity.service.ts';
 import { parseConfig } from './config.ts';
 import { createDatabase } from './db/client.ts';
 import { firstAdminLinkFileName, issueBootstrapInvite } from './features/invites/invites.service.ts';
@@ -35,6 +36,8 @@ const video = createWeriftSfu({
   onError: (error) => app.log.warn({ err: error }, 'media hub work failed'),
 });
 const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage, video });
+// ID photos and stated details are deleted when their state's retention ends (decision 025).
+const stopIdentityPurger = startIdentityPurger({ db: database.db, storage, secretsKey, log: app.log });
 
 const banner: string[] = [];
 if (process.argv.includes('--demo')) {
@@ -69,6 +72,7 @@ async function shutDown(signal: string) {
   if (isClosing) return;
   isClosing = true;
   app.log.info({ signal }, 'shutting down');
+  stopIdentityPurger();
   await app.close();
   await video.close();
   await realtime.close();

@@ -276,6 +276,9 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   },
   'participant.id_bypass_changed': ({ actor, data }) => {
     const name = readText(data, 'name') ?? 'a participant';
+    const method = readText(data, 'method');
+    if (data.enabled === true && method === 'personal_knowledge') return withReason(`${actor} identified ${name} by personal knowledge instead of the identity step.`, readText(data, 'reason'));
+    if (data.enabled === true && method === 'credible_witness') return withReason(`${actor} identified ${name} through a credible witness instead of the identity step.`, readText(data, 'reason'));
     if (data.enabled === true) return withReason(`${actor} let ${name} skip identity verification.`, readText(data, 'reason'));
     if (data.enabled === false) return `${actor} required identity verification of ${name} again.`;
     return `${actor} changed whether ${name} skips identity verification.`;
@@ -369,7 +372,51 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     const sha256 = readText(data, 'sha256');
     return `Segment ${sequence === null ? '' : `${sequence + 1} `}of the recording of ${name}${seconds === null ? '' : ` (${seconds} seconds)`} was stored${sha256 ? ` with SHA-256 ${sha256}` : ''}.`;
   },
+  'identity.started': ({ actor, data }) => `${actor} started the identity step${identityPolicyWords(readText(data, 'policy'))}.`,
+  'identity.credential_checked': ({ data }) => {
+    const name = readText(data, 'name') ?? 'A participant';
+    const kind = readText(data, 'documentType');
+    const document = kind === 'passport' ? 'passport' : kind === 'id_card' ? 'ID card' : 'driver’s licence';
+    if (data.passed === true) return `${name}’s ${document} passed credential analysis.`;
+    const failed = Array.isArray(data.failedChecks) ? data.failedChecks.filter((check): check is string => typeof check === 'string') : [];
+    return `${name}’s ${document} failed credential analysis${failed.length > 0 ? ` (${failed.map((check) => credentialCheckWords[check] ?? check).join(', ')})` : ''}.`;
+  },
+  'identity.selfie_received': ({ data }) => `${readText(data, 'name') ?? 'A participant'} took a photo of their face for the notary.`,
+  'identity.kba_started': ({ data }) => {
+    const attempt = readCount(data, 'attempt');
+    return `${readText(data, 'name') ?? 'A participant'} was shown ${plural(readCount(data, 'questions') ?? 0, 'identity question')}${attempt === null ? '' : ` (attempt ${attempt})`}.`;
+  },
+  'identity.kba_answered': ({ data }) => {
+    const name = readText(data, 'name') ?? 'A participant';
+    const score = `${readCount(data, 'correct') ?? 0} of ${readCount(data, 'total') ?? 0} right`;
+    if (data.timedOut === true) return `${name} did not answer the identity questions in time (${score}).`;
+    return `${name} ${data.passed === true ? 'passed' : 'failed'} the identity questions (${score}).`;
+  },
+  'identity.ready': ({ data }) => `${readText(data, 'name') ?? 'A participant'} finished every step of identity proofing; the notary’s review is next.`,
+  'identity.reviewed': ({ actor, data }) =>
+    withReason(`${actor} ${data.decision === 'confirmed' ? 'confirmed' : 'rejected'} the identity of ${readText(data, 'name') ?? 'a participant'}`, readText(data, 'reason')),
+  'identity.resume_link_created': ({ data }) => `${readText(data, 'name') ?? 'A participant'} asked for a link to continue the identity step on a phone.`,
+  'identity.expired': ({ data }) => {
+    const reason = readText(data, 'reason');
+    const why = reason === 'session_ended' ? ' with the session: a later session needs a new one' : '';
+    return `The identity check of ${readText(data, 'name') ?? 'a participant'} ended${why}.`;
+  },
+  'identity.reset': ({ actor, data }) => `${actor} restarted the identity step of ${readText(data, 'name') ?? 'a person'} (${plural(readCount(data, 'checks') ?? 0, 'check')} ended).`,
+  'identity.purged': ({ data }) => `The ID photos and stated details of ${readText(data, 'name') ?? 'a participant'} were deleted at the end of their retention (${plural(readCount(data, 'images') ?? 0, 'image')}).`,
 };
+
+const credentialCheckWords: Record<string, string> = {
+  readable: 'not readable',
+  format: 'not in its issuer’s format',
+  check_digits: 'wrong check digits',
+  not_expired: 'expired',
+  name_matches: 'name does not match',
+  birth_date_matches: 'birth date does not match',
+};
+
+function identityPolicyWords(code: string | null): string {
+  return code ? ` under the ${code === 'RULONA' ? 'default (RULONA)' : code} rules` : '';
+}
 
 export function isAuditAction(action: string): action is AuditAction {
   return Object.hasOwn(auditSentences, action);

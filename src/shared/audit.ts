@@ -53,6 +53,17 @@ export const auditActions = [
   'recording.started',
   'recording.stopped',
   'recording.segment_saved',
+  'identity.started',
+  'identity.credential_checked',
+  'identity.selfie_received',
+  'identity.kba_started',
+  'identity.kba_answered',
+  'identity.ready',
+  'identity.reviewed',
+  'identity.resume_link_created',
+  'identity.expired',
+  'identity.reset',
+  'identity.purged',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

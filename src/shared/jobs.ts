@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { plainTextSchema, singleLineTextSchema } from './text.ts';
 import { sessionPlaceSchema } from './video-signaling.ts';
-import { identityPlaceSchema } from './identity.ts';
+import { bypassMethods, identityPlaceSchema } from './identity.ts';
 
 /** Job statuses and the only moves between them (the state machine every route obeys). */
 export const jobStatuses = ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] as const;
@@ -210,6 +210,7 @@ export const participantSchema = z.object({
   hasAccount: z.boolean(),
   isIdBypassed: z.boolean(),
   idBypassReason: z.string().nullable(),
+  idBypassMethod: z.enum(bypassMethods).nullable(),
   invitedAt: z.string().nullable(),
   lastRemindedAt: z.string().nullable(),
 });
@@ -311,7 +312,12 @@ export const remindSignerInputSchema = z.object({
   emailOverride: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })).optional().nullable(),
 });
 export const idBypassInputSchema = z
-  .object({ enabled: z.boolean(), reason: reasonSchema.optional().default('') })
+  .object({
+    enabled: z.boolean(),
+    reason: reasonSchema.optional().default(''),
+    /** How the notary knows who the person is instead (issue 12): allowed by the job's state policy. */
+    method: z.enum(bypassMethods, { message: 'method is personal_knowledge or credible_witness.' }).optional(),
+  })
   .refine((value) => !value.enabled || value.reason.length >= 3, { message: 'Give a reason for bypassing identity verification.', path: ['reason'] });
 export const replaceNotaryInputSchema = z.object({ notaryId: z.uuid({ message: 'Choose a notary.' }).nullable() });
 

@@ -8,3 +8,4 @@ export * from './audit.ts';
 export * from './jobs.ts';
 export * from './signing.ts';
 export * from './video.ts';
+export * from './identity.ts';

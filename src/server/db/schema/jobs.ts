@@ -40,6 +40,8 @@ export const jobParticipants = pgTable(
     position: integer('position').notNull().default(0),
     isIdBypassed: boolean('is_id_bypassed').notNull().default(false),
     idBypassReason: text('id_bypass_reason'),
+    /** How identity stands proven without the step: personal_knowledge or credible_witness (the policy's bypassMethods). */
+    idBypassMethod: text('id_bypass_method', { enum: ['personal_knowledge', 'credible_witness'] }),
     invitedAt: timestamp('invited_at', { withTimezone: true }),
     lastRemindedAt: timestamp('last_reminded_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

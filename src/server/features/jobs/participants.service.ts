@@ -6,7 +6,7 @@ import type { DbOrTx } from '#server/db/client.ts';
 import { invites, jobParticipants } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashToken } from '#server/lib/crypto.ts';
-import { AppError, conflict, notFound } from '#server/lib/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
@@ -14,6 +14,7 @@ import { hasFilledFields } from '#server/features/fields/fields.service.ts';
 import { announceAccessChange } from './access-change.ts';
 import { getJobAccess, requirePermission, type JobRow, type ParticipantRow } from './job-access.ts';
 import { assertNotaryNotAmong } from './notary-conflict.ts';
+import { policyOfJob } from '#server/features/identity/identity-access.ts';
 
 export const inviteLifetimeMs = 7 * 86_400_000;
 export const reminderCooldownMs = 10 * 60_000;
@@ -28,6 +29,7 @@ export function toParticipant(row: ParticipantRow): Participant {
     hasAccount: row.userId !== null,
     isIdBypassed: row.isIdBypassed,
     idBypassReason: row.idBypassReason,
+    idBypassMethod: row.idBypassMethod,
     invitedAt: row.invitedAt?.toISOString() ?? null,
     lastRemindedAt: row.lastRemindedAt?.toISOString() ?? null,
   };
@@ -230,13 +232,18 @@ export async function setIdBypass(ctx: Ctx, jobId: string, participantId: string
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canBypassId', 'Only an administrator or the job’s notary may bypass identity verification.');
     const current = await getParticipantRow(tx, jobId, participantId);
+    const method = input.enabled ? (input.method ?? null) : null;
+    if (method) {
+      const policy = await policyOfJob(tx, access.job);
+      if (!policy.bypassMethods.includes(method)) throw badRequest(`The rules of ${policy.name} do not allow that way of identifying a person.`, { method, policy: policy.code });
+    }
     const [row] = await tx
       .update(jobParticipants)
-      .set({ isIdBypassed: input.enabled, idBypassReason: input.enabled ? input.reason : null })
+      .set({ isIdBypassed: input.enabled, idBypassReason: input.enabled ? input.reason : null, idBypassMethod: method })
       .where(eq(jobParticipants.id, participantId))
       .returning();
     if (!row) throw notFound('No participant with that id on this job.');
-    await appendAuditEvent(txCtx, { jobId, action: 'participant.id_bypass_changed', data: { participantId, name: current.name, enabled: input.enabled, reason: input.reason } });
+    await appendAuditEvent(txCtx, { jobId, action: 'participant.id_bypass_changed', data: { participantId, name: current.name, enabled: input.enabled, reason: input.reason, method } });
     return toParticipant(row);
   });
 }

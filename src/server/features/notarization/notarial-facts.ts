@@ -1,6 +1,7 @@
 import { noRecordedSessionReason } from '#shared/fields.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
+import { findIdentityOutcomes } from '#server/features/identity/identity.service.ts';
 
 /**
  * What the platform recorded about a job's act, gathered when the job is sealed. The notarized
@@ -40,11 +41,11 @@ export interface EvidenceReaders {
 
 /**
  * The session recording is read from the job's recordings and their stored segments
- * (recording-rules.ts); identity proofing is not built, so no job has a proofing outcome yet.
+ * (recording-rules.ts); identity from the confirmed checks and the bypasses with a method (identity.service.ts).
  */
 export const evidenceReaders: EvidenceReaders = {
   findRecordedSession: async (ctx, jobId) => (await judgeJobRecording(ctx.db, jobId, new Date())).record,
-  findIdentityOutcomes: async () => [],
+  findIdentityOutcomes: async (ctx, jobId) => findIdentityOutcomes(ctx, jobId),
 };
 
 export interface ParticipantForFacts {

@@ -17,6 +17,7 @@ import { getOrIssueNotaryCredentials } from '#server/providers/signing/certifica
 import { signPdf } from '#server/providers/signing/pades.ts';
 import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
 import { evidenceReaders, gatherNotarialFacts } from './notarial-facts.ts';
+import { findUnprovenPeople } from '#server/features/identity/identity.service.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
 export { getNotaryStampPreview } from './stamp-preview.ts';
@@ -76,6 +77,11 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   const notarizedAt = new Date();
   const recording = await judgeJobRecording(ctx.db, jobId, notarizedAt);
   if (recording.refusal) throw new AppError(409, 'not_recorded', `${recording.refusal} The job cannot be sealed.`);
+  // Nobody signs under a notary's seal whose identity was neither confirmed by the notary nor established another lawful way (issue 12).
+  const unproven = await findUnprovenPeople(ctx, job);
+  if (unproven.length > 0) {
+    throw new AppError(409, 'identity_not_proven', `Confirm the identity of ${unproven.join(', ')} first (or record how you know them). The job cannot be sealed.`, { names: unproven });
+  }
   const [notary] = await ctx.db
     .select({ user: users, profile: notaryProfiles })
     .from(users)

@@ -13,11 +13,12 @@ import { findEmailInvitations } from '#server/features/jobs/job-invitations.ts';
 import { describeSession, findOpenSession, getSessionAccess, isNotaryPresent, requireNotary, toParticipantId, type SessionRow } from './video-access.ts';
 import { findRunningRecording } from './recordings.service.ts';
 import { signVideoToken } from './video-token.ts';
+import { findIdentityPlace, identityReason } from '#server/features/identity/identity.service.ts';
 
 const sessionOpensBeforeMs = 15 * 60_000;
 
-/** Identity proofing is not built (decision 017): said plainly, never implied to have happened. */
-export const identityNotice = 'This platform does not verify identity yet: no one’s identity has been checked by it before this session.';
+/** While the only identity-data provider is the development one (decision 025), said plainly to everyone who takes the step. */
+export const identityNotice = 'The identity questions of this platform come from its development provider: they are made from what the person typed and prove nothing on their own. The notary’s judgement in the session decides.';
 
 const notOnJobReason = 'Only the job’s notary and its signers, witnesses and observers enter the session. Ask the job’s preparer to invite you as an observer.';
 
@@ -38,6 +39,8 @@ async function findEntryReasons(ctx: Ctx, access: JobAccess, role: string | null
     return reasons;
   }
   if (role === 'notary') return reasons;
+  const identity = identityReason(await findIdentityPlace(ctx.db, access, role));
+  if (identity) reasons.push(identity);
   if (!session) {
     reasons.push('The notary has not opened the session yet.');
     return reasons;
@@ -70,12 +73,15 @@ export async function checkCanEnter(ctx: Ctx, jobId: string): Promise<CanEnter> 
   } catch (error) {
     const [invitation] = error instanceof AppError && error.statusCode === 404 ? await findEmailInvitations(ctx.db, user.id, { jobId }) : [];
     if (!invitation) throw error;
-    return { canEnter: false, role: invitation.participant.role, reasons: ['Accept your invitation to this job first.'], notices: [identityNotice], session: noSessionPlace };
+    const place = { required: invitation.participant.role !== 'observer', satisfied: false, checkId: null, status: null, policyCode: 'RULONA' };
+    return { canEnter: false, role: invitation.participant.role, reasons: ['Accept your invitation to this job first.'], notices: [], session: noSessionPlace, identity: place };
   }
   const role = roleOf(access);
   const session = await findOpenSession(ctx.db, jobId);
   const reasons = await findEntryReasons(ctx, access, role, session);
-  return { canEnter: reasons.length === 0, role, reasons, notices: [identityNotice], session: await findSessionPlace(ctx.db, session, access.userId) };
+  const identity = await findIdentityPlace(ctx.db, access, role);
+  const notices = identity.required ? [identityNotice] : [];
+  return { canEnter: reasons.length === 0, role, reasons, notices, session: await findSessionPlace(ctx.db, session, access.userId), identity };
 }
 
 const noSessionPlace: SessionPlace = { sessionId: null, sessionStatus: null, participantId: null, lobbyState: null, recording: null };

@@ -1,3 +1,4 @@
+import { expireIdentityAfterSession } from '#server/features/identity/identity.service.ts';
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { jobStatusLabels } from '#shared/jobs.ts';
 import type { VideoSession } from '#shared/video.ts';
@@ -123,6 +124,7 @@ export async function finalizeVideoSession(ctx: Ctx, sessionId: string): Promise
       .set({ lobbyState: 'left' })
       .where(and(eq(videoSessionParticipants.sessionId, sessionId), inArray(videoSessionParticipants.lobbyState, ['waiting', 'admitted'])));
     await stopRunningRecording(txCtx, sessionId);
+    await expireIdentityAfterSession(txCtx, found.access.job);
     const [updated] = await tx.update(videoSessions).set({ status: 'finalized', finalizedAt: new Date() }).where(eq(videoSessions.id, sessionId)).returning();
     await appendAuditEvent(txCtx, { jobId: found.session.jobId, action: 'video.finalized', data: { sessionId, jobStatus: found.access.job.status } });
     return updated ?? found.session;

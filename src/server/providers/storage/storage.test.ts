@@ -73,6 +73,16 @@ function describeProvider(name: string, open: () => StorageProvider) {
       await expect(storage.read('ABC')).rejects.toThrow('storage keys are SHA-256 hex digests');
     });
 
+    it('removes a blob, and removing one it does not have is no error', async () => {
+      const storage = open();
+      const sample = writeSample(`${name}-remove`);
+      await storage.putFile(sample.filePath, sample.key, 'application/octet-stream');
+      await storage.remove(sample.key);
+      expect(await storage.has(sample.key)).toBe(false);
+      await expect(storage.read(sample.key)).rejects.toThrow();
+      await storage.remove(sample.key);
+    });
+
     it('fails to read a blob it does not have', async () => {
       const storage = open();
       await expect(storage.read(sha256(Buffer.from(`missing ${name}`)))).rejects.toThrow();

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { privateDirectoryMode, privateFileMode } from '#server/lib/data-dir.ts';
 
 /** Blobs (documents, later recordings, seals and ID images), addressed by their SHA-256. */
@@ -14,6 +14,8 @@ export interface StorageProvider {
   read(key: string): Promise<Buffer>;
   openStream(key: string): Promise<Readable>;
   has(key: string): Promise<boolean>;
+  /** Deletes a blob (identity evidence past its retention); absent is not an error. */
+  remove(key: string): Promise<void>;
 }
 
 function assertKey(key: string): void {
@@ -46,6 +48,9 @@ export function createLocalStorage(root: string): StorageProvider {
     },
     async has(key) {
       return fs.existsSync(pathOf(key));
+    },
+    async remove(key) {
+      await fs.promises.rm(pathOf(key), { force: true });
     },
   };
 }
@@ -106,6 +111,9 @@ export function createS3Storage(options: S3StorageOptions): StorageProvider {
         if (status === 404 || (error as Error).name === 'NotFound' || (error as Error).name === 'NoSuchKey') return false;
         throw error;
       }
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
     },
   };
 }

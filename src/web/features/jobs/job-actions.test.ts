@@ -17,7 +17,7 @@ const people: Record<string, { actors: JobActor[]; permissions: JobPermissions }
 
 const signer: Participant = {
   id: 'p1', name: 'Sam Signer', email: 'sam@example.test', role: 'signer', position: 0, hasAccount: true,
-  isIdBypassed: false, idBypassReason: null, invitedAt: null, lastRemindedAt: null,
+  isIdBypassed: false, idBypassReason: null, idBypassMethod: null, invitedAt: null, lastRemindedAt: null,
 };
 
 /** A job with a signer, a document and a notary but no date, as `person` sees it from the server. */
