@@ -28,7 +28,10 @@ async function startServer(port: number): Promise<{ output: () => string; exited
   const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
   Object.assign(env, { MFA_REQUIRED_ROLES: 'none', WEB_DIST_DIR: path.join(dataDir, 'no-web-build'), LOG_LEVEL: 'warn', NODE_ENV: 'production' });
   for (const name of ['DATABASE_URL', 'S3_BUCKET', 'SMTP_URL', 'REDIS_URL', 'SECRETS_KEY', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) delete env[name];
-  const child = spawn(path.join(repositoryRoot, 'node_modules', '.bin', 'tsx'), ['src/server/main.ts', '--demo'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node with tsx's loader, not the tsx command: the command relays SIGTERM only if the server
+  // acknowledges it within 30 ms and otherwise kills it with SIGKILL (exit 143), which a busy CI
+  // machine produced twice. The signal must reach the server's own shutdown.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts', '--demo'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   server = child;
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

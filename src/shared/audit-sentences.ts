@@ -394,7 +394,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   },
   'identity.ready': ({ data }) => `${readText(data, 'name') ?? 'A participant'} finished every step of identity proofing; the notary’s review is next.`,
   'identity.reviewed': ({ actor, data }) =>
-    withReason(`${actor} ${data.decision === 'confirmed' ? 'confirmed' : 'rejected'} the identity of ${readText(data, 'name') ?? 'a participant'}`, readText(data, 'reason')),
+    withReason(`${actor} ${data.decision === 'confirmed' ? 'confirmed' : 'rejected'} the identity of ${readText(data, 'name') ?? 'a participant'}.`, readText(data, 'reason')),
   'identity.resume_link_created': ({ data }) => `${readText(data, 'name') ?? 'A participant'} asked for a link to continue the identity step on a phone.`,
   'identity.expired': ({ data }) => {
     const reason = readText(data, 'reason');

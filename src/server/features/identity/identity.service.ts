@@ -25,8 +25,7 @@ import { queueEmail } from '#server/lib/outbox.ts';
 import { decryptSecret, encryptSecret } from '#server/lib/secrets.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, type JobAccess, type ParticipantRow } from '#server/features/jobs/job-access.ts';
-import { createIdentityDataProvider } from '#server/providers/identity/development-provider.ts';
-import type { IdentityDataProvider, PersonData } from '#server/providers/identity/identity-data-provider.ts';
+import { createIdentityDataProvider, type IdentityDataProvider, type PersonData } from '#server/providers/identity/identity-data-provider.ts';
 import { analyseCredential } from './credential-reader.ts';
 import { checkNotFound, getCheckAccess, policyOfJob, requireOwner, type CheckAccess, type CheckRow } from './identity-access.ts';
 import { listIdentityImageKinds, purgeIdentityImages, saveIdentityImage, sniffImageType, type IdentityImageKind } from './identity-images.ts';
@@ -365,7 +364,7 @@ export async function startKbaQuiz(ctx: Ctx, checkId: string, resumeToken: strin
     const txCtx = { ...ctx, db: tx };
     const access = await openForOwner(txCtx, checkId, resumeToken);
     const now = new Date();
-    const notice = 'notice' in dataProvider && typeof dataProvider.notice === 'string' ? dataProvider.notice : null;
+    const notice = dataProvider.notice;
     const standing = kbaStanding(access.policy.kba, access.attempts.map(toRecord), now);
     const open = access.attempts.find((attempt) => attempt.attempt === standing.openAttempt?.attempt && attempt.submittedAt === null);
     if (open) return toQuestions(open, access.policy, notice);

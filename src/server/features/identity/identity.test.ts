@@ -1,0 +1,350 @@
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
+import type { IdentityCheck, KbaQuestions } from '#shared/identity.ts';
+import { auditEvents, emailOutbox, identityChecks, identityImages, identityKbaAttempts, notaryProfiles } from '#server/db/schema/index.ts';
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
+import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { makePng } from '#test/png-fixtures.ts';
+import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
+import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
+import { purgeExpiredIdentityEvidence } from './identity.service.ts';
+
+let t: TestApp;
+let kit: JobKit;
+beforeAll(async () => {
+  t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' });
+  kit = createJobKit(t);
+});
+afterAll(async () => t?.close());
+
+const statement = (name: string) => ({
+  legalName: name,
+  birthDate: '1984-07-09',
+  address: { street: '1208 Maple Avenue', city: 'Richmond', state: 'VA', postalCode: '23220' },
+});
+
+async function cast(): Promise<VideoCast> {
+  return castVideoJob(t, kit, { identity: 'unproven' });
+}
+
+async function start(c: VideoCast, person: TestUser = c.signer): Promise<IdentityCheck> {
+  const res = await kit.call(person, 'POST', `/api/jobs/${c.job.id}/identity/start`, statement(person.name));
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as IdentityCheck;
+}
+
+/** The quiz's key, read from the database as only the server knows it. */
+async function keyOf(attemptId: string): Promise<Map<string, string>> {
+  const [row] = await t.db.select().from(identityKbaAttempts).where(eq(identityKbaAttempts.id, attemptId));
+  return new Map((row?.quiz ?? []).map((question) => [question.key, question.correctChoiceId]));
+}
+
+async function quiz(person: TestUser, checkId: string) {
+  const res = await kit.call(person, 'GET', `/api/identity/${checkId}/kba/questions`);
+  return { res, questions: res.statusCode === 200 ? (res.json() as KbaQuestions) : null };
+}
+
+/** Answers `right` questions correctly and the rest wrongly. */
+async function answer(person: TestUser, checkId: string, questions: KbaQuestions, right: number) {
+  const key = await keyOf(questions.attemptId);
+  const answers = questions.questions.map((question, index) => {
+    const correct = key.get(question.id) ?? '';
+    const wrong = question.choices.find((choice) => choice.id !== correct)?.id ?? '';
+    return { questionId: question.id, choiceId: index < right ? correct : wrong };
+  });
+  return kit.call(person, 'POST', `/api/identity/${checkId}/kba/answers`, { attemptId: questions.attemptId, answers });
+}
+
+async function upload(person: TestUser | null, url: string, files: Array<{ field: string; name: string; content: Buffer; type?: string }>, fields: Record<string, string> = {}, headers: Record<string, string> = {}) {
+  const boundary = `----ron${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  for (const file of files) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: ${file.type ?? 'image/png'}\r\n\r\n`), file.content, Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  const multipart = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+  const auth = person ? await t.signInAs(person) : {};
+  return t.app.inject({ method: 'POST', url, headers: { ...auth, ...headers, ...multipart }, payload: Buffer.concat(parts) });
+}
+
+const selfie = () => makePng(64, 64, { color: [180, 140, 120] });
+
+describe('starting the identity step', () => {
+  it('gives a signer a check under the notary’s state rules, and the same one again; refuses others', async () => {
+    const c = await cast();
+    const url = `/api/jobs/${c.job.id}/identity/start`;
+    const first = await start(c);
+    expect(first).toMatchObject({ status: 'in_progress', policyCode: 'VA', personName: c.signer.name, images: [] });
+    expect(first.kba).toMatchObject({ status: 'pending', attempts: 0, attemptsAllowed: 3, isDevelopmentProvider: true });
+    expect(first.nextStep).toBe('Take photos of your government photo ID.');
+    expect((await start(c)).checkId).toBe(first.checkId);
+
+    expect((await t.app.inject({ method: 'POST', url, payload: statement('Anyone') })).statusCode).toBe(401);
+    expect((await kit.call(c.stranger, 'POST', url, statement(c.stranger.name))).statusCode).toBe(404);
+    const observer = await kit.call(c.observer, 'POST', url, statement(c.observer.name));
+    expect(observer.statusCode).toBe(403);
+    expect(observer.json().message).toBe('Observers do not take the identity step.');
+    expect((await kit.call(c.notary, 'POST', url, statement(c.notary.name))).statusCode).toBe(403);
+    const bad = await kit.call(c.signer, 'POST', url, { ...statement(c.signer.name), birthDate: '09/07/1984' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('birthDate must be a date as YYYY-MM-DD.');
+  });
+
+  it('keeps the signer out of the session until the step is done, saying why', async () => {
+    const c = await cast();
+    const canEnter = (await kit.call(c.signer, 'GET', `/api/jobs/${c.job.id}/can-enter`)).json();
+    expect(canEnter.identity).toEqual({ required: true, satisfied: false, checkId: null, status: null, policyCode: 'VA' });
+    expect(canEnter.reasons).toContain('Prove your identity first: photos of your ID, a photo of your face and a few questions.');
+    expect((await kit.call(c.observer, 'GET', `/api/jobs/${c.job.id}/can-enter`)).json().identity).toMatchObject({ required: false, satisfied: true });
+    await kit.call(c.notary, 'POST', '/api/video/session', { jobId: c.job.id });
+    await kit.call(c.notary, 'POST', `/api/jobs/${c.job.id}/session/join`, { consentToRecording: true, deviceGroupId: 'desk' });
+    const refused = await kit.call(c.signer, 'POST', `/api/jobs/${c.job.id}/session/join`, { consentToRecording: true, deviceGroupId: 'laptop' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ error: 'cannot_enter', message: 'Prove your identity first: photos of your ID, a photo of your face and a few questions.' });
+  });
+});
+
+describe('knowledge-based questions', () => {
+  it('asks five questions of five choices, keeps the clock on a reload, passes at four right and records no answer', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const { questions } = await quiz(c.signer, check.checkId);
+    expect(questions?.questions).toHaveLength(5);
+    for (const question of questions?.questions ?? []) expect(question.choices.length).toBeGreaterThanOrEqual(5);
+    expect(questions?.providerNotice).toContain('development provider');
+    expect(questions?.timeLimitSeconds).toBe(120);
+    const again = (await quiz(c.signer, check.checkId)).questions;
+    expect(again?.attemptId).toBe(questions?.attemptId);
+    expect(again?.deadlineAt).toBe(questions?.deadlineAt);
+
+    const res = await answer(c.signer, check.checkId, questions as KbaQuestions, 4);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ passed: true, correct: 4, total: 5, timedOut: false });
+    expect(res.json().check.kba).toMatchObject({ status: 'passed', lastCorrect: 4, lastTotal: 5 });
+    const [row] = await t.db.select().from(identityKbaAttempts).where(eq(identityKbaAttempts.id, questions?.attemptId ?? ''));
+    expect(row?.quiz).toBeNull();
+    const twice = await answer(c.signer, check.checkId, questions as KbaQuestions, 5);
+    expect(twice.statusCode).toBe(409);
+    const more = await quiz(c.signer, check.checkId);
+    expect(more.res.statusCode).toBe(409);
+  });
+
+  it('fails at three right, allows Virginia’s two retakes with new questions, then locks the check', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const seen: string[][] = [];
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      const { questions } = await quiz(c.signer, check.checkId);
+      expect(questions?.attempt).toBe(attempt);
+      seen.push((questions?.questions ?? []).map((question) => question.id));
+      const res = await answer(c.signer, check.checkId, questions as KbaQuestions, 3);
+      expect(res.json()).toMatchObject({ passed: false, correct: 3, total: 5 });
+    }
+    // No more than 60% of the first quiz's questions come back.
+    for (const later of seen.slice(1)) expect(later.filter((key) => seen[0]?.includes(key)).length).toBeLessThanOrEqual(3);
+    const after = (await kit.call(c.signer, 'GET', `/api/identity/${check.checkId}`)).json() as IdentityCheck;
+    expect(after.status).toBe('locked');
+    const refused = await quiz(c.signer, check.checkId);
+    expect(refused.res.statusCode).toBe(409);
+    const canEnter = (await kit.call(c.signer, 'GET', `/api/jobs/${c.job.id}/can-enter`)).json();
+    expect(canEnter.reasons).toContain('Your identity could not be proven with the questions; ask the notary about another way.');
+  });
+
+  it('counts answers sent after the time limit as a failure', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const { questions } = await quiz(c.signer, check.checkId);
+    await t.db.update(identityKbaAttempts).set({ deadlineAt: new Date(Date.now() - 1000) }).where(eq(identityKbaAttempts.id, questions?.attemptId ?? ''));
+    const res = await answer(c.signer, check.checkId, questions as KbaQuestions, 5);
+    expect(res.json()).toMatchObject({ passed: false, timedOut: true });
+  });
+
+  it('refuses the development provider in production unless it is allowed', async () => {
+    const production = await createTestApp({ NODE_ENV: 'production', COOKIE_SECURE: 'false' });
+    try {
+      const productionKit = createJobKit(production);
+      const c = await castVideoJob(production, productionKit, { identity: 'unproven' });
+      const started = await productionKit.call(c.signer, 'POST', `/api/jobs/${c.job.id}/identity/start`, statement(c.signer.name));
+      expect(started.statusCode, started.body).toBe(200);
+      const refused = await productionKit.call(c.signer, 'GET', `/api/identity/${started.json().checkId}/kba/questions`);
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json().message).toContain('IDENTITY_DEV_PROVIDER');
+    } finally {
+      await production.close();
+    }
+  });
+});
+
+describe('the selfie and the ID images', () => {
+  it('keeps images encrypted at rest and shows them to the job’s notary and admins only', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const image = selfie();
+    const url = `/api/identity/${check.checkId}/selfie`;
+    expect((await upload(c.signer, url, [{ field: 'selfie', name: 'me.txt', content: Buffer.from('not an image'), type: 'image/png' }])).statusCode).toBe(415);
+    expect((await upload(c.signer, url, [])).statusCode).toBe(400);
+    expect((await upload(c.stranger, url, [{ field: 'selfie', name: 'me.png', content: image }])).statusCode).toBe(404);
+    const saved = await upload(c.signer, url, [{ field: 'selfie', name: 'me.png', content: image }]);
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json().selfie.status).toBe('received');
+
+    const [row] = await t.db.select().from(identityImages).where(and(eq(identityImages.checkId, check.checkId), eq(identityImages.kind, 'selfie')));
+    const stored = await createLocalStorage(t.blobRoot).read(row?.storageKey ?? '');
+    expect(stored.includes(image.subarray(0, 8))).toBe(false);
+    expect(stored.length).toBe(image.length + 28);
+
+    const imageUrl = `/api/identity/${check.checkId}/images/selfie`;
+    const shown = await kit.call(c.notary, 'GET', imageUrl);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.headers['cache-control']).toBe('private, no-store');
+    expect(shown.rawPayload.equals(image)).toBe(true);
+    const admin = await t.createUser({ roles: ['admin'] });
+    expect((await kit.call(admin, 'GET', imageUrl)).statusCode).toBe(200);
+    expect((await kit.call(c.signer, 'GET', imageUrl)).statusCode).toBe(403);
+    const otherNotary = await kit.createNotary();
+    expect((await kit.call(otherNotary, 'GET', imageUrl)).statusCode).toBe(404);
+    expect((await kit.call(c.agent, 'GET', imageUrl)).statusCode).toBe(404);
+    expect((await kit.call(c.notary, 'GET', `/api/identity/${check.checkId}`)).json().images).toEqual([{ kind: 'selfie', url: imageUrl }]);
+    expect((await kit.call(c.signer, 'GET', `/api/identity/${check.checkId}`)).json().images).toEqual([]);
+  });
+
+  it('refuses a credential without its images or with a wrong kind of ID', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const url = `/api/identity/${check.checkId}/credential`;
+    const missing = await upload(c.signer, url, [{ field: 'front', name: 'front.png', content: selfie() }], { documentType: 'drivers_license' });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().message).toBe('Send the back of your driver’s licence.');
+    const kind = await upload(c.signer, url, [{ field: 'passport', name: 'p.png', content: selfie() }], { documentType: 'library_card' });
+    expect(kind.statusCode).toBe(400);
+    const notJson = await kit.call(c.signer, 'POST', url, { documentType: 'passport' });
+    expect(notJson.statusCode).toBe(415);
+  });
+});
+
+describe('the notary’s judgement, bypasses and resets', () => {
+  it('lets only the job’s notary confirm, and only once every step passed', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const review = (person: TestUser, body: Record<string, unknown>) => kit.call(person, 'POST', `/api/identity/${check.checkId}/review`, body);
+    expect((await review(c.notary, { decision: 'confirmed', reason: 'Looks right' })).statusCode).toBe(409);
+    expect((await review(c.signer, { decision: 'confirmed', reason: 'It is me' })).statusCode).toBe(403);
+    expect((await review(c.notary, { decision: 'confirmed' })).statusCode).toBe(400);
+    const rejected = await review(c.notary, { decision: 'rejected', reason: 'The face on camera is not the ID photo' });
+    expect(rejected.statusCode, rejected.body).toBe(200);
+    expect(rejected.json()).toMatchObject({ status: 'rejected', review: { decision: 'rejected', reviewerName: c.notary.name } });
+    expect((await kit.call(c.signer, 'GET', `/api/jobs/${c.job.id}/can-enter`)).json().reasons).toContain('The notary did not accept your identity proof.');
+    const list = (await kit.call(c.notary, 'GET', `/api/jobs/${c.job.id}/identity`)).json();
+    expect(list.items.map((item: { name: string; check: IdentityCheck | null }) => [item.name, item.check?.status ?? null])).toEqual([
+      [c.signer.name, 'rejected'],
+      [c.witness.name, null],
+    ]);
+    expect((await kit.call(c.signer, 'GET', `/api/jobs/${c.job.id}/identity`)).statusCode).toBe(403);
+    expect((await kit.call(c.stranger, 'GET', `/api/jobs/${c.job.id}/identity`)).statusCode).toBe(404);
+  });
+
+  it('takes a bypass only from the notary or an admin, with a reason and a method the state allows', async () => {
+    const c = await cast();
+    const url = `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}/id-bypass`;
+    expect((await kit.call(c.signer, 'POST', url, { enabled: true, reason: 'I am me', method: 'personal_knowledge' })).statusCode).toBe(403);
+    expect((await kit.call(c.notary, 'POST', url, { enabled: true, method: 'personal_knowledge' })).statusCode).toBe(400);
+    expect((await kit.call(c.notary, 'POST', url, { enabled: true, reason: 'Known to me', method: 'a_hunch' })).statusCode).toBe(400);
+    const done = await kit.call(c.notary, 'POST', url, { enabled: true, reason: 'My neighbour of ten years', method: 'personal_knowledge' });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toMatchObject({ isIdBypassed: true, idBypassMethod: 'personal_knowledge' });
+    expect((await kit.call(c.signer, 'GET', `/api/jobs/${c.job.id}/can-enter`)).json().identity).toMatchObject({ required: true, satisfied: true });
+    const trail = await t.db.select().from(auditEvents).where(and(eq(auditEvents.jobId, c.job.id), eq(auditEvents.action, 'participant.id_bypass_changed')));
+    expect(trail.map((event) => describeAuditEvent({ ...event, actorName: c.notary.name } as never))).toContain(
+      `${c.notary.name} identified ${c.signer.name} by personal knowledge instead of the identity step. Reason: My neighbour of ten years.`,
+    );
+  });
+
+  it('lets an admin restart a person’s step on every job', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const admin = await t.createUser({ roles: ['admin'] });
+    expect((await kit.call(c.notary, 'POST', `/api/admin/users/${c.signer.id}/reset-id`)).statusCode).toBe(403);
+    expect((await kit.call(admin, 'POST', `/api/admin/users/00000000-0000-4000-8000-000000000000/reset-id`)).statusCode).toBe(404);
+    const reset = await kit.call(admin, 'POST', `/api/admin/users/${c.signer.id}/reset-id`);
+    expect(reset.json()).toEqual({ ok: true, checksEnded: 1, signaturesCleared: 0 });
+    expect((await kit.call(c.signer, 'GET', `/api/identity/${check.checkId}`)).json().status).toBe('expired');
+    expect((await start(c)).checkId).not.toBe(check.checkId);
+    await kit.saveSignature(c.signer);
+    const cleared = await kit.call(admin, 'POST', `/api/admin/users/${c.signer.id}/clear-signature-id`);
+    expect(cleared.json()).toEqual({ ok: true, checksEnded: 1, signaturesCleared: 1 });
+    expect((await kit.call(c.signer, 'GET', '/api/signature/me')).statusCode).toBe(404);
+  });
+});
+
+describe('continuing on a phone', () => {
+  it('mails a link whose token stands for this check only, until it expires', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const link = await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/resume-link`);
+    expect(link.statusCode, link.body).toBe(200);
+    const token = String(link.json().url).split('/').pop() ?? '';
+    const mails = await t.db.select().from(emailOutbox).where(eq(emailOutbox.toAddress, c.signer.email));
+    expect(mails.some((mail) => mail.textBody.includes(`/verify/resume/${token}`))).toBe(true);
+    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/resume-link`)).statusCode).toBe(403);
+
+    const phone = (method: 'GET' | 'POST', url: string, headers: Record<string, string> = { 'x-identity-resume': token }) => t.app.inject({ method, url, headers });
+    expect((await phone('GET', `/api/identity/resume/${token}`, {})).json().checkId).toBe(check.checkId);
+    expect((await phone('GET', `/api/identity/${check.checkId}`)).statusCode).toBe(200);
+    expect((await upload(null, `/api/identity/${check.checkId}/selfie`, [{ field: 'selfie', name: 'me.png', content: selfie() }], {}, { 'x-identity-resume': token })).statusCode).toBe(200);
+    expect((await phone('GET', `/api/identity/${check.checkId}/images/selfie`)).statusCode).toBe(401);
+    expect((await phone('GET', `/api/identity/${check.checkId}`, { 'x-identity-resume': 'x'.repeat(43) })).statusCode).toBe(404);
+    const other = await cast();
+    const otherCheck = await start(other);
+    expect((await phone('GET', `/api/identity/${otherCheck.checkId}`)).statusCode).toBe(404);
+
+    await t.db.update(identityChecks).set({ resumeExpiresAt: new Date(Date.now() - 1000) }).where(eq(identityChecks.id, check.checkId));
+    const expired = await phone('GET', `/api/identity/resume/${token}`, {});
+    expect(expired.statusCode).toBe(410);
+    expect(expired.json().message).toBe('This link has expired. Open a new one from your computer.');
+  });
+});
+
+describe('retention', () => {
+  it('purges images and stated details when the state’s retention ends, keeping the outcome', async () => {
+    const c = await cast();
+    const check = await start(c);
+    await upload(c.signer, `/api/identity/${check.checkId}/selfie`, [{ field: 'selfie', name: 'me.png', content: selfie() }]);
+    const [row] = await t.db.select().from(identityChecks).where(eq(identityChecks.id, check.checkId));
+    const [image] = await t.db.select().from(identityImages).where(eq(identityImages.checkId, check.checkId));
+    const storage = createLocalStorage(t.blobRoot);
+    expect(await storage.has(image?.storageKey ?? '')).toBe(true);
+    // Virginia keeps five years: a day before nothing goes, the day after everything does.
+    const deps = { db: t.db, storage, secretsKey: t.secretsKey };
+    const purgeAfter = row?.purgeAfter ?? new Date();
+    expect(purgeAfter.getUTCFullYear()).toBe((row?.createdAt ?? new Date()).getUTCFullYear() + 5);
+    expect(await purgeExpiredIdentityEvidence(deps, new Date(purgeAfter.getTime() - 86_400_000))).toBe(0);
+    expect(await purgeExpiredIdentityEvidence(deps, new Date(purgeAfter.getTime() + 86_400_000))).toBeGreaterThanOrEqual(1);
+    expect(await storage.has(image?.storageKey ?? '')).toBe(false);
+    const [purged] = await t.db.select().from(identityChecks).where(eq(identityChecks.id, check.checkId));
+    expect(purged).toMatchObject({ statementSealed: '', credentialFields: null, documentNumberSealed: null });
+    expect(purged?.purgedAt).not.toBeNull();
+    expect((await kit.call(c.notary, 'GET', `/api/identity/${check.checkId}/images/selfie`)).statusCode).toBe(404);
+    const events = await t.db.select().from(auditEvents).where(and(eq(auditEvents.jobId, c.job.id), eq(auditEvents.action, 'identity.purged')));
+    expect(events).toHaveLength(1);
+  });
+});
+
+// Texas uses its own row: one retake, then 24 hours locked.
+describe('the state of the notary’s commission picks the rules', () => {
+  it('applies Texas: one retake, then locked for 24 hours', async () => {
+    const c = await cast();
+    await t.db.update(notaryProfiles).set({ commissionState: 'TX' }).where(eq(notaryProfiles.userId, c.notary.id));
+    const check = await start(c);
+    expect(check.policyCode).toBe('TX');
+    for (let attempt = 1; attempt <= 2; attempt += 1) {
+      const { questions } = await quiz(c.signer, check.checkId);
+      await answer(c.signer, check.checkId, questions as KbaQuestions, 2);
+    }
+    const after = (await kit.call(c.signer, 'GET', `/api/identity/${check.checkId}`)).json() as IdentityCheck;
+    expect(after.status).toBe('locked');
+    expect(Date.parse(after.kba.lockedUntil ?? '') - Date.now()).toBeGreaterThan(23 * 3600_000);
+  });
+});
+
