@@ -39,19 +39,18 @@ const developmentProviderName = 'development';
 /** A person may send new ID photographs this many times in one check. */
 export const maxCredentialAttempts = 10;
 
-let provider: IdentityDataProvider | null = null;
+/** One provider per configuration (an app's config object), built on first use. */
+const providers = new WeakMap<Ctx['config'], IdentityDataProvider>();
 function identityDataProvider(ctx: Pick<Ctx, 'config'>): IdentityDataProvider {
+  const known = providers.get(ctx.config);
+  if (known) return known;
   try {
-    provider ??= createIdentityDataProvider({ NODE_ENV: ctx.config.nodeEnv, IDENTITY_DEV_PROVIDER: ctx.config.identity.developmentProvider ?? undefined });
-    return provider;
+    const created = createIdentityDataProvider({ NODE_ENV: ctx.config.nodeEnv, IDENTITY_DEV_PROVIDER: ctx.config.identity.developmentProvider ?? undefined });
+    providers.set(ctx.config, created);
+    return created;
   } catch (error) {
     throw new AppError(503, 'identity_provider_unavailable', error instanceof Error ? error.message : 'No identity-data provider is configured.');
   }
-}
-
-/** Only for tests that switch NODE_ENV: the next call builds the provider again. */
-export function forgetIdentityProvider(): void {
-  provider = null;
 }
 
 function readStatement(ctx: Pick<Ctx, 'secretsKey'>, check: CheckRow): PersonData {
@@ -81,7 +80,8 @@ function statusOf(check: CheckRow, attempts: AttemptRow[], policy: IdentityPolic
   if (check.reviewDecision === 'confirmed') return 'confirmed';
   if (check.reviewDecision === 'rejected') return 'rejected';
   const standing = kbaStanding(policy.kba, attempts.map(toRecord), now);
-  if (standing.status === 'locked' || standing.status === 'failed') return 'locked';
+  // A failed quiz with a retake left keeps the check open; no quiz possible any more locks it.
+  if (standing.status === 'locked' || (standing.status === 'failed' && !standing.canStart)) return 'locked';
   const isCredentialDone = !policy.credentialAnalysisRequired || check.credentialStatus === 'passed';
   const isSelfieDone = !policy.selfieRequired || check.selfieReceivedAt !== null;
   return isCredentialDone && isSelfieDone && standing.status === 'passed' ? 'ready' : 'in_progress';
@@ -118,6 +118,9 @@ function nextStepOf(check: CheckRow, status: IdentityCheckStatus, policy: Identi
   return 'Answer a few questions about yourself.';
 }
 
+/** Only the development provider is built (decision 025): before a first quiz, it is the one that would ask. */
+const isDevelopmentConfigured = true;
+
 async function toCheck(db: DbOrTx, access: Pick<CheckAccess, 'viewer' | 'policy' | 'participant'>, check: CheckRow, attempts: AttemptRow[], now: Date): Promise<IdentityCheck> {
   const policy = access.policy;
   const status = statusOf(check, attempts, policy, now);
@@ -153,7 +156,7 @@ async function toCheck(db: DbOrTx, access: Pick<CheckAccess, 'viewer' | 'policy'
       retakeUntil: standing.retakeUntil?.toISOString() ?? null,
       lockedUntil: standing.lockedUntil?.toISOString() ?? null,
       // Every quiz names its provider; before the first, the one configured would ask them.
-      isDevelopmentProvider: attempts.length > 0 ? attempts.some((attempt) => attempt.provider === developmentProviderName) : (provider?.isDevelopment ?? true),
+      isDevelopmentProvider: attempts.length > 0 ? attempts.some((attempt) => attempt.provider === developmentProviderName) : isDevelopmentConfigured,
     },
     review: {
       decision: check.reviewDecision,

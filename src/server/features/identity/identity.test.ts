@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
@@ -8,6 +13,8 @@ import { createTestApp, type TestApp, type TestUser } from '#test/create-test-ap
 import { makePng } from '#test/png-fixtures.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
+import { makeAamvaText, makeLicenceBack, makeLicenceFront } from '#test/id-documents.ts';
+import { recordMedia } from '#test/live-session.ts';
 import { purgeExpiredIdentityEvidence } from './identity.service.ts';
 
 let t: TestApp;
@@ -71,6 +78,19 @@ async function upload(person: TestUser | null, url: string, files: Array<{ field
 
 const selfie = () => makePng(64, 64, { color: [180, 140, 120] });
 
+/** The text of a sealed PDF (pdftotext), spaces collapsed. */
+async function pdfText(jobKit: JobKit, person: TestUser, downloadUrl: string): Promise<string> {
+  const download = await jobKit.call(person, 'GET', downloadUrl);
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-identity-'));
+  try {
+    fs.writeFileSync(path.join(directory, 'out.pdf'), download.rawPayload);
+    const { stdout } = await promisify(execFile)('pdftotext', ['-enc', 'UTF-8', path.join(directory, 'out.pdf'), '-']);
+    return stdout.replace(/\s+/g, ' ');
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+}
+
 describe('starting the identity step', () => {
   it('gives a signer a check under the notary’s state rules, and the same one again; refuses others', async () => {
     const c = await cast();
@@ -125,7 +145,8 @@ describe('knowledge-based questions', () => {
     expect(res.json().check.kba).toMatchObject({ status: 'passed', lastCorrect: 4, lastTotal: 5 });
     const [row] = await t.db.select().from(identityKbaAttempts).where(eq(identityKbaAttempts.id, questions?.attemptId ?? ''));
     expect(row?.quiz).toBeNull();
-    const twice = await answer(c.signer, check.checkId, questions as KbaQuestions, 5);
+    const sent = (questions?.questions ?? []).map((question) => ({ questionId: question.id, choiceId: question.choices[0]?.id ?? '' }));
+    const twice = await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/kba/answers`, { attemptId: questions?.attemptId, answers: sent });
     expect(twice.statusCode).toBe(409);
     const more = await quiz(c.signer, check.checkId);
     expect(more.res.statusCode).toBe(409);
@@ -136,7 +157,8 @@ describe('knowledge-based questions', () => {
     const check = await start(c);
     const seen: string[][] = [];
     for (let attempt = 1; attempt <= 3; attempt += 1) {
-      const { questions } = await quiz(c.signer, check.checkId);
+      const { res: shown, questions } = await quiz(c.signer, check.checkId);
+      expect(shown.statusCode, shown.body).toBe(200);
       expect(questions?.attempt).toBe(attempt);
       seen.push((questions?.questions ?? []).map((question) => question.id));
       const res = await answer(c.signer, check.checkId, questions as KbaQuestions, 3);
@@ -348,3 +370,81 @@ describe('the state of the notary’s commission picks the rules', () => {
   });
 });
 
+
+describe('credential analysis through the API', () => {
+  it('reads a licence’s barcode, shows what failed in sentences, and accepts a retake that matches', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const url = `/api/identity/${check.checkId}/credential`;
+    const front = await makeLicenceFront();
+    // The person states a name the licence does not carry: the analysis says so and asks again.
+    const mismatched = await upload(c.signer, url, [{ field: 'front', name: 'front.png', content: front }, { field: 'back', name: 'back.png', content: await makeLicenceBack() }], { documentType: 'drivers_license' });
+    expect(mismatched.statusCode, mismatched.body).toBe(200);
+    const failed = mismatched.json() as IdentityCheck;
+    expect(failed.credential.status).toBe('failed');
+    expect(failed.credential.checks.find((item) => item.id === 'name_matches')).toMatchObject({ passed: false });
+    expect(failed.credential.fields).toMatchObject({ lastName: 'SAMPLE', documentNumberLast4: '5678' });
+    expect(JSON.stringify(failed)).not.toContain('12345678');
+    expect(failed.nextStep).toBe('Your ID could not be accepted. Take new photos of it.');
+
+    const expired = makeAamvaText({ firstName: 'SAM', lastName: 'SIGNER', birthDate: '1984-07-09', expiryDate: '2024-03-01' });
+    const old = await upload(c.signer, url, [{ field: 'front', name: 'f.png', content: front }, { field: 'back', name: 'b.png', content: await makeLicenceBack({ text: expired }) }], { documentType: 'drivers_license' });
+    expect(old.json().credential.checks.find((item: { id: string }) => item.id === 'not_expired')).toMatchObject({ passed: false, sentence: 'This ID expired on 2024-03-01.' });
+
+    const good = makeAamvaText({ firstName: 'SAM', lastName: 'SIGNER', birthDate: '1984-07-09' });
+    const res = await kit.call(c.signer, 'POST', `/api/jobs/${c.job.id}/identity/start`, { ...statement('Sam Signer') });
+    expect(res.json().checkId).toBe(check.checkId);
+    // The statement cannot change once something was checked against it: the name stays the first one.
+    const retake = await upload(c.signer, url, [{ field: 'front', name: 'f.png', content: front }, { field: 'back', name: 'b.png', content: await makeLicenceBack({ text: good }) }], { documentType: 'drivers_license' });
+    expect(retake.json().credential.checks.find((item: { id: string }) => item.id === 'name_matches')).toMatchObject({ passed: false });
+    const trail = await t.db.select().from(auditEvents).where(and(eq(auditEvents.jobId, c.job.id), eq(auditEvents.action, 'identity.credential_checked')));
+    expect(trail).toHaveLength(3);
+    expect(describeAuditEvent({ ...trail[1], actorName: c.signer.name } as never)).toBe(`${c.signer.name}’s driver’s licence failed credential analysis (expired, name does not match).`);
+  });
+});
+
+describe('the act rests on the identity outcome', () => {
+  it('refuses to seal until the notary confirms a finished step, then seals a notarial act naming how identity was proven', async () => {
+    const notary = await kit.createNotary({ name: 'Nora Notary' });
+    const signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
+    await kit.saveSignature(signer);
+    const job = await kit.createJob(notary, { notaryId: notary.id, signers: [{ name: signer.name, email: signer.email }] });
+    expect((await kit.acceptInvitation(signer)).statusCode).toBe(200);
+    const documentId = await kit.uploadPdf(notary, job.id);
+    await kit.moveJob(notary, job.id, ['ready']);
+    const participantId = job.participants[0]?.id ?? '';
+
+    // The signer's step: licence, selfie, questions.
+    const started = await kit.call(signer, 'POST', `/api/jobs/${job.id}/identity/start`, statement('Sam Q. Signer'));
+    const checkId = started.json().checkId as string;
+    const back = await makeLicenceBack({ text: makeAamvaText({ state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: '1984-07-09' }) });
+    const credential = await upload(signer, `/api/identity/${checkId}/credential`, [{ field: 'front', name: 'f.png', content: await makeLicenceFront() }, { field: 'back', name: 'b.png', content: back }], { documentType: 'drivers_license' });
+    expect(credential.json().credential, credential.body).toMatchObject({ status: 'passed' });
+    await upload(signer, `/api/identity/${checkId}/selfie`, [{ field: 'selfie', name: 'me.png', content: selfie() }]);
+    const { questions } = await quiz(signer, checkId);
+    const passed = await answer(signer, checkId, questions as KbaQuestions, 5);
+    expect(passed.json().check.status).toBe('ready');
+    expect((await kit.call(signer, 'GET', `/api/jobs/${job.id}/can-enter`)).json().identity).toMatchObject({ satisfied: true, status: 'ready' });
+
+    const recording = await kit.startRecordedSession(notary, job.id, [signer]);
+    // startRecordedSession let the signer past with a bypass; take it back so the check decides.
+    expect((await kit.call(notary, 'POST', `/api/jobs/${job.id}/signers/${participantId}/id-bypass`, { enabled: false })).statusCode).toBe(200);
+    const base = `/api/jobs/${job.id}/documents/${documentId}/fields`;
+    const placed = await kit.call(notary, 'POST', base, { type: 'signature', participantId, page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 });
+    expect((await kit.call(signer, 'POST', `${base}/${placed.json().id}/fill`, { version: 1 })).statusCode).toBe(200);
+    expect((await kit.call(notary, 'POST', `/api/jobs/${job.id}/documents/${documentId}/complete`)).statusCode).toBe(200);
+    await recordMedia(t, recording.recordingId, [participantId, 'notary']);
+
+    const refused = await kit.call(notary, 'POST', `/api/jobs/${job.id}/complete-job`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ error: 'identity_not_proven', message: 'Confirm the identity of Sam Signer first (or record how you know them). The job cannot be sealed.' });
+
+    const confirmed = await kit.call(notary, 'POST', `/api/identity/${checkId}/review`, { decision: 'confirmed', reason: 'Face matches the licence photo' });
+    expect(confirmed.json().status).toBe('confirmed');
+    const sealed = await kit.call(notary, 'POST', `/api/jobs/${job.id}/complete-job`);
+    expect(sealed.statusCode, sealed.body).toBe(200);
+    expect(sealed.json().items[0]).toMatchObject({ isNotarialAct: true, notNotarialReasons: [] });
+    const audit = await pdfText(kit, notary, sealed.json().items[0].downloadUrl);
+    expect(audit).toContain('Credential analysis of a driver’s licence passed; knowledge-based questions passed (5 of 5, attempt 1, development provider); selfie compared with the ID photo; confirmed by Nora Notary');
+  });
+});
