@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import QRCode from 'qrcode';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { IdentityCheck, ResumeLink } from '#shared/identity.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { identityCalls } from './identity-api.ts';
@@ -44,7 +44,11 @@ function LinkAndCode({ link }: { link: ResumeLink }) {
 export function ContinueOnPhone({ check, onClose }: { check: IdentityCheck; onClose: () => void }) {
   const link = useMutation({ mutationFn: () => identityCalls.createResumeLink(check.checkId) });
   const { mutate } = link;
+  // One link when the panel opens (each link is also emailed): not a second one from a repeated effect.
+  const hasAsked = useRef(false);
   useEffect(() => {
+    if (hasAsked.current) return;
+    hasAsked.current = true;
     mutate();
   }, [mutate]);
   const parts = [

@@ -25,16 +25,19 @@ function Images({ check, name }: { check: IdentityCheck; name: string }) {
   const order = ['front', 'back', 'passport', 'selfie'] as const;
   const images = [...check.images].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   return (
-    <div className="identity-images">
-      {images.map((image) => (
-        <figure key={image.kind}>
-          <a href={image.url} target="_blank" rel="noreferrer">
-            <img src={image.url} alt={`${name}: ${sideNames[image.kind].toLowerCase()}`} loading="lazy" />
-          </a>
-          <figcaption>{sideNames[image.kind]}</figcaption>
-        </figure>
-      ))}
-    </div>
+    <>
+      <div className="identity-images">
+        {images.map((image) => (
+          <figure key={image.kind}>
+            <a href={image.url} target="_blank" rel="noreferrer">
+              <img src={image.url} alt={`${name}: ${sideNames[image.kind].toLowerCase()}`} loading="lazy" />
+            </a>
+            <figcaption>{sideNames[image.kind]}</figcaption>
+          </figure>
+        ))}
+      </div>
+      <p className="field-hint">Open a photo to see it full size.</p>
+    </>
   );
 }
 

@@ -153,6 +153,7 @@ function TimedQuestions({ checkId, access, questions, deadline, onResult }: Time
     const next = { ...answers, [questionId]: choiceId };
     answersRef.current = next;
     setAnswers(next);
+    setError(null);
   };
 
   const submit = (event: FormEvent) => {
