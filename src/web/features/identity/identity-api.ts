@@ -79,12 +79,12 @@ export function useIdentityCheck(checkId: string | null, access: IdentityAccess,
 }
 
 /** GET /api/jobs/{jobId}/identity: the notary's list of the people who must prove identity. */
-export function useJobIdentity(jobId: string, options: { enabled?: boolean } = {}) {
+export function useJobIdentity(jobId: string, options: { refetchMs?: number | false } = {}) {
   return useQuery({
     queryKey: jobIdentityKey(jobId),
     queryFn: () => api.get(`/api/jobs/${jobId}/identity`, jobIdentityListSchema),
-    enabled: options.enabled ?? true,
     retry: false,
+    refetchInterval: options.refetchMs ?? false,
   });
 }
 

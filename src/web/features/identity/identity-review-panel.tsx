@@ -201,7 +201,8 @@ function PersonReview({ jobId, person }: { jobId: string; person: Person }) {
  */
 export function IdentityReviewPanel({ jobId }: { jobId: string }) {
   const [isOpen, setIsOpen] = useState(false);
-  const list = useJobIdentity(jobId);
+  // A signer finishing their step shows here without a click: often while open, now and then while closed.
+  const list = useJobIdentity(jobId, { refetchMs: isOpen ? 5_000 : 20_000 });
   const items = list.data?.items ?? [];
   return (
     <details className="identity-review stack" open={isOpen} onToggle={(event) => setIsOpen(event.currentTarget.open)}>

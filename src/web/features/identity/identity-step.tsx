@@ -80,7 +80,6 @@ export function IdentityStep({ jobId, checkId: initialCheckId, mode, resumeToken
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [stage, check?.checkId]);
 
-  const headingId = isPhoneShown ? 'phone-panel-title' : 'identity-stage-title';
   let body;
   if (checkId && checkQuery.isPending) {
     body = <p role="status">Loading your identity step…</p>;
@@ -94,8 +93,8 @@ export function IdentityStep({ jobId, checkId: initialCheckId, mode, resumeToken
 
   const canUsePhone = mode === 'desktop' && check && !isFinished && !isPhoneShown && (stage === 'credential' || stage === 'selfie' || stage === 'questions');
   return (
-    <section className="card stack identity-step" aria-labelledby={headingId}>
-      <p className="identity-kicker">Prove who you are{check ? `: ${check.personName}` : ''}</p>
+    <section className="card stack identity-step" aria-labelledby="identity-step-title">
+      <p className="identity-kicker" id="identity-step-title">Prove who you are{check ? `: ${check.personName}` : ''}</p>
       {stage !== 'done' ? <StepList stage={stage} check={check} /> : null}
       {body}
       {canUsePhone ? (
