@@ -108,7 +108,7 @@ export const routes: RouteObject[] = [
       { path: '/dashboard/notary', element: <RoleHomeRedirect /> },
       { path: '/signature', element: page(() => import('./pages/signature.tsx')) },
       { path: '/initials', element: page(() => import('./pages/initials.tsx')) },
-      { path: '/verify/resume/:token', element: notBuilt('Resume verification', 'Identity verification') },
+      { path: '/verify/resume/:token', element: page(() => import('./pages/verify-resume.tsx'), 'Identity step') },
       { path: '*', element: <RoleHomeRedirect /> },
     ],
   },

@@ -104,14 +104,14 @@ export function createApiClient(options: ApiClientOptions = {}) {
 
   /**
    * Multipart upload with progress (XMLHttpRequest reports upload progress; fetch does not).
-   * Same headers and error rule as every other call.
+   * Same headers and error rule as every other call; `headers` adds to them (a resume token).
    */
-  function upload<T>(path: string, form: FormData, onProgress: (fraction: number) => void, schema?: z.ZodType<T>): Promise<T> {
+  function upload<T>(path: string, form: FormData, onProgress: (fraction: number) => void, schema?: z.ZodType<T>, headers?: Record<string, string>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const xhr = new XMLHttpRequest();
       xhr.open('POST', `${baseUrl}${path}`);
       xhr.withCredentials = true;
-      const init = buildInit('POST', undefined, undefined);
+      const init = buildInit('POST', undefined, headers);
       for (const [name, value] of Object.entries(init.headers as Record<string, string>)) xhr.setRequestHeader(name, value);
       xhr.upload.onprogress = (event) => {
         if (event.lengthComputable) onProgress(event.loaded / event.total);

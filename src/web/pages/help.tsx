@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { IdentityPoliciesTable } from '#web/features/identity/identity-policies-table.tsx';
 
 const topics = [
   {
@@ -24,6 +25,15 @@ const topics = [
 ];
 
 function HelpContent() {
+  return (
+    <div className="stack">
+      <HelpTopics />
+      <IdentityPoliciesTable />
+    </div>
+  );
+}
+
+function HelpTopics() {
   return (
     <section className="card" aria-labelledby="help-title">
       <h1 id="help-title">Help</h1>

@@ -1,12 +1,14 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { FormAlert } from '#web/components/field.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { IdentityStep, identityDoneSentence } from '#web/features/identity/identity-step.tsx';
 import { useJob } from '#web/features/jobs/job-hooks.ts';
 import { Denied, Lobby } from '#web/features/session/lobby.tsx';
 import { PreJoin } from '#web/features/session/pre-join.tsx';
-import { roomPath, sessionRefetchMs, useCanEnter, useJobDocuments, useSessionLiveUpdates } from '#web/features/session/session-api.ts';
+import { canEnterKey, roomPath, sessionRefetchMs, useCanEnter, useJobDocuments, useSessionLiveUpdates } from '#web/features/session/session-api.ts';
 import { SessionControls } from '#web/features/session/session-controls.tsx';
 import { useSessionEnd } from '#web/features/session/use-session-end.ts';
 import { paths } from '#web/paths.ts';
@@ -18,13 +20,14 @@ export default function SessionEntryPage() {
   if (!user) return <Navigate to="/login" replace />;
   return (
     <DashboardLayout user={user} task="Entering the session">
-      <SessionEntry key={jobId} jobId={jobId} />
+      <SessionEntry key={jobId} jobId={jobId} personName={user.fullName ?? user.name} />
     </DashboardLayout>
   );
 }
 
-function SessionEntry({ jobId }: { jobId: string }) {
+function SessionEntry({ jobId, personName }: { jobId: string; personName?: string }) {
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const job = useJob(jobId);
   const documents = useJobDocuments(jobId);
   // The session someone entered (or waits in) here: an admission sends them on, its end to /session/complete.
@@ -33,6 +36,11 @@ function SessionEntry({ jobId }: { jobId: string }) {
   useSessionLiveUpdates(jobId);
   useSessionEnd(jobId, enteredSessionId);
   const place = canEnter.data?.session;
+  const identity = canEnter.data?.identity;
+  // The identity step comes before the device check and consent, until can-enter says it is satisfied.
+  const needsIdentity = Boolean(identity?.required && !identity.satisfied);
+  // Finished here (not on an earlier visit): the pre-join screen says so above the devices.
+  const [hasFinishedIdentity, setHasFinishedIdentity] = useState(false);
   const firstDocumentId = documents.data?.items[0]?.id;
   const isWaiting = place?.lobbyState === 'waiting';
 
@@ -59,8 +67,20 @@ function SessionEntry({ jobId }: { jobId: string }) {
           <Denied />
         ) : isWaiting ? (
           <Lobby jobId={jobId} canEnter={canEnter.data} />
+        ) : needsIdentity && identity ? (
+          <IdentityStep
+            jobId={jobId}
+            checkId={identity.checkId}
+            mode="desktop"
+            personName={personName}
+            onComplete={() => {
+              setHasFinishedIdentity(true);
+              void queryClient.invalidateQueries({ queryKey: canEnterKey(jobId) });
+            }}
+          />
         ) : (
           <>
+            {hasFinishedIdentity ? <p className="alert success" role="status">{identityDoneSentence}</p> : null}
             <PreJoin
               jobId={jobId}
               canEnter={canEnter.data}

@@ -4,6 +4,7 @@ import { Navigate, useParams } from 'react-router';
 import { videoRoleSchema, type VideoRole } from '#shared/video.ts';
 import { LoadingWorkspace } from '#web/components/loading.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { IdentityReviewPanel } from '#web/features/identity/identity-review-panel.tsx';
 import { CallPanel } from '#web/features/session/call/call-panel.tsx';
 import { useMediaHub } from '#web/features/session/call/use-media-hub.ts';
 import { RecordingIndicator } from '#web/features/session/recording-indicator.tsx';
@@ -53,6 +54,7 @@ function SessionRoom({ jobId, docId, userId, selfName, sessionId, participantId,
         {role === 'notary' ? (
           <div className="session-room-controls">
             <SessionControls jobId={jobId} sessionId={sessionId} />
+            <IdentityReviewPanel jobId={jobId} />
           </div>
         ) : null}
       </div>
