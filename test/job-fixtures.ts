@@ -97,8 +97,18 @@ export function createJobKit(t: TestApp) {
     return job;
   }
 
-  /** The job's notary completes every document and seals the job (POST /complete-job), the only way to `completed`. */
+  /**
+   * The job's notary completes every document and seals the job (POST /complete-job), the only way to
+   * `completed`. Signers and witnesses not yet past the identity step are let past it with a bypass
+   * without a method (issue 12): sealing is what these tests are about, and the output says their
+   * identity was not proven.
+   */
   async function sealJob(notary: TestUser, jobId: string): Promise<Job> {
+    for (const participant of (await getJob(notary, jobId)).participants) {
+      if (participant.role === 'observer' || participant.isIdBypassed) continue;
+      const res = await call(notary, 'POST', `/api/jobs/${jobId}/signers/${participant.id}/id-bypass`, { enabled: true, reason: 'Identity step not under test here' });
+      expect(res.statusCode, res.body).toBe(200);
+    }
     const documents = (await call(notary, 'GET', `/api/jobs/${jobId}/documents`)).json().items as Array<{ id: string; status: string }>;
     for (const document of documents.filter((item) => item.status !== 'completed')) {
       const res = await call(notary, 'POST', `/api/jobs/${jobId}/documents/${document.id}/complete`);

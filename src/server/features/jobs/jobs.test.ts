@@ -418,6 +418,8 @@ describe('POST /api/jobs/:id/replace-notary', () => {
 
 /** can-enter's place in the open session when there is none (decision 021). */
 const noPlace = { sessionId: null, sessionStatus: null, participantId: null, lobbyState: null, recording: null };
+/** Someone who takes no identity step (issue 12): not a signer or witness of the job. */
+const noIdentity = (policyCode: string) => ({ required: false, satisfied: true, checkId: null, status: null, policyCode });
 
 describe('GET /api/jobs/:id/can-enter', () => {
   it('lists every reason a draft without notary or documents cannot be entered', async () => {
@@ -434,8 +436,9 @@ describe('GET /api/jobs/:id/can-enter', () => {
         'The job has no documents yet.',
         'Only the job’s notary and its signers, witnesses and observers enter the session. Ask the job’s preparer to invite you as an observer.',
       ],
-      notices: [identityNotice],
+      notices: [],
       session: noPlace,
+      identity: noIdentity('RULONA'),
     });
   });
 
@@ -445,7 +448,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
     const job = await createJob(agent, { notaryId: notary.id });
     await upload(agent, job.id);
     await setStatus(agent, job, 'ready');
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice], session: noPlace });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [], session: noPlace, identity: noIdentity('VA') });
     const admin = await t.createUser({ roles: ['admin'] });
     for (const person of [agent, admin]) {
       expect((await call(person, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toMatchObject({ canEnter: false, role: null });
@@ -464,13 +467,14 @@ describe('GET /api/jobs/:id/can-enter', () => {
       canEnter: false,
       role: 'notary',
       reasons: [`The session opens 15 minutes before ${new Date(scheduledAt).toISOString()}.`],
-      notices: [identityNotice],
+      notices: [],
       session: noPlace,
+      identity: noIdentity('VA'),
     });
     const current = (await call(agent, 'GET', `/api/jobs/${job.id}`)).json() as Job;
     const soon = await call(agent, 'PATCH', `/api/jobs/${job.id}`, { scheduledAt: new Date(Date.now() + 10 * 60_000).toISOString(), version: current.version });
     expect(soon.statusCode).toBe(200);
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice], session: noPlace });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [], session: noPlace, identity: noIdentity('VA') });
   });
 
   it('closes a finished job', async () => {
@@ -481,7 +485,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
     await setStatus(agent, job, 'ready');
     await setStatus(notary, job, 'in_session');
     await createJobKit(t).sealJob(notary, job.id);
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: false, role: 'notary', reasons: ['This job is completed.'], notices: [identityNotice], session: noPlace });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: false, role: 'notary', reasons: ['This job is completed.'], notices: [], session: noPlace, identity: noIdentity('VA') });
   });
 });
 

@@ -81,6 +81,7 @@ describe('POST /api/jobs/:id/signers', () => {
       hasAccount: false,
       isIdBypassed: false,
       idBypassReason: null,
+      idBypassMethod: null,
       invitedAt: expect.any(String),
       lastRemindedAt: null,
     });

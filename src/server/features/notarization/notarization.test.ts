@@ -221,7 +221,7 @@ describe('what the notarized output states', () => {
     expect(certificatePage).toContain(`Not a notarial act: ${recordedReasons.join(' ')}`);
     const auditPage = pages.filter((text) => text.includes('Audit certificate, page')).join(' ');
     expect(auditPage).toContain(`Not a notarial act: ${recordedReasons.join(' ')}`);
-    expect(auditPage).toContain('Identity: Not proven: no identity proofing outcome is recorded');
+    expect(auditPage).toContain('Identity: Not proven: identity verification bypassed by the notary (Identity step not under test here)');
     expect(auditPage).toMatch(new RegExp(`Recording ${recordingId}: \\d+ stored segments of 2 participants`));
     expect(auditPage).toContain('Gaps in the recording: none longer than 10 seconds.');
 
@@ -291,7 +291,7 @@ describe('public verification', () => {
     const { jobId } = await prepareSignedJob();
     const prepared = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: notaryHeaders });
     expect(prepared.statusCode).toBe(200);
-    expect(prepared.json().entries).toEqual([expect.objectContaining({ signerName: 'Sam Signer', documentName: 'affidavit.pdf', actType: 'Jurat', notarizedAt: null, identityMethod: 'Not proven: no identity proofing outcome is recorded' })]);
+    expect(prepared.json().entries).toEqual([expect.objectContaining({ signerName: 'Sam Signer', documentName: 'affidavit.pdf', actType: 'Jurat', notarizedAt: null, identityMethod: 'Not proven: identity verification bypassed by the notary (Identity step not under test here)' })]);
     expect((await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: signerHeaders })).statusCode).toBe(403);
   });
 });

@@ -3,7 +3,7 @@ import type { CanEnter } from '#shared/jobs.ts';
 import { notaryParticipantId, type JoinSessionInput, type LobbyState, type JoinSessionResult, type VideoSession, type VideoTokenInput } from '#shared/video.ts';
 import { videoChangedMessage, type SessionPlace } from '#shared/video-signaling.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { documents, users, videoSessionParticipants } from '#server/db/schema/index.ts';
+import { documents, jobs, users, videoSessionParticipants } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
@@ -13,7 +13,8 @@ import { findEmailInvitations } from '#server/features/jobs/job-invitations.ts';
 import { describeSession, findOpenSession, getSessionAccess, isNotaryPresent, requireNotary, toParticipantId, type SessionRow } from './video-access.ts';
 import { findRunningRecording } from './recordings.service.ts';
 import { signVideoToken } from './video-token.ts';
-import { findIdentityPlace, identityReason } from '#server/features/identity/identity.service.ts';
+import { findIdentityPlace, identityReason, mustProveIdentity } from '#server/features/identity/identity.service.ts';
+import { policyOfJob } from '#server/features/identity/identity-access.ts';
 
 const sessionOpensBeforeMs = 15 * 60_000;
 
@@ -73,8 +74,11 @@ export async function checkCanEnter(ctx: Ctx, jobId: string): Promise<CanEnter> 
   } catch (error) {
     const [invitation] = error instanceof AppError && error.statusCode === 404 ? await findEmailInvitations(ctx.db, user.id, { jobId }) : [];
     if (!invitation) throw error;
-    const place = { required: invitation.participant.role !== 'observer', satisfied: false, checkId: null, status: null, policyCode: 'RULONA' };
-    return { canEnter: false, role: invitation.participant.role, reasons: ['Accept your invitation to this job first.'], notices: [], session: noSessionPlace, identity: place };
+    const [invitedJob] = await ctx.db.select({ notaryId: jobs.notaryId }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
+    const policy = await policyOfJob(ctx.db, { notaryId: invitedJob?.notaryId ?? null });
+    const required = mustProveIdentity(invitation.participant.role, policy);
+    const place = { required, satisfied: !required, checkId: null, status: null, policyCode: policy.code };
+    return { canEnter: false, role: invitation.participant.role, reasons: ['Accept your invitation to this job first.'], notices: required ? [identityNotice] : [], session: noSessionPlace, identity: place };
   }
   const role = roleOf(access);
   const session = await findOpenSession(ctx.db, jobId);

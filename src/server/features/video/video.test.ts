@@ -49,24 +49,37 @@ async function admit(cast: Cast, sessionId: string, person: TestUser) {
 }
 
 const noPlace = { sessionId: null, sessionStatus: null, participantId: null, lobbyState: null, recording: null };
+/** Who takes no identity step (the notary, staff) and a signer let past it by the cast's bypass (issue 12). */
+const noIdentity = { required: false, satisfied: true, checkId: null, status: null, policyCode: 'VA' };
+const bypassedIdentity = { required: true, satisfied: true, checkId: null, status: null, policyCode: 'VA' };
 
 const anonymous = (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) => t.app.inject({ method, url, ...(payload ? { payload } : {}) });
 
 describe('GET /api/jobs/:id/can-enter', () => {
-  it('tells each person whether they may enter now and every reason why not, and never claims identity was checked', async () => {
+  it('tells each person whether they may enter now and every reason why not, and says where identity questions come from', async () => {
     const cast = await castJob();
     const url = `/api/jobs/${cast.job.id}/can-enter`;
     expect((await anonymous('GET', url)).statusCode).toBe(401);
     expect((await kit.call(cast.stranger, 'GET', url)).statusCode).toBe(404);
-    expect((await kit.call(cast.notary, 'GET', url)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [identityNotice], session: noPlace });
-    expect(identityNotice).toBe('This platform does not verify identity yet: no one’s identity has been checked by it before this session.');
-    expect((await kit.call(cast.signer, 'GET', url)).json()).toEqual({ canEnter: false, role: 'signer', reasons: ['The notary has not opened the session yet.'], notices: [identityNotice], session: noPlace });
+    expect((await kit.call(cast.notary, 'GET', url)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [], session: noPlace, identity: noIdentity });
+    expect(identityNotice).toBe(
+      'The identity questions of this platform come from its development provider: they are made from what the person typed and prove nothing on their own. The notary’s judgement in the session decides.',
+    );
+    expect((await kit.call(cast.signer, 'GET', url)).json()).toEqual({
+      canEnter: false,
+      role: 'signer',
+      reasons: ['The notary has not opened the session yet.'],
+      notices: [identityNotice],
+      session: noPlace,
+      identity: bypassedIdentity,
+    });
     expect((await kit.call(cast.agent, 'GET', url)).json()).toEqual({
       canEnter: false,
       role: null,
       reasons: ['Only the job’s notary and its signers, witnesses and observers enter the session. Ask the job’s preparer to invite you as an observer.'],
-      notices: [identityNotice],
+      notices: [],
       session: noPlace,
+      identity: noIdentity,
     });
 
     const session = await kit.call(cast.notary, 'POST', '/api/video/session', { jobId: cast.job.id });
@@ -80,6 +93,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
       reasons: [],
       notices: [identityNotice],
       session: { ...noPlace, sessionId: opened.sessionId, sessionStatus: 'created' },
+      identity: bypassedIdentity,
     });
     expect((await kit.call(cast.notary, 'GET', url)).json()).toMatchObject({
       session: { sessionId: opened.sessionId, sessionStatus: 'created', participantId: 'notary', lobbyState: 'admitted', recording: null },
@@ -107,6 +121,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
       reasons: ['Accept your invitation to this job first.'],
       notices: [identityNotice],
       session: noPlace,
+      identity: { required: true, satisfied: false, checkId: null, status: null, policyCode: 'VA' },
     });
   });
 

@@ -1,0 +1,148 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { makeAamvaText, makeLicenceBack, makeLicenceFront } from '../test/id-documents.ts';
+import { makePdf } from '../test/pdf-fixtures.ts';
+import { uniqueEmail } from './helpers.ts';
+import { apiCall, apiGet, claimInvitations, openRolePages, type RolePages } from './role-pages.ts';
+
+/**
+ * Issue 12's journey: a signer starts the identity step on a computer, continues on a 390 px phone
+ * from the resume link (ID photos uploaded, a selfie from the fake camera, the questions answered),
+ * the computer carries on by itself, and the notary admits the signer to the session.
+ */
+
+const person = { legalName: 'Sam Signer', birthDate: '1984-07-09', street: '1208 Maple Avenue', city: 'Richmond', state: 'VA', zip: '23220' };
+const weekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** What the person typed answers each development question (the provider makes them from it). */
+const answers: Record<string, string> = {
+  'In which year were you born?': '1984',
+  'In which month were you born?': 'July',
+  'On which day of the month were you born?': '9',
+  'On which day of the week were you born?': weekdays[new Date(Date.UTC(1984, 6, 9)).getUTCDay()] ?? '',
+  'In which decade were you born?': '1980s',
+  'What is the house number of your address?': '1208',
+  'On which street do you live?': 'Maple Avenue',
+  'In which city do you live?': 'Richmond',
+  'In which state do you live?': 'Virginia',
+  'What is your ZIP code?': '23220',
+  'What are the last two digits of your ZIP code?': '20',
+  'What is the first digit of your ZIP code?': '2',
+  'With which letter does your last name begin?': 'S',
+  'With which letter does your first name begin?': 'S',
+  'How many letters are in your last name?': '6',
+};
+
+async function noSeriousViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+}
+
+test.describe.serial('proving identity before the session', () => {
+  let pages: RolePages;
+  let desktop: Page;
+  let phone: Page;
+  let jobId = '';
+
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(180_000);
+    pages = await openRolePages(browser);
+    const { title, notary } = pages;
+    const me = await apiGet<{ user: { id: string } }>(notary.request, '/api/auth/me');
+    const email = uniqueEmail('identity-signer');
+    const job = await apiCall<{ id: string; version: number }>(title.request, 'post', '/api/jobs', {
+      data: { title: 'Deed for Sam Signer', notarizationType: 'acknowledgment', notaryId: me.user.id, signers: [{ name: 'Sam Signer', email }] },
+    });
+    jobId = job.id;
+    await apiCall(title.request, 'post', `/api/jobs/${jobId}/documents`, {
+      multipart: { files: { name: 'deed.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Deed') } },
+    });
+    const current = await apiGet<{ version: number }>(title.request, `/api/jobs/${jobId}`);
+    await apiCall(title.request, 'patch', `/api/jobs/${jobId}`, { data: { status: 'ready', version: current.version } });
+    [desktop] = await claimInvitations([{ name: 'Sam Signer', email }], () => browser.newContext().then((context) => context.newPage()), 'signer password');
+    phone = await (await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true })).newPage();
+  });
+
+  test.afterAll(async () => {
+    await phone?.context().close();
+    await desktop?.context().close();
+    await pages?.close();
+  });
+
+  test('the computer asks for the details first and hands the rest to the phone', async () => {
+    await desktop.goto(`/session/${jobId}`);
+    await expect(desktop.getByRole('heading', { name: 'Your details' })).toBeVisible({ timeout: 20_000 });
+    await desktop.getByLabel('Full legal name').fill(person.legalName);
+    await desktop.getByLabel('Date of birth').fill(person.birthDate);
+    await desktop.getByLabel('Street address').fill(person.street);
+    await desktop.getByLabel('City').fill(person.city);
+    await desktop.getByLabel('State').selectOption(person.state);
+    await desktop.getByLabel('ZIP code').fill(person.zip);
+    await desktop.getByRole('button', { name: 'Continue to your ID' }).click();
+    await expect(desktop.getByRole('heading', { name: 'Photograph your ID' })).toBeVisible({ timeout: 15_000 });
+    await desktop.getByRole('button', { name: 'Continue on your phone' }).click();
+    const link = desktop.getByRole('link', { name: /\/verify\/resume\// });
+    await expect(link).toBeVisible({ timeout: 15_000 });
+    const url = (await link.getAttribute('href')) ?? '';
+    expect(url).toMatch(/\/verify\/resume\/[\w-]{20,}$/);
+    await phone.goto(new URL(url).pathname);
+  });
+
+  test('on the phone: ID photos uploaded and read, with no serious accessibility violation and no sideways scroll', async () => {
+    await expect(phone.getByRole('heading', { name: 'Photograph your ID' })).toBeVisible({ timeout: 20_000 });
+    await noSeriousViolations(phone);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await phone.getByLabel('Driver’s licence').check();
+    const back = await makeLicenceBack({ text: makeAamvaText({ state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: person.birthDate }) });
+    await phone.getByLabel('Or give a photo file: front of the card').setInputFiles({ name: 'front.png', mimeType: 'image/png', buffer: await makeLicenceFront() });
+    await phone.getByLabel('Or give a photo file: back of the card').setInputFiles({ name: 'back.png', mimeType: 'image/png', buffer: back });
+    await phone.getByRole('button', { name: 'Send both photos' }).click();
+    await expect(phone.getByRole('heading', { name: 'Take a selfie' })).toBeVisible({ timeout: 30_000 });
+  });
+
+  test('on the phone: a selfie from the camera, then the questions within the time limit', async () => {
+    await phone.getByRole('button', { name: /^Use the camera/ }).click();
+    const take = phone.getByRole('button', { name: /^Take the photo/ });
+    await expect(take).toBeEnabled({ timeout: 15_000 });
+    await take.click();
+    await phone.getByRole('button', { name: /^Send/ }).click();
+    await expect(phone.getByRole('heading', { name: 'Answer questions about yourself' })).toBeVisible({ timeout: 20_000 });
+    await expect(phone.getByText(/development provider/).first()).toBeVisible();
+    await phone.getByRole('button', { name: 'Start the questions' }).click();
+    await expect(phone.getByRole('timer')).toBeVisible({ timeout: 15_000 });
+    const groups = phone.locator('fieldset.kba-question');
+    await expect(groups).toHaveCount(5);
+    for (const group of await groups.all()) {
+      const prompt = ((await group.locator('legend').textContent()) ?? '').replace(/^\d+\.\s*/, '').trim();
+      const expected = answers[prompt];
+      expect(expected, `an answer for "${prompt}"`).toBeDefined();
+      await group.getByLabel(expected ?? '', { exact: true }).check();
+    }
+    await phone.getByRole('button', { name: 'Send my answers' }).click();
+    await expect(phone.getByText('Done. Go back to your computer: it carries on by itself.')).toBeVisible({ timeout: 20_000 });
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  });
+
+  test('the computer carries on by itself, and the notary admits the signer', async () => {
+    await expect(desktop.getByText('Your identity step is complete. The notary will look at it in the session.')).toBeVisible({ timeout: 30_000 });
+    const { notary } = pages;
+    const { sessionId } = await apiCall<{ sessionId: string }>(notary.request, 'post', '/api/video/session', { data: { jobId } });
+    await apiCall(notary.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId: 'notary-desk' } });
+    await desktop.getByLabel(/I agree that this session is recorded/).check();
+    const enter = desktop.getByRole('button', { name: 'Enter the session' });
+    await expect(enter).toBeEnabled({ timeout: 30_000 });
+    await enter.click();
+    const waiting = await apiGet<{ participants: Array<{ participantId: string; name: string; lobbyState: string }> }>(notary.request, `/api/video/session/${sessionId}`);
+    const sam = waiting.participants.find((participant) => participant.name === 'Sam Signer');
+    expect(sam?.lobbyState).toBe('waiting');
+    await apiCall(notary.request, 'post', `/api/video/session/${sessionId}/participants/${sam?.participantId}/admit`);
+    await expect(desktop.getByRole('region', { name: 'Video call' })).toBeVisible({ timeout: 30_000 });
+
+    // The notary sees what was read and checked, beside the call, and confirms.
+    const list = await apiGet<{ items: Array<{ name: string; check: { status: string; credential: { status: string }; kba: { status: string }; selfie: { status: string } } | null }> }>(
+      notary.request,
+      `/api/jobs/${jobId}/identity`,
+    );
+    expect(list.items[0]?.check).toMatchObject({ status: 'ready', credential: { status: 'passed' }, kba: { status: 'passed' }, selfie: { status: 'received' } });
+  });
+});
