@@ -43,6 +43,7 @@ test.describe.serial('proving identity before the session', () => {
   let desktop: Page;
   let phone: Page;
   let jobId = '';
+  let documentId = '';
 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(180_000);
@@ -54,9 +55,10 @@ test.describe.serial('proving identity before the session', () => {
       data: { title: 'Deed for Sam Signer', notarizationType: 'acknowledgment', notaryId: me.user.id, signers: [{ name: 'Sam Signer', email }] },
     });
     jobId = job.id;
-    await apiCall(title.request, 'post', `/api/jobs/${jobId}/documents`, {
+    const uploaded = await apiCall<{ items: Array<{ id: string }> }>(title.request, 'post', `/api/jobs/${jobId}/documents`, {
       multipart: { files: { name: 'deed.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Deed') } },
     });
+    documentId = uploaded.items[0]?.id ?? '';
     const current = await apiGet<{ version: number }>(title.request, `/api/jobs/${jobId}`);
     await apiCall(title.request, 'patch', `/api/jobs/${jobId}`, { data: { status: 'ready', version: current.version } });
     [desktop] = await claimInvitations([{ name: 'Sam Signer', email }], () => browser.newContext().then((context) => context.newPage()), 'signer password');
@@ -119,12 +121,16 @@ test.describe.serial('proving identity before the session', () => {
       await group.getByLabel(expected ?? '', { exact: true }).check();
     }
     await phone.getByRole('button', { name: 'Send my answers' }).click();
+    await expect(phone.getByText('You answered 5 of 5 questions correctly: you passed.')).toBeVisible({ timeout: 20_000 });
+    await phone.getByRole('button', { name: 'Continue' }).click();
     await expect(phone.getByText('Done. Go back to your computer: it carries on by itself.')).toBeVisible({ timeout: 20_000 });
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 
   test('the computer carries on by itself, and the notary admits the signer', async () => {
-    await expect(desktop.getByText('Your identity step is complete. The notary will look at it in the session.')).toBeVisible({ timeout: 30_000 });
+    // The computer polled the check and moved on to the device check by itself.
+    await expect(desktop.getByRole('region', { name: 'Camera and microphone' })).toBeVisible({ timeout: 30_000 });
+    await expect(desktop.getByRole('heading', { name: 'Photograph your ID' })).toHaveCount(0);
     const { notary } = pages;
     const { sessionId } = await apiCall<{ sessionId: string }>(notary.request, 'post', '/api/video/session', { data: { jobId } });
     await apiCall(notary.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId: 'notary-desk' } });
@@ -144,5 +150,17 @@ test.describe.serial('proving identity before the session', () => {
       `/api/jobs/${jobId}/identity`,
     );
     expect(list.items[0]?.check).toMatchObject({ status: 'ready', credential: { status: 'passed' }, kba: { status: 'passed' }, selfie: { status: 'received' } });
+
+    await apiCall(notary.request, 'post', `/api/video/session/${sessionId}/activate/notary-desk`);
+    await notary.setViewportSize({ width: 390, height: 844 });
+    await notary.goto(`/session/${jobId}/${documentId}`);
+    await notary.locator('summary', { hasText: 'Identity' }).click();
+    const review = notary.locator('details.identity-review');
+    await expect(review.getByRole('img').first()).toBeVisible({ timeout: 20_000 });
+    await expect(review.getByText('SIGNER').first()).toBeVisible();
+    await review.getByLabel('Your reason for Sam Signer').fill('Face on camera matches the licence photo');
+    await review.getByRole('button', { name: /^Confirm/ }).click();
+    await expect.poll(async () => (await apiGet<{ items: Array<{ check: { status: string } | null }> }>(notary.request, `/api/jobs/${jobId}/identity`)).items[0]?.check?.status, { timeout: 15_000 }).toBe('confirmed');
+    expect(await notary.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 });

@@ -42,6 +42,8 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'],
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
+    // The journeys answer the development provider's questions (decision 025); production refuses it otherwise.
+    IDENTITY_DEV_PROVIDER: 'allow',
     REGISTRATIONS_PER_ADDRESS_PER_HOUR: '1000',
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     EMAIL_POLL_MS: '200',
