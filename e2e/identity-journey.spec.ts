@@ -61,7 +61,9 @@ test.describe.serial('proving identity before the session', () => {
     documentId = uploaded.items[0]?.id ?? '';
     const current = await apiGet<{ version: number }>(title.request, `/api/jobs/${jobId}`);
     await apiCall(title.request, 'patch', `/api/jobs/${jobId}`, { data: { status: 'ready', version: current.version } });
-    [desktop] = await claimInvitations([{ name: 'Sam Signer', email }], () => browser.newContext().then((context) => context.newPage()), 'signer password');
+    const [claimed] = await claimInvitations([{ name: 'Sam Signer', email }], () => browser.newContext().then((context) => context.newPage()), 'signer password');
+    if (!claimed) throw new Error('the invitation was not claimed');
+    desktop = claimed;
     phone = await (await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true })).newPage();
   });
 

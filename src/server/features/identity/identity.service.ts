@@ -646,3 +646,33 @@ export function startIdentityPurger(deps: Pick<Ctx, 'db' | 'storage' | 'secretsK
   run();
   return () => clearInterval(timer);
 }
+
+export interface IdentityEvidence {
+  documentType: string | null;
+  issuer: string | null;
+  expiryDate: string | null;
+  /** The ID's number, only where the policy lets a journal hold it. */
+  documentNumber: string | null;
+  /** Why the number is left out, with the rule's citation, when it is. */
+  documentNumberNote: string | null;
+}
+
+/** What a journal entry may say about the ID a person presented (the confirmed check), under the job's policy. */
+export async function findIdentityEvidence(ctx: Pick<Ctx, 'db' | 'secretsKey'>, job: { notaryId: string | null }, participantId: string): Promise<IdentityEvidence | null> {
+  const policy = await policyOfJob(ctx.db, job);
+  const [check] = await ctx.db
+    .select()
+    .from(identityChecks)
+    .where(and(eq(identityChecks.jobParticipantId, participantId), eq(identityChecks.reviewDecision, 'confirmed')))
+    .orderBy(desc(identityChecks.reviewedAt))
+    .limit(1);
+  if (!check || check.credentialStatus !== 'passed') return null;
+  const mayRecordNumber = !policy.journalForbidsIdNumber;
+  return {
+    documentType: check.documentType,
+    issuer: check.credentialFields?.issuer ?? null,
+    expiryDate: check.credentialFields?.expiryDate ?? null,
+    documentNumber: mayRecordNumber && check.documentNumberSealed ? decryptSecret(ctx.secretsKey, check.documentNumberSealed) : null,
+    documentNumberNote: mayRecordNumber ? (check.documentNumberSealed ? null : 'The number was deleted at the end of its retention.') : `Not recorded: ${policy.journalCitation ?? 'the state’s rules'} forbids the ID number in the journal.`,
+  };
+}

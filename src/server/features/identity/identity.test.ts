@@ -78,6 +78,20 @@ async function upload(person: TestUser | null, url: string, files: Array<{ field
 
 const selfie = () => makePng(64, 64, { color: [180, 140, 120] });
 
+/** Every step of a check, passed: a Virginia licence matching 'Sam Signer', a selfie, five right answers. */
+async function passEveryStep(c: VideoCast, person: TestUser = c.signer): Promise<IdentityCheck> {
+  const started = await kit.call(person, 'POST', `/api/jobs/${c.job.id}/identity/start`, statement('Sam Signer'));
+  const checkId = started.json().checkId as string;
+  const back = await makeLicenceBack({ text: makeAamvaText({ state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: '1984-07-09' }) });
+  const credential = await upload(person, `/api/identity/${checkId}/credential`, [{ field: 'front', name: 'f.png', content: await makeLicenceFront() }, { field: 'back', name: 'b.png', content: back }], { documentType: 'drivers_license' });
+  expect(credential.json().credential.status, credential.body).toBe('passed');
+  await upload(person, `/api/identity/${checkId}/selfie`, [{ field: 'selfie', name: 'me.png', content: selfie() }]);
+  const { questions } = await quiz(person, checkId);
+  const passed = await answer(person, checkId, questions as KbaQuestions, 5);
+  expect(passed.json().check.status).toBe('ready');
+  return passed.json().check as IdentityCheck;
+}
+
 /** The text of a sealed PDF (pdftotext), spaces collapsed. */
 async function pdfText(jobKit: JobKit, person: TestUser, downloadUrl: string): Promise<string> {
   const download = await jobKit.call(person, 'GET', downloadUrl);
@@ -446,5 +460,40 @@ describe('the act rests on the identity outcome', () => {
     expect(sealed.json().items[0]).toMatchObject({ isNotarialAct: true, notNotarialReasons: [] });
     const audit = await pdfText(kit, notary, sealed.json().items[0].downloadUrl);
     expect(audit).toContain('Credential analysis of a driver’s licence passed; knowledge-based questions passed (5 of 5, attempt 1, development provider); selfie compared with the ID photo; confirmed by Nora Notary');
+  });
+});
+
+describe('when the step is redone', () => {
+  it('ends a passed check with the session: a later session needs a new step', async () => {
+    const c = await cast();
+    const check = await passEveryStep(c);
+    const opened = await kit.call(c.notary, 'POST', '/api/video/session', { jobId: c.job.id });
+    await kit.call(c.notary, 'POST', `/api/jobs/${c.job.id}/session/join`, { consentToRecording: true, deviceGroupId: 'desk' });
+    expect((await kit.call(c.signer, 'POST', `/api/jobs/${c.job.id}/session/join`, { consentToRecording: true, deviceGroupId: 'laptop' })).statusCode).toBe(200);
+    expect((await kit.call(c.notary, 'POST', `/api/video/session/${opened.json().sessionId}/finalize`)).statusCode).toBe(200);
+    expect((await kit.call(c.signer, 'GET', `/api/identity/${check.checkId}`)).json().status).toBe('expired');
+    expect((await kit.call(c.signer, 'GET', `/api/jobs/${c.job.id}/can-enter`)).json().identity).toMatchObject({ required: true, satisfied: false, checkId: null });
+    const events = await t.db.select().from(auditEvents).where(and(eq(auditEvents.jobId, c.job.id), eq(auditEvents.action, 'identity.expired')));
+    expect(events.map((event) => event.data)).toEqual([expect.objectContaining({ checkId: check.checkId, reason: 'session_ended' })]);
+  });
+
+  it('ends a check after the policy’s 24 hours', async () => {
+    const c = await cast();
+    const check = await start(c);
+    await t.db.update(identityChecks).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(identityChecks.id, check.checkId));
+    expect((await kit.call(c.signer, 'GET', `/api/identity/${check.checkId}`)).json().status).toBe('expired');
+    expect((await start(c)).checkId).not.toBe(check.checkId);
+  });
+});
+
+describe('the journal draft', () => {
+  it('records the ID presented, with its number only where the state allows it', async () => {
+    const c = await cast();
+    const check = await passEveryStep(c);
+    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Matches' })).statusCode).toBe(200);
+    const draft = async () => (await kit.call(c.notary, 'POST', `/api/jobs/${c.job.id}/prepare-notary-log`)).json().entries[0];
+    expect((await draft()).identityEvidence).toEqual({ documentType: 'drivers_license', issuer: 'Virginia', expiryDate: '2030-03-01', documentNumber: '12345678', documentNumberNote: null });
+    await t.db.update(notaryProfiles).set({ commissionState: 'TX' }).where(eq(notaryProfiles.userId, c.notary.id));
+    expect((await draft()).identityEvidence).toMatchObject({ documentNumber: null, documentNumberNote: 'Not recorded: 1 Tex. Admin. Code § 87.50(a) forbids the ID number in the journal.' });
   });
 });

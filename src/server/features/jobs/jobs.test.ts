@@ -6,7 +6,6 @@ import { emailOutbox, jobs, notaryProfiles, titleCompanies, titleCompanyMembers 
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
-import { identityNotice } from '#server/features/video/video-lobby.service.ts';
 
 let t: TestApp;
 let pdf: Buffer;

@@ -35,6 +35,16 @@ export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
                 signerName: z.string(),
                 signerEmail: z.string(),
                 identityMethod: z.string(),
+                /** The ID presented, as the confirmed identity check read it; the number only where the state lets a journal hold it. */
+                identityEvidence: z
+                  .object({
+                    documentType: z.string().nullable(),
+                    issuer: z.string().nullable(),
+                    expiryDate: z.string().nullable(),
+                    documentNumber: z.string().nullable(),
+                    documentNumberNote: z.string().nullable(),
+                  })
+                  .nullable(),
                 notarizedAt: z.string().nullable(),
                 notarizedSha256: z.string().nullable(),
                 recordingReference: z.string().nullable(),

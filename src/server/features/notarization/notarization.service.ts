@@ -17,7 +17,7 @@ import { getOrIssueNotaryCredentials } from '#server/providers/signing/certifica
 import { signPdf } from '#server/providers/signing/pades.ts';
 import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
 import { evidenceReaders, gatherNotarialFacts } from './notarial-facts.ts';
-import { findUnprovenPeople } from '#server/features/identity/identity.service.ts';
+import { findIdentityEvidence, findUnprovenPeople, type IdentityEvidence } from '#server/features/identity/identity.service.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
 export { getNotaryStampPreview } from './stamp-preview.ts';
@@ -282,8 +282,10 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
   const jobDocuments = await ctx.db.select().from(documents).where(and(eq(documents.jobId, jobId), eq(documents.tag, 'signing'))).orderBy(asc(documents.position));
   const notarized = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, jobId));
   const recorded = await gatherNotarialFacts(ctx, jobId, participants);
-  const entries = participants
-    .filter((participant) => participant.role === 'signer')
+  const signers = participants.filter((participant) => participant.role === 'signer');
+  const evidence = new Map<string, IdentityEvidence | null>();
+  for (const signer of signers) evidence.set(signer.id, await findIdentityEvidence(ctx, access.job, signer.id));
+  const entries = signers
     .flatMap((participant) =>
       jobDocuments.map((document) => ({
         jobId,
@@ -293,9 +295,10 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
         signerName: participant.name,
         signerEmail: participant.email,
         identityMethod: recorded.identityOf(participant.id),
+        identityEvidence: evidence.get(participant.id) ?? null,
         notarizedAt: notarized.find((row) => row.documentId === document.id)?.createdAt.toISOString() ?? null,
         notarizedSha256: notarized.find((row) => row.documentId === document.id)?.sha256 ?? null,
-        recordingReference: null,
+        recordingReference: recorded.recordingReference,
         feeCents: null,
       })),
     );
