@@ -267,8 +267,8 @@ test.describe.serial('with the first administrator', () => {
     await expect(notary.getByText('The job is sealed and digitally signed.')).toBeVisible({ timeout: 60_000 });
     // The sealed job's workspace offers its output.
     await notary.goto(`/signing/${sealedJobId}`);
-    // The session was recorded but no identity was proven (identity proofing is not built): the output
-    // says it is not a notarial act, down to its name.
+    // The session was recorded but no identity was proven (the notary let the signer past the identity
+    // step without naming how they know them): the output says it is not a notarial act, down to its name.
     const download = notary.getByRole('link', { name: 'power-of-attorney (signed, not notarized).pdf', exact: true });
     await expect(download).toBeVisible();
     await expect(notary.getByText('Not a notarial act.', { exact: true })).toBeVisible();
