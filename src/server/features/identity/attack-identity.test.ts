@@ -475,6 +475,30 @@ describe('the gates under attack', () => {
     expect(canEnter.identity).toMatchObject({ required: true, satisfied: false });
   });
 
+  it('does not keep a confirmed identity under a name the ID does not carry', async () => {
+    const c = await cast();
+    const check = await makeReady(c);
+    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode).toBe(200);
+    const renamed = await kit.call(c.agent, 'PATCH', `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}`, { name: 'Robert Quite Different' });
+    // Either the name may no longer change, or the confirmation no longer stands for the new name.
+    if (renamed.statusCode === 200) {
+      expect(await findUnprovenPeople({ db: t.db }, { id: c.job.id, notaryId: c.notary.id })).toContain('Robert Quite Different');
+    } else {
+      expect(renamed.statusCode).toBe(409);
+    }
+  });
+
+  it('does not seal under a new notary on the confirmation the previous notary gave', async () => {
+    const c = await cast();
+    const check = await makeReady(c);
+    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode).toBe(200);
+    const next = await kit.createNotary();
+    const replaced = await kit.call(c.agent, 'POST', `/api/jobs/${c.job.id}/replace-notary`, { notaryId: next.id });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    // The new notary never saw this person: the step is theirs to judge again.
+    expect(await findUnprovenPeople({ db: t.db }, { id: c.job.id, notaryId: next.id })).toContain(c.signer.name);
+  });
+
   it('takes no photos into a check of a cancelled job', async () => {
     const c = await cast();
     const check = await start(c);
