@@ -398,7 +398,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'identity.resume_link_created': ({ data }) => `${readText(data, 'name') ?? 'A participant'} asked for a link to continue the identity step on a phone.`,
   'identity.expired': ({ data }) => {
     const reason = readText(data, 'reason');
-    const why = reason === 'session_ended' ? ' with the session: a later session needs a new one' : '';
+    const why = reason === 'session_ended' ? ' with the session: a later session needs a new one' : reason === 'person_changed' ? ' because the name or email on their place changed' : '';
     return `The identity check of ${readText(data, 'name') ?? 'a participant'} ended${why}.`;
   },
   'identity.reset': ({ actor, data }) => `${actor} restarted the identity step of ${readText(data, 'name') ?? 'a person'} (${plural(readCount(data, 'checks') ?? 0, 'check')} ended).`,

@@ -17,7 +17,7 @@ import {
 import type { IdentityPolicy } from '#shared/identity-policies.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { identityChecks, identityKbaAttempts, jobParticipants, users } from '#server/db/schema/index.ts';
+import { identityChecks, identityKbaAttempts, jobParticipants, jobs, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashToken } from '#server/lib/crypto.ts';
 import { AppError, conflict, forbidden } from '#server/lib/errors.ts';
@@ -79,6 +79,11 @@ function statusOf(check: CheckRow, attempts: AttemptRow[], policy: IdentityPolic
   if (check.expiresAt.getTime() <= now.getTime()) return 'expired';
   if (check.reviewDecision === 'confirmed') return 'confirmed';
   if (check.reviewDecision === 'rejected') return 'rejected';
+  return stepsStatusOf(check, attempts, policy, now);
+}
+
+/** Where the person's own steps stand, whatever the notary decided: in progress, locked or ready. */
+function stepsStatusOf(check: CheckRow, attempts: AttemptRow[], policy: IdentityPolicy, now: Date): 'in_progress' | 'locked' | 'ready' {
   const standing = kbaStanding(policy.kba, attempts.map(toRecord), now);
   // A failed quiz with a retake left keeps the check open; no quiz possible any more locks it.
   if (standing.status === 'locked' || (standing.status === 'failed' && !standing.canStart)) return 'locked';
@@ -246,6 +251,7 @@ export async function getIdentityCheck(ctx: Ctx, checkId: string, resumeToken: s
 async function openForOwner(ctx: Ctx, checkId: string, resumeToken: string | null): Promise<CheckAccess & { attempts: AttemptRow[] }> {
   const access = await getCheckAccess(ctx, checkId, resumeToken, { forUpdate: true });
   requireOwner(access);
+  if (access.job.status === 'completed' || access.job.status === 'cancelled') throw conflict(`This job is ${access.job.status}.`);
   const { check, attempts } = await settleStatus(ctx.db, access.check, access.policy, new Date());
   if (check.status === 'expired') throw conflict('This identity check has expired. Start a new one.');
   if (check.status === 'confirmed' || check.status === 'rejected') throw conflict('The notary has already decided on this identity check.');
@@ -401,8 +407,8 @@ export async function startKbaQuiz(ctx: Ctx, checkId: string, resumeToken: strin
 export async function answerKbaQuiz(ctx: Ctx, checkId: string, resumeToken: string | null, input: KbaAnswersInput): Promise<KbaResult> {
   return ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
-    const access = await getCheckAccess(txCtx, checkId, resumeToken, { forUpdate: true });
-    requireOwner(access);
+    // Only an open check takes answers: not one ended, decided by the notary, or of a closed job.
+    const access = await openForOwner(txCtx, checkId, resumeToken);
     const now = new Date();
     const [attempt] = await tx
       .select()
@@ -446,7 +452,8 @@ export async function reviewIdentityCheck(ctx: Ctx, checkId: string, input: Iden
     const now = new Date();
     const { check } = await settleStatus(tx, access.check, access.policy, now);
     if (check.status === 'expired') throw conflict('This identity check has expired; the person starts a new one.');
-    if (input.decision === 'confirmed' && check.status !== 'ready' && check.status !== 'rejected') {
+    const attemptsSoFar = await attemptsOf(tx, checkId);
+    if (input.decision === 'confirmed' && stepsStatusOf(check, attemptsSoFar, access.policy, now) !== 'ready') {
       throw conflict('This person has not finished the identity step yet; you can confirm it once every step has passed.', { status: check.status });
     }
     const [saved] = await tx
@@ -553,8 +560,9 @@ const documentWords: Record<string, string> = { drivers_license: 'driver’s lic
  * a method the policy allows (personal knowledge, a credible witness). The method says what was
  * done, including that the questions came from the development provider.
  */
-export async function findIdentityOutcomes(ctx: Pick<Ctx, 'db'>, jobId: string): Promise<{ participantId: string; isProven: boolean; method: string }[]> {
+export async function findIdentityOutcomes(ctx: Pick<Ctx, 'db'>, jobId: string, at: Date = new Date()): Promise<{ participantId: string; isProven: boolean; method: string }[]> {
   const people = await ctx.db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId));
+  const [job] = await ctx.db.select({ notaryId: jobs.notaryId }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
   const outcomes: { participantId: string; isProven: boolean; method: string }[] = [];
   for (const person of people) {
     if (person.isIdBypassed && person.idBypassMethod) {
@@ -562,12 +570,7 @@ export async function findIdentityOutcomes(ctx: Pick<Ctx, 'db'>, jobId: string):
       outcomes.push({ participantId: person.id, isProven: true, method: `${how} (the notary’s statement: ${person.idBypassReason ?? ''})` });
       continue;
     }
-    const [check] = await ctx.db
-      .select()
-      .from(identityChecks)
-      .where(and(eq(identityChecks.jobParticipantId, person.id), eq(identityChecks.reviewDecision, 'confirmed')))
-      .orderBy(desc(identityChecks.reviewedAt))
-      .limit(1);
+    const check = await findConfirmedCheck(ctx.db, person.id, job?.notaryId ?? null, at);
     if (!check) continue;
     const attempts = await attemptsOf(ctx.db, check.id);
     const passed = attempts.find((attempt) => attempt.passed);
@@ -582,6 +585,28 @@ export async function findIdentityOutcomes(ctx: Pick<Ctx, 'db'>, jobId: string):
     outcomes.push({ participantId: person.id, isProven: true, method: sentence.charAt(0).toUpperCase() + sentence.slice(1) });
   }
   return outcomes;
+}
+
+/**
+ * The check that proves a person's identity at `at`: confirmed by the job's notary (a notary who
+ * took the job over confirms again), its steps passed, confirmed by then and not ended by then
+ * (expired, reset, ended with a session, changed person).
+ */
+async function findConfirmedCheck(db: DbOrTx, participantId: string, notaryId: string | null, at: Date): Promise<CheckRow | null> {
+  if (!notaryId) return null;
+  const rows = await db
+    .select()
+    .from(identityChecks)
+    .where(and(eq(identityChecks.jobParticipantId, participantId), eq(identityChecks.reviewDecision, 'confirmed'), eq(identityChecks.reviewedBy, notaryId)))
+    .orderBy(desc(identityChecks.reviewedAt));
+  for (const check of rows) {
+    if (!check.reviewedAt || check.reviewedAt.getTime() > at.getTime()) continue;
+    if (check.expiresAt.getTime() <= at.getTime()) continue;
+    if (check.expiredAt && check.expiredAt.getTime() <= at.getTime()) continue;
+    if (check.status === 'expired' && !check.expiredAt) continue;
+    return check;
+  }
+  return null;
 }
 
 /**
@@ -658,14 +683,9 @@ export interface IdentityEvidence {
 }
 
 /** What a journal entry may say about the ID a person presented (the confirmed check), under the job's policy. */
-export async function findIdentityEvidence(ctx: Pick<Ctx, 'db' | 'secretsKey'>, job: { notaryId: string | null }, participantId: string): Promise<IdentityEvidence | null> {
+export async function findIdentityEvidence(ctx: Pick<Ctx, 'db' | 'secretsKey'>, job: { notaryId: string | null }, participantId: string, at: Date = new Date()): Promise<IdentityEvidence | null> {
   const policy = await policyOfJob(ctx.db, job);
-  const [check] = await ctx.db
-    .select()
-    .from(identityChecks)
-    .where(and(eq(identityChecks.jobParticipantId, participantId), eq(identityChecks.reviewDecision, 'confirmed')))
-    .orderBy(desc(identityChecks.reviewedAt))
-    .limit(1);
+  const check = await findConfirmedCheck(ctx.db, participantId, job.notaryId, at);
   if (!check || check.credentialStatus !== 'passed') return null;
   const mayRecordNumber = !policy.journalForbidsIdNumber;
   return {
@@ -675,4 +695,20 @@ export async function findIdentityEvidence(ctx: Pick<Ctx, 'db' | 'secretsKey'>, 
     documentNumber: mayRecordNumber && check.documentNumberSealed ? decryptSecret(ctx.secretsKey, check.documentNumberSealed) : null,
     documentNumberNote: mayRecordNumber ? (check.documentNumberSealed ? null : 'The number was deleted at the end of its retention.') : `Not recorded: ${policy.journalCitation ?? 'the state’s rules'} forbids the ID number in the journal.`,
   };
+}
+
+/**
+ * The person on a participant's row changed (name or email): what proved the identity of the one
+ * before proves nothing about the one now. Their checks end and a bypass is withdrawn.
+ */
+export async function forgetIdentityOfChangedPerson(ctx: Ctx & { db: DbOrTx }, jobId: string, participant: { id: string; name: string }): Promise<void> {
+  const ended = await ctx.db
+    .update(identityChecks)
+    .set({ status: 'expired', expiredAt: new Date() })
+    .where(and(eq(identityChecks.jobParticipantId, participant.id), ne(identityChecks.status, 'expired')))
+    .returning({ id: identityChecks.id });
+  for (const row of ended) {
+    await appendAuditEvent(ctx, { jobId, action: 'identity.expired', data: { checkId: row.id, name: participant.name, reason: 'person_changed' } });
+  }
+  await ctx.db.update(jobParticipants).set({ isIdBypassed: false, idBypassReason: null, idBypassMethod: null }).where(eq(jobParticipants.id, participant.id));
 }

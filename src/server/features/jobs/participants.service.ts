@@ -15,6 +15,7 @@ import { announceAccessChange } from './access-change.ts';
 import { getJobAccess, requirePermission, type JobRow, type ParticipantRow } from './job-access.ts';
 import { assertNotaryNotAmong } from './notary-conflict.ts';
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
+import { forgetIdentityOfChangedPerson } from '#server/features/identity/identity.service.ts';
 
 export const inviteLifetimeMs = 7 * 86_400_000;
 export const reminderCooldownMs = 10 * 60_000;
@@ -149,11 +150,15 @@ export async function updateParticipant(ctx: Ctx, jobId: string, participantId: 
         .where(eq(jobParticipants.id, participantId))
         .returning();
       if (!row) throw notFound('No participant with that id on this job.');
-      if (isEmailChanged) await queueParticipantInvite(txCtx, access.job, row);
+      // Another person, or a name the ID may not carry: the identity proven for the row no longer stands.
+      const isPersonChanged = isEmailChanged || (input.name !== undefined && input.name !== current.name);
+      if (isPersonChanged) await forgetIdentityOfChangedPerson(txCtx, jobId, current);
+      const saved = isPersonChanged ? await getParticipantRow(tx, jobId, participantId) : row;
+      if (isEmailChanged) await queueParticipantInvite(txCtx, access.job, saved);
       // Only what really changed, under the name the participant had: "changed Sam Signer’s role to witness".
       const changes = Object.fromEntries(Object.entries(input).filter(([key, value]) => value !== undefined && value !== current[key as keyof typeof input]));
       await appendAuditEvent(txCtx, { jobId, action: 'participant.updated', data: { participantId, name: current.name, changes } });
-      return { participant: toParticipant(row), isEmailChanged };
+      return { participant: toParticipant(saved), isEmailChanged };
     });
     // A new address unlinks the account that held the old one: its open channels check again.
     if (updated.isEmailChanged) await announceAccessChange(ctx, jobId);
@@ -231,6 +236,7 @@ export async function setIdBypass(ctx: Ctx, jobId: string, participantId: string
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canBypassId', 'Only an administrator or the job’s notary may bypass identity verification.');
+    if (access.job.status === 'completed' || access.job.status === 'cancelled') throw conflict(`This job is ${access.job.status}: how each person was identified can no longer change.`);
     const current = await getParticipantRow(tx, jobId, participantId);
     const method = input.enabled ? (input.method ?? null) : null;
     if (method) {

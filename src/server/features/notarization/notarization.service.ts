@@ -17,7 +17,7 @@ import { getOrIssueNotaryCredentials } from '#server/providers/signing/certifica
 import { signPdf } from '#server/providers/signing/pades.ts';
 import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
 import { evidenceReaders, gatherNotarialFacts } from './notarial-facts.ts';
-import { findIdentityEvidence, findUnprovenPeople, type IdentityEvidence } from '#server/features/identity/identity.service.ts';
+import { findIdentityEvidence, findIdentityOutcomes, findUnprovenPeople, type IdentityEvidence } from '#server/features/identity/identity.service.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
 export { getNotaryStampPreview } from './stamp-preview.ts';
@@ -281,10 +281,12 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
   const participants = await ctx.db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId)).orderBy(asc(jobParticipants.position));
   const jobDocuments = await ctx.db.select().from(documents).where(and(eq(documents.jobId, jobId), eq(documents.tag, 'signing'))).orderBy(asc(documents.position));
   const notarized = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, jobId));
-  const recorded = await gatherNotarialFacts(ctx, jobId, participants);
+  // Identity as it stood when the act was sealed (a session's end later ends the checks themselves).
+  const sealedAt = notarized.map((row) => row.createdAt).sort((a, b) => a.getTime() - b.getTime())[0] ?? new Date();
+  const recorded = await gatherNotarialFacts(ctx, jobId, participants, { ...evidenceReaders, findIdentityOutcomes: (readerCtx, id) => findIdentityOutcomes(readerCtx, id, sealedAt) });
   const signers = participants.filter((participant) => participant.role === 'signer');
   const evidence = new Map<string, IdentityEvidence | null>();
-  for (const signer of signers) evidence.set(signer.id, await findIdentityEvidence(ctx, access.job, signer.id));
+  for (const signer of signers) evidence.set(signer.id, await findIdentityEvidence(ctx, access.job, signer.id, sealedAt));
   const entries = signers
     .flatMap((participant) =>
       jobDocuments.map((document) => ({
