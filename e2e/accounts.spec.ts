@@ -263,6 +263,14 @@ test.describe.serial('with the first administrator', () => {
     await expect(notary.getByRole('img', { name: 'Notary signature for the notary, signed' })).toBeVisible();
     await notary.getByRole('button', { name: 'Complete this document' }).click();
     await expect(notary.getByText('power-of-attorney.pdf is complete.')).toBeVisible();
+    // The act rests on stored media covering the fills (decision 022): segments close every 4 s and are
+    // stored a moment later, more on a busy machine. Seal once the hub stored media past the last fill.
+    const filledAt = Date.now();
+    const storedUntil = async () => {
+      const { recordings } = await apiGet<{ recordings: Array<{ tracks: Array<{ segments: Array<{ endedAt: string }> }> }> }>(notary.request, `/api/jobs/${sealedJobId}/recordings`);
+      return Math.max(0, ...recordings.flatMap((item) => item.tracks.flatMap((track) => track.segments.map((segment) => Date.parse(segment.endedAt)))));
+    };
+    await expect.poll(storedUntil, { timeout: 60_000 }).toBeGreaterThan(filledAt);
     await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
     await expect(notary.getByText('The job is sealed and digitally signed.')).toBeVisible({ timeout: 60_000 });
     // The sealed job's workspace offers its output.
