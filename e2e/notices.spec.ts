@@ -31,12 +31,15 @@ test('a job page asks before deleting, removing, bypassing or cancelling in the 
   await expect(documents).toHaveCount(0);
 
   await page.getByRole('button', { name: 'Bypass ID' }).click();
-  dialog = page.getByRole('dialog', { name: 'Let Cora Confirm skip identity verification?' });
+  dialog = page.getByRole('dialog', { name: 'Let Cora Confirm skip the identity step?' });
+  await dialog.getByRole('button', { name: 'Bypass ID' }).click();
+  await expect(dialog.getByText('Choose one: how do you know who this person is?')).toBeVisible();
+  await dialog.getByLabel('The notary knows the person personally').check();
   await dialog.getByRole('button', { name: 'Bypass ID' }).click();
   await expect(dialog.getByText('Give a reason.')).toBeVisible();
-  await dialog.getByLabel('Why may this person skip identity verification?').fill('Known personally to the notary');
+  await dialog.getByLabel('Your reason, as it goes on record').fill('Known personally to the notary');
   await dialog.getByRole('button', { name: 'Bypass ID' }).click();
-  await expect(page.getByRole('cell', { name: 'Bypassed: Known personally to the notary' })).toBeVisible();
+  await expect(page.getByRole('cell', { name: 'The notary knows the person personally: Known personally to the notary' })).toBeVisible();
 
   await page.getByRole('button', { name: 'Remove' }).click();
   dialog = page.getByRole('dialog', { name: 'Remove Cora Confirm from this job?' });

@@ -21,6 +21,8 @@ export interface ConfirmRequest {
    * line break and pasted line breaks become spaces.
    */
   reasonRows?: number;
+  /** One choice among options (radio buttons), required; `onChoice` gets it before `ask` resolves. */
+  choice?: { legend: string; options: Array<{ value: string; label: string }>; onChoice: (value: string) => void };
 }
 
 interface OpenRequest extends ConfirmRequest {
@@ -54,6 +56,9 @@ function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: 
   const reasonId = useId();
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [choice, setChoice] = useState<string | null>(null);
+  const [choiceError, setChoiceError] = useState<string | null>(null);
+  const choiceName = useId();
 
   useEffect(() => {
     const dialog = dialogRef.current;
@@ -64,6 +69,13 @@ function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: 
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    if (request.choice) {
+      if (!choice) {
+        setChoiceError(`Choose one: ${request.choice.legend.toLowerCase()}`);
+        return;
+      }
+      request.choice.onChoice(choice);
+    }
     if (!request.reasonLabel) {
       onSettle('');
       return;
@@ -107,6 +119,22 @@ function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: 
       <form className="stack" onSubmit={submit} noValidate>
         <h2 id={titleId}>{request.title}</h2>
         {request.description ? <p className="dialog-description" id={descriptionId}>{request.description}</p> : null}
+        {request.choice ? (
+          <fieldset className="stack">
+            <legend>{request.choice.legend}</legend>
+            {request.choice.options.map((option) => (
+              <label key={option.value} className="checkbox radio-choice">
+                <input type="radio" name={choiceName} value={option.value} checked={choice === option.value} onChange={() => setChoice(option.value)} />
+                {option.label}
+              </label>
+            ))}
+            {choiceError ? (
+              <p className="field-error" role="alert">
+                {choiceError}
+              </p>
+            ) : null}
+          </fieldset>
+        ) : null}
         {request.reasonLabel ? (
           <div className="field">
             <label htmlFor={reasonId}>{request.reasonLabel}</label>

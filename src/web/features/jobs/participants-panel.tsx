@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { bypassMethodNames, bypassMethods } from '#shared/identity.ts';
 import { participantRoles, participantSchema, signerInputSchema, type Job, type Participant, type ParticipantRole } from '#shared/jobs.ts';
 import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { Field, FormAlert } from '#web/components/field.tsx';
@@ -6,6 +7,14 @@ import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
 import { useJobMutation } from './job-hooks.ts';
 import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
+
+/** The identity column: how the person is identified without the step, or that the step is needed. */
+function describeIdentity(participant: Participant): string {
+  if (participant.role === 'observer') return 'No identity step';
+  if (!participant.isIdBypassed) return 'Identity step required';
+  const how = participant.idBypassMethod ? bypassMethodNames[participant.idBypassMethod] : 'Skipped, identity not proven';
+  return `${how}: ${participant.idBypassReason ?? ''}`;
+}
 
 /** Signers, witnesses and observers: add, remind, remove, identity bypass (admin or notary). */
 export function ParticipantsPanel({ job }: { job: Job }) {
@@ -15,8 +24,8 @@ export function ParticipantsPanel({ job }: { job: Job }) {
   const add = useJobMutation((input: typeof draft) => api.post(`/api/jobs/${job.id}/signers`, input, participantSchema));
   const remind = useJobMutation((participant: Participant) => api.post(`/api/jobs/${job.id}/signers/${participant.id}/remind`, {}, participantSchema));
   const remove = useJobMutation((participant: Participant) => api.delete(`/api/jobs/${job.id}/signers/${participant.id}`));
-  const bypass = useJobMutation(({ participant, enabled, reason }: { participant: Participant; enabled: boolean; reason: string }) =>
-    api.post(`/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled, reason }, participantSchema),
+  const bypass = useJobMutation(({ participant, enabled, reason, method }: { participant: Participant; enabled: boolean; reason: string; method?: string }) =>
+    api.post(`/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled, reason, ...(method && method !== 'none' ? { method } : {}) }, participantSchema),
   );
   const isEditable = job.permissions.canEdit && ['draft', 'ready', 'scheduled'].includes(job.status);
 
@@ -62,7 +71,7 @@ export function ParticipantsPanel({ job }: { job: Job }) {
                 <td>{participant.email}</td>
                 <td>{participant.role}</td>
                 <td>{participant.hasAccount ? 'Accepted' : participant.invitedAt ? 'Sent' : 'Not sent'}</td>
-                <td>{participant.isIdBypassed ? `Bypassed: ${participant.idBypassReason ?? ''}` : 'Verification required'}</td>
+                <td>{describeIdentity(participant)}</td>
                 <td className="row">
                   {job.permissions.canEdit && !participant.hasAccount ? (
                     <button type="button" className="button" onClick={() => void run(() => remind.mutateAsync(participant), `Reminder sent to ${participant.email}.`)}>
@@ -75,16 +84,28 @@ export function ParticipantsPanel({ job }: { job: Job }) {
                       className="button"
                       onClick={async () => {
                         const enabled = !participant.isIdBypassed;
+                        let method = 'none';
                         const reason = enabled
                           ? await ask({
-                              title: `Let ${participant.name} skip identity verification?`,
-                              reasonLabel: 'Why may this person skip identity verification?',
+                              title: `Let ${participant.name} skip the identity step?`,
+                              description: 'With a way of identifying them that the state allows, the notarized document names it; without one, it says their identity was not proven.',
+                              choice: {
+                                legend: 'How do you know who this person is?',
+                                options: [
+                                  ...bypassMethods.map((value) => ({ value, label: bypassMethodNames[value] })),
+                                  { value: 'none', label: 'Neither: their identity stays unproven' },
+                                ],
+                                onChoice: (value) => {
+                                  method = value;
+                                },
+                              },
+                              reasonLabel: 'Your reason, as it goes on record',
                               confirmLabel: 'Bypass ID',
                               cancelLabel: 'Cancel',
                             })
                           : '';
                         if (reason === null) return;
-                        void run(() => bypass.mutateAsync({ participant, enabled, reason }));
+                        void run(() => bypass.mutateAsync({ participant, enabled, reason, method }));
                       }}
                     >
                       {participant.isIdBypassed ? 'Require ID' : 'Bypass ID'}
