@@ -108,7 +108,13 @@ export function startSegmentRecording(room: VideoRoom, options: SegmentRecording
     return { sequence, filePath, startedAt: new Date(), tracks, recorder, packets: 0, hasKeyframe: false };
   };
 
-  const closeSegment = async (participantId: string, segment: OpenSegment): Promise<void> => {
+  /**
+   * Finishes a segment's file: null when nothing playable was written. werift ends a file only once a
+   * frame reached it (its stop() reads the last frame's time); a segment cut before its first frame
+   * came out of the jitter buffer (a connection dropped mid-keyframe, a loaded machine) never ends
+   * and would keep the writer's 24-hour placeholder duration: it is dropped and reported as an error.
+   */
+  const finishFile = async (participantId: string, segment: OpenSegment): Promise<{ content: Buffer; endedAt: Date } | null> => {
     const endedAt = new Date();
     if (!segment.hasKeyframe) {
       // Nothing playable was written (the segment before it covers this time): drop it without
@@ -116,27 +122,44 @@ export function startSegmentRecording(room: VideoRoom, options: SegmentRecording
       for (const track of Object.values(segment.tracks)) track.stop();
       segment.recorder.stop().catch(() => undefined);
       await fs.promises.rm(segment.filePath, { force: true });
-      return;
+      return null;
     }
-    // Numbered when closed, in time order, so the reported sequence has no holes.
-    const sequence = nextReported(participantId);
     await segment.recorder.stop();
     for (const track of Object.values(segment.tracks)) track.stop();
     await waitUntilWritten(segment.recorder, segment.filePath);
+    const isEnded = (segment.recorder.writer as { ended?: boolean }).ended !== false;
     const content = await fs.promises.readFile(segment.filePath).catch(() => Buffer.alloc(0));
-    if (segment.packets === 0 || content.length === 0) {
+    if (segment.packets === 0 || content.length === 0 || !isEnded) {
       await fs.promises.rm(segment.filePath, { force: true });
-      return;
+      if (!isEnded) options.onError?.(new Error(`A recording segment of ${participantId} was dropped: no frame reached it before it was cut.`));
+      return null;
     }
-    await options.onSegment({
-      participantId,
-      sequence,
-      filePath: segment.filePath,
-      sha256: createHash('sha256').update(content).digest('hex'),
-      bytes: content.length,
-      startedAt: segment.startedAt,
-      endedAt,
-    });
+    return { content, endedAt };
+  };
+
+  // Segments of one participant are numbered and reported in the order they were cut, without holes,
+  // whichever finishes writing first.
+  const reports = new Map<string, Promise<void>>();
+  const closeSegment = (participantId: string, segment: OpenSegment): Promise<void> => {
+    const finished = finishFile(participantId, segment);
+    const previous = reports.get(participantId) ?? Promise.resolve();
+    const report = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const file = await finished;
+        if (!file) return;
+        await options.onSegment({
+          participantId,
+          sequence: nextReported(participantId),
+          filePath: segment.filePath,
+          sha256: createHash('sha256').update(file.content).digest('hex'),
+          bytes: file.content.length,
+          startedAt: segment.startedAt,
+          endedAt: file.endedAt,
+        });
+      });
+    reports.set(participantId, report);
+    return report;
   };
 
   const track = (work: Promise<void>) => {

@@ -349,21 +349,32 @@ describe('werift media hub', () => {
     await eventually(() => expect(segments.length).toBeGreaterThanOrEqual(1), 6000);
 
     // Alice's network drops and she comes back from a new connection: new SSRCs, new timestamps.
+    const rejoinedAt = Date.now();
     await joinChromiumParticipant(room, 'alice');
     const before = segments.length;
     await eventually(() => expect(segments.length).toBeGreaterThanOrEqual(before + 2), 10_000);
     await recording.stop();
 
-    expect(errors).toEqual([]);
+    // No writer error. A segment of the dropped connection cut before any frame reached it is left out
+    // and said so (on a loaded machine); nothing else may go wrong.
+    expect(errors.filter((error) => !/was dropped: no frame reached it/.test(String(error)))).toEqual([]);
     // Numbered in time order without holes; the old connection's last files may finish storing after newer ones.
     expect(segments.map((segment) => segment.sequence).sort((a, b) => a - b)).toEqual(segments.map((_segment, index) => index));
+    const withVideo = { before: 0, after: 0 };
     for (const segment of segments) {
       const { stdout } = await promisify(execFile)('ffprobe', ['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_name,nb_read_frames:format=duration', '-of', 'json', segment.filePath]);
       const probe = JSON.parse(stdout) as { streams: { codec_name: string; nb_read_frames: string }[]; format: { duration?: string } };
-      expect(Number(probe.streams.find((stream) => stream.codec_name === 'vp8')?.nb_read_frames), `segment ${segment.sequence} plays`).toBeGreaterThan(0);
+      const framesOf = (codec: string) => Number(probe.streams.find((stream) => stream.codec_name === codec)?.nb_read_frames ?? 0);
+      // Every segment plays. The old connection's last one may hold only its sound: on a loaded machine
+      // (CI, twice) the dropped connection's last video frame had not been written when it was cut.
+      expect(framesOf('vp8') + framesOf('opus'), `segment ${segment.sequence} plays`).toBeGreaterThan(0);
+      if (framesOf('vp8') > 0) withVideo[segment.startedAt.getTime() < rejoinedAt ? 'before' : 'after'] += 1;
       // A segment never mixes two connections' clocks: it lasts about a segment, not hours.
       expect(Number(probe.format.duration), `segment ${segment.sequence} lasts about a second`).toBeLessThan(5);
     }
+    // Both connections' pictures are in the recording.
+    expect(withVideo.before).toBeGreaterThan(0);
+    expect(withVideo.after).toBeGreaterThan(0);
     // Two Chromium joins, two segment rotations and the writer waits of stop(): 7 s on a quiet machine,
     // over 30 s in a CI run with the rest of the suite beside it.
   }, 90_000);
