@@ -36,6 +36,7 @@ import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { systemRoutes } from './features/system/system.routes.ts';
 import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
 import { identityAdminRoutes } from './features/identity/identity-admin.ts';
+import { journalRoutes } from './features/journal/journal.routes.ts';
 import { identityJobRoutes, identityRoutes } from './features/identity/identity.routes.ts';
 import { recordingPlaybackRoutes } from './features/video/recording-playback.routes.ts';
 import { videoJobRoutes, videoRoutes } from './features/video/video.routes.ts';
@@ -284,6 +285,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(identityRoutes, { prefix: '/api/identity' });
   await app.register(identityJobRoutes, { prefix: '/api/jobs' });
   await app.register(identityAdminRoutes, { prefix: '/api/admin/users' });
+  await app.register(journalRoutes, { prefix: '/api/notary-log' });
 
   const indexFile = path.join(config.webDistDir, 'index.html');
   const hasWebBuild = fs.existsSync(indexFile);

@@ -240,6 +240,13 @@ function describeSignatureSaved(kind: 'signature' | 'initials') {
 }
 
 /** One sentence per action: a new action in audit.ts without an entry here fails typecheck. */
+const journalSentences = {
+  'journal.finalized': ({ actor, data }: Facts) => `${actor} finalized ${plural(readCount(data, 'entries') ?? 0, 'journal entry', 'journal entries')} of this job.`,
+  'journal.marked_test': ({ actor, data }: Facts) => `${actor} marked ${plural(readCount(data, 'entries') ?? 0, 'journal entry', 'journal entries')} of this job as test entries.`,
+  'journal.addendum_added': ({ actor }: Facts) => `${actor} added an addendum to a finalized journal entry.`,
+  'journal.read_by_admin': ({ actor }: Facts) => `${actor} read a notary’s journal as an administrator.`,
+};
+
 export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'job.created': ({ actor, data }) => {
     const title = readText(data, 'title');
@@ -402,6 +409,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     return `The identity check of ${readText(data, 'name') ?? 'a participant'} ended${why}.`;
   },
   'identity.reset': ({ actor, data }) => `${actor} restarted the identity step of ${readText(data, 'name') ?? 'a person'} (${plural(readCount(data, 'checks') ?? 0, 'check')} ended).`,
+  ...journalSentences,
   'identity.purged': ({ data }) => `The ID photos and stated details of ${readText(data, 'name') ?? 'a participant'} were deleted at the end of their retention (${plural(readCount(data, 'images') ?? 0, 'image')}).`,
 };
 

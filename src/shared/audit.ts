@@ -64,6 +64,10 @@ export const auditActions = [
   'identity.expired',
   'identity.reset',
   'identity.purged',
+  'journal.finalized',
+  'journal.marked_test',
+  'journal.addendum_added',
+  'journal.read_by_admin',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

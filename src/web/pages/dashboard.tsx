@@ -8,11 +8,12 @@ import { RoleHome } from '#web/features/dashboard/role-home.tsx';
 import { JobsTable } from '#web/features/jobs/jobs-table.tsx';
 import { EmailVerificationBanner } from '#web/features/auth/email-verification-banner.tsx';
 import { SecuritySettings } from '#web/features/auth/security-settings.tsx';
+import { JournalPanel } from '#web/features/journal/journal-panel.tsx';
 import { PendingNotaries } from '#web/features/notaries/pending-notaries.tsx';
 import { PendingTitleCompanies } from '#web/features/title-companies/pending-title-companies.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 
-const tabLabels: Record<string, string> = { jobs: 'Jobs', security: 'Security', approvals: 'Approvals' };
+const tabLabels: Record<string, string> = { jobs: 'Jobs', journal: 'Journal', security: 'Security', approvals: 'Approvals' };
 
 export default function DashboardPage() {
   const [searchParams, setSearchParams] = useSearchParams();
@@ -31,7 +32,10 @@ export default function DashboardPage() {
   if (!user) return <Navigate to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   const role = getEffectiveRole(user);
   const isAdmin = role === 'admin';
-  const activeTab = tab && tabLabels[tab] && (tab !== 'approvals' || isAdmin) ? tab : 'jobs';
+  const isNotary = role === 'notary';
+  // The journal is a notary's own (issue 13); approvals are the administrators'.
+  const isTabShown = (key: string) => (key !== 'approvals' || isAdmin) && (key !== 'journal' || isNotary);
+  const activeTab = tab && tabLabels[tab] && isTabShown(tab) ? tab : 'jobs';
   const notice = (location.state as { notice?: string } | null)?.notice ?? null;
   // The jobs list's status filter lives in the address, so the status tiles and the list share it.
   const parsedStatus = jobStatusSchema.safeParse(searchParams.get('status'));
@@ -57,7 +61,7 @@ export default function DashboardPage() {
       <p className="muted">Signed in as {roleLabels[role]}.</p>
       <nav className="tabs" aria-label="Dashboard sections">
           {Object.entries(tabLabels)
-            .filter(([key]) => key !== 'approvals' || isAdmin)
+            .filter(([key]) => isTabShown(key))
             .map(([key, label]) => (
             <button
               key={key}
@@ -75,6 +79,7 @@ export default function DashboardPage() {
           ))}
       </nav>
       {activeTab === 'security' ? <SecuritySettings /> : null}
+      {activeTab === 'journal' ? <JournalPanel /> : null}
       {activeTab === 'approvals' ? (
         <div className="stack">
           <PendingNotaries />

@@ -6,6 +6,7 @@ import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { DocumentsPanel } from '#web/features/documents/documents-panel.tsx';
 import { NotarizedDocuments } from '#web/features/documents/notarized-documents.tsx';
 import { useJob } from '#web/features/jobs/job-hooks.ts';
+import { JournalDraftsPanel } from '#web/features/journal/journal-drafts-panel.tsx';
 import { JobSummary } from '#web/features/jobs/job-summary.tsx';
 import { ParticipantsPanel } from '#web/features/jobs/participants-panel.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
@@ -32,6 +33,7 @@ export default function JobDetailPage() {
           <JobSummary job={job.data} />
           {/* A sealed job offers its signed outputs first; the documents below are then the unsigned originals. */}
           {job.data.status === 'completed' ? <NotarizedDocuments jobId={job.data.id} /> : null}
+          {job.data.status === 'completed' && job.data.notaryId === user.id ? <JournalDraftsPanel jobId={job.data.id} /> : null}
           {job.data.notaryId === user.id || getUserRoles(user).includes('admin') ? (
             <p>
               <Link className="button" style={{ minHeight: 44 }} to={paths.jobRecording(job.data.id)}>

@@ -9,3 +9,4 @@ export * from './jobs.ts';
 export * from './signing.ts';
 export * from './video.ts';
 export * from './identity.ts';
+export * from './journal.ts';

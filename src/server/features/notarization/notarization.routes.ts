@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { storeJournalDrafts } from '#server/features/journal/journal.service.ts';
 import { notarizedListSchema, verificationSchema } from '#shared/fields.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
@@ -13,9 +14,12 @@ const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) }
 
 export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const url of ['/:id/complete-job', '/:id/merge-documents']) {
-    app.post(url, { config: { access: ['notary'] }, schema: { params: jobParams, response: { 200: notarizedListSchema } } }, async (request) =>
-      completeJob(request.ctx, request.params.id),
-    );
+    app.post(url, { config: { access: ['notary'] }, schema: { params: jobParams, response: { 200: notarizedListSchema } } }, async (request) => {
+      const sealed = await completeJob(request.ctx, request.params.id);
+      // The act is done: its journal entries are drafted from what was recorded, for the notary to finish (issue 13).
+      await storeJournalDrafts(request.ctx, request.params.id);
+      return sealed;
+    });
   }
 
   app.post(
@@ -30,6 +34,7 @@ export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
               z.object({
                 jobId: z.string(),
                 documentId: z.string(),
+                participantId: z.string(),
                 documentName: z.string(),
                 actType: z.string(),
                 signerName: z.string(),

@@ -292,6 +292,7 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
       jobDocuments.map((document) => ({
         jobId,
         documentId: document.id,
+        participantId: participant.id,
         documentName: document.name,
         actType: act?.label ?? access.job.notarizationType,
         signerName: participant.name,

@@ -1,0 +1,53 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { finalizeJournalInputSchema, journalAddendumInputSchema, journalEntryListSchema, journalEntrySchema, journalQuerySchema } from '#shared/journal.ts';
+import { addJournalAddendum, exportJournalCsv, finalizeJournal, findJournalDrafts, listJournal, markJournalTest, storeJournalDrafts } from './journal.service.ts';
+
+const jobParams = z.object({ jobId: z.uuid({ message: 'Job id must be a UUID.' }) });
+const entryParams = z.object({ entryId: z.uuid({ message: 'Entry id must be a UUID.' }) });
+const listOf = z.object({ items: z.array(journalEntrySchema) });
+const journalQuery = journalQuerySchema.extend({ notaryId: z.uuid({ message: 'notaryId must be a UUID.' }).optional() });
+const keepers = ['notary', 'admin'] as const;
+
+/** The notary's electronic journal, under /api/notary-log (issue 13). */
+export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/', { config: { access: keepers }, schema: { querystring: journalQuery, response: { 200: journalEntryListSchema } } }, async (request) =>
+    listJournal(request.ctx, request.query),
+  );
+
+  app.get('/export.csv', { config: { access: keepers }, schema: { querystring: journalQuery.omit({ page: true, pageSize: true }) } }, async (request, reply) => {
+    const lines = exportJournalCsv(request.ctx, request.query);
+    // The first line is read before answering, so a refusal is an error status, not a broken download.
+    const first = await lines.next();
+    const stream = Readable.from((async function* () {
+      if (!first.done) yield first.value;
+      yield* lines;
+    })());
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="notary-journal.csv"')
+      .header('cache-control', 'private, no-store')
+      .send(stream);
+  });
+
+  app.get('/drafts/:jobId', { config: { access: keepers }, schema: { params: jobParams, response: { 200: listOf } } }, async (request) => ({
+    items: await findJournalDrafts(request.ctx, request.params.jobId),
+  }));
+
+  app.post('/drafts/:jobId', { config: { access: keepers }, schema: { params: jobParams, response: { 200: listOf } } }, async (request) => ({
+    items: await storeJournalDrafts(request.ctx, request.params.jobId),
+  }));
+
+  app.post('/finalize/:jobId', { config: { access: ['notary'] }, schema: { params: jobParams, body: finalizeJournalInputSchema, response: { 200: listOf } } }, async (request) => ({
+    items: await finalizeJournal(request.ctx, request.params.jobId, request.body),
+  }));
+
+  app.post('/mark-test/:jobId', { config: { access: keepers }, schema: { params: jobParams, response: { 200: z.object({ marked: z.number() }) } } }, async (request) =>
+    markJournalTest(request.ctx, request.params.jobId),
+  );
+
+  app.post('/entries/:entryId/addenda', { config: { access: ['notary'] }, schema: { params: entryParams, body: journalAddendumInputSchema, response: { 201: journalEntrySchema } } }, async (request, reply) =>
+    reply.code(201).send(await addJournalAddendum(request.ctx, request.params.entryId, request.body.text)),
+  );
+};

@@ -1,0 +1,77 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { z } from 'zod';
+import { journalEntrySchema, type JournalEntry } from '#shared/journal.ts';
+import { Field, FormAlert } from '#web/components/field.tsx';
+import { api } from '#web/lib/api.ts';
+
+const listSchema = z.object({ items: z.array(journalEntrySchema) });
+
+/** The sealed job's journal entries still to finish: the notary adds the signer's address, the fee and notes, then finalizes (issue 13). */
+export function JournalDraftsPanel({ jobId }: { jobId: string }) {
+  const queryClient = useQueryClient();
+  const drafts = useQuery({ queryKey: ['journal', 'drafts', jobId], queryFn: () => api.get(`/api/notary-log/drafts/${jobId}`, listSchema) });
+  const [values, setValues] = useState<Record<string, { signerAddress: string; fee: string; notes: string }>>({});
+  const [notice, setNotice] = useState<string | null>(null);
+  const finalize = useMutation({
+    mutationFn: (entries: Array<{ id: string; signerAddress: string; feeCents: number | null; notes: string | null }>) =>
+      api.post(`/api/notary-log/finalize/${jobId}`, { entries }, listSchema),
+    onSuccess: (saved) => {
+      setNotice(`${saved.items.filter((entry) => entry.status === 'final').length === 1 ? 'The entry is' : 'The entries are'} in your journal now. They can no longer change; add an addendum to correct one.`);
+      void queryClient.invalidateQueries({ queryKey: ['journal'] });
+    },
+  });
+  const items = drafts.data?.items ?? [];
+  const valueOf = (entry: JournalEntry) => values[entry.id] ?? { signerAddress: entry.content.signerAddress ?? '', fee: entry.content.feeCents === null ? '' : String(entry.content.feeCents / 100), notes: entry.content.notes ?? '' };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setNotice(null);
+    finalize.mutate(
+      items.map((entry) => {
+        const value = valueOf(entry);
+        const fee = value.fee.trim() === '' ? null : Math.round(Number(value.fee) * 100);
+        return { id: entry.id, signerAddress: value.signerAddress, feeCents: Number.isFinite(fee) ? fee : null, notes: value.notes.trim() || null };
+      }),
+    );
+  };
+  if (drafts.isPending) return <p role="status">Loading the journal entries…</p>;
+  return (
+    <section className="card stack" aria-labelledby="journal-drafts-title">
+      <h2 id="journal-drafts-title">Journal entries to finish</h2>
+      <FormAlert message={drafts.error?.message ?? null} />
+      <FormAlert message={notice} tone="success" />
+      {items.length === 0 && !notice ? <p className="empty">Nothing to finish: this job’s journal entries are final.</p> : null}
+      {items.length > 0 ? (
+        <form className="stack" onSubmit={submit} noValidate>
+          <p>Prepared from what the platform recorded. Add what only you know, then finalize: a final entry never changes.</p>
+          {items.map((entry) => {
+            const value = valueOf(entry);
+            const set = (patch: Partial<typeof value>) => setValues((current) => ({ ...current, [entry.id]: { ...value, ...patch } }));
+            return (
+              <fieldset key={entry.id} className="stack">
+                <legend>
+                  {entry.content.signerName}: {entry.content.documentName} ({entry.content.actType})
+                </legend>
+                <dl className="review-facts">
+                  <dt>Notarized</dt>
+                  <dd>{entry.content.notarizedAt ?? 'Not sealed yet'}</dd>
+                  <dt>Identity</dt>
+                  <dd>{entry.content.identityMethod}</dd>
+                  <dt>Recording</dt>
+                  <dd>{entry.content.recordingReference ?? 'None recorded'}</dd>
+                </dl>
+                <Field label={`Address of ${entry.content.signerName}`} value={value.signerAddress} onChange={(event) => set({ signerAddress: event.target.value })} required />
+                <Field label="Fee charged (dollars)" inputMode="decimal" value={value.fee} onChange={(event) => set({ fee: event.target.value })} />
+                <Field label="Notes" value={value.notes} onChange={(event) => set({ notes: event.target.value })} />
+              </fieldset>
+            );
+          })}
+          <FormAlert message={finalize.error?.message ?? null} />
+          <button type="submit" className="button primary" disabled={finalize.isPending}>
+            {finalize.isPending ? 'Finalizing…' : 'Finalize in my journal'}
+          </button>
+        </form>
+      ) : null}
+    </section>
+  );
+}

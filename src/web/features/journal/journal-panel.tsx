@@ -1,0 +1,141 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { journalEntryListSchema, journalEntrySchema, type JournalEntry } from '#shared/journal.ts';
+import { Field, FormAlert } from '#web/components/field.tsx';
+import { api } from '#web/lib/api.ts';
+
+/** A finalized entry: what it says, its addenda, and a form to add one. */
+function EntryDetail({ entry }: { entry: JournalEntry }) {
+  const queryClient = useQueryClient();
+  const [text, setText] = useState('');
+  const add = useMutation({
+    mutationFn: () => api.post(`/api/notary-log/entries/${entry.id}/addenda`, { text }, journalEntrySchema),
+    onSuccess: () => {
+      setText('');
+      void queryClient.invalidateQueries({ queryKey: ['journal'] });
+    },
+  });
+  const { content } = entry;
+  const evidence = content.identityEvidence;
+  return (
+    <details className="card stack">
+      <summary>
+        {content.signerName}: {content.documentName}, {content.actType}, {entry.finalizedAt?.slice(0, 10)}
+        {entry.isTest ? ' (test entry)' : ''}
+      </summary>
+      <dl className="review-facts">
+        <dt>Notarized</dt>
+        <dd>{content.notarizedAt ?? '—'}</dd>
+        <dt>Signer</dt>
+        <dd>
+          {content.signerName}, {content.signerEmail}, {content.signerAddress}
+        </dd>
+        <dt>Identity</dt>
+        <dd>{content.identityMethod}</dd>
+        {evidence ? (
+          <>
+            <dt>ID presented</dt>
+            <dd>
+              {[evidence.documentType, evidence.issuer, evidence.expiryDate ? `expires ${evidence.expiryDate}` : null, evidence.documentNumber ?? evidence.documentNumberNote].filter(Boolean).join(', ')}
+            </dd>
+          </>
+        ) : null}
+        <dt>Recording</dt>
+        <dd>{content.recordingReference ?? 'None recorded'}</dd>
+        <dt>Fee</dt>
+        <dd>{content.feeCents === null ? 'None recorded' : `$${(content.feeCents / 100).toFixed(2)}`}</dd>
+        <dt>Notes</dt>
+        <dd>{content.notes ?? '—'}</dd>
+        <dt>Kept until</dt>
+        <dd>{entry.keptUntil?.slice(0, 10) ?? '—'}</dd>
+      </dl>
+      <h4>Addenda</h4>
+      {entry.addenda.length === 0 ? <p className="empty">No addenda.</p> : null}
+      <ul>
+        {entry.addenda.map((addendum) => (
+          <li key={addendum.id}>
+            {addendum.createdAt.slice(0, 16).replace('T', ' ')} UTC: {addendum.text}
+          </li>
+        ))}
+      </ul>
+      <form
+        className="row wrap align-end"
+        onSubmit={(event) => {
+          event.preventDefault();
+          add.mutate();
+        }}
+      >
+        <Field label="Add an addendum" value={text} onChange={(event) => setText(event.target.value)} />
+        <button type="submit" className="button" disabled={add.isPending}>
+          Add
+        </button>
+      </form>
+      <FormAlert message={add.error?.message ?? null} />
+    </details>
+  );
+}
+
+/** The notary's journal (issue 13): search and filters, each entry with its addenda, and the CSV export. */
+export function JournalPanel() {
+  const [filters, setFilters] = useState({ signer: '', act: '', from: '', to: '', includeTest: false });
+  const [page, setPage] = useState(1);
+  const params = new URLSearchParams();
+  if (filters.signer.trim()) params.set('signer', filters.signer.trim());
+  if (filters.act.trim()) params.set('act', filters.act.trim());
+  if (filters.from) params.set('from', filters.from);
+  if (filters.to) params.set('to', filters.to);
+  if (filters.includeTest) params.set('includeTest', 'true');
+  const list = useQuery({
+    queryKey: ['journal', 'list', params.toString(), page],
+    queryFn: () => api.get(`/api/notary-log?${params.toString()}&page=${page}&pageSize=25`, journalEntryListSchema),
+    placeholderData: (previous) => previous,
+  });
+  const set = (patch: Partial<typeof filters>) => {
+    setFilters((current) => ({ ...current, ...patch }));
+    setPage(1);
+  };
+  const total = list.data?.total ?? 0;
+  const pages = Math.max(1, Math.ceil(total / 25));
+  return (
+    <section className="stack" aria-labelledby="journal-title">
+      <h2 id="journal-title">Your journal</h2>
+      <p>Every finalized entry of your notarial acts, kept as long as your commissioning state requires. Entries never change; corrections are addenda.</p>
+      <div className="row wrap align-end" role="search" aria-label="Search the journal">
+        <Field label="Signer" value={filters.signer} onChange={(event) => set({ signer: event.target.value })} />
+        <Field label="Act" value={filters.act} onChange={(event) => set({ act: event.target.value })} />
+        <Field label="From" type="date" value={filters.from} onChange={(event) => set({ from: event.target.value })} />
+        <Field label="To" type="date" value={filters.to} onChange={(event) => set({ to: event.target.value })} />
+        <label className="checkbox">
+          <input type="checkbox" checked={filters.includeTest} onChange={(event) => set({ includeTest: event.target.checked })} /> Include test entries
+        </label>
+      </div>
+      <p>
+        <a className="button" href={`/api/notary-log/export.csv?${params.toString()}`} download>
+          Download as CSV
+        </a>
+      </p>
+      <FormAlert message={list.error?.message ?? null} />
+      {list.isPending ? <p role="status">Loading your journal…</p> : null}
+      {list.data && total === 0 ? <p className="empty">No finalized entries match. Entries appear here once you finalize them on a sealed job’s page.</p> : null}
+      <p className="muted" role="status">
+        {list.data ? `${total} ${total === 1 ? 'entry' : 'entries'}` : ''}
+      </p>
+      {(list.data?.items ?? []).map((entry) => (
+        <EntryDetail key={entry.id} entry={entry} />
+      ))}
+      {pages > 1 ? (
+        <nav className="row" aria-label="Journal pages">
+          <button type="button" className="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous page
+          </button>
+          <span>
+            Page {page} of {pages}
+          </span>
+          <button type="button" className="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Next page
+          </button>
+        </nav>
+      ) : null}
+    </section>
+  );
+}
