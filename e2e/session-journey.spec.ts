@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import AxeBuilder from '@axe-core/playwright';
 import { expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
 import { openAdminPage, uniqueEmail } from './helpers.ts';
@@ -232,5 +233,33 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }
+  });
+
+  test('the notary finishes the drafted journal entry on the job page, finds it in the journal and downloads the journal as CSV', async () => {
+    await notary.goto(`/jobs/detail?jobId=${jobId}`);
+    const drafts = notary.getByRole('region', { name: 'Journal entries to finish' });
+    await expect(drafts).toBeVisible({ timeout: 20_000 });
+    await expect(drafts.getByText(/Not proven: identity verification bypassed by the notary/)).toBeVisible();
+    await drafts.getByRole('button', { name: 'Finalize in my journal' }).click();
+    await expect(drafts.getByText('Give the signer’s address.')).toBeVisible();
+    await drafts.getByLabel(`Address of ${signerName}`).fill('1208 Maple Avenue, Richmond, VA 23220');
+    await drafts.getByLabel('Fee charged (dollars)').fill('25');
+    await drafts.getByRole('button', { name: 'Finalize in my journal' }).click();
+    await expect(drafts.getByText(/The entry is in your journal now/)).toBeVisible({ timeout: 15_000 });
+
+    await notary.goto('/dashboard?tab=journal');
+    const entry = notary.locator('details', { hasText: signerName });
+    await expect(entry).toBeVisible({ timeout: 15_000 });
+    await entry.locator('summary').click();
+    await expect(entry.getByText('$25.00')).toBeVisible();
+    const { violations } = await new AxeBuilder({ page: notary }).analyze();
+    baseExpect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+    const downloading = notary.waitForEvent('download');
+    await notary.getByRole('link', { name: 'Download as CSV' }).click();
+    const download = await downloading;
+    const csv = fs.readFileSync((await download.path()) ?? '', 'utf8');
+    baseExpect(csv.split('\r\n')[0]).toMatch(/^Finalized at,Notarized at,Act,/);
+    baseExpect(csv).toContain(signerName);
+    baseExpect(csv).toContain('"1208 Maple Avenue, Richmond, VA 23220"');
   });
 });
