@@ -107,6 +107,12 @@ test.describe.serial('with the first administrator', () => {
     const first = await makePdf(3, 'Deed of trust');
     const second = await makePdf(1, 'Closing disclosure');
     let sawProgress = false;
+    // Two small PDFs upload in milliseconds on loopback; the upload is held 1.5 s on its way to the
+    // server so the progress bar is seen whatever the machine's load (CI once missed it).
+    await page.route('**/api/jobs/*/documents/batch', async (route) => {
+      if (route.request().method() === 'POST') await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue();
+    });
     const progressWatch = page.getByLabel('Upload progress').waitFor({ state: 'attached', timeout: 15_000 }).then(() => {
       sawProgress = true;
     });
