@@ -176,3 +176,12 @@ export const identityPlaceSchema = z.object({
 export type IdentityPlace = z.infer<typeof identityPlaceSchema>;
 
 export const identityPoliciesResponseSchema = z.object({ items: z.array(z.record(z.string(), z.unknown())), defaultCode: z.string() });
+
+/** What a journal entry may say about the ID presented (the confirmed check), the number only where the state allows it. */
+export const identityEvidenceSchema = z.object({
+  documentType: z.string().nullable(),
+  issuer: z.string().nullable(),
+  expiryDate: z.string().nullable(),
+  documentNumber: z.string().nullable(),
+  documentNumberNote: z.string().nullable(),
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { identityEvidenceSchema } from './identity.ts';
 
 /**
  * The notary's electronic journal (issue 13): entries prepared from what the platform recorded,
@@ -15,15 +16,7 @@ export const journalEntryContentSchema = z.object({
   /** The signer's address, which the notary completes (a journal requires it; the platform does not know it). */
   signerAddress: z.string().nullable(),
   identityMethod: z.string(),
-  identityEvidence: z
-    .object({
-      documentType: z.string().nullable(),
-      issuer: z.string().nullable(),
-      expiryDate: z.string().nullable(),
-      documentNumber: z.string().nullable(),
-      documentNumberNote: z.string().nullable(),
-    })
-    .nullable(),
+  identityEvidence: identityEvidenceSchema.nullable(),
   recordingReference: z.string().nullable(),
   feeCents: z.number().int().nullable(),
   notes: z.string().nullable(),

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { storeJournalDrafts } from '#server/features/journal/journal.service.ts';
 import { notarizedListSchema, verificationSchema } from '#shared/fields.ts';
+import { identityEvidenceSchema } from '#shared/identity.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { receiveToTempFile } from '#server/providers/storage/storage.ts';
@@ -41,15 +42,7 @@ export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
                 signerEmail: z.string(),
                 identityMethod: z.string(),
                 /** The ID presented, as the confirmed identity check read it; the number only where the state lets a journal hold it. */
-                identityEvidence: z
-                  .object({
-                    documentType: z.string().nullable(),
-                    issuer: z.string().nullable(),
-                    expiryDate: z.string().nullable(),
-                    documentNumber: z.string().nullable(),
-                    documentNumberNote: z.string().nullable(),
-                  })
-                  .nullable(),
+                identityEvidence: identityEvidenceSchema.nullable(),
                 notarizedAt: z.string().nullable(),
                 notarizedSha256: z.string().nullable(),
                 recordingReference: z.string().nullable(),
