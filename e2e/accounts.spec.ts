@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { verifyWithPdfsig } from '../src/server/providers/signing/pdfsig.ts';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { approveApplication, drawSignature, linkAuthenticator, logIn, openAdminPage, placeFieldByClick, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
+import { approveApplication, completeNotaryProfileByApi, drawSignature, linkAuthenticator, logIn, openAdminPage, placeFieldByClick, readBootstrapUrl, registerSigner, uniqueEmail, waitForMail } from './helpers.ts';
 import { apiGet, startRecordedSession } from './role-pages.ts';
 
 test('a person registers, lands on the dashboard, logs out and signs in again', async ({ page }) => {
@@ -66,6 +66,7 @@ test.describe.serial('with the first administrator', () => {
     await expect(page).toHaveURL(/\/dashboard\?tab=jobs/);
     await expect(page.getByText(/Your notary account is pending approval/)).toBeVisible();
 
+    await completeNotaryProfileByApi(page);
     await admin.goto('/dashboard?tab=approvals');
     await expect(admin.getByText('Viewing: Approvals')).toBeVisible();
     await approveApplication(admin, 'Nadia Notary');
@@ -179,6 +180,7 @@ test.describe.serial('with the first administrator', () => {
     await notary.getByRole('button', { name: 'Create account' }).click();
     await linkAuthenticator(notary);
     await expect(notary).toHaveURL(/\/dashboard/);
+    await completeNotaryProfileByApi(notary);
     await approveApplication(admin, 'Noel Notary');
 
     await notary.goto('/signature');

@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { logIn, openAdminPage, registerNotary, uniqueEmail, waitForMail } from './helpers.ts';
+import { findSeriousViolations, logIn, openAdminPage, registerNotary, uniqueEmail, waitForMail } from './helpers.ts';
+import { createApprovedNotary, storeUserInPage } from './role-pages.ts';
 
 test('an administrator rejects a notary with a reason on a phone; the notary is told by email and cannot sign in', async ({ browser }) => {
   const admin = await openAdminPage(browser);
@@ -45,6 +46,50 @@ test('an administrator rejects a notary with a reason on a phone; the notary is 
     await expect(signIn.getByText('Your notary application was not approved, so this account cannot sign in.', { exact: false })).toBeVisible();
     await expect(signIn).toHaveURL(/\/login/);
     await signIn.context().close();
+  } finally {
+    await notaryContext.close();
+    await admin.context().close();
+  }
+});
+
+test('an administrator finds an approved notary on a phone, deactivates them so they cannot go online, and activates them again', async ({ browser }) => {
+  const admin = await openAdminPage(browser);
+  const notaryContext = await browser.newContext();
+  try {
+    const notary = await notaryContext.newPage();
+    const name = `Della Directory ${Date.now().toString(36)}`;
+    await createApprovedNotary(notary, admin, name);
+    await storeUserInPage(notary);
+
+    await admin.setViewportSize({ width: 390, height: 844 });
+    await admin.goto('/dashboard?tab=approvals');
+    const directory = admin.getByRole('region', { name: 'All notaries' });
+    await directory.getByRole('searchbox', { name: 'Search' }).fill(name);
+    const row = directory.getByRole('listitem').filter({ has: admin.getByRole('heading', { name }) });
+    await expect(row).toHaveCount(1, { timeout: 10_000 });
+    await row.getByRole('button', { name: `Open profile of ${name}` }).click();
+    await expect(row.getByRole('region', { name: 'Before approval' }).getByText('The profile is complete.')).toBeVisible();
+
+    await row.getByRole('button', { name: `Deactivate ${name}` }).click();
+    const dialog = admin.getByRole('dialog', { name: `Deactivate ${name}?` });
+    await dialog.getByRole('button', { name: 'Deactivate', exact: true }).click();
+    await expect(row.getByText('Approved, deactivated', { exact: true })).toBeVisible();
+    expect(await admin.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await findSeriousViolations(admin)).toEqual([]);
+
+    // The deactivated notary's switch does not stay on, and says why.
+    await notary.goto('/dashboard?tab=jobs');
+    const available = notary.getByRole('switch', { name: 'Available for notarizations' });
+    await available.click();
+    await expect(notary.getByText(/Failed to update availability/)).toBeVisible();
+    await expect(notary.getByText(/An administrator deactivated your notary account/).first()).toBeVisible();
+    await expect(available).toHaveAttribute('aria-checked', 'false');
+
+    await row.getByRole('button', { name: `Activate ${name}` }).click();
+    await admin.getByRole('dialog', { name: `Activate ${name}?` }).getByRole('button', { name: 'Activate', exact: true }).click();
+    await expect(row.getByRole('button', { name: `Deactivate ${name}` })).toBeVisible();
+    await available.click();
+    await expect(available).toHaveAttribute('aria-checked', 'true');
   } finally {
     await notaryContext.close();
     await admin.context().close();

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from '@playwright/test';
 import * as OTPAuth from 'otpauth';
+import { makePng } from '../test/png-fixtures.ts';
 
 export function readBootstrapUrl(): string {
   const port = process.env.E2E_PORT ?? '3210';
@@ -145,6 +146,35 @@ export async function registerNotary(page: Page, name: string, email: string, pa
   await expect(page).toHaveURL(/\/dashboard/);
 }
 
+/**
+ * The signed-in notary (page) completes what approval asks for (decision 027) through the API the
+ * Profile tab uses: commission details, bond and E&O, the four documents, signature and initials.
+ * The Profile tab itself is exercised where the journey is about it.
+ */
+export async function completeNotaryProfileByApi(page: Page) {
+  // Cookie-authenticated writes must say they come from the app's own origin (the page may be blank yet).
+  const pageOrigin = page.url().startsWith('http') ? new URL(page.url()).origin : null;
+  const headers = { origin: pageOrigin ?? `http://localhost:${process.env.E2E_PORT ?? '3210'}` };
+  const me = (await (await page.request.get('/api/auth/me')).json()) as { user: { name: string } };
+  const put = await page.request.put('/api/notary/profile', {
+    headers,
+    data: { commissionedName: me.user.name, commissionStartsOn: '2023-06-01', bondAmountCents: 1_000_000, bondExpiresOn: '2031-05-31', eoAmountCents: 2_500_000, eoExpiresOn: '2031-05-31' },
+  });
+  expect(put.status(), await put.text()).toBe(200);
+  const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+  const png = makePng(120, 120);
+  for (const kind of ['commission_certificate', 'bond', 'eo_insurance', 'seal_image']) {
+    const file = kind === 'seal_image' ? { name: 'seal.png', mimeType: 'image/png', buffer: png } : { name: `${kind}.pdf`, mimeType: 'application/pdf', buffer: pdf };
+    const res = await page.request.post('/api/notary/profile/upload', { headers, multipart: { kind, file } });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+  const image = `data:image/png;base64,${makePng(300, 100, { color: [0, 51, 91] }).toString('base64')}`;
+  for (const kind of ['signature', 'initials']) {
+    const res = await page.request.post(kind === 'signature' ? '/api/signature' : '/api/initials', { headers, data: { imageDataUrl: image, method: 'draw' } });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+}
+
 /** On the Approvals tab, the administrator approves a notary or title company by name and confirms in the dialog. */
 export async function approveApplication(admin: Page, name: string) {
   await admin.goto('/dashboard?tab=approvals');
@@ -158,12 +188,13 @@ export async function approveApplication(admin: Page, name: string) {
 /** Registers a notary and has the administrator approve the account. */
 export async function registerApprovedNotary(page: Page, admin: Page, name: string, email: string) {
   await registerNotary(page, name, email);
+  await completeNotaryProfileByApi(page);
   await approveApplication(admin, name);
 }
 
-/** Draws two strokes on the signature pad of the page. */
-export async function drawSignature(page: Page) {
-  const pad = page.getByRole('img', { name: /^Signature drawing area/ });
+/** Draws two strokes on the signature (or initials) pad of the page. */
+export async function drawSignature(page: Page, kind: 'Signature' | 'Initials' = 'Signature') {
+  const pad = page.getByRole('img', { name: new RegExp(`^${kind} drawing area`) });
   const box = await pad.boundingBox();
   if (!box) throw new Error('the drawing pad is not on screen');
   const strokes: Array<Array<[number, number]>> = [

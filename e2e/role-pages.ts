@@ -1,6 +1,6 @@
 import { expect, type APIRequestContext, type Browser, type BrowserContextOptions, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { openAdminPage, totpCode, uniqueEmail, waitForMail } from './helpers.ts';
+import { completeNotaryProfileByApi, openAdminPage, totpCode, uniqueEmail, waitForMail } from './helpers.ts';
 
 /**
  * One signed-in page per role, with the data each needs, made through the API (page.request) rather
@@ -155,6 +155,7 @@ export async function createApprovedNotary(page: Page, admin: Page, name: string
   const { secret } = await apiCall<{ secret: string }>(page.request, 'post', '/api/auth/mfa/totp/setup/start');
   const linked = await apiCall<{ completedSignIn: SignedInResponse | null }>(page.request, 'post', '/api/auth/mfa/totp/setup/verify', { data: { token: totpCode(secret) } });
   const id = linked.completedSignIn?.user?.id ?? '';
+  await completeNotaryProfileByApi(page);
   await apiCall(admin.request, 'post', `/api/notary/approve/${id}`);
   await confirmEmail(page, email);
   return id;

@@ -7,13 +7,15 @@ import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
 import { expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { openAdminPage, uniqueEmail } from './helpers.ts';
+import { makePng } from '../test/png-fixtures.ts';
+import { approveApplication, drawSignature, findSeriousViolations, openAdminPage, registerNotary, uniqueEmail } from './helpers.ts';
 import { cuttableNetwork, type NetworkCut } from './network-cut.ts';
-import { apiCall, apiGet, claimInvitations, createApprovedNotary, storeUserInPage } from './role-pages.ts';
+import { apiCall, apiGet, claimInvitations, confirmEmail } from './role-pages.ts';
 
 /**
- * The whole live notarization in three Chromium browsers with fake cameras (issue 11): the notary
- * opens the session, admits a signer and a witness, each decodes the others' video, the notary
+ * The whole live notarization in three Chromium browsers with fake cameras (issues 11 and 13): a
+ * notary registers, completes the commission profile on a phone, is approved and goes online; the
+ * notary opens the session, admits a signer and a witness, each decodes the others' video, the notary
  * records, the signer fills a field, the signer's network drops and comes back by itself, the notary
  * seals, the session ends for everyone, and the stored recording decodes, lasts as long as the
  * session and is hashed into the audit chain.
@@ -72,13 +74,79 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     return page;
   }
 
+  let admin: Page;
+  let browserOf: Browser;
+
   test.beforeAll(async ({ browser }) => {
-    test.setTimeout(180_000);
-    const admin = await openAdminPage(browser);
+    browserOf = browser;
+    admin = await openAdminPage(browser);
     contexts.push(admin.context());
-    notary = await newPage(browser);
-    const notaryId = await createApprovedNotary(notary, admin, notaryName);
-    await storeUserInPage(notary);
+  });
+
+  test('a notary registers, completes the commission profile on a phone, is approved and goes online', async () => {
+    test.setTimeout(180_000);
+    notary = await newPage(browserOf);
+    const email = uniqueEmail('journey-notary');
+    await registerNotary(notary, notaryName, email);
+    await confirmEmail(notary, email);
+
+    // The profile on a phone: what is missing before approval, then the form, the documents, the signature.
+    await notary.setViewportSize({ width: 390, height: 844 });
+    await notary.goto('/dashboard?tab=profile');
+    const missing = notary.getByRole('region', { name: 'Before approval' });
+    await expect(missing.getByText('The name as commissioned is missing.')).toBeVisible();
+    const form = notary.getByRole('form', { name: 'Commission' });
+    await form.getByLabel('Name as commissioned').fill(notaryName);
+    await form.getByLabel('Commission start').fill('2023-06-01');
+    await form.getByLabel('Bond amount (USD)').fill('10000');
+    await form.getByLabel('Bond expiry').fill('2031-05-31');
+    await form.getByLabel('E&O coverage (USD)').fill('25000');
+    await form.getByLabel('E&O expiry').fill('2031-05-31');
+    await form.getByRole('button', { name: 'Save profile' }).click();
+    await expect(missing.getByText('The name as commissioned is missing.')).toHaveCount(0);
+
+    const documents = notary.getByRole('region', { name: 'Documents and seal' });
+    const files = [
+      { kind: 'Commission certificate', name: 'commission.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Commission certificate') },
+      { kind: 'Surety bond', name: 'bond.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Surety bond') },
+      { kind: 'E&O insurance policy', name: 'eo-policy.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'E&O policy') },
+      { kind: 'Seal image', name: 'seal.png', mimeType: 'image/png', buffer: makePng(300, 300, { color: [0, 51, 91] }) },
+    ];
+    for (const { kind, ...file } of files) {
+      await documents.getByLabel('Document to upload').selectOption({ label: kind });
+      await documents.locator('input[type="file"]').setInputFiles(file);
+      await expect(documents.getByRole('link', { name: file.name })).toBeVisible({ timeout: 15_000 });
+    }
+    for (const [path, kind] of [['/signature', 'Signature'], ['/initials', 'Initials']] as const) {
+      await notary.goto(path);
+      await drawSignature(notary, kind);
+      await notary.getByRole('button', { name: `Save ${kind.toLowerCase()}` }).click();
+      await expect(notary.getByText(`${kind} saved.`)).toBeVisible();
+    }
+    await notary.goto('/dashboard?tab=profile');
+    await expect(missing.getByText('The profile is complete.')).toBeVisible();
+    baseExpect(await notary.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    baseExpect(await findSeriousViolations(notary)).toEqual([]);
+
+    await approveApplication(admin, notaryName);
+
+    // Approved: the notary goes online from the sidebar's switch, and it stays on after a reload.
+    await notary.setViewportSize({ width: 1280, height: 720 });
+    await notary.goto('/dashboard?tab=jobs');
+    const available = notary.getByRole('switch', { name: 'Available for notarizations' });
+    await expect(available).toHaveAttribute('aria-checked', 'false');
+    await available.click();
+    await expect(available).toHaveAttribute('aria-checked', 'true');
+    await notary.reload();
+    await expect(notary.getByRole('switch', { name: 'Available for notarizations' })).toHaveAttribute('aria-checked', 'true');
+    const status = await apiGet<{ is_available: boolean }>(notary.request, '/api/notary-availability/status');
+    baseExpect(status.is_available).toBe(true);
+  });
+
+  test('the notary prepares the job and the signer and the witness claim their invitations', async () => {
+    test.setTimeout(120_000);
+    const { user } = await apiGet<{ user: { id: string } }>(notary.request, '/api/auth/me');
+    const notaryId = user.id;
     const people = [
       { name: signerName, email: uniqueEmail('journey-signer'), role: 'signer' },
       { name: witnessName, email: uniqueEmail('journey-witness'), role: 'witness' },
@@ -96,7 +164,7 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     await apiCall(notary.request, 'post', fields, { data: { type: 'notary_seal', page: 1, x: 0.6, y: 0.6, width: 0.25, height: 0.15, participantId: null } });
     const current = await apiGet<{ version: number }>(notary.request, `/api/jobs/${jobId}`);
     await apiCall(notary.request, 'patch', `/api/jobs/${jobId}`, { data: { status: 'ready', version: current.version } });
-    const claimed = await claimInvitations(people, () => newPage(browser), 'journey password');
+    const claimed = await claimInvitations(people, () => newPage(browserOf), 'journey password');
     [signer, witness] = claimed as [Page, Page];
     signerNetwork = await cuttableNetwork(signer);
     // The identity step has its own journey (identity-journey.spec): here the notary lets the signer
@@ -239,7 +307,7 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     }
   });
 
-  test('the notary finishes the drafted journal entry on the job page, finds it in the journal and downloads the journal as CSV', async () => {
+  test('the notary finishes the drafted journal entry on the job page, finds it in the journal, adds an addendum and keeps the journal as CSV, JSON and a signed PDF', async () => {
     await notary.goto(`/jobs/detail?jobId=${jobId}`);
     const drafts = notary.getByRole('region', { name: 'Journal entries to finish' });
     await expect(drafts).toBeVisible({ timeout: 20_000 });
@@ -265,5 +333,32 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     baseExpect(csv.split('\r\n')[0]).toMatch(/^Finalized at,Notarized at,Act,/);
     baseExpect(csv).toContain(signerName);
     baseExpect(csv).toContain('"1208 Maple Avenue, Richmond, VA 23220"');
+
+    // A correction is an addendum: the entry itself stays as it was.
+    await entry.getByLabel('Add an addendum').fill('The signer also showed a utility bill with the same address.');
+    await entry.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect(entry.getByText('The signer also showed a utility bill with the same address.')).toBeVisible();
+
+    // A filter that matches nothing says so.
+    const search = notary.getByRole('search', { name: 'Search the journal' });
+    await search.getByLabel('Signer').fill('Nobody Of That Name');
+    await expect(notary.getByText('No finalized entry matches these filters. Clear a filter to see more.')).toBeVisible();
+    await search.getByLabel('Signer').fill('');
+    await expect(entry).toBeVisible();
+
+    // The journal the notary keeps when they leave: JSON with the addendum, and a signed PDF.
+    const jsonDownload = notary.waitForEvent('download');
+    await notary.getByRole('link', { name: 'Download as JSON' }).click();
+    const jsonText = fs.readFileSync((await (await jsonDownload).path()) ?? '', 'utf8');
+    baseExpect(jsonText).toContain('"format":"open-ron-notary-journal"');
+    baseExpect(jsonText).toContain('The signer also showed a utility bill with the same address.');
+    const pdfDownload = notary.waitForEvent('download');
+    await notary.getByRole('link', { name: 'Download signed PDF' }).click();
+    const pdf = fs.readFileSync((await (await pdfDownload).path()) ?? '');
+    baseExpect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    baseExpect(pdf.includes('/ByteRange')).toBe(true);
+    // The PDF prints the SHA-256 of the JSON export of the same selection: each proves the other.
+    const { stdout: pdfText } = await promisify(execFile)('pdftotext', ['-layout', (await (await pdfDownload).path()) ?? '', '-']);
+    baseExpect(pdfText.replace(/\s+/g, '')).toContain(createHash('sha256').update(jsonText).digest('hex'));
   });
 });

@@ -4,6 +4,7 @@ import { sessions } from '#server/db/schema/index.ts';
 import { hashToken } from '#server/lib/crypto.ts';
 import { createInProcessRealtime, type RealtimeProvider } from '#server/providers/realtime/realtime.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
+import { completeNotaryProfile } from '#test/notary-fixtures.ts';
 
 /**
  * Two instances of one deployment: one database, session caches kept coherent by the realtime
@@ -92,6 +93,7 @@ describe('session cache across app instances', () => {
     });
     const { user, sessionToken } = registered.json() as { user: { id: string }; sessionToken: string };
     expect((await me(b, sessionToken)).json().user.status).toBe('pending');
+    await completeNotaryProfile(a.db, user.id);
     expect((await a.app.inject({ method: 'POST', url: `/api/notary/approve/${user.id}`, headers: admin })).statusCode).toBe(200);
     await within(async () => expect((await me(b, sessionToken)).json().user).toMatchObject({ status: 'active', pendingApproval: null }));
   });

@@ -37,6 +37,7 @@ import { systemRoutes } from './features/system/system.routes.ts';
 import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
 import { identityAdminRoutes } from './features/identity/identity-admin.ts';
 import { journalRoutes } from './features/journal/journal.routes.ts';
+import { availabilityRoutes, notaryAvailabilityRoutes } from './features/availability/availability.routes.ts';
 import { identityJobRoutes, identityRoutes } from './features/identity/identity.routes.ts';
 import { recordingPlaybackRoutes } from './features/video/recording-playback.routes.ts';
 import { videoJobRoutes, videoRoutes } from './features/video/video.routes.ts';
@@ -286,6 +287,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(identityJobRoutes, { prefix: '/api/jobs' });
   await app.register(identityAdminRoutes, { prefix: '/api/admin/users' });
   await app.register(journalRoutes, { prefix: '/api/notary-log' });
+  await app.register(notaryAvailabilityRoutes, { prefix: '/api/notary-availability' });
+  await app.register(availabilityRoutes, { prefix: '/api/availability' });
 
   const indexFile = path.join(config.webDistDir, 'index.html');
   const hasWebBuild = fs.existsSync(indexFile);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.ts';
 import { startIdentityPurger } from './features/identity/identity.service.ts';
+import { startNotaryExpiryWarner } from './features/notaries/notary-expiry.service.ts';
 import { parseConfig } from './config.ts';
 import { createDatabase } from './db/client.ts';
 import { firstAdminLinkFileName, issueBootstrapInvite } from './features/invites/invites.service.ts';
@@ -38,6 +39,8 @@ const video = createWeriftSfu({
 const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage, video });
 // ID photos and stated details are deleted when their state's retention ends (decision 025).
 const stopIdentityPurger = startIdentityPurger({ db: database.db, storage, secretsKey, log: app.log });
+// Notaries and administrators are warned 30 days before a commission, certificate, bond or E&O expires (decision 027).
+const stopNotaryExpiryWarner = startNotaryExpiryWarner({ db: database.db, publicUrl: config.publicUrl, log: app.log });
 
 const banner: string[] = [];
 if (process.argv.includes('--demo')) {
@@ -73,6 +76,7 @@ async function shutDown(signal: string) {
   isClosing = true;
   app.log.info({ signal }, 'shutting down');
   stopIdentityPurger();
+  stopNotaryExpiryWarner();
   await app.close();
   await video.close();
   await realtime.close();

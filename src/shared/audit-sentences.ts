@@ -245,6 +245,7 @@ const journalSentences = {
   'journal.marked_test': ({ actor, data }: Facts) => `${actor} marked ${plural(readCount(data, 'entries') ?? 0, 'journal entry', 'journal entries')} of this job as test entries.`,
   'journal.addendum_added': ({ actor }: Facts) => `${actor} added an addendum to a finalized journal entry.`,
   'journal.read_by_admin': ({ actor }: Facts) => `${actor} read a notary’s journal as an administrator.`,
+  'journal.entry_deleted': ({ actor }: Facts) => `${actor} deleted a journal entry whose retention period had ended.`,
 };
 
 export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
@@ -346,6 +347,19 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'notary.approved': ({ actor, data }) => `${actor} approved the notary account of ${readText(data, 'notaryName') ?? 'a notary'}.`,
   'notary.rejected': ({ actor, data }) =>
     withReason(`${actor} turned down the notary application of ${readText(data, 'notaryName') ?? 'a notary'}.`, readText(data, 'reason')),
+  'notary.profile_updated': ({ actor, data }) => {
+    const fields = Array.isArray(data.fields) ? data.fields.length : 0;
+    const sentence = `${actor} updated the notary profile of ${readText(data, 'notaryName') ?? 'a notary'} (${plural(fields, 'field')})`;
+    return data.needsReapproval === true ? `${sentence}; the new commission needs approval again.` : `${sentence}.`;
+  },
+  'notary.profile_file_uploaded': ({ actor, data }) =>
+    `${actor} filed ${readText(data, 'fileName') ? quote(readText(data, 'fileName') ?? '') : 'a document'} with the notary profile of ${readText(data, 'notaryName') ?? 'a notary'}.`,
+  'notary.profile_file_deleted': ({ actor, data }) =>
+    `${actor} deleted ${readText(data, 'fileName') ? quote(readText(data, 'fileName') ?? '') : 'a document'} from the notary profile of ${readText(data, 'notaryName') ?? 'a notary'}.`,
+  'notary.signature_removed': ({ actor, data }) => `${actor} removed the saved signature of ${readText(data, 'notaryName') ?? 'a notary'}.`,
+  'notary.initials_removed': ({ actor, data }) => `${actor} removed the saved initials of ${readText(data, 'notaryName') ?? 'a notary'}.`,
+  'notary.activated': ({ actor, data }) => `${actor} activated ${readText(data, 'notaryName') ?? 'a notary'} again.`,
+  'notary.deactivated': ({ actor, data }) => `${actor} deactivated ${readText(data, 'notaryName') ?? 'a notary'}: they take no new work.`,
   'title_company.approved': ({ actor, data }) => `${actor} approved the title company ${readText(data, 'companyName') ?? 'an applicant'}.`,
   'title_company.rejected': ({ actor, data }) =>
     withReason(`${actor} turned down the title company ${readText(data, 'companyName') ?? 'an applicant'}.`, readText(data, 'reason')),

@@ -42,6 +42,13 @@ export const auditActions = [
   'notary.certificate_removed',
   'notary.approved',
   'notary.rejected',
+  'notary.profile_updated',
+  'notary.profile_file_uploaded',
+  'notary.profile_file_deleted',
+  'notary.signature_removed',
+  'notary.initials_removed',
+  'notary.activated',
+  'notary.deactivated',
   'title_company.approved',
   'title_company.rejected',
   'mail.read',
@@ -68,6 +75,7 @@ export const auditActions = [
   'journal.marked_test',
   'journal.addendum_added',
   'journal.read_by_admin',
+  'journal.entry_deleted',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

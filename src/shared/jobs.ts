@@ -337,5 +337,12 @@ export const canEnterSchema = z.object({
 });
 export type CanEnter = z.infer<typeof canEnterSchema>;
 
-export const notaryOptionSchema = z.object({ userId: z.string(), name: z.string(), commissionState: z.string(), county: z.string() });
+export const notaryOptionSchema = z.object({
+  userId: z.string(),
+  name: z.string(),
+  commissionState: z.string(),
+  county: z.string(),
+  /** Online now by the availability rule (decision 028); absent where the option is not from the lookup. */
+  isOnline: z.boolean().optional(),
+});
 export const notaryOptionListSchema = z.object({ items: z.array(notaryOptionSchema) });

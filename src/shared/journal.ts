@@ -6,20 +6,45 @@ import { identityEvidenceSchema } from './identity.ts';
  * completed and finalized by the notary, then never changed (addenda only).
  */
 
+export const journalWitnessSchema = z.object({
+  name: z.string({ message: 'Give each credible witness’s name.' }).trim().min(2, { message: 'Give each credible witness’s name.' }).max(200),
+  address: z.string({ message: 'Give each credible witness’s address.' }).trim().min(5, { message: 'Give each credible witness’s address.' }).max(300).nullable(),
+});
+export type JournalWitness = z.infer<typeof journalWitnessSchema>;
+/** A credible witness as an entry holds it (the draft may not have the address yet). */
+const recordedWitnessSchema = z.object({ name: z.string(), address: z.string().nullable() });
+
 export const journalEntryContentSchema = z.object({
+  /** The date and time of the act: when the document was sealed. */
   notarizedAt: z.string().nullable(),
   actType: z.string(),
+  /** The document's title (its file name on the platform). */
   documentName: z.string(),
+  /** The type or description of the document (a deed, an affidavit...), which the notary completes. */
+  documentType: z.string().nullable(),
+  /** The date the document bears (YYYY-MM-DD), which the notary completes where the state asks for it. */
+  documentDate: z.string().nullable(),
   documentSha256: z.string().nullable(),
   signerName: z.string(),
   signerEmail: z.string(),
   /** The signer's address, which the notary completes (a journal requires it; the platform does not know it). */
   signerAddress: z.string().nullable(),
+  /** How identity was established, in a sentence (the proofing results: credential analysis, questions, the notary's review). */
   identityMethod: z.string(),
+  /** The identity step's outcome as recorded when the act was sealed. */
+  isIdentityProven: z.boolean(),
   identityEvidence: identityEvidenceSchema.nullable(),
+  /** The notary recorded that a credible witness vouched for the signer. */
+  isIdentifiedByCredibleWitness: z.boolean(),
+  /** Each credible witness's name and address (drafted from the job's witnesses, completed by the notary). */
+  credibleWitnesses: z.array(recordedWitnessSchema),
+  /** The job's witnesses as the platform recorded them, with how their identity was established. */
+  witnesses: z.array(z.object({ name: z.string(), identityMethod: z.string() })),
   recordingReference: z.string().nullable(),
   feeCents: z.number().int().nullable(),
   notes: z.string().nullable(),
+  /** The notary's commissioning state whose rules the entry was finalized under (null in a draft). */
+  commissionState: z.string().nullable(),
 });
 export type JournalEntryContent = z.infer<typeof journalEntryContentSchema>;
 
@@ -37,6 +62,37 @@ export const journalEntrySchema = z.object({
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
 export const journalEntryListSchema = z.object({ items: z.array(journalEntrySchema), total: z.number(), page: z.number(), pageSize: z.number() });
 
+/** POST /api/jobs/{id}/prepare-notary-log: each of the job's entries, stored, in the shape of what the platform recorded. */
+export const preparedJournalSchema = z.object({
+  entries: z.array(
+    z.object({
+      entryId: z.string(),
+      status: z.enum(['draft', 'final']),
+      jobId: z.string(),
+      documentId: z.string().nullable(),
+      participantId: z.string().nullable(),
+      documentName: z.string(),
+      documentType: z.string().nullable(),
+      actType: z.string(),
+      signerName: z.string(),
+      signerEmail: z.string(),
+      signerAddress: z.string().nullable(),
+      identityMethod: z.string(),
+      isIdentityProven: z.boolean(),
+      /** The ID presented, as the confirmed identity check read it; the number only where the state lets a journal hold it. */
+      identityEvidence: identityEvidenceSchema.nullable(),
+      isIdentifiedByCredibleWitness: z.boolean(),
+      credibleWitnesses: z.array(recordedWitnessSchema),
+      witnesses: z.array(z.object({ name: z.string(), identityMethod: z.string() })),
+      notarizedAt: z.string().nullable(),
+      notarizedSha256: z.string().nullable(),
+      recordingReference: z.string().nullable(),
+      feeCents: z.number().nullable(),
+      notes: z.string().nullable(),
+    }),
+  ),
+});
+
 const address = z.string({ message: 'Give the signer’s address.' }).trim().min(5, { message: 'Give the signer’s address.' }).max(300);
 export const finalizeJournalInputSchema = z.object({
   entries: z
@@ -46,6 +102,9 @@ export const finalizeJournalInputSchema = z.object({
         signerAddress: address,
         feeCents: z.number({ message: 'feeCents is a whole number of cents.' }).int({ message: 'feeCents is a whole number of cents.' }).min(0).max(10_000_00).nullable().optional(),
         notes: z.string().trim().max(2000).nullable().optional(),
+        documentType: z.string().trim().max(200).nullable().optional(),
+        documentDate: z.iso.date({ message: 'documentDate is a date as YYYY-MM-DD.' }).nullable().optional(),
+        credibleWitnesses: z.array(journalWitnessSchema).max(10).optional(),
       }),
     )
     .min(1, { message: 'Send at least one entry to finalize.' })
@@ -65,6 +124,38 @@ export const journalQuerySchema = z.object({
   includeTest: z.enum(['true', 'false']).optional(),
 });
 export type JournalQuery = z.infer<typeof journalQuerySchema>;
+
+/** The filters an export takes (no paging: an export is the whole selection). */
+export const journalExportQuerySchema = journalQuerySchema.omit({ page: true, pageSize: true });
+export type JournalExportQuery = z.infer<typeof journalExportQuerySchema>;
+
+/** The JSON export's format name and version: a reader checks both before trusting the layout. */
+export const journalExportFormat = 'open-ron-notary-journal';
+export const journalExportVersion = 1;
+
+/** The signed PDF holds at most this many entries; a larger journal is exported by date range. */
+export const journalPdfMaxEntries = 5000;
+
+/** Fills the fields a row stored before they existed, so every reader sees one shape. */
+export function normalizeJournalContent(content: Partial<JournalEntryContent> & Pick<JournalEntryContent, 'actType' | 'documentName' | 'signerName' | 'signerEmail' | 'identityMethod'>): JournalEntryContent {
+  return {
+    notarizedAt: null,
+    documentType: null,
+    documentDate: null,
+    documentSha256: null,
+    signerAddress: null,
+    isIdentityProven: !content.identityMethod.startsWith('Not proven'),
+    identityEvidence: null,
+    isIdentifiedByCredibleWitness: false,
+    credibleWitnesses: [],
+    witnesses: [],
+    recordingReference: null,
+    feeCents: null,
+    notes: null,
+    commissionState: null,
+    ...content,
+  };
+}
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break; a value a spreadsheet

@@ -5,6 +5,7 @@ import { ChatPlacement } from '#web/components/chat-opener.tsx';
 import { AppErrorScreen, RouteErrorBoundary } from '#web/components/error-screens.tsx';
 import { LoadingWorkspace } from '#web/components/loading.tsx';
 import { NotBuiltPage } from '#web/components/not-built.tsx';
+import { AvailabilityHeartbeat } from '#web/features/dashboard/availability-heartbeat.tsx';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
 
 type PageModule = { default: ComponentType };
@@ -54,6 +55,7 @@ function RoleHomeRedirect() {
 function Root() {
   return (
     <ChatPlacement>
+      <AvailabilityHeartbeat />
       <Outlet />
     </ChatPlacement>
   );

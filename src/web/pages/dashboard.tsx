@@ -9,11 +9,14 @@ import { JobsTable } from '#web/features/jobs/jobs-table.tsx';
 import { EmailVerificationBanner } from '#web/features/auth/email-verification-banner.tsx';
 import { SecuritySettings } from '#web/features/auth/security-settings.tsx';
 import { JournalPanel } from '#web/features/journal/journal-panel.tsx';
+import { AvailabilityPanel } from '#web/features/availability/availability-panel.tsx';
+import { NotaryDirectory } from '#web/features/notaries/notary-directory.tsx';
+import { NotaryProfilePanel } from '#web/features/notaries/notary-profile-panel.tsx';
 import { PendingNotaries } from '#web/features/notaries/pending-notaries.tsx';
 import { PendingTitleCompanies } from '#web/features/title-companies/pending-title-companies.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 
-const tabLabels: Record<string, string> = { jobs: 'Jobs', journal: 'Journal', security: 'Security', approvals: 'Approvals' };
+const tabLabels: Record<string, string> = { jobs: 'Jobs', profile: 'Profile', journal: 'Journal', availability: 'Availability', security: 'Security', approvals: 'Approvals' };
 
 export default function DashboardPage() {
   const [searchParams, setSearchParams] = useSearchParams();
@@ -33,8 +36,8 @@ export default function DashboardPage() {
   const role = getEffectiveRole(user);
   const isAdmin = role === 'admin';
   const isNotary = role === 'notary';
-  // The journal is a notary's own (issue 13); approvals are the administrators'.
-  const isTabShown = (key: string) => (key !== 'approvals' || isAdmin) && (key !== 'journal' || isNotary);
+  // The journal, the commission profile and availability are a notary's own (issue 13); approvals are the administrators'.
+  const isTabShown = (key: string) => (key !== 'approvals' || isAdmin) && (!['journal', 'profile', 'availability'].includes(key) || isNotary);
   const activeTab = tab && tabLabels[tab] && isTabShown(tab) ? tab : 'jobs';
   const notice = (location.state as { notice?: string } | null)?.notice ?? null;
   // The jobs list's status filter lives in the address, so the status tiles and the list share it.
@@ -56,6 +59,7 @@ export default function DashboardPage() {
           Your {user.pendingApproval === 'title_company' ? 'title company' : 'notary'} account is pending approval. An administrator
           reviews new {user.pendingApproval === 'title_company' ? 'title companies' : 'notary commissions'}; you will be able to take
           part in notarizations once approved.
+          {user.pendingApproval === 'notary' ? ' Complete your commission details, documents, signature and initials under Profile first.' : null}
         </div>
       ) : null}
       <p className="muted">Signed in as {roleLabels[role]}.</p>
@@ -79,10 +83,13 @@ export default function DashboardPage() {
           ))}
       </nav>
       {activeTab === 'security' ? <SecuritySettings /> : null}
+      {activeTab === 'profile' ? <NotaryProfilePanel /> : null}
       {activeTab === 'journal' ? <JournalPanel /> : null}
+      {activeTab === 'availability' ? <AvailabilityPanel /> : null}
       {activeTab === 'approvals' ? (
         <div className="stack">
           <PendingNotaries />
+          <NotaryDirectory />
           <PendingTitleCompanies />
         </div>
       ) : null}

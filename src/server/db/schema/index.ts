@@ -10,3 +10,4 @@ export * from './signing.ts';
 export * from './video.ts';
 export * from './identity.ts';
 export * from './journal.ts';
+export * from './availability.ts';

@@ -62,7 +62,7 @@ export const signingCredentials = pgTable(
   'signing_credentials',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    kind: text('kind', { enum: ['platform_ca', 'notary'] }).notNull(),
+    kind: text('kind', { enum: ['platform_ca', 'notary', 'platform_signer'] }).notNull(),
     userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
     certificatePem: text('certificate_pem').notNull(),
     /** Issuer certificates as concatenated PEM, nearest first: an uploaded certificate's chain (null for platform ones). */

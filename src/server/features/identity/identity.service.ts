@@ -698,6 +698,17 @@ export async function findIdentityEvidence(ctx: Pick<Ctx, 'db' | 'secretsKey'>, 
 }
 
 /**
+ * The address the person stated in their confirmed identity step, for the journal draft (the notary
+ * checks it against the ID). Null without a confirmed check or once the statement was purged.
+ */
+export async function findStatedAddress(ctx: Pick<Ctx, 'db' | 'secretsKey'>, job: { notaryId: string | null }, participantId: string, at: Date = new Date()): Promise<string | null> {
+  const check = await findConfirmedCheck(ctx.db, participantId, job.notaryId, at);
+  if (!check || !check.statementSealed) return null;
+  const { address } = readStatement(ctx, check);
+  return address ? `${address.street}, ${address.city}, ${address.state} ${address.postalCode}` : null;
+}
+
+/**
  * The person on a participant's row changed (name or email): what proved the identity of the one
  * before proves nothing about the one now. Their checks end and a bypass is withdrawn.
  */

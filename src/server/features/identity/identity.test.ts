@@ -492,7 +492,10 @@ describe('the journal draft', () => {
     const check = await passEveryStep(c);
     expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Matches' })).statusCode).toBe(200);
     const draft = async () => (await kit.call(c.notary, 'POST', `/api/jobs/${c.job.id}/prepare-notary-log`)).json().entries[0];
-    expect((await draft()).identityEvidence).toEqual({ documentType: 'drivers_license', issuer: 'Virginia', expiryDate: '2030-03-01', documentNumber: '12345678', documentNumberNote: null });
+    const first = await draft();
+    expect(first.identityEvidence).toEqual({ documentType: 'drivers_license', issuer: 'Virginia', expiryDate: '2030-03-01', documentNumber: '12345678', documentNumberNote: null });
+    // The address the signer stated in the step is drafted for the notary to check; the proofing outcome comes with it.
+    expect(first).toMatchObject({ signerAddress: '1208 Maple Avenue, Richmond, VA 23220', isIdentityProven: true, status: 'draft' });
     await t.db.update(notaryProfiles).set({ commissionState: 'TX' }).where(eq(notaryProfiles.userId, c.notary.id));
     expect((await draft()).identityEvidence).toMatchObject({ documentNumber: null, documentNumberNote: 'Not recorded: 1 Tex. Admin. Code § 87.50(a) forbids the ID number in the journal.' });
   });

@@ -17,7 +17,7 @@ import {
 } from '#shared/jobs.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { documents, jobParticipants, jobs, notaryProfiles, titleCompanies, users } from '#server/db/schema/index.ts';
+import { documents, jobParticipants, jobs, titleCompanies, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
@@ -30,23 +30,15 @@ import { announceAccessChange } from './access-change.ts';
 import { findCompanyIdOf, getJobAccess, hasCompanyStaffRole, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
 import { invitedJobIds } from './job-invitations.ts';
 import { assertNotaryNotAmong, assertNotaryNotOnJob } from './notary-conflict.ts';
+import { assertNotaryCanTakeWork } from '#server/features/notaries/notary-eligibility.ts';
 import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';
 
 export function getNotarizationTypes() {
   return { items: notarizationTypes.map((type) => ({ ...type })) };
 }
 
-/** An active, approved notary, or a 400 that says so. */
-async function assertApprovedNotary(db: DbOrTx, notaryId: string): Promise<{ id: string; name: string; email: string }> {
-  const [row] = await db
-    .select({ id: users.id, name: users.name, email: users.email })
-    .from(users)
-    .innerJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
-    .where(and(eq(users.id, notaryId), eq(users.status, 'active'), eq(notaryProfiles.approvalStatus, 'approved')))
-    .limit(1);
-  if (!row) throw badRequest('Choose an approved, active notary.');
-  return row;
-}
+/** A notary who may take work now (notaries/notary-eligibility.ts): 400 for no notary, 409 with the reason. */
+const assertApprovedNotary = assertNotaryCanTakeWork;
 
 export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputSchema>): Promise<Job> {
   const user = ctx.user;

@@ -176,11 +176,15 @@ describe('POST /api/jobs', () => {
   it('refuses a notary who is not approved, or who is not a notary at all, and creates nothing', async () => {
     const agent = await t.createUser({ roles: ['title_agent'] });
     const before = await t.db.select({ count: sql<number>`count(*)::int` }).from(jobs);
-    for (const notaryId of [(await createNotary('pending')).id, (await t.createUser({ roles: ['signer'] })).id, randomUUID()]) {
+    for (const notaryId of [(await t.createUser({ roles: ['signer'] })).id, randomUUID()]) {
       const res = await postJob(agent, { notaryId });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ error: 'bad_request', message: 'Choose an approved, active notary.' });
     }
+    const pending = await createNotary('pending');
+    const res = await postJob(agent, { notaryId: pending.id });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ error: 'notary_unavailable', message: `${pending.name} is not an approved notary yet. Choose another notary.` });
     expect(await t.db.select({ count: sql<number>`count(*)::int` }).from(jobs)).toEqual(before);
   });
 });
@@ -374,9 +378,10 @@ describe('POST /api/jobs/:id/replace-notary', () => {
   it('refuses a notary who is not approved yet', async () => {
     const agent = await t.createUser({ roles: ['title_agent'] });
     const job = await createJob(agent);
-    const res = await call(agent, 'POST', `/api/jobs/${job.id}/replace-notary`, { notaryId: (await createNotary('pending')).id });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ error: 'bad_request', message: 'Choose an approved, active notary.' });
+    const pending = await createNotary('pending');
+    const res = await call(agent, 'POST', `/api/jobs/${job.id}/replace-notary`, { notaryId: pending.id });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ error: 'notary_unavailable', message: `${pending.name} is not an approved notary yet. Choose another notary.` });
     expect((await call(agent, 'GET', `/api/jobs/${job.id}`)).json()).toMatchObject({ notaryId: null, version: job.version });
   });
 

@@ -1,17 +1,17 @@
 import { and, asc, count, desc, eq, gte, ilike, inArray, lt, sql } from 'drizzle-orm';
-import { policyFor } from '#shared/identity-policies.ts';
-import { csvField, type FinalizeJournalInput, type JournalEntry, type JournalEntryContent, type JournalQuery } from '#shared/journal.ts';
+import { journalFieldNames, journalPolicyFor, type JournalFinalizeField } from '#shared/journal-policies.ts';
+import { normalizeJournalContent, type FinalizeJournalInput, type JournalEntry, type JournalEntryContent, type JournalQuery } from '#shared/journal.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { notaryJournalAddenda, notaryJournalEntries, notaryProfiles } from '#server/db/schema/index.ts';
+import { notarizedDocuments, notaryJournalAddenda, notaryJournalEntries, notaryProfiles } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { prepareNotaryLog } from '#server/features/notarization/notarization.service.ts';
 
-type EntryRow = typeof notaryJournalEntries.$inferSelect;
+export type EntryRow = typeof notaryJournalEntries.$inferSelect;
 
-async function toEntries(db: DbOrTx, rows: EntryRow[]): Promise<JournalEntry[]> {
+export async function toEntries(db: DbOrTx, rows: EntryRow[]): Promise<JournalEntry[]> {
   const addenda = rows.length
     ? await db.select().from(notaryJournalAddenda).where(inArray(notaryJournalAddenda.entryId, rows.map((row) => row.id))).orderBy(asc(notaryJournalAddenda.createdAt))
     : [];
@@ -20,7 +20,7 @@ async function toEntries(db: DbOrTx, rows: EntryRow[]): Promise<JournalEntry[]> 
     jobId: row.jobId,
     status: row.status,
     isTest: row.isTest,
-    content: row.content,
+    content: normalizeJournalContent(row.content),
     createdAt: row.createdAt.toISOString(),
     finalizedAt: row.finalizedAt?.toISOString() ?? null,
     keptUntil: row.keptUntil?.toISOString() ?? null,
@@ -34,6 +34,7 @@ async function requireJournalOwner(ctx: Ctx, jobId: string): Promise<{ notaryId:
   const isAdmin = access.actors.includes('admin');
   if (!access.actors.includes('notary') && !isAdmin) throw forbidden('Only the job’s notary keeps its journal entries.');
   if (!access.job.notaryId) throw conflict('The job has no notary, so no journal to write in.');
+  if (isAdmin && access.job.notaryId !== ctx.user?.id) await appendAuditEvent(ctx, { jobId, action: 'journal.read_by_admin', data: { notaryId: access.job.notaryId } });
   return { notaryId: access.job.notaryId, isAdmin };
 }
 
@@ -50,15 +51,22 @@ export async function storeJournalDrafts(ctx: Ctx, jobId: string): Promise<Journ
         notarizedAt: entry.notarizedAt,
         actType: entry.actType,
         documentName: entry.documentName,
+        documentType: null,
+        documentDate: null,
         documentSha256: entry.notarizedSha256,
         signerName: entry.signerName,
         signerEmail: entry.signerEmail,
-        signerAddress: null,
+        signerAddress: entry.signerAddress,
         identityMethod: entry.identityMethod,
+        isIdentityProven: entry.isIdentityProven,
         identityEvidence: entry.identityEvidence,
+        isIdentifiedByCredibleWitness: entry.isIdentifiedByCredibleWitness,
+        credibleWitnesses: entry.credibleWitnesses,
+        witnesses: entry.witnesses,
         recordingReference: entry.recordingReference,
         feeCents: entry.feeCents,
         notes: null,
+        commissionState: null,
       };
       await tx
         .insert(notaryJournalEntries)
@@ -74,6 +82,46 @@ export async function storeJournalDrafts(ctx: Ctx, jobId: string): Promise<Journ
   });
 }
 
+/**
+ * POST /api/jobs/{id}/prepare-notary-log: stores the drafts (as POST /api/notary-log/drafts/{jobId})
+ * and answers with each of the job's entries in the prepare-notary-log shape: what the platform
+ * recorded, the entry's id and whether it is still a draft.
+ */
+export async function prepareJournalDrafts(ctx: Ctx, jobId: string) {
+  const stored = await storeJournalDrafts(ctx, jobId);
+  const rows = await ctx.db.select({ id: notaryJournalEntries.id, documentId: notaryJournalEntries.documentId, participantId: notaryJournalEntries.participantId }).from(notaryJournalEntries).where(eq(notaryJournalEntries.jobId, jobId));
+  return {
+    entries: stored.map((entry) => {
+      const links = rows.find((row) => row.id === entry.id);
+      const { content } = entry;
+      return {
+        entryId: entry.id,
+        status: entry.status,
+        jobId,
+        documentId: links?.documentId ?? null,
+        participantId: links?.participantId ?? null,
+        documentName: content.documentName,
+        documentType: content.documentType,
+        actType: content.actType,
+        signerName: content.signerName,
+        signerEmail: content.signerEmail,
+        signerAddress: content.signerAddress,
+        identityMethod: content.identityMethod,
+        isIdentityProven: content.isIdentityProven,
+        identityEvidence: content.identityEvidence,
+        isIdentifiedByCredibleWitness: content.isIdentifiedByCredibleWitness,
+        credibleWitnesses: content.credibleWitnesses,
+        witnesses: content.witnesses,
+        notarizedAt: content.notarizedAt,
+        notarizedSha256: content.documentSha256,
+        recordingReference: content.recordingReference,
+        feeCents: content.feeCents,
+        notes: content.notes,
+      };
+    }),
+  };
+}
+
 /** GET /api/notary-log/drafts/{jobId}: the job's entries still open. */
 export async function findJournalDrafts(ctx: Ctx, jobId: string): Promise<JournalEntry[]> {
   await requireJournalOwner(ctx, jobId);
@@ -85,13 +133,26 @@ export async function findJournalDrafts(ctx: Ctx, jobId: string): Promise<Journa
   return toEntries(ctx.db, rows);
 }
 
+/** The fields an entry still lacks under the state's journal row. */
+function findMissingFields(content: JournalEntryContent, required: JournalFinalizeField[]): JournalFinalizeField[] {
+  return required.filter((field) => {
+    if (field === 'credibleWitnesses') return content.credibleWitnesses.length === 0 || content.credibleWitnesses.some((witness) => !witness.address);
+    const value = content[field];
+    return value === null || value === undefined || value === '';
+  });
+}
+
 /**
  * POST /api/notary-log/finalize/{jobId}: the notary completes each draft (the signer's address, the
- * fee, notes) and the entries become final for good. Only a sealed act is journaled.
+ * fee, the document's type and date, credible witnesses, notes), the fields their commissioning
+ * state's journal row requires are checked, and the entries become final for good. Only a sealed
+ * act is journaled.
  */
 export async function finalizeJournal(ctx: Ctx, jobId: string, input: FinalizeJournalInput): Promise<JournalEntry[]> {
   const { notaryId } = await requireJournalOwner(ctx, jobId);
   if (ctx.user?.id !== notaryId) throw forbidden('Only the notary whose journal it is finalizes its entries.');
+  const [profile] = await ctx.db.select({ state: notaryProfiles.commissionState }).from(notaryProfiles).where(eq(notaryProfiles.userId, notaryId)).limit(1);
+  const policy = journalPolicyFor(profile?.state ?? null);
   return ctx.db.transaction(async (tx) => {
     const ids = input.entries.map((entry) => entry.id);
     const rows = await tx.select().from(notaryJournalEntries).where(and(eq(notaryJournalEntries.jobId, jobId), inArray(notaryJournalEntries.id, ids))).for('update');
@@ -101,14 +162,34 @@ export async function finalizeJournal(ctx: Ctx, jobId: string, input: FinalizeJo
     if (final.length > 0) throw new AppError(409, 'journal_entry_final', 'A finalized journal entry never changes; add an addendum to it instead.', { ids: final.map((row) => row.id) });
     const unsealed = rows.filter((row) => !row.content.notarizedAt);
     if (unsealed.length > 0) throw new AppError(409, 'not_notarized', 'Only a sealed act is journaled: seal the job first.', { ids: unsealed.map((row) => row.id) });
-    const [profile] = await tx.select({ state: notaryProfiles.commissionState }).from(notaryProfiles).where(eq(notaryProfiles.userId, notaryId)).limit(1);
+    const completed = input.entries.map((entry) => {
+      const row = rows.find((candidate) => candidate.id === entry.id) as EntryRow;
+      const before = normalizeJournalContent(row.content);
+      const content: JournalEntryContent = {
+        ...before,
+        signerAddress: entry.signerAddress,
+        feeCents: entry.feeCents === undefined ? before.feeCents : entry.feeCents,
+        notes: entry.notes ?? null,
+        documentType: entry.documentType === undefined ? before.documentType : entry.documentType || null,
+        documentDate: entry.documentDate === undefined ? before.documentDate : entry.documentDate,
+        credibleWitnesses: entry.credibleWitnesses ?? before.credibleWitnesses,
+        commissionState: policy.code,
+      };
+      const required = [...policy.requiredFields, ...(content.isIdentifiedByCredibleWitness ? policy.requiredWithCredibleWitness : [])];
+      return { id: entry.id, content, missing: findMissingFields(content, required) };
+    });
+    const incomplete = completed.filter((entry) => entry.missing.length > 0);
+    if (incomplete.length > 0) {
+      const lacking = [...new Set(incomplete.flatMap((entry) => entry.missing))].map((field) => journalFieldNames[field]);
+      throw new AppError(400, 'journal_fields_missing', `${policy.name}’s journal needs ${lacking.join(', ')} (${policy.citation}). Complete ${incomplete.length === 1 ? 'the entry' : `the ${incomplete.length} entries`} and finalize again.`, {
+        entries: incomplete.map((entry) => ({ id: entry.id, missing: entry.missing })),
+      });
+    }
     const now = new Date();
     const keptUntil = new Date(now);
-    keptUntil.setUTCFullYear(keptUntil.getUTCFullYear() + policyFor(profile?.state ?? null).retentionYears);
-    for (const entry of input.entries) {
-      const row = rows.find((candidate) => candidate.id === entry.id) as EntryRow;
-      const content: JournalEntryContent = { ...row.content, signerAddress: entry.signerAddress, feeCents: entry.feeCents ?? row.content.feeCents, notes: entry.notes ?? null };
-      await tx.update(notaryJournalEntries).set({ content, status: 'final', finalizedAt: now, keptUntil }).where(eq(notaryJournalEntries.id, entry.id));
+    keptUntil.setUTCFullYear(keptUntil.getUTCFullYear() + policy.retentionYears);
+    for (const entry of completed) {
+      await tx.update(notaryJournalEntries).set({ content: entry.content, status: 'final', finalizedAt: now, keptUntil }).where(eq(notaryJournalEntries.id, entry.id));
     }
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'journal.finalized', data: { entries: ids.length } });
     const saved = await tx.select().from(notaryJournalEntries).where(eq(notaryJournalEntries.jobId, jobId)).orderBy(asc(notaryJournalEntries.createdAt));
@@ -116,10 +197,60 @@ export async function finalizeJournal(ctx: Ctx, jobId: string, input: FinalizeJo
   });
 }
 
+/**
+ * DELETE /api/notary-log/entries/{id}: an entry (and its addenda) goes only once its retention has
+ * ended (`kept_until`); before that it is refused with the date and the rule. The notary deletes
+ * their own; an administrator may delete any, and both are in the audit trail. A draft is not a
+ * journal entry yet: it is finalized or left, never deleted here.
+ */
+export async function deleteJournalEntry(ctx: Ctx, entryId: string): Promise<{ deleted: true; addenda: number }> {
+  const user = ctx.user;
+  if (!user) throw unauthorized();
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(notaryJournalEntries).where(eq(notaryJournalEntries.id, entryId)).for('update');
+    const isAdmin = user.roles.includes('admin');
+    if (!row || (row.notaryId !== user.id && !isAdmin)) throw notFound('No journal entry with that id in your journal.');
+    if (row.status !== 'final' || !row.keptUntil) throw conflict('A draft is not in the journal yet: finalize it, or mark the job’s entries as test entries.');
+    const now = new Date();
+    if (now.getTime() < row.keptUntil.getTime()) {
+      const state = journalPolicyFor(row.content.commissionState ?? null);
+      throw new AppError(409, 'journal_retention', `This entry must be kept until ${row.keptUntil.toISOString().slice(0, 10)} (${state.retentionYears} years: ${state.retentionCitation}); it can be deleted after that.`, {
+        keptUntil: row.keptUntil.toISOString(),
+      });
+    }
+    const addenda = await tx.delete(notaryJournalAddenda).where(eq(notaryJournalAddenda.entryId, entryId)).returning({ id: notaryJournalAddenda.id });
+    await tx.delete(notaryJournalEntries).where(eq(notaryJournalEntries.id, entryId));
+    await appendAuditEvent({ ...ctx, db: tx }, {
+      jobId: row.jobId,
+      action: 'journal.entry_deleted',
+      data: { entryId, notaryId: row.notaryId, keptUntil: row.keptUntil.toISOString(), addenda: addenda.length, byAdmin: row.notaryId !== user.id },
+    });
+    return { deleted: true as const, addenda: addenda.length };
+  });
+}
+
 /** POST /api/notary-log/mark-test/{jobId}: the job's entries are test entries, left out of exports by default. */
 export async function markJournalTest(ctx: Ctx, jobId: string): Promise<{ marked: number }> {
   await requireJournalOwner(ctx, jobId);
   return ctx.db.transaction(async (tx) => {
+    // A test entry is one of a practice run. A job sealed as a notarial act (recorded, identity
+    // proven) is a real act: its entries stay in the journal and in every export.
+    const [act] = await tx
+      .select({ id: notarizedDocuments.id })
+      .from(notarizedDocuments)
+      .where(and(eq(notarizedDocuments.jobId, jobId), eq(notarizedDocuments.isNotarialAct, true)))
+      .limit(1);
+    if (act) {
+      throw new AppError(409, 'journal_notarial_act', 'This job was sealed as a notarial act (a recorded session and proven identity), so its entries stay in your journal. Add an addendum to a finalized entry to explain anything about it.');
+    }
+    const [final] = await tx
+      .select({ id: notaryJournalEntries.id })
+      .from(notaryJournalEntries)
+      .where(and(eq(notaryJournalEntries.jobId, jobId), eq(notaryJournalEntries.status, 'final')))
+      .limit(1);
+    if (final) {
+      throw new AppError(409, 'journal_entry_final', 'Entries of this job are already final in your journal, and a final entry does not change. Mark a practice job as a test before you finalize its entries; add an addendum to explain anything else.');
+    }
     const marked = await tx.update(notaryJournalEntries).set({ isTest: true }).where(eq(notaryJournalEntries.jobId, jobId)).returning({ id: notaryJournalEntries.id });
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'journal.marked_test', data: { entries: marked.length } });
     return { marked: marked.length };
@@ -142,7 +273,7 @@ export async function addJournalAddendum(ctx: Ctx, entryId: string, text: string
   });
 }
 
-function journalConditions(notaryId: string, query: Pick<JournalQuery, 'from' | 'to' | 'act' | 'signer' | 'includeTest'>) {
+export function journalConditions(notaryId: string, query: Pick<JournalQuery, 'from' | 'to' | 'act' | 'signer' | 'includeTest'>) {
   return and(
     eq(notaryJournalEntries.notaryId, notaryId),
     eq(notaryJournalEntries.status, 'final'),
@@ -155,7 +286,7 @@ function journalConditions(notaryId: string, query: Pick<JournalQuery, 'from' | 
 }
 
 /** The notary's own journal; an admin reads a notary's journal by `notaryId`, and that reading is audited. */
-async function journalOwnerOf(ctx: Ctx, notaryId: string | undefined): Promise<string> {
+export async function journalOwnerOf(ctx: Ctx, notaryId: string | undefined): Promise<string> {
   const user = ctx.user;
   if (!user) throw unauthorized();
   if (!notaryId || notaryId === user.id) {
@@ -181,72 +312,3 @@ export async function listJournal(ctx: Ctx, query: JournalQuery & { notaryId?: s
     .offset((query.page - 1) * query.pageSize);
   return { items: await toEntries(ctx.db, rows), total, page: query.page, pageSize: query.pageSize };
 }
-
-export const journalCsvColumns = [
-  'Finalized at',
-  'Notarized at',
-  'Act',
-  'Document',
-  'Document SHA-256',
-  'Signer',
-  'Signer email',
-  'Signer address',
-  'Identity',
-  'ID document',
-  'ID issuer',
-  'ID expiry',
-  'ID number',
-  'Recording',
-  'Fee (cents)',
-  'Notes',
-  'Addenda',
-  'Test entry',
-];
-
-/**
- * GET /api/notary-log/export.csv: every finalized entry (test entries only when asked), written a
- * page at a time so memory does not grow with the journal.
- */
-export async function* exportJournalCsv(ctx: Ctx, query: Pick<JournalQuery, 'from' | 'to' | 'act' | 'signer' | 'includeTest'> & { notaryId?: string }): AsyncGenerator<string> {
-  const notaryId = await journalOwnerOf(ctx, query.notaryId);
-  const where = journalConditions(notaryId, query);
-  yield `${journalCsvColumns.map(csvField).join(',')}\r\n`;
-  const pageSize = 500;
-  let cursor: { finalizedAt: Date; id: string } | null = null;
-  for (;;) {
-    const rows: EntryRow[] = await ctx.db
-      .select()
-      .from(notaryJournalEntries)
-      .where(cursor ? and(where, sql`(${notaryJournalEntries.finalizedAt}, ${notaryJournalEntries.id}) > (${cursor.finalizedAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`) : where)
-      .orderBy(asc(notaryJournalEntries.finalizedAt), asc(notaryJournalEntries.id))
-      .limit(pageSize);
-    if (rows.length === 0) return;
-    for (const entry of await toEntries(ctx.db, rows)) {
-      const { content } = entry;
-      const line = [
-        entry.finalizedAt,
-        content.notarizedAt,
-        content.actType,
-        content.documentName,
-        content.documentSha256,
-        content.signerName,
-        content.signerEmail,
-        content.signerAddress,
-        content.identityMethod,
-        content.identityEvidence?.documentType,
-        content.identityEvidence?.issuer,
-        content.identityEvidence?.expiryDate,
-        content.identityEvidence?.documentNumber ?? content.identityEvidence?.documentNumberNote,
-        content.recordingReference,
-        content.feeCents,
-        content.notes,
-        entry.addenda.map((addendum) => `${addendum.createdAt}: ${addendum.text}`).join(' | '),
-        entry.isTest ? 'yes' : 'no',
-      ];
-      yield `${line.map(csvField).join(',')}\r\n`;
-    }
-    const last = rows.at(-1) as EntryRow;
-    cursor = { finalizedAt: last.finalizedAt as Date, id: last.id };
-  }
-}
-

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvField, type JournalEntry } from '#shared/journal.ts';
-import { auditEvents, notaryJournalEntries } from '#server/db/schema/index.ts';
+import { auditEvents, notarizedDocuments, notaryJournalEntries } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { recordMedia } from '#test/live-session.ts';
@@ -99,16 +99,33 @@ describe('finalizing', () => {
   });
 });
 
+describe('test entries', () => {
+  it('are never made of a notarial act: its entries stay in the journal and its exports', async () => {
+    const job = await sealedJob('Rhea Real');
+    const [draft] = (await drafts(notary, job.jobId)).json().items as JournalEntry[];
+    expect((await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, { entries: [{ id: draft?.id, signerAddress: '9 Oak St, Richmond, VA', feeCents: 0 }] })).statusCode).toBe(200);
+    // As if the act had been sealed with a recorded session and every identity proven.
+    await t.db.update(notarizedDocuments).set({ isNotarialAct: true }).where(eq(notarizedDocuments.jobId, job.jobId));
+    const marked = await kit.call(notary, 'POST', `/api/notary-log/mark-test/${job.jobId}`);
+    expect(marked.statusCode).toBe(409);
+    expect(marked.json()).toMatchObject({ error: 'journal_notarial_act', message: expect.stringContaining('notarial act') });
+    const [row] = await t.db.select().from(notaryJournalEntries).where(eq(notaryJournalEntries.id, draft?.id ?? ''));
+    expect(row?.isTest).toBe(false);
+    expect((await kit.call(notary, 'GET', '/api/notary-log/export.csv')).body).toContain('Rhea Real');
+  });
+});
+
 describe('the journal and its export', () => {
   it('lists the notary’s own final entries with filters, leaves test entries out unless asked, and exports CSV that a spreadsheet cannot run', async () => {
     const first = await sealedJob('Fiona First');
     const second = await sealedJob('Gus Second');
+    // A practice job is marked as a test before its entries are final (a final entry never changes).
+    expect((await kit.call(notary, 'POST', `/api/notary-log/mark-test/${second.jobId}`)).json()).toEqual({ marked: 1 });
     for (const job of [first, second]) {
       const [draft] = (await drafts(notary, job.jobId)).json().items as JournalEntry[];
       const notes = job === first ? '=HYPERLINK("http://evil.example","click")' : 'plain, with "quotes"';
-      expect((await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, { entries: [{ id: draft?.id, signerAddress: '5 Elm St, Richmond, VA', notes }] })).statusCode).toBe(200);
+      expect((await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, { entries: [{ id: draft?.id, signerAddress: '5 Elm St, Richmond, VA', feeCents: 0, notes }] })).statusCode).toBe(200);
     }
-    expect((await kit.call(notary, 'POST', `/api/notary-log/mark-test/${second.jobId}`)).json()).toEqual({ marked: 1 });
 
     const list = await kit.call(notary, 'GET', '/api/notary-log?signer=fiona');
     expect(list.statusCode, list.body).toBe(200);

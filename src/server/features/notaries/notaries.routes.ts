@@ -5,6 +5,7 @@ import { okMessageSchema, rejectApplicationInputSchema } from '#shared/auth.ts';
 import { notaryListSchema } from '#shared/notaries.ts';
 import { approveNotary, findNotaries, findNotaryOptions, rejectNotary } from './notaries.service.ts';
 import { notaryCertificateRoutes } from './notary-certificate.routes.ts';
+import { notaryProfileRoutes } from './notary-profile.routes.ts';
 
 const admin = ['admin'] as const;
 const limitMessage = { message: 'Ask for 1 to 50 notaries.' };
@@ -12,6 +13,7 @@ const searchMessage = { message: 'Search with at most 100 characters.' };
 
 export const notariesRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(notaryCertificateRoutes);
+  await app.register(notaryProfileRoutes);
   app.get('/pending', { config: { access: admin }, schema: { response: { 200: notaryListSchema } } }, async (request) => ({
     items: await findNotaries(request.ctx, 'pending'),
   }));

@@ -1,5 +1,7 @@
-import { and, desc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { getCalendarDay } from '#shared/dates.ts';
 import type { PendingNotary } from '#shared/notaries.ts';
+import { incompleteProfileMessage } from '#shared/notary-profile.ts';
 import { toSingleLine } from '#shared/text.ts';
 import { findUsStateCodesByNameWord } from '#shared/us-states.ts';
 import type { DbOrTx } from '#server/db/client.ts';
@@ -9,6 +11,8 @@ import { AppError, notFound } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { revokeUserSessions } from '#server/features/auth/sessions.service.ts';
+import { findMissingProfileItems } from './notary-profile-checks.ts';
+import { findOnlineNotaryIds } from '#server/features/availability/availability.service.ts';
 
 export async function findNotaries(ctx: Ctx, approvalStatus: 'pending' | 'approved'): Promise<PendingNotary[]> {
   const rows = await ctx.db
@@ -55,7 +59,8 @@ function assertPending(profile: NotaryProfileRow): void {
 }
 
 /**
- * An administrator approves a pending notary: the account becomes active with its notary role, the
+ * An administrator approves a pending notary whose profile is complete (409 with the missing items
+ * otherwise): the account becomes active with its notary role, the
  * decision is audited and the notary gets a welcome email with the sign-in link.
  */
 export async function approveNotary(ctx: Ctx, userId: string): Promise<{ ok: true; message: string }> {
@@ -63,6 +68,10 @@ export async function approveNotary(ctx: Ctx, userId: string): Promise<{ ok: tru
   if (!approver) throw new Error('approveNotary needs a signed-in caller');
   const notary = await ctx.db.transaction(async (tx) => {
     const row = await lockPendingApplication(tx, userId);
+    const missing = await findMissingProfileItems(tx, row.profile, new Date());
+    if (missing.length > 0) {
+      throw new AppError(409, 'profile_incomplete', `${incompleteProfileMessage(toSingleLine(row.name))} Missing: ${missing.join(' ')}`, { missing });
+    }
     await tx
       .update(notaryProfiles)
       .set({ approvalStatus: 'approved', approvedAt: new Date(), approvedBy: approver.id })
@@ -129,17 +138,22 @@ export async function rejectNotary(ctx: Ctx, userId: string, reason: string): Pr
 }
 
 /** `%` and `_` of a search are plain characters in ILIKE. */
-function escapeLike(text: string): string {
+export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
 /**
- * Approved, active notaries a job creator may pick, with their commission state and county. Every
+ * Approved, active notaries with a commission in force that a job creator may pick, with their commission state and county. Every
  * word of the search must match the name or county (any part) or the state (its two letters, or
  * the beginning of a word of its name: "virginia", "tex").
  */
 export async function findNotaryOptions(ctx: Ctx, query: string, limit: number) {
-  const conditions: Array<SQL | undefined> = [eq(users.status, 'active'), eq(notaryProfiles.approvalStatus, 'approved')];
+  const conditions: Array<SQL | undefined> = [
+    eq(users.status, 'active'),
+    eq(notaryProfiles.approvalStatus, 'approved'),
+    eq(notaryProfiles.isActive, true),
+    gte(notaryProfiles.commissionExpiresOn, getCalendarDay(new Date())),
+  ];
   for (const word of query.split(/\s+/).filter(Boolean)) {
     const pattern = `%${escapeLike(word)}%`;
     const statesNamed = findUsStateCodesByNameWord(word);
@@ -159,5 +173,6 @@ export async function findNotaryOptions(ctx: Ctx, query: string, limit: number) 
     .where(and(...conditions))
     .orderBy(users.name, users.id)
     .limit(limit);
-  return { items: rows };
+  const online = new Set(await findOnlineNotaryIds(ctx, rows.map((row) => row.userId)));
+  return { items: rows.map((row) => ({ ...row, isOnline: online.has(row.userId) })) };
 }

@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, emailOutbox, notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
+import { completeNotaryProfile } from '#test/notary-fixtures.ts';
 
 let t: TestApp;
 let adminHeaders: Record<string, string>;
@@ -16,7 +17,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 let counter = 0;
-/** Registers a notary through the real route; they come back pending and signed in. */
+/** Registers a notary through the real route and completes their profile; they come back pending and signed in. */
 async function registerNotary() {
   counter += 1;
   const email = `notary-${counter}-${randomUUID().slice(0, 6)}@example.test`;
@@ -27,6 +28,8 @@ async function registerNotary() {
   });
   expect(res.statusCode).toBe(201);
   const body = res.json();
+  // Approval needs a complete profile (decision 027); notary-profile.test.ts covers the refusal.
+  await completeNotaryProfile(t.db, body.user.id as string);
   return { id: body.user.id as string, name: `Nora ${counter}`, email, headers: { authorization: `Bearer ${body.sessionToken as string}` } };
 }
 

@@ -48,8 +48,7 @@ function toNotaryCertificate(row: CredentialRow | undefined): NotaryCertificate 
 }
 
 /** The credential getOrIssueNotaryCredentials picks: a live uploaded one, else the latest valid platform one. */
-export async function getNotaryCertificate(ctx: Ctx): Promise<NotaryCertificate> {
-  const userId = getNotaryId(ctx);
+export async function getNotaryCertificate(ctx: Ctx, userId: string = getNotaryId(ctx)): Promise<NotaryCertificate> {
   const uploaded = await findUploadedCredential(ctx.db, userId);
   if (uploaded) return toNotaryCertificate(uploaded);
   const [platform] = await ctx.db

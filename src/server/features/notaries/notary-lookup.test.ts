@@ -39,10 +39,25 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 describe('GET /api/notary/lookup', () => {
+  it('tells the job creator which notaries are online now, by the availability rule (switch on, heartbeat within 90 s)', async () => {
+    const noraHeaders = await t.signInAs(nora);
+    const online = await t.app.inject({ method: 'POST', url: '/api/notary-availability/toggle', headers: noraHeaders, payload: { is_available: true, session_id: 'lookup-browser-1' } });
+    expect(online.statusCode, online.body).toBe(200);
+    try {
+      const res = await lookup(`q=${tag}`);
+      expect(res.json().items.map((item: { name: string; isOnline: boolean }) => [item.name, item.isOnline])).toEqual([
+        [nora.name, true],
+        [otto.name, false],
+      ]);
+    } finally {
+      await t.app.inject({ method: 'POST', url: '/api/notary-availability/toggle', headers: noraHeaders, payload: { is_available: false } });
+    }
+  });
+
   it('finds a notary by part of their name and returns their name, commission state and county', async () => {
     const res = await lookup(`q=${encodeURIComponent(`nora ${tag}`)}`);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ items: [{ userId: nora.id, name: nora.name, commissionState: 'VA', county: 'Fairfax' }] });
+    expect(res.json()).toEqual({ items: [{ userId: nora.id, name: nora.name, commissionState: 'VA', county: 'Fairfax', isOnline: false }] });
   });
 
   it('finds notaries by county and by commission state, in any letter case', async () => {

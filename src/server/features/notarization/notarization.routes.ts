@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { storeJournalDrafts } from '#server/features/journal/journal.service.ts';
+import { prepareJournalDrafts, storeJournalDrafts } from '#server/features/journal/journal.service.ts';
 import { notarizedListSchema, verificationSchema } from '#shared/fields.ts';
-import { identityEvidenceSchema } from '#shared/identity.ts';
+import { preparedJournalSchema } from '#shared/journal.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { receiveToTempFile } from '#server/providers/storage/storage.ts';
-import { completeJob, findNotarizedDocuments, prepareNotaryLog, openNotarizedFile } from './notarization.service.ts';
+import { completeJob, findNotarizedDocuments, openNotarizedFile } from './notarization.service.ts';
 import { getPlatformCaCertificate, verifyByHash, verifyById } from './verification.service.ts';
 
 const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
@@ -23,37 +23,11 @@ export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
     });
   }
 
+  // Prepares and stores the job's journal drafts (as POST /api/notary-log/drafts/{jobId}) and answers with them (issue 13).
   app.post(
     '/:id/prepare-notary-log',
-    {
-      config: { access: ['notary', 'admin'] },
-      schema: {
-        params: jobParams,
-        response: {
-          200: z.object({
-            entries: z.array(
-              z.object({
-                jobId: z.string(),
-                documentId: z.string(),
-                participantId: z.string(),
-                documentName: z.string(),
-                actType: z.string(),
-                signerName: z.string(),
-                signerEmail: z.string(),
-                identityMethod: z.string(),
-                /** The ID presented, as the confirmed identity check read it; the number only where the state lets a journal hold it. */
-                identityEvidence: identityEvidenceSchema.nullable(),
-                notarizedAt: z.string().nullable(),
-                notarizedSha256: z.string().nullable(),
-                recordingReference: z.string().nullable(),
-                feeCents: z.number().nullable(),
-              }),
-            ),
-          }),
-        },
-      },
-    },
-    async (request) => prepareNotaryLog(request.ctx, request.params.id),
+    { config: { access: ['notary', 'admin'] }, schema: { params: jobParams, response: { 200: preparedJournalSchema } } },
+    async (request) => prepareJournalDrafts(request.ctx, request.params.id),
   );
 
   app.get('/:id/notarized', { config: { access: 'signed-in' }, schema: { params: jobParams, response: { 200: notarizedListSchema } } }, async (request) =>

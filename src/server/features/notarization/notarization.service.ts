@@ -13,11 +13,12 @@ import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
+import { assertNotaryMaySeal } from '#server/features/notaries/notary-eligibility.ts';
 import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
 import { signPdf } from '#server/providers/signing/pades.ts';
 import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
 import { evidenceReaders, gatherNotarialFacts } from './notarial-facts.ts';
-import { findIdentityEvidence, findIdentityOutcomes, findUnprovenPeople, type IdentityEvidence } from '#server/features/identity/identity.service.ts';
+import { findIdentityEvidence, findIdentityOutcomes, findStatedAddress, findUnprovenPeople, type IdentityEvidence } from '#server/features/identity/identity.service.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
 export { getNotaryStampPreview } from './stamp-preview.ts';
@@ -63,6 +64,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   if (job.notaryId !== access.userId) throw forbidden('Only the job’s notary seals and completes it.');
   if (job.status !== 'in_session') throw new AppError(409, 'invalid_transition', 'Only a job in session can be completed.');
   await assertNotaryNotOnJob(ctx.db, jobId, job.notaryId);
+  await assertNotaryMaySeal(ctx.db, job.notaryId);
   const signingDocuments = await ctx.db
     .select()
     .from(documents)
@@ -271,8 +273,11 @@ export async function openNotarizedFile(ctx: Ctx, jobId: string, notarizedId: st
 }
 
 /**
- * The journal entries this job will need, one per signer and document, computed from the job
- * (SPEC: prepare-notary-log). Nothing is stored: the notary journal capability keeps entries.
+ * The journal entries this job needs, one per signer and signing document, computed from what the
+ * platform recorded (SPEC: prepare-notary-log): the act, the document, each signer's name, the
+ * address they stated in their identity step, the proofing outcome and the ID presented, the job's
+ * witnesses, the recording. The journal service stores them as drafts (storeJournalDrafts); the fee,
+ * the document's type and date and anything else only the notary knows are added at finalize.
  */
 export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
   const access = await getJobAccess(ctx, jobId);
@@ -283,27 +288,42 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
   const notarized = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, jobId));
   // Identity as it stood when the act was sealed (a session's end later ends the checks themselves).
   const sealedAt = notarized.map((row) => row.createdAt).sort((a, b) => a.getTime() - b.getTime())[0] ?? new Date();
-  const recorded = await gatherNotarialFacts(ctx, jobId, participants, { ...evidenceReaders, findIdentityOutcomes: (readerCtx, id) => findIdentityOutcomes(readerCtx, id, sealedAt) });
+  const outcomes = await findIdentityOutcomes(ctx, jobId, sealedAt);
+  const recorded = await gatherNotarialFacts(ctx, jobId, participants, { ...evidenceReaders, findIdentityOutcomes: async () => outcomes });
   const signers = participants.filter((participant) => participant.role === 'signer');
+  const witnesses = participants
+    .filter((participant) => participant.role === 'witness')
+    .map((participant) => ({ name: participant.name, identityMethod: recorded.identityOf(participant.id) }));
   const evidence = new Map<string, IdentityEvidence | null>();
-  for (const signer of signers) evidence.set(signer.id, await findIdentityEvidence(ctx, access.job, signer.id, sealedAt));
-  const entries = signers
-    .flatMap((participant) =>
-      jobDocuments.map((document) => ({
-        jobId,
-        documentId: document.id,
-        participantId: participant.id,
-        documentName: document.name,
-        actType: act?.label ?? access.job.notarizationType,
-        signerName: participant.name,
-        signerEmail: participant.email,
-        identityMethod: recorded.identityOf(participant.id),
-        identityEvidence: evidence.get(participant.id) ?? null,
-        notarizedAt: notarized.find((row) => row.documentId === document.id)?.createdAt.toISOString() ?? null,
-        notarizedSha256: notarized.find((row) => row.documentId === document.id)?.sha256 ?? null,
-        recordingReference: recorded.recordingReference,
-        feeCents: null,
-      })),
-    );
+  const addresses = new Map<string, string | null>();
+  for (const signer of signers) {
+    evidence.set(signer.id, await findIdentityEvidence(ctx, access.job, signer.id, sealedAt));
+    addresses.set(signer.id, await findStatedAddress(ctx, access.job, signer.id, sealedAt));
+  }
+  const entries = signers.flatMap((participant) => {
+    const isIdentifiedByCredibleWitness = participant.isIdBypassed && participant.idBypassMethod === 'credible_witness';
+    return jobDocuments.map((document) => ({
+      jobId,
+      documentId: document.id,
+      participantId: participant.id,
+      documentName: document.name,
+      actType: act?.label ?? access.job.notarizationType,
+      signerName: participant.name,
+      signerEmail: participant.email,
+      signerAddress: addresses.get(participant.id) ?? null,
+      identityMethod: recorded.identityOf(participant.id),
+      isIdentityProven: outcomes.some((outcome) => outcome.participantId === participant.id && outcome.isProven),
+      identityEvidence: evidence.get(participant.id) ?? null,
+      isIdentifiedByCredibleWitness,
+      // The job's witnesses are who vouched, as far as the platform knows; the notary adds their addresses.
+      credibleWitnesses: isIdentifiedByCredibleWitness ? witnesses.map((witness) => ({ name: witness.name, address: null })) : [],
+      witnesses,
+      notarizedAt: notarized.find((row) => row.documentId === document.id)?.createdAt.toISOString() ?? null,
+      notarizedSha256: notarized.find((row) => row.documentId === document.id)?.sha256 ?? null,
+      recordingReference: recorded.recordingReference,
+      // The platform records no fee for an act (pricing is not part of it yet): the notary enters it.
+      feeCents: null,
+    }));
+  });
   return { entries };
 }

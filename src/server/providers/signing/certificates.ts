@@ -263,6 +263,73 @@ async function findReusableNotaryCredential(db: DbOrTx, userId: string, subject:
   return rows.find((row) => row.notAfter.getTime() <= latestNotAfter.getTime() + 1000 && isIssuedBy(row.certificatePem, caCertificatePem));
 }
 
+const platformSignerCommonName = 'Open RON platform (records custodian)';
+const platformSignerValidityYears = 2;
+
+/**
+ * The platform's own signing certificate, issued by the platform CA, for records it hands out as
+ * their custodian (a journal export when the notary has no live certificate). Created on first call
+ * and reused while it has more than an hour left and comes from the current CA. Call it outside a
+ * transaction (a new key takes ~0.2-1 s).
+ */
+export async function getOrIssuePlatformSignerCredentials(db: DbOrTx, secretsKey: Buffer): Promise<SigningCredentials> {
+  const ca = await getOrCreatePlatformCa(db, secretsKey);
+  const findLive = async (source: DbOrTx) =>
+    (
+      await source
+        .select()
+        .from(signingCredentials)
+        .where(and(eq(signingCredentials.kind, 'platform_signer'), isNull(signingCredentials.revokedAt), gt(signingCredentials.notAfter, new Date(Date.now() + minimumRemainingMs))))
+        .orderBy(desc(signingCredentials.createdAt))
+        .limit(5)
+    ).find((row) => isIssuedBy(row.certificatePem, ca.certificatePem));
+  const existing = await findLive(db);
+  if (existing) return toSigningCredentials(existing, ca, secretsKey);
+  const keys = await generateRsaKeyPair(notaryKeyBits);
+  const caCertificate = forge.pki.certificateFromPem(ca.certificatePem);
+  const now = new Date();
+  const notBefore = new Date(now.getTime() - clockSkewMs);
+  const notAfter = addYears(now, platformSignerValidityYears);
+  const subjectAttributes = [nameAttribute('CN', '2.5.4.3', platformSignerCommonName), nameAttribute('O', '2.5.4.10', 'Open RON'), nameAttribute('C', '2.5.4.6', 'US', printable)];
+  const certificate = buildCertificate({
+    subject: subjectAttributes,
+    issuer: caCertificate.subject.attributes,
+    publicKeyPem: keys.publicKeyPem,
+    signingKeyPem: ca.privateKeyPem,
+    notBefore,
+    notAfter,
+    extensions: [
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
+      // NSS (pdfsig) checks a PDF signer as an e-mail signer: emailProtection must be among the usages.
+      { name: 'extKeyUsage', emailProtection: true, [documentSigningOid]: true },
+      { name: 'subjectKeyIdentifier' },
+      { name: 'authorityKeyIdentifier', keyIdentifier: caCertificate.generateSubjectKeyIdentifier().getBytes() },
+    ],
+  });
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('platform_signer'))`);
+    const raced = await findLive(tx);
+    if (raced) return toSigningCredentials(raced, ca, secretsKey);
+    const [row] = await tx
+      .insert(signingCredentials)
+      .values({
+        kind: 'platform_signer',
+        userId: null,
+        certificatePem: certificate.pem,
+        privateKeyEncrypted: encryptSecret(secretsKey, keys.privateKeyPem),
+        serialNumber: certificate.serialNumber,
+        subject: formatDistinguishedName(subjectAttributes),
+        notBefore,
+        notAfter,
+        source: 'platform',
+      })
+      .returning();
+    if (!row) throw new Error('the platform signing credential was not stored');
+    return toSigningCredentials(row, ca, secretsKey);
+  });
+}
+
 /** Holds, until the transaction ends, every change to one notary's signing credentials. */
 export async function lockNotaryCredentials(tx: DbOrTx, userId: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`notary_credentials:${userId}`}))`);

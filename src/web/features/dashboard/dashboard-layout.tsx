@@ -9,6 +9,7 @@ import { paths } from '#web/paths.ts';
 import { useLogOut } from '#web/features/auth/use-log-out.ts';
 import type { StoredUser } from '#web/lib/browser-storage.ts';
 import { NewSigningRequestDialog } from './new-signing-request-dialog.tsx';
+import { AvailabilityToggle } from './availability-toggle.tsx';
 
 interface DashboardLayoutProps {
   user: StoredUser;
@@ -56,6 +57,7 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
         <button type="button" className="button accent block" onClick={() => setIsDialogOpen(true)}>
           New Signing Request
         </button>
+        {hasAnyRole(user, ['notary']) ? <AvailabilityToggle /> : null}
       </aside>
       <div className="main-column">
         <header className="topbar">

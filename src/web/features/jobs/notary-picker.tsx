@@ -18,7 +18,8 @@ function useSettledText(text: string, delayMs = 200): string {
 }
 
 function describePlace(notary: NotaryOption): string {
-  return [notary.county ? `${notary.county} County` : null, notary.commissionState ? getUsStateName(notary.commissionState) : null].filter(Boolean).join(', ');
+  const place = [notary.county ? `${notary.county} County` : null, notary.commissionState ? getUsStateName(notary.commissionState) : null].filter(Boolean).join(', ');
+  return notary.isOnline ? `${place} · Online now` : place;
 }
 
 interface NotaryPickerProps {

@@ -7,14 +7,36 @@ import { api } from '#web/lib/api.ts';
 
 const listSchema = z.object({ items: z.array(journalEntrySchema) });
 
+interface DraftValues {
+  signerAddress: string;
+  fee: string;
+  notes: string;
+  documentType: string;
+  documentDate: string;
+  /** One credible witness a line: "name, address". */
+  witnesses: string;
+}
+
+/** "Wendy Witness, 9 Oak Lane, Richmond" -> { name, address }: the name is what comes before the first comma. */
+function readWitnessLines(text: string) {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const comma = line.indexOf(',');
+      return comma < 0 ? { name: line, address: null } : { name: line.slice(0, comma).trim(), address: line.slice(comma + 1).trim() || null };
+    });
+}
+
 /** The sealed job's journal entries still to finish: the notary adds the signer's address, the fee and notes, then finalizes (issue 13). */
 export function JournalDraftsPanel({ jobId }: { jobId: string }) {
   const queryClient = useQueryClient();
   const drafts = useQuery({ queryKey: ['journal', 'drafts', jobId], queryFn: () => api.get(`/api/notary-log/drafts/${jobId}`, listSchema) });
-  const [values, setValues] = useState<Record<string, { signerAddress: string; fee: string; notes: string }>>({});
+  const [values, setValues] = useState<Record<string, DraftValues>>({});
   const [notice, setNotice] = useState<string | null>(null);
   const finalize = useMutation({
-    mutationFn: (entries: Array<{ id: string; signerAddress: string; feeCents: number | null; notes: string | null }>) =>
+    mutationFn: (entries: Array<Record<string, unknown>>) =>
       api.post(`/api/notary-log/finalize/${jobId}`, { entries }, listSchema),
     onSuccess: (saved) => {
       setNotice(`${saved.items.filter((entry) => entry.status === 'final').length === 1 ? 'The entry is' : 'The entries are'} in your journal now. They can no longer change; add an addendum to correct one.`);
@@ -22,7 +44,15 @@ export function JournalDraftsPanel({ jobId }: { jobId: string }) {
     },
   });
   const items = drafts.data?.items ?? [];
-  const valueOf = (entry: JournalEntry) => values[entry.id] ?? { signerAddress: entry.content.signerAddress ?? '', fee: entry.content.feeCents === null ? '' : String(entry.content.feeCents / 100), notes: entry.content.notes ?? '' };
+  const valueOf = (entry: JournalEntry): DraftValues =>
+    values[entry.id] ?? {
+      signerAddress: entry.content.signerAddress ?? '',
+      fee: entry.content.feeCents === null ? '' : String(entry.content.feeCents / 100),
+      notes: entry.content.notes ?? '',
+      documentType: entry.content.documentType ?? '',
+      documentDate: entry.content.documentDate ?? '',
+      witnesses: entry.content.credibleWitnesses.map((witness) => [witness.name, witness.address].filter(Boolean).join(', ')).join('\n'),
+    };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setNotice(null);
@@ -30,7 +60,15 @@ export function JournalDraftsPanel({ jobId }: { jobId: string }) {
       items.map((entry) => {
         const value = valueOf(entry);
         const fee = value.fee.trim() === '' ? null : Math.round(Number(value.fee) * 100);
-        return { id: entry.id, signerAddress: value.signerAddress, feeCents: Number.isFinite(fee) ? fee : null, notes: value.notes.trim() || null };
+        return {
+          id: entry.id,
+          signerAddress: value.signerAddress,
+          feeCents: Number.isFinite(fee) ? fee : null,
+          notes: value.notes.trim() || null,
+          documentType: value.documentType.trim() || null,
+          documentDate: value.documentDate || null,
+          ...(entry.content.isIdentifiedByCredibleWitness ? { credibleWitnesses: readWitnessLines(value.witnesses) } : {}),
+        };
       }),
     );
   };
@@ -61,7 +99,18 @@ export function JournalDraftsPanel({ jobId }: { jobId: string }) {
                   <dd>{entry.content.recordingReference ?? 'None recorded'}</dd>
                 </dl>
                 <Field label={`Address of ${entry.content.signerName}`} value={value.signerAddress} onChange={(event) => set({ signerAddress: event.target.value })} required />
-                <Field label="Fee charged (dollars)" inputMode="decimal" value={value.fee} onChange={(event) => set({ fee: event.target.value })} />
+                <Field label="Fee charged (dollars)" hint="Enter 0 when you charged nothing." inputMode="decimal" value={value.fee} onChange={(event) => set({ fee: event.target.value })} />
+                <Field label="Type of document" hint="For example: warranty deed, affidavit, power of attorney." value={value.documentType} onChange={(event) => set({ documentType: event.target.value })} />
+                <Field label="Date of the document" type="date" value={value.documentDate} onChange={(event) => set({ documentDate: event.target.value })} />
+                {entry.content.isIdentifiedByCredibleWitness ? (
+                  <div className="field">
+                    <label htmlFor={`witnesses-${entry.id}`}>Credible witnesses</label>
+                    <textarea id={`witnesses-${entry.id}`} aria-describedby={`witnesses-${entry.id}-hint`} rows={2} value={value.witnesses} onChange={(event) => set({ witnesses: event.target.value })} />
+                    <p className="field-hint" id={`witnesses-${entry.id}-hint`}>
+                      One a line: the witness’s name, a comma, then their address.
+                    </p>
+                  </div>
+                ) : null}
                 <Field label="Notes" value={value.notes} onChange={(event) => set({ notes: event.target.value })} />
               </fieldset>
             );

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { okMessageSchema, rejectionReasonMaxLength, rejectionReasonSchema } from '#shared/auth.ts';
 import { formatCalendarDay } from '#shared/dates.ts';
@@ -6,12 +7,15 @@ import { getUsStateName } from '#shared/us-states.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useDecision } from '#web/components/use-decision.tsx';
 import { api } from '#web/lib/api.ts';
+import { AdminNotaryProfile } from './notary-directory.tsx';
 
 /** Administrators review notaries waiting for approval: approve, or reject with a reason; either way the notary is told by email. */
 export function PendingNotaries() {
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: ['notaries', 'pending'], queryFn: () => api.get('/api/notary/pending', notaryListSchema) });
   const { dialog, outcome, busyId, decide } = useDecision();
+  // Approval is refused while the profile is incomplete (decision 027): the profile shows what is missing.
+  const [openId, setOpenId] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['notaries'] });
 
   const approve = (notary: PendingNotary, opener: HTMLElement) =>
@@ -83,7 +87,22 @@ export function PendingNotaries() {
                 <button type="button" className="button" disabled={busyId !== null} onClick={(event) => void reject(notary, event.currentTarget)}>
                   Reject<span className="visually-hidden"> {notary.name}</span>
                 </button>
+                <button
+                  type="button"
+                  className="button"
+                  aria-expanded={openId === notary.userId}
+                  aria-controls={`pending-profile-${notary.userId}`}
+                  onClick={() => setOpenId(openId === notary.userId ? null : notary.userId)}
+                >
+                  {openId === notary.userId ? 'Hide profile' : 'Review profile'}
+                  <span className="visually-hidden"> of {notary.name}</span>
+                </button>
               </div>
+              {openId === notary.userId ? (
+                <div id={`pending-profile-${notary.userId}`}>
+                  <AdminNotaryProfile notaryId={notary.userId} />
+                </div>
+              ) : null}
             </li>
           ))}
         </ul>
