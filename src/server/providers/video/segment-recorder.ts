@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MediaStreamTrack, RtpPacket, useOPUS, useVP8, Vp8RtpPayload } from 'werift';
-import { MediaRecorder } from 'werift/nonstandard';
+import { Event, MediaStreamTrack, RtpPacket, useOPUS, useVP8, Vp8RtpPayload } from 'werift';
+import { DurationPosition, MediaRecorder, replaceSegmentSize, SegmentSizePosition, type StreamEvent } from 'werift/nonstandard';
 import type { MediaKind, ParticipantRtpPacket, VideoRoom } from './video-provider.ts';
 
 /** One closed WebM file (VP8 + Opus) of one participant, ready to be stored and hashed into the audit chain. */
@@ -38,6 +38,8 @@ interface OpenSegment {
   recorder: MediaRecorder;
   packets: number;
   hasKeyframe: boolean;
+  /** The whole file once werift's writer reached its end (duration known), kept in memory until then. */
+  whole: Promise<Buffer>;
 }
 
 interface ParticipantRecording {
@@ -49,26 +51,28 @@ interface ParticipantRecording {
   closing: OpenSegment | null;
 }
 
+/** How long a cut segment may take to reach its end in werift's writer before it is dropped. */
+const END_WAIT_MS = 10_000;
+
 /**
- * werift's WebM writer (0.24) appends each chunk and patches the header at the end ("eol") with
- * writes that are not queued behind one another, and its stop() gives up waiting for the end after
- * 5 s: on a busy machine the file still changes after stop(). Waits for the writer to report the
- * end, then until the file has not changed for a while, so the hash reported is the hash of what
- * is stored.
+ * Collects what werift's WebM writer produces for one file in memory and, at its end, patches the
+ * header's duration and segment size as werift's own file writer does (0.24.4). The file is then
+ * written once, by us: werift's file writer appends with writes nothing awaits, so a failed write
+ * (a full disk, a removed directory) was an unhandled rejection, and the file still changed after
+ * its stop() gave up waiting.
  */
-async function waitUntilWritten(recorder: MediaRecorder, filePath: string, maxMs = 20_000): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const writer = recorder.writer as { ended?: boolean };
-  while (writer.ended === false && Date.now() < deadline) await sleep(100);
-  const look = () => fs.promises.stat(filePath).then((stats) => `${stats.size}:${stats.mtimeMs}`, () => 'missing');
-  let last = await look();
-  while (Date.now() < deadline) {
-    await sleep(300);
-    const now = await look();
-    if (now === last) return;
-    last = now;
-  }
+function collectWebm(stream: StreamEvent): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    stream.subscribe((output) => {
+      if (output.saveToFile) chunks.push(output.saveToFile);
+      if (!output.eol) return;
+      const whole = Buffer.concat(chunks);
+      Buffer.from(output.eol.durationElement).copy(whole, DurationPosition);
+      replaceSegmentSize(whole.length).copy(whole, SegmentSizePosition);
+      resolve(whole);
+    });
+  });
 }
 
 /**
@@ -102,38 +106,38 @@ export function startSegmentRecording(room: VideoRoom, options: SegmentRecording
       video: new MediaStreamTrack({ kind: 'video', codec: useVP8({ payloadType: 96 }) }),
     };
     const filePath = path.join(options.directory, `${encodeURIComponent(participantId)}-${String(sequence).padStart(6, '0')}.webm`);
-    const recorder = new MediaRecorder({ path: filePath, tracks: [tracks.video, tracks.audio], disableNtp: true, disableLipSync: true });
+    const stream: StreamEvent = new Event();
+    const whole = collectWebm(stream);
+    const recorder = new MediaRecorder({ stream, tracks: [tracks.video, tracks.audio], disableNtp: true, disableLipSync: true });
     recorder.onError.subscribe((error) => options.onError?.(error));
     room.requestKeyframe(participantId);
-    return { sequence, filePath, startedAt: new Date(), tracks, recorder, packets: 0, hasKeyframe: false };
+    return { sequence, filePath, startedAt: new Date(), tracks, recorder, packets: 0, hasKeyframe: false, whole };
   };
 
   /**
    * Finishes a segment's file: null when nothing playable was written. werift ends a file only once a
    * frame reached it (its stop() reads the last frame's time); a segment cut before its first frame
    * came out of the jitter buffer (a connection dropped mid-keyframe, a loaded machine) never ends
-   * and would keep the writer's 24-hour placeholder duration: it is dropped and reported as an error.
+   * and is dropped; when RTP carried a keyframe to it, that is reported as an error.
    */
   const finishFile = async (participantId: string, segment: OpenSegment): Promise<{ content: Buffer; endedAt: Date } | null> => {
     const endedAt = new Date();
-    if (!segment.hasKeyframe) {
-      // Nothing playable was written (the segment before it covers this time): drop it without
-      // waiting for werift's writer, which only ends a file that has begun.
-      for (const track of Object.values(segment.tracks)) track.stop();
-      segment.recorder.stop().catch(() => undefined);
-      await fs.promises.rm(segment.filePath, { force: true });
-      return null;
-    }
-    await segment.recorder.stop();
+    // werift's stop() waits 5 s for an end only its file writer announces; the end is awaited here.
+    segment.recorder.stop().catch(() => undefined);
     for (const track of Object.values(segment.tracks)) track.stop();
-    await waitUntilWritten(segment.recorder, segment.filePath);
-    const isEnded = (segment.recorder.writer as { ended?: boolean }).ended !== false;
-    const content = await fs.promises.readFile(segment.filePath).catch(() => Buffer.alloc(0));
-    if (segment.packets === 0 || content.length === 0 || !isEnded) {
-      await fs.promises.rm(segment.filePath, { force: true });
-      if (!isEnded) options.onError?.(new Error(`A recording segment of ${participantId} was dropped: no frame reached it before it was cut.`));
+    if (!segment.hasKeyframe || segment.packets === 0) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const content = await Promise.race([
+      segment.whole,
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), END_WAIT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (!content) {
+      options.onError?.(new Error(`A recording segment of ${participantId} was dropped: no frame reached it before it was cut.`));
       return null;
     }
+    await fs.promises.writeFile(segment.filePath, content, { mode: 0o600 });
     return { content, endedAt };
   };
 
