@@ -42,6 +42,7 @@ import { identityJobRoutes, identityRoutes } from './features/identity/identity.
 import { recordingPlaybackRoutes } from './features/video/recording-playback.routes.ts';
 import { videoJobRoutes, videoRoutes } from './features/video/video.routes.ts';
 import { liveSessionsOf } from './features/video/live-sessions.ts';
+import { asOneArrival } from './db/arrival-order.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -185,6 +186,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(fastifyMultipart, { limits: { fileSize: config.documentMaxBytes + 1, files: 20, fields: 10, parts: 40 }, throwFileSizeLimit: false });
   app.decorateRequest('ctx', null as unknown as Ctx);
 
+  // Every statement of a request carries the request's place in the arrival order (db/arrival-order.ts).
+  app.addHook('onRequest', (_request, _reply, done) => asOneArrival(done));
   app.addHook('onRequest', async (request) => {
     const origin = request.headers.origin;
     const credential = readSessionToken(request);

@@ -8,6 +8,7 @@ import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { privateDirectoryMode } from '#server/lib/data-dir.ts';
+import { createArrivalGate } from './arrival-order.ts';
 import { PrivateNodeFS } from './private-node-fs.ts';
 import * as schema from './schema/index.ts';
 
@@ -56,6 +57,15 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: privateDirectoryMode });
   const client = new PGlite({ fs: options.dataDir ? new PrivateNodeFS(options.dataDir) : undefined, loadDataDir: options.loadDataDir });
   await client.waitReady;
+  // Statements are served in the order their requests arrived, with a turn of the event loop between two
+  // (arrival-order.ts). A transaction holds the gate from BEGIN to its end, as PGlite's own lock does.
+  const gate = createArrivalGate();
+  const query = client.query.bind(client);
+  const exec = client.exec.bind(client);
+  const transaction = client.transaction.bind(client);
+  client.query = ((...args: Parameters<typeof query>) => gate.run(() => query(...args))) as typeof client.query;
+  client.exec = ((...args: Parameters<typeof exec>) => gate.run(() => exec(...args))) as typeof client.exec;
+  client.transaction = ((...args: Parameters<typeof transaction>) => gate.run(() => transaction(...args))) as typeof client.transaction;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,

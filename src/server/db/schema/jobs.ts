@@ -106,3 +106,30 @@ export const notificationDismissals = pgTable(
   },
   (table) => [primaryKey({ columns: [table.userId, table.jobId, table.kind] })],
 );
+
+/**
+ * Who may see which job, one row per person and job, kept by triggers in the database (migration
+ * 0016, decision 029) so the jobs list reads one index range instead of recomputing the rules per
+ * request. `via` says why, as bits: 1 creator, 2 notary, 4 title company staff, 8 participant,
+ * 16 an open invitation to the person's confirmed address. `updatedAt` and `status` are copies of the
+ * job's, for the list's order and its counts by status.
+ */
+export const jobAccess = pgTable(
+  'job_access',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    via: integer('via').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    status: text('status', { enum: ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.jobId] }),
+    index('job_access_list_idx').on(table.userId, table.updatedAt.desc(), table.jobId.desc()),
+    index('job_access_job_idx').on(table.jobId),
+  ],
+);

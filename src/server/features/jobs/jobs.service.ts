@@ -17,7 +17,7 @@ import {
 } from '#shared/jobs.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { documents, jobParticipants, jobs, titleCompanies, users } from '#server/db/schema/index.ts';
+import { documents, jobAccess, jobParticipants, jobs, titleCompanies, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
@@ -122,23 +122,6 @@ export async function getJob(ctx: Ctx, jobId: string): Promise<Job> {
 }
 
 /**
- * The ids of the jobs a user may see, as a subquery (each branch uses its own index); the same
- * rules as getJobAccess, so the list never shows a job its page would answer 404 for, except the
- * invitations to the user's confirmed address, which the list marks and whose page offers to accept.
- */
-function visibleJobIds(userId: string, isCompanyStaff: boolean): SQL {
-  const companyJobs = isCompanyStaff
-    ? sql`union select j.id from jobs j join title_company_members m on m.company_id = j.company_id
-      where m.user_id = ${userId} and m.role in ('title', 'title_agent')`
-    : sql``;
-  return sql`select id from jobs where created_by = ${userId}
-    union select id from jobs where notary_id = ${userId}
-    ${companyJobs}
-    union select job_id from job_participants where user_id = ${userId}
-    union ${invitedJobIds(userId)}`;
-}
-
-/**
  * The ids of the jobs waiting for the user, as a subquery: open jobs (ready, scheduled, in session)
  * where they sign or witness and have not finished (a required field of theirs is empty, or they
  * filled none yet), and the invitations to their confirmed address they have not accepted.
@@ -151,33 +134,28 @@ function waitingJobIds(userId: string): SQL {
     union ${invitedJobIds(userId)}`;
 }
 
+/**
+ * The jobs list. A person's jobs are read from job_access (decision 029: one row per person and job
+ * they may see, kept by triggers from the same rules as getJobAccess), one index range in
+ * (updated_at, id) order whose length is the person's own count, whatever the size of the table;
+ * admins read the jobs table itself. The filters on job columns join jobs for the person's rows only.
+ */
 export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySchema>): Promise<JobList> {
   const user = ctx.user;
   if (!user) throw unauthorized();
-  const conditions: SQL[] = [];
-  // `= any(array(…))` computes the visible ids once and looks each up by primary key; `in (union)`
-  // was planned as a scan of every job (bench/jobs.bench.ts, docs/PERFORMANCE.md).
-  if (!user.roles.includes('admin')) conditions.push(sql`${jobs.id} = any(array(${visibleJobIds(user.id, hasCompanyStaffRole(user.roles))}))`);
-  if (query.q) conditions.push(ilike(jobs.title, `%${query.q.replace(/[\\%_]/g, (character) => `\\${character}`)}%`));
-  if (query.notary === 'me') conditions.push(eq(jobs.notaryId, user.id));
-  if (query.waitingFor === 'me') conditions.push(sql`${jobs.id} = any(array(${waitingJobIds(user.id)}))`);
-  if (query.scheduledFrom) conditions.push(gte(jobs.scheduledAt, new Date(query.scheduledFrom)));
-  if (query.scheduledTo) conditions.push(lt(jobs.scheduledAt, new Date(query.scheduledTo)));
+  const jobFilters: SQL[] = [];
+  if (query.q) jobFilters.push(ilike(jobs.title, `%${query.q.replace(/[\\%_]/g, (character) => `\\${character}`)}%`));
+  if (query.notary === 'me') jobFilters.push(eq(jobs.notaryId, user.id));
+  if (query.waitingFor === 'me') jobFilters.push(sql`${jobs.id} = any(array(${waitingJobIds(user.id)}))`);
+  if (query.scheduledFrom) jobFilters.push(gte(jobs.scheduledAt, new Date(query.scheduledFrom)));
+  if (query.scheduledTo) jobFilters.push(lt(jobs.scheduledAt, new Date(query.scheduledTo)));
+  const list = user.roles.includes('admin') ? allJobs(ctx, user.id, jobFilters) : visibleJobs(ctx, user.id, user.roles, jobFilters);
   // The counts by status keep every filter but the status itself.
-  const statusCounts = query.withStatusCounts ? countByStatus(ctx, conditions.length ? and(...conditions) : undefined) : undefined;
-  if (query.status) conditions.push(eq(jobs.status, query.status));
-  const where = conditions.length ? and(...conditions) : undefined;
+  const statusCounts = query.withStatusCounts ? list.countByStatus() : undefined;
   const offset = (query.page - 1) * query.pageSize;
-  // The page of ids is sorted and cut first; the joins and the two counts run for those rows only.
-  const pageIds = ctx.db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(where)
-    .orderBy(desc(jobs.updatedAt), desc(jobs.id))
-    .limit(query.pageSize)
-    .offset(offset)
-    .as('page_ids');
-  const [rows, totals] = await Promise.all([
+  // The page of ids is sorted and cut first; the joins and the two per-row counts run for those rows only.
+  const pageIds = list.page(query.status, query.pageSize, offset).as('page_ids');
+  const [rows, total] = await Promise.all([
     ctx.db
       .select({
         job: jobs,
@@ -185,14 +163,14 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
         companyName: titleCompanies.name,
         participantCount: sql<number>`(select count(*)::int from job_participants p where p.job_id = ${jobs.id})`,
         documentCount: sql<number>`(select count(*)::int from documents d where d.job_id = ${jobs.id})`,
-        isInvitation: sql<boolean>`${jobs.id} = any(array(${invitedJobIds(user.id)}))`,
+        isInvitation: pageIds.isInvitation,
       })
       .from(jobs)
       .innerJoin(pageIds, eq(pageIds.id, jobs.id))
       .leftJoin(users, eq(users.id, jobs.notaryId))
       .leftJoin(titleCompanies, eq(titleCompanies.id, jobs.companyId))
       .orderBy(desc(jobs.updatedAt), desc(jobs.id)),
-    ctx.db.select({ count: sql<number>`count(*)::int` }).from(jobs).where(where),
+    list.count(query.status),
   ]);
   return {
     items: rows.map(({ job, notaryName, companyName, participantCount, documentCount, isInvitation }) => ({
@@ -209,18 +187,80 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
       updatedAt: job.updatedAt.toISOString(),
       isInvitation,
     })),
-    total: totals[0]?.count ?? 0,
+    total,
     page: query.page,
     pageSize: query.pageSize,
     ...(statusCounts ? { statusCounts: await statusCounts } : {}),
   };
 }
 
-async function countByStatus(ctx: Ctx, where: SQL | undefined): Promise<JobStatusCounts> {
-  const rows = await ctx.db.select({ status: jobs.status, count: sql<number>`count(*)::int` }).from(jobs).where(where).groupBy(jobs.status);
+/** job_access.via: why a person may see a job (migration 0016). */
+const viaAll = 1 | 2 | 4 | 8 | 16;
+const viaCompany = 4;
+const viaInvitation = 16;
+
+function toStatusCounts(rows: { status: JobStatus; count: number }[]): JobStatusCounts {
   const counts = Object.fromEntries(jobStatuses.map((status) => [status, 0])) as JobStatusCounts;
   for (const row of rows) counts[row.status] = row.count;
   return counts;
+}
+
+/** A person's jobs, from job_access; company jobs only for an account with a company staff role, as getJobAccess. */
+function visibleJobs(ctx: Ctx, userId: string, roles: readonly string[], jobFilters: SQL[]) {
+  const mask = hasCompanyStaffRole(roles) ? viaAll : viaAll & ~viaCompany;
+  const own = and(eq(jobAccess.userId, userId), sql`(${jobAccess.via} & ${mask}) <> 0`);
+  // With a filter on jobs, the person's ids are also handed to jobs as an array, so jobs is read by primary
+  // key for those rows only: joined plainly, a search was planned as a scan of the whole table (bench/jobs.bench.ts).
+  const onlyMine = sql`${jobs.id} = any(array(${ctx.db.select({ id: jobAccess.jobId }).from(jobAccess).where(own)}))`;
+  const mine = [own, ...(jobFilters.length > 0 ? [onlyMine, ...jobFilters] : [])];
+  const where = (status: JobStatus | undefined) => and(...mine, status ? eq(jobAccess.status, status) : undefined);
+  // jobs is joined only when a filter reads it: without one the list and its counts never leave job_access
+  const withJobs = <T extends { innerJoin: (table: typeof jobs, on: SQL) => T }>(select: T): T =>
+    jobFilters.length > 0 ? select.innerJoin(jobs, eq(jobs.id, jobAccess.jobId)) : select;
+  return {
+    page: (status: JobStatus | undefined, limit: number, offset: number) =>
+      withJobs(
+        ctx.db
+          .select({ id: jobAccess.jobId, isInvitation: sql<boolean>`(${jobAccess.via} & ${viaInvitation}) <> 0`.as('is_invitation') })
+          .from(jobAccess)
+          .$dynamic(),
+      )
+        .where(where(status))
+        .orderBy(desc(jobAccess.updatedAt), desc(jobAccess.jobId))
+        .limit(limit)
+        .offset(offset),
+    count: async (status: JobStatus | undefined) => {
+      const [row] = await withJobs(ctx.db.select({ count: sql<number>`count(*)::int` }).from(jobAccess).$dynamic()).where(where(status));
+      return row?.count ?? 0;
+    },
+    countByStatus: async () =>
+      toStatusCounts(
+        await withJobs(ctx.db.select({ status: jobAccess.status, count: sql<number>`count(*)::int` }).from(jobAccess).$dynamic())
+          .where(where(undefined))
+          .groupBy(jobAccess.status),
+      ),
+  };
+}
+
+/** Every job, for an admin; invitations to the admin's own confirmed address are marked as for anyone. */
+function allJobs(ctx: Ctx, userId: string, jobFilters: SQL[]) {
+  const where = (status: JobStatus | undefined) => and(...jobFilters, status ? eq(jobs.status, status) : undefined);
+  return {
+    page: (status: JobStatus | undefined, limit: number, offset: number) =>
+      ctx.db
+        .select({ id: jobs.id, isInvitation: sql<boolean>`${jobs.id} = any(array(${invitedJobIds(userId)}))`.as('is_invitation') })
+        .from(jobs)
+        .where(where(status))
+        .orderBy(desc(jobs.updatedAt), desc(jobs.id))
+        .limit(limit)
+        .offset(offset),
+    count: async (status: JobStatus | undefined) => {
+      const [row] = await ctx.db.select({ count: sql<number>`count(*)::int` }).from(jobs).where(where(status));
+      return row?.count ?? 0;
+    },
+    countByStatus: async () =>
+      toStatusCounts(await ctx.db.select({ status: jobs.status, count: sql<number>`count(*)::int` }).from(jobs).where(where(undefined)).groupBy(jobs.status)),
+  };
 }
 
 /** Edits a job and moves it along the state machine; a stale version answers 412, an illegal move 409. */
