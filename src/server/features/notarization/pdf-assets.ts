@@ -25,8 +25,9 @@ import type { Fonts } from './pdf-text.ts';
 /**
  * What a seal costs whatever the document (issue 14), prepared once per process and reused: a
  * signature or initials image as its finished PDF image streams (decoded, split from its alpha,
- * compressed), the notary's seal as a finished Form XObject. Each is keyed by its content (the
- * image's SHA-256, the seal's wording and size), so a changed image or commission is prepared
+ * compressed), the notary's seal and the "not a notarial act" banner as finished Form XObjects. Each
+ * is keyed by its content (the image's SHA-256, the seal's wording and size, the banner's words and
+ * size), so a changed image or commission is prepared
  * afresh, never served stale; the caches are bounded (least recently used goes first). The rest of
  * the output (the content streams pdf-lib writes) is compressed with node:zlib rather than pdf-lib's
  * JavaScript deflate.
@@ -51,6 +52,8 @@ interface PreparedImage {
 interface PreparedForm {
   contents: Uint8Array;
   fonts: Array<{ key: string; baseFont: string }>;
+  /** Graphics states (opacity), as direct dictionaries of the scratch document. */
+  graphicsStates: Array<{ key: string; state: PDFDict }>;
   box: [number, number, number, number];
 }
 
@@ -59,7 +62,7 @@ const imageCache = new LruCache<string, PreparedImage>({
   maxBytes: 64 * 1024 * 1024,
   sizeOf: (prepared) => prepared.image.contents.length + (prepared.softMask?.contents.length ?? 0),
 });
-const formCache = new LruCache<string, PreparedForm>({ maxEntries: 512, maxBytes: 8 * 1024 * 1024, sizeOf: (form) => form.contents.length + 256 });
+const formCache = new LruCache<string, PreparedForm>({ maxEntries: 512, maxBytes: 8 * 1024 * 1024, sizeOf: (form) => form.contents.length + 512 });
 
 /** Empties the caches: the next seal prepares everything again (benchmarks measure that one-off). */
 export function clearPreparedAssets(): void {
@@ -152,7 +155,9 @@ export class DocumentAssets {
     const Font = context.obj({});
     for (const [key, ref] of Object.entries(fontEntries)) Font.set(PDFName.of(key), ref);
     const dict = context.obj({ Type: 'XObject', Subtype: 'Form', BBox: prepared.box, Filter: 'FlateDecode' });
-    dict.set(PDFName.of('Resources'), context.obj({ Font }));
+    const ExtGState = context.obj({});
+    for (const { key, state } of prepared.graphicsStates) ExtGState.set(PDFName.of(key), state.clone(context));
+    dict.set(PDFName.of('Resources'), context.obj({ Font, ExtGState }));
     return context.register(PDFRawStream.of(dict, prepared.contents));
   }
 }
@@ -204,8 +209,12 @@ function prepareForm(extent: number, draw: (page: PDFPage, fonts: Fonts) => void
     const value = resources?.lookup(key);
     return value instanceof PDFDict && value.keys().length === 0;
   };
-  const others = resources?.keys().filter((key) => key !== PDFName.of('Font') && key !== PDFName.of('ProcSet') && !isEmpty(key)) ?? [];
-  if (others.length > 0) throw new Error(`a prepared form may only use fonts, not ${others.join(', ')}`);
+  const others = resources?.keys().filter((key) => key !== PDFName.of('Font') && key !== PDFName.of('ExtGState') && key !== PDFName.of('ProcSet') && !isEmpty(key)) ?? [];
+  if (others.length > 0) throw new Error(`a prepared form may only use fonts and graphics states, not ${others.join(', ')}`);
+  const graphicsStates = (resources?.lookupMaybe(PDFName.of('ExtGState'), PDFDict)?.entries() ?? []).map(([key, state]) => {
+    if (!(state instanceof PDFDict)) throw new Error(`the form's graphics state ${key.asString()} is not a direct dictionary`);
+    return { key: key.decodeText(), state };
+  });
   const baseFonts = new Map<PDFRef, string>(Object.values(fonts).map((font) => [font.ref, font.name]));
   const usedFonts = (fontDict?.entries() ?? []).map(([key, ref]) => {
     const baseFont = ref instanceof PDFRef ? baseFonts.get(ref) : undefined;
@@ -213,19 +222,28 @@ function prepareForm(extent: number, draw: (page: PDFPage, fonts: Fonts) => void
     return { key: key.decodeText(), baseFont };
   });
   context.delete(page.ref);
-  return { contents: deflateSync(Buffer.concat(chunks)), fonts: usedFonts, box: [-extent, -extent, extent, extent] };
+  return { contents: deflateSync(Buffer.concat(chunks)), fonts: usedFonts, graphicsStates, box: [-extent, -extent, extent, extent] };
 }
+
+/** Below this many bytes a content stream is stored as it is: deflating it costs more than it saves. */
+const smallestCompressedStream = 256;
 
 /**
  * Compresses every content stream pdf-lib would deflate at save with node:zlib instead (the same
- * FlateDecode output, several times faster than pdf-lib's JavaScript deflate). Call after the last
- * drawing operation, just before save.
+ * FlateDecode output, several times faster than pdf-lib's JavaScript deflate); a tiny one (the
+ * q/Q wrappers around an original page's content, a few drawing operators) is left uncompressed.
+ * Call after the last drawing operation, just before save.
  */
 export function compressContentStreams(document: PDFDocument): void {
   const { context } = document;
+  const filter = PDFName.of('Filter');
   const flateDecode = PDFName.of('FlateDecode');
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (!(object instanceof PDFFlateStream) || object.dict.get(PDFName.of('Filter')) !== flateDecode) continue;
-    context.assign(ref, PDFRawStream.of(object.dict, deflateSync(object.getUnencodedContents())));
+    if (!(object instanceof PDFFlateStream) || object.dict.get(filter) !== flateDecode) continue;
+    const contents = object.getUnencodedContents();
+    if (contents.length < smallestCompressedStream) {
+      object.dict.delete(filter);
+      context.assign(ref, PDFRawStream.of(object.dict, contents));
+    } else context.assign(ref, PDFRawStream.of(object.dict, deflateSync(contents)));
   }
 }

@@ -2,6 +2,8 @@ import {
   beginText,
   endText,
   PDFHexString,
+  PDFNumber,
+  type PDFOperator,
   popGraphicsState,
   pushGraphicsState,
   rgb,
@@ -217,6 +219,20 @@ function encodeText(font: PDFFont, text: string): PDFHexString {
   return PDFHexString.of(hex);
 }
 
+const one = PDFNumber.of(1);
+const zero = PDFNumber.of(0);
+/** Operators are immutable once made: the same colour's is shared by every line drawn in it. */
+const colourOperators = new WeakMap<RGB, PDFOperator>();
+
+function getColourOperator(color: RGB): PDFOperator {
+  let operator = colourOperators.get(color);
+  if (!operator) {
+    operator = setFillingColor(color);
+    colourOperators.set(color, operator);
+  }
+  return operator;
+}
+
 /**
  * One line of text with its baseline starting at (x, y), as page.drawText draws it (same glyphs,
  * same place). `text` must be sanitized and hold no line break.
@@ -230,9 +246,9 @@ export function drawLine(page: PDFPage, text: string, options: { x: number; y: n
   page.pushOperators(
     pushGraphicsState(),
     beginText(),
-    setFillingColor(options.color ?? ink),
+    getColourOperator(options.color ?? ink),
     setFontAndSize(getFontKey(page, options.font), options.size),
-    setTextMatrix(1, 0, 0, 1, options.x, options.y),
+    setTextMatrix(one, zero, zero, one, options.x, options.y),
     showText(encodeText(options.font, text)),
     endText(),
     popGraphicsState(),

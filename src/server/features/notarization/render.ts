@@ -151,12 +151,16 @@ const bannerRed = rgb(0.62, 0.06, 0.06);
  * A band across the top of the page as displayed, painted over whatever is there: a solid dark red
  * background (nothing of the page shows through it) with the statement in white.
  */
-function drawBanner(page: PDFPage, fonts: Fonts, text: string) {
+function drawBanner(assets: DocumentAssets, page: PDFPage, text: string) {
   const displayed = getDisplayedSize(page);
   const height = Math.min(26, displayed.height * 0.08);
   withFieldFrame(page, { x: 0, y: 0, width: 1, height: height / displayed.height }, (width, bandHeight) => {
-    page.drawRectangle({ x: 0, y: 0, width, height: bandHeight, color: bannerRed, opacity: 1 });
-    drawTextInBox(page, text, { x: 6, y: 2, width: width - 12, height: bandHeight - 4 }, fonts.bold, { maxSize: 11, color: rgb(1, 1, 1), align: 'center' });
+    // The same band on every page of a size: prepared once (pdf-assets.ts), then one XObject reference a page.
+    const key = `banner:${JSON.stringify([text, width, bandHeight])}`;
+    assets.drawPreparedForm(page, key, Math.max(width, bandHeight) + 2, 0, 0, (scratchPage, fonts) => {
+      scratchPage.drawRectangle({ x: 0, y: 0, width, height: bandHeight, color: bannerRed, opacity: 1 });
+      drawTextInBox(scratchPage, text, { x: 6, y: 2, width: width - 12, height: bandHeight - 4 }, fonts.bold, { maxSize: 11, color: rgb(1, 1, 1), align: 'center' });
+    });
   });
 }
 
@@ -237,7 +241,7 @@ export async function renderNotarizedPdf(raw: {
   addAuditPages(document, fonts, input.audit, input.certificate);
   // Last, so nothing drawn afterwards covers it.
   const { notarialFacts } = input.certificate;
-  if (!notarialFacts.isNotarialAct) for (const page of document.getPages()) drawBanner(page, fonts, getNotNotarialBanner(notarialFacts));
+  if (!notarialFacts.isNotarialAct) for (const page of document.getPages()) drawBanner(assets, page, getNotNotarialBanner(notarialFacts));
   document.setProducer('Open RON (pdf-lib)');
   document.setModificationDate(input.certificate.notarizedAt);
   raw.beforeSave?.(document);

@@ -93,6 +93,13 @@ interface SignerIdentity {
 const identities = new LruCache<string, SignerIdentity>({ maxEntries: 64 });
 const privateKeys = new LruCache<string, KeyObject>({ maxEntries: 64 });
 
+/** Empties the per-process caches of certificates and keys (benchmarks measure a signer's first signature). */
+export function clearSignerCaches(): void {
+  ders.clear();
+  identities.clear();
+  privateKeys.clear();
+}
+
 function getSignerIdentity(certificatePem: string, chainPems: string[]): SignerIdentity {
   const key = createHash('sha256').update([certificatePem, ...chainPems].join('\n')).digest('hex');
   let identity = identities.get(key);
