@@ -1,16 +1,8 @@
 import {
-  beginText,
-  endText,
   PDFHexString,
-  PDFNumber,
-  type PDFOperator,
-  popGraphicsState,
-  pushGraphicsState,
+  PDFOperator,
+  PDFOperatorNames,
   rgb,
-  setFillingColor,
-  setFontAndSize,
-  setTextMatrix,
-  showText,
   StandardFonts,
   type PDFFont,
   type PDFName,
@@ -219,15 +211,18 @@ function encodeText(font: PDFFont, text: string): PDFHexString {
   return PDFHexString.of(hex);
 }
 
-const one = PDFNumber.of(1);
-const zero = PDFNumber.of(0);
-/** Operators are immutable once made: the same colour's is shared by every line drawn in it. */
-const colourOperators = new WeakMap<RGB, PDFOperator>();
+/** A number as a content stream writes it: four decimals are far below a device pixel, and never exponent notation. */
+function formatNumber(value: number): string {
+  return String(Math.round(value * 10_000) / 10_000);
+}
 
-function getColourOperator(color: RGB): PDFOperator {
+/** The fill colour operator's text for each colour (colours are module constants). */
+const colourOperators = new WeakMap<RGB, string>();
+
+function getColourOperator(color: RGB): string {
   let operator = colourOperators.get(color);
-  if (!operator) {
-    operator = setFillingColor(color);
+  if (operator === undefined) {
+    operator = `${formatNumber(color.red)} ${formatNumber(color.green)} ${formatNumber(color.blue)} rg`;
     colourOperators.set(color, operator);
   }
   return operator;
@@ -235,7 +230,9 @@ function getColourOperator(color: RGB): PDFOperator {
 
 /**
  * One line of text with its baseline starting at (x, y), as page.drawText draws it (same glyphs,
- * same place). `text` must be sanitized and hold no line break.
+ * same place): "q BT colour font Tm <glyphs> Tj ET Q", written as one operator whose argument is
+ * the operators before Q (pdf-lib's operator arguments may be raw strings), instead of eight
+ * operator objects and their numbers. `text` must be sanitized and hold no line break.
  */
 export function drawLine(page: PDFPage, text: string, options: { x: number; y: number; size: number; font: PDFFont; color?: RGB }): void {
   // What pdf-lib's drawText would split into lines or clean: left to it.
@@ -243,16 +240,10 @@ export function drawLine(page: PDFPage, text: string, options: { x: number; y: n
     page.drawText(text, { ...options, color: options.color ?? ink });
     return;
   }
-  page.pushOperators(
-    pushGraphicsState(),
-    beginText(),
-    getColourOperator(options.color ?? ink),
-    setFontAndSize(getFontKey(page, options.font), options.size),
-    setTextMatrix(one, zero, zero, one, options.x, options.y),
-    showText(encodeText(options.font, text)),
-    endText(),
-    popGraphicsState(),
-  );
+  const font = getFontKey(page, options.font).asString();
+  const glyphs = encodeText(options.font, text).asString();
+  const operators = `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm <${glyphs}> Tj ET`;
+  page.pushOperators(PDFOperator.of(PDFOperatorNames.PopGraphicsState, [operators]));
 }
 
 /** Draws text in a box (local coordinates), shrinking it until it fits; vertically centered. */

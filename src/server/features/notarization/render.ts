@@ -1,4 +1,4 @@
-import { concatTransformationMatrix, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, rgb, StandardFonts, type PDFPage } from 'pdf-lib';
+import { concatTransformationMatrix, ParseSpeeds, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, rgb, StandardFonts, type PDFPage } from 'pdf-lib';
 import { toSingleLine } from '#shared/text.ts';
 import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './certificate-pages.ts';
 import { getCertificateBlockText, getNotNotarialBanner, type CertificateFacts } from './certificate-wording.ts';
@@ -210,6 +210,13 @@ function withOneLineText<T extends { fields: FieldToBurn[]; certificate: Certifi
 }
 
 /**
+ * pdf-lib yields to the event loop (a setTimeout, so at least a millisecond) every 100 objects it
+ * parses and every 50 it writes: most of a small document's time. Every 1,500 keeps a long
+ * document from holding the event loop for long, and a 10-page one from waiting on timers.
+ */
+const objectsPerTick = ParseSpeeds.Fast;
+
+/**
  * Burns the filled fields into a copy of the original and appends the notarial certificate and
  * the audit certificate; marks every page of an output that is not a notarial act. Saved without object streams, ready for signPdf (which must come last).
  */
@@ -222,7 +229,7 @@ export async function renderNotarizedPdf(raw: {
   beforeSave?: (document: PDFDocument) => void;
 }): Promise<{ pdf: Buffer; pageCount: number }> {
   const input = withOneLineText(raw);
-  const [document] = await Promise.all([PDFDocument.load(input.original), getScratchDocument()]);
+  const [document] = await Promise.all([PDFDocument.load(input.original, { parseSpeed: ParseSpeeds.Fast }), getScratchDocument()]);
   const fonts: Fonts = {
     regular: document.embedStandardFont(StandardFonts.Helvetica),
     bold: document.embedStandardFont(StandardFonts.HelveticaBold),
@@ -246,6 +253,6 @@ export async function renderNotarizedPdf(raw: {
   document.setModificationDate(input.certificate.notarizedAt);
   raw.beforeSave?.(document);
   compressContentStreams(document);
-  const pdf = Buffer.from(await document.save({ useObjectStreams: false }));
+  const pdf = Buffer.from(await document.save({ useObjectStreams: false, objectsPerTick }));
   return { pdf, pageCount: document.getPageCount() };
 }
