@@ -70,18 +70,24 @@ export function clearPreparedAssets(): void {
   formCache.clear();
 }
 
-function lookupStream<T>(context: PDFContext, ref: PDFRef, type: abstract new (...args: never[]) => T): T {
+function lookupRawStream(context: PDFContext, ref: PDFRef): PDFRawStream {
   const object = context.lookup(ref);
-  if (!(object instanceof type)) throw new Error(`object ${ref.toString()} is not a ${type.name}`);
+  if (!(object instanceof PDFRawStream)) throw new Error(`object ${ref.toString()} is not a stream`);
+  return object;
+}
+
+function lookupContentStream(context: PDFContext, ref: PDFRef): PDFContentStream {
+  const object = context.lookup(ref);
+  if (!(object instanceof PDFContentStream)) throw new Error(`object ${ref.toString()} is not a content stream`);
   return object;
 }
 
 async function prepareImage(png: Buffer): Promise<PreparedImage> {
   const context = PDFContext.create();
   const embedder = await PngEmbedder.for(png);
-  const image = lookupStream(context, await embedder.embedIntoContext(context), PDFRawStream);
+  const image = lookupRawStream(context, await embedder.embedIntoContext(context));
   const softMaskRef = image.dict.get(PDFName.of('SMask'));
-  const softMask = softMaskRef instanceof PDFRef ? lookupStream(context, softMaskRef, PDFRawStream) : null;
+  const softMask = softMaskRef instanceof PDFRef ? lookupRawStream(context, softMaskRef) : null;
   return { image, softMask, width: embedder.width, height: embedder.height };
 }
 
@@ -200,7 +206,7 @@ function prepareForm(extent: number, draw: (page: PDFPage, fonts: Fonts) => void
   const chunks: Uint8Array[] = [];
   for (const ref of refs) {
     if (!(ref instanceof PDFRef)) continue;
-    chunks.push(lookupStream(context, ref, PDFContentStream).getUnencodedContents(), Buffer.from('\n'));
+    chunks.push(lookupContentStream(context, ref).getUnencodedContents(), Buffer.from('\n'));
     context.delete(ref);
   }
   const resources = page.node.Resources();
