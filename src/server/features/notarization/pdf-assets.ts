@@ -101,6 +101,7 @@ function copyStream(context: PDFContext, stream: PDFRawStream, entries: Array<[s
 /** A collection of prepared things for one document, each embedded at most once in it. */
 export class DocumentAssets {
   private readonly images = new Map<string, Promise<EmbeddedImage>>();
+  private readonly buffers = new WeakMap<Buffer, Promise<EmbeddedImage>>();
   private readonly forms = new Map<string, PDFRef>();
 
   constructor(
@@ -110,6 +111,9 @@ export class DocumentAssets {
 
   /** The PNG as an image of this document: prepared once per process, embedded once per document. */
   embedPng(png: Buffer): Promise<EmbeddedImage> {
+    // The same buffer (a signature on every page) is hashed once per document.
+    const known = this.buffers.get(png);
+    if (known) return known;
     const key = createHash('sha256').update(png).digest('hex');
     let embedded = this.images.get(key);
     if (!embedded) {
@@ -126,6 +130,7 @@ export class DocumentAssets {
       })();
       this.images.set(key, embedded);
     }
+    this.buffers.set(png, embedded);
     return embedded;
   }
 
