@@ -82,9 +82,52 @@ function lookupContentStream(context: PDFContext, ref: PDFRef): PDFContentStream
   return object;
 }
 
+/** What pdf-lib's PNG embedder decoded (its `image`, not part of its typed API): the pixels, split from their alpha. */
+interface DecodedPng {
+  rgbChannel: Uint8Array;
+  alphaChannel?: Uint8Array;
+  bitsPerComponent: number;
+}
+
+function isDecodedPng(value: unknown): value is DecodedPng {
+  const image = value as Partial<DecodedPng> | null;
+  return image?.rgbChannel instanceof Uint8Array && typeof image.bitsPerComponent === 'number';
+}
+
+/**
+ * The image streams pdf-lib's PNG embedder would write, compressed with node:zlib rather than
+ * its JavaScript deflate (the one-off of a notary's first seal); should pdf-lib's decoded image not
+ * be where this expects it, pdf-lib writes them itself.
+ */
 async function prepareImage(png: Buffer): Promise<PreparedImage> {
   const context = PDFContext.create();
   const embedder = await PngEmbedder.for(png);
+  const decoded: unknown = (embedder as unknown as { image?: unknown }).image;
+  if (isDecodedPng(decoded)) {
+    const { width, height } = embedder;
+    const softMask = decoded.alphaChannel
+      ? context.stream(deflateSync(decoded.alphaChannel), {
+          Type: 'XObject',
+          Subtype: 'Image',
+          Height: height,
+          Width: width,
+          BitsPerComponent: decoded.bitsPerComponent,
+          ColorSpace: 'DeviceGray',
+          Decode: [0, 1],
+          Filter: 'FlateDecode',
+        })
+      : null;
+    const image = context.stream(deflateSync(decoded.rgbChannel), {
+      Type: 'XObject',
+      Subtype: 'Image',
+      BitsPerComponent: decoded.bitsPerComponent,
+      Width: width,
+      Height: height,
+      ColorSpace: embedder.colorSpace,
+      Filter: 'FlateDecode',
+    });
+    return { image, softMask, width, height };
+  }
   const image = lookupRawStream(context, await embedder.embedIntoContext(context));
   const softMaskRef = image.dict.get(PDFName.of('SMask'));
   const softMask = softMaskRef instanceof PDFRef ? lookupRawStream(context, softMaskRef) : null;
