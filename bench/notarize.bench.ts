@@ -1,13 +1,19 @@
 /**
- * Benchmark of producing the notarized document: burn the fields and the seal, append the
- * notarial and audit certificates (renderNotarizedPdf), then sign (signPdf, PAdES B-B), for a
- * 10-page and a 100-page document, beside pdf-lib's bare load-and-save of the same file in the
- * same run. Median of 5 runs after one warm-up.
+ * Benchmark of producing the notarized document as complete-job does: burn the fields and the
+ * seal, append the notarial and audit certificates and the signature placeholder, save once
+ * (renderNotarizedPdf), then sign (signPreparedPdf, PAdES B-B), for a 10-page and a 100-page
+ * document, beside pdf-lib's bare load-and-save of the same file in the same run.
  *
  *   npx tsx bench/notarize.bench.ts
  *
+ * "Warm" is a notary sealing again: the median of BENCH_RUNS runs after a warm-up, each run beside
+ * a bare load-and-save. The first seal of a notary in a process also prepares what every seal of
+ * theirs reuses (signature images, the seal, their certificates and key); that one-off is measured
+ * apart, caches emptied, and printed under the table. Targets (issue 14, bench/targets.ts): 10
+ * pages render + sign at most 2x the bare load-and-save; 100 pages under 1 s.
+ *
  * Runs on an in-memory PGlite (for the platform CA and the notary certificate, issued once,
- * outside the timings). Settings (environment): BENCH_RUNS (5), BENCH_PAGES ("10,100").
+ * outside the timings). Settings (environment): BENCH_RUNS (15), BENCH_PAGES ("10,100").
  */
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -15,12 +21,15 @@ import { deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createDatabase } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
+import { clearPreparedAssets } from '#server/features/notarization/pdf-assets.ts';
 import { renderNotarizedPdf, type FieldToBurn } from '#server/features/notarization/render.ts';
 import { getOrCreatePlatformCa, getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
-import { signPdf } from '#server/providers/signing/pades.ts';
+import { clearSignerCaches } from '#server/providers/signing/cms.ts';
+import { addSignaturePlaceholder, signPreparedPdf, type SignatureInfo } from '#server/providers/signing/pades.ts';
 import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
+import { reportTargets, type Target } from './targets.ts';
 
-const runs = Number(process.env.BENCH_RUNS ?? 5);
+const runs = Number(process.env.BENCH_RUNS ?? 15);
 const pageCounts = (process.env.BENCH_PAGES ?? '10,100').split(',').map(Number);
 
 /** A text document: 45 lines of prose a page, like a typed contract. */
@@ -98,6 +107,8 @@ try {
   const signature = makeSignaturePng();
 
   const rows: string[][] = [];
+  const results: Array<{ pageCount: number; bare: number; render: number; sign: number; total: number }> = [];
+  const firstSeals: string[] = [];
   for (const pageCount of pageCounts) {
     const original = await makeDocument(pageCount);
     const fields: FieldToBurn[] = [
@@ -136,40 +147,62 @@ try {
         events,
       },
     };
+    const info: SignatureInfo = { reason: 'Acknowledgment (remote online notarization)', location: 'Travis, TX', name: notary.name, contactInfo: notary.email };
+    const seal = async () => {
+      const rendered = await time(() => renderNotarizedPdf({ ...input, beforeSave: (document) => addSignaturePlaceholder(document, credentials, info) }));
+      const signed = await time(() => signPreparedPdf(rendered.result.pdf, credentials, info));
+      return { render: rendered.ms, sign: signed.ms, output: signed.result };
+    };
+    const bareLoadAndSave = () => time(async () => Buffer.from(await (await PDFDocument.load(original)).save({ useObjectStreams: false })));
+    // The first seal of a notary: nothing prepared yet (the process itself is warm from the previous document, or from a throw-away seal).
+    if (firstSeals.length === 0) await seal();
+    clearPreparedAssets();
+    clearSignerCaches();
+    const first = await seal();
     const samples = { bare: [] as number[], render: [] as number[], sign: [] as number[], total: [] as number[] };
     let output: Buffer = Buffer.alloc(0);
     for (let run = 0; run <= runs; run += 1) {
-      const bare = await time(async () => Buffer.from(await (await PDFDocument.load(original)).save({ useObjectStreams: false })));
-      const rendered = await time(() => renderNotarizedPdf(input));
-      const signed = await time(() => signPdf(rendered.result.pdf, credentials, { reason: 'Acknowledgment (remote online notarization)', location: 'Travis, TX', name: notary.name, contactInfo: notary.email }));
-      output = signed.result;
+      const bare = await bareLoadAndSave();
+      const sealed = await seal();
+      output = sealed.output;
       if (run === 0) continue; // warm-up
       samples.bare.push(bare.ms);
-      samples.render.push(rendered.ms);
-      samples.sign.push(signed.ms);
-      samples.total.push(rendered.ms + signed.ms);
+      samples.render.push(sealed.render);
+      samples.sign.push(sealed.sign);
+      samples.total.push(sealed.render + sealed.sign);
     }
     const report = await verifyWithPdfsig(output, caPem);
     if (!report.isValid || !report.isTrusted || !report.isTotal) throw new Error(`the ${pageCount}-page output does not verify:\n${report.output}`);
+    const warm = { bare: median(samples.bare), render: median(samples.render), sign: median(samples.sign), total: median(samples.total) };
+    results.push({ pageCount, ...warm });
+    firstSeals.push(`${pageCount} pages ${(first.render + first.sign).toFixed(1)} ms (render ${first.render.toFixed(1)} + sign ${first.sign.toFixed(1)})`);
     rows.push([
       `${pageCount} pages`,
       `${(original.length / 1024).toFixed(0)} KB -> ${(output.length / 1024).toFixed(0)} KB`,
-      median(samples.bare).toFixed(1),
-      median(samples.render).toFixed(1),
-      median(samples.sign).toFixed(1),
-      median(samples.total).toFixed(1),
-      (median(samples.total) / median(samples.bare)).toFixed(1),
+      warm.bare.toFixed(1),
+      warm.render.toFixed(1),
+      warm.sign.toFixed(1),
+      warm.total.toFixed(1),
+      (warm.total / warm.bare).toFixed(1),
     ]);
   }
 
   const header = ['document', 'size in -> out', 'bare load+save ms', 'render ms', 'sign ms', 'render+sign ms', 'x bare'];
   const widths = header.map((title, index) => Math.max(title.length, ...rows.map((row) => (row[index] ?? '').length)));
   const format = (row: string[]) => row.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0))).join('  ');
-  console.log(`\nNotarized document (median of ${runs} runs after a warm-up; Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg()[0]?.toFixed(1)}; every output verified by pdfsig)`);
+  console.log(`\nNotarized document, warm: a notary sealing again (median of ${runs} runs after a warm-up; Node ${process.version}; ${os.cpus().length} cores, load average ${os.loadavg()[0]?.toFixed(1)}; every output verified by pdfsig)`);
   console.log(format(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const row of rows) console.log(format(row));
-  console.log(`\nOne-off, not in the table: platform CA + first notary certificate ${issue.ms.toFixed(0)} ms (RSA 3072 + 2048 key generation).`);
+  console.log(`\nOne-off, not in the table: a notary's first seal in the process (images, seal, certificates and key prepared; then reused): ${firstSeals.join('; ')}.`);
+  console.log(`One-off, not in the table: platform CA + first notary certificate ${issue.ms.toFixed(0)} ms (RSA 3072 + 2048 key generation).`);
+
+  const targets: Target[] = [];
+  const ten = results.find((result) => result.pageCount === 10);
+  if (ten) targets.push({ name: '10 pages: render + sign, warm, per bare load + save of the same file', measured: ten.total / ten.bare, kind: 'max', limit: 2, unit: 'x' });
+  const hundred = results.find((result) => result.pageCount === 100);
+  if (hundred) targets.push({ name: '100 pages: render + sign, warm', measured: hundred.total, kind: 'max', limit: 1000, unit: 'ms' });
+  reportTargets('notarize.bench.ts', targets);
 } finally {
   await database.close();
 }

@@ -1,4 +1,4 @@
-import type { PDFDocument, PDFFont, PDFImage, PDFPage, RGB } from 'pdf-lib';
+import type { PDFDocument, PDFFont, PDFPage, RGB } from 'pdf-lib';
 import { rgb } from 'pdf-lib';
 import { describeAuditEvent, type AuditSentenceEvent } from '#shared/audit-sentences.ts';
 import { toSingleLine } from '#shared/text.ts';
@@ -13,6 +13,10 @@ import {
   getStateName,
   type CertificateFacts,
 } from './certificate-wording.ts';
+import { drawEmbeddedImage, type EmbeddedImage } from './pdf-assets.ts';
+import { drawLine, ink, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
+
+export { drawTextInBox, ink, measureText, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 
 /**
  * The pages appended to a notarized document (the notarial certificate and the audit
@@ -22,7 +26,6 @@ import {
 
 const letter: [number, number] = [612, 792];
 const margin = 72;
-export const ink = rgb(0.1, 0.1, 0.12);
 const muted = rgb(0.38, 0.38, 0.42);
 
 export interface AuditFacts {
@@ -36,87 +39,6 @@ export interface AuditFacts {
   recordingGaps?: Array<{ from: Date; to: Date }> | null;
   /** The job's trail, oldest first; each is printed as its sentence (audit-sentences.ts). */
   events: Array<AuditSentenceEvent & { at: Date }>;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Text: what a standard (WinAnsi) font can encode, measured and wrapped
-
-export interface Fonts {
-  regular: PDFFont;
-  bold: PDFFont;
-  italic: PDFFont;
-  serif: PDFFont;
-  serifBold: PDFFont;
-  mono: PDFFont;
-}
-
-const supportedByFont = new WeakMap<PDFFont, Set<number>>();
-
-/** Replaces what the font cannot encode with '?', control characters with spaces; keeps '\n'. */
-export function sanitizeForFont(font: PDFFont, text: string): string {
-  let supported = supportedByFont.get(font);
-  if (!supported) {
-    supported = new Set(font.getCharacterSet());
-    supportedByFont.set(font, supported);
-  }
-  let result = '';
-  for (const character of text.normalize('NFC').replace(/\r\n?/g, '\n')) {
-    const codePoint = character.codePointAt(0) ?? 0;
-    if (character === '\n') result += '\n';
-    else if (character === '\t' || (codePoint < 0x20 && codePoint !== 0x0a) || /\s/u.test(character)) result += ' ';
-    else if (codePoint >= 0x7f && codePoint < 0xa0) result += '?';
-    else result += supported.has(codePoint) ? character : '?';
-  }
-  return result;
-}
-
-/** Lines no wider than `maxWidth`; words longer than a line are cut. `text` must be sanitized. */
-export function wrapText(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (const word of paragraph.split(/ +/).filter(Boolean)) {
-      const candidate = line ? `${line} ${word}` : word;
-      if (font.widthOfTextAtSize(candidate, size) <= maxWidth) {
-        line = candidate;
-        continue;
-      }
-      if (line) lines.push(line);
-      let rest = word;
-      while (font.widthOfTextAtSize(rest, size) > maxWidth && rest.length > 1) {
-        let cut = rest.length - 1;
-        while (cut > 1 && font.widthOfTextAtSize(rest.slice(0, cut), size) > maxWidth) cut -= 1;
-        lines.push(rest.slice(0, cut));
-        rest = rest.slice(cut);
-      }
-      line = rest;
-    }
-    lines.push(line);
-  }
-  return lines;
-}
-
-/** Draws text in a box (local coordinates), shrinking it until it fits; vertically centered. */
-export function drawTextInBox(page: PDFPage, text: string, box: { x: number; y: number; width: number; height: number }, font: PDFFont, options: { maxSize: number; minSize?: number; color?: RGB; align?: 'left' | 'center' }) {
-  const clean = sanitizeForFont(font, text).trim();
-  if (!clean || box.width <= 0 || box.height <= 0) return;
-  const minSize = options.minSize ?? 4;
-  let size = Math.max(minSize, Math.min(options.maxSize, box.height * 0.72));
-  let lines = wrapText(clean, font, size, box.width);
-  while (lines.length * size * 1.15 > box.height && size > minSize) {
-    size = Math.max(minSize, size - 0.5);
-    lines = wrapText(clean, font, size, box.width);
-  }
-  const lineHeight = size * 1.15;
-  const visible = lines.slice(0, Math.max(1, Math.floor(box.height / lineHeight)));
-  const blockHeight = visible.length * lineHeight;
-  let baseline = box.y + (box.height + blockHeight) / 2 - size * 0.9;
-  for (const line of visible) {
-    const width = font.widthOfTextAtSize(line, size);
-    const x = options.align === 'center' ? box.x + Math.max(0, (box.width - width) / 2) : box.x;
-    page.drawText(line, { x, y: baseline, size, font, color: options.color ?? ink });
-    baseline -= lineHeight;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,7 +75,7 @@ class PageWriter {
 
   heading(text: string, size: number, font: PDFFont = this.fonts.bold) {
     this.ensure(size * 1.6);
-    this.page.drawText(sanitizeForFont(font, text), { x: margin, y: this.y - size, size, font, color: ink });
+    drawLine(this.page, sanitizeForFont(font, text), { x: margin, y: this.y - size, size, font, color: ink });
     this.y -= size * 1.8;
   }
 
@@ -164,7 +86,7 @@ class PageWriter {
     const lineHeight = size * 1.35;
     for (const line of wrapText(sanitizeForFont(font, text), font, size, letter[0] - 2 * margin - indent)) {
       this.ensure(lineHeight);
-      this.page.drawText(line, { x: margin + indent, y: this.y - size, size, font, color: options.color ?? ink });
+      drawLine(this.page, line, { x: margin + indent, y: this.y - size, size, font, color: options.color ?? ink });
       this.y -= lineHeight;
     }
     this.y -= options.gapAfter ?? 0;
@@ -177,10 +99,10 @@ class PageWriter {
     const lines = wrapText(sanitizeForFont(font, value), font, valueSize, letter[0] - 2 * margin - labelWidth);
     const lineHeight = Math.max(valueSize, 10) * 1.35;
     this.ensure(lineHeight * Math.min(lines.length, 3));
-    this.page.drawText(sanitizeForFont(this.fonts.bold, label), { x: margin, y: this.y - 10, size: 10, font: this.fonts.bold, color: muted });
+    drawLine(this.page, sanitizeForFont(this.fonts.bold, label), { x: margin, y: this.y - 10, size: 10, font: this.fonts.bold, color: muted });
     for (const line of lines) {
       this.ensure(lineHeight);
-      this.page.drawText(line, { x: margin + labelWidth, y: this.y - 10, size: valueSize, font, color: ink });
+      drawLine(this.page, line, { x: margin + labelWidth, y: this.y - 10, size: valueSize, font, color: ink });
       this.y -= lineHeight;
     }
   }
@@ -197,7 +119,7 @@ class PageWriter {
     let x = margin;
     wrapped.forEach((cell, index) => {
       cell.lines.forEach((line, lineIndex) => {
-        this.page.drawText(line, { x, y: this.y - size - lineIndex * lineHeight, size, font: cell.font, color: ink });
+        drawLine(this.page, line, { x, y: this.y - size - lineIndex * lineHeight, size, font: cell.font, color: ink });
       });
       x += cells[index]?.width ?? 0;
     });
@@ -217,7 +139,7 @@ export function addNotarialCertificatePage(
   fonts: Fonts,
   facts: CertificateFacts,
   documentName: string,
-  signatureImage: PDFImage | null,
+  signatureImage: EmbeddedImage | null,
   drawSealAt: DrawSealAt,
 ): PDFPage[] {
   const { isNotarialAct } = facts.notarialFacts;
@@ -245,7 +167,7 @@ export function addNotarialCertificatePage(
   const lineY = writer.y - 70;
   if (signatureImage) {
     const scale = Math.min(220 / signatureImage.width, 56 / signatureImage.height);
-    page.drawImage(signatureImage, { x: margin, y: lineY + 4, width: signatureImage.width * scale, height: signatureImage.height * scale });
+    drawEmbeddedImage(page, signatureImage, { x: margin, y: lineY + 4, width: signatureImage.width * scale, height: signatureImage.height * scale });
   }
   page.drawLine({ start: { x: margin, y: lineY }, end: { x: margin + 250, y: lineY }, thickness: 0.8, color: ink });
   const details = [
@@ -257,7 +179,7 @@ export function addNotarialCertificatePage(
   ];
   details.forEach((line, index) => {
     const font = index === 0 ? fonts.serifBold : fonts.serif;
-    page.drawText(sanitizeForFont(font, line), { x: margin, y: lineY - 16 - index * 15, size: 11, font, color: ink });
+    drawLine(page, sanitizeForFont(font, line), { x: margin, y: lineY - 16 - index * 15, size: 11, font, color: ink });
   });
   // The seal certifies a notarial act: none is drawn on a certificate that says there was none.
   if (isNotarialAct) drawSealAt(page, letter[0] - margin - 75, lineY - 20, 72);
@@ -328,7 +250,7 @@ export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditF
   const pageCount = writer.pages.length;
   writer.pages.forEach((page, index) => {
     const footer = `Audit certificate, page ${index + 1} of ${pageCount}. Job ${audit.jobId}.`;
-    page.drawText(sanitizeForFont(fonts.regular, footer), { x: margin, y: margin / 2, size: 8, font: fonts.regular, color: muted });
+    drawLine(page, sanitizeForFont(fonts.regular, footer), { x: margin, y: margin / 2, size: 8, font: fonts.regular, color: muted });
   });
   return writer.pages;
 }

@@ -15,7 +15,7 @@ import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { assertNotaryMaySeal } from '#server/features/notaries/notary-eligibility.ts';
 import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
-import { signPdf } from '#server/providers/signing/pades.ts';
+import { addSignaturePlaceholder, signPreparedPdf, type SignatureInfo } from '#server/providers/signing/pades.ts';
 import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
 import { evidenceReaders, gatherNotarialFacts } from './notarial-facts.ts';
 import { findIdentityEvidence, findIdentityOutcomes, findStatedAddress, findUnprovenPeople, type IdentityEvidence } from '#server/features/identity/identity.service.ts';
@@ -160,7 +160,16 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       const notarizedId = randomUUID();
       // Without a session nobody "appeared": the certificate names those who signed this document.
       const signedHere = signerFacts.filter((signer) => fields.some((field) => field.documentId === document.id && field.participantId === signer.participantId && field.filledAt));
+      const signature: SignatureInfo = {
+        reason: recorded.facts.isNotarialAct ? `${act.label} (remote online notarization)` : `Electronic signing record, not a notarial act (${act.label} requested)`,
+        location: `${notary.profile.county}, ${notary.profile.commissionState}`,
+        name: notary.user.name,
+        contactInfo: notary.user.email,
+        timestampUrl: ctx.config.tsaUrl,
+      };
+      // One save: the signature's placeholder goes in before it, the signature itself after it (last).
       const rendered = await renderNotarizedPdf({
+        beforeSave: (pdf) => addSignaturePlaceholder(pdf, credentials, signature),
         original,
         fields: toBurn,
         certificate: {
@@ -183,13 +192,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           events: trail.map(({ event, actor }) => ({ at: event.createdAt, action: event.action, actorName: actor, actorId: event.actorId, data: (event.data ?? {}) as Record<string, unknown> })),
         },
       });
-      const signed = await signPdf(rendered.pdf, credentials, {
-        reason: recorded.facts.isNotarialAct ? `${act.label} (remote online notarization)` : `Electronic signing record, not a notarial act (${act.label} requested)`,
-        location: `${notary.profile.county}, ${notary.profile.commissionState}`,
-        name: notary.user.name,
-        contactInfo: notary.user.email,
-        timestampUrl: ctx.config.tsaUrl,
-      });
+      const signed = await signPreparedPdf(rendered.pdf, credentials, signature);
       const sha256 = createHash('sha256').update(signed).digest('hex');
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
       await fs.promises.writeFile(filePath, signed);

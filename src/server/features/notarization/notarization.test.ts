@@ -12,6 +12,7 @@ import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { recordMedia, startRecordedSession } from '#test/live-session.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
+import { makePng } from '#test/png-fixtures.ts';
 
 const run = promisify(execFile);
 const publicUrl = 'https://notary.example.test';
@@ -150,6 +151,59 @@ describe('POST /api/jobs/:id/complete-job', () => {
 
     const again = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders });
     expect(again.statusCode).toBe(409);
+  });
+});
+
+/** Every image of the PDF as pdfimages extracts it: its size and first pixel (RGB). */
+async function listImages(pdf: Buffer): Promise<Array<{ width: number; height: number; firstPixel: number[] }>> {
+  const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'notarized-images-'));
+  try {
+    const file = path.join(directory, 'output.pdf');
+    await fs.promises.writeFile(file, pdf);
+    await run('pdfimages', [file, path.join(directory, 'image')]);
+    const images = [];
+    for (const name of (await fs.promises.readdir(directory)).filter((entry) => entry.endsWith('.ppm')).sort()) {
+      const bytes = await fs.promises.readFile(path.join(directory, name));
+      const header = /^P6\s+(\d+)\s+(\d+)\s+255\s/.exec(bytes.subarray(0, 40).toString('latin1'));
+      if (!header) continue;
+      const start = header[0].length;
+      images.push({ width: Number(header[1]), height: Number(header[2]), firstPixel: [...bytes.subarray(start, start + 3)] });
+    }
+    return images;
+  } finally {
+    await fs.promises.rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** The notary replaces their signature image (the old one stays on record, no longer current). */
+async function setNotarySignature(png: Buffer) {
+  const sha256 = createHash('sha256').update(png).digest('hex');
+  const file = path.join(os.tmpdir(), `sig-${sha256}.png`);
+  fs.writeFileSync(file, png);
+  await createLocalStorage(t.blobRoot).putFile(file, sha256, 'image/png');
+  await t.db.update(userSignatures).set({ isCurrent: false }).where(and(eq(userSignatures.userId, notary.id), eq(userSignatures.kind, 'signature')));
+  await t.db.insert(userSignatures).values({ userId: notary.id, kind: 'signature', method: 'upload', storageKey: sha256 });
+}
+
+describe('the notary’s images from one seal to the next', () => {
+  it('draws the notary’s signature as it is at each seal: after they change it, the next output carries the new image, not the one prepared for the last seal', async () => {
+    // Images are prepared once per process and reused by every seal (issue 14), keyed by their content.
+    const sealWithSignature = async (png: Buffer) => {
+      await setNotarySignature(png);
+      const { jobId, documentId } = await prepareSignedJob();
+      await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+      const sealed = await seal(jobId);
+      expect(sealed.statusCode).toBe(200);
+      const download = await t.app.inject({ method: 'GET', url: sealed.json().items[0].downloadUrl, headers: notaryHeaders });
+      return download.rawPayload;
+    };
+    const blue = await sealWithSignature(makePng(6, 3, { color: [0, 0, 255] }));
+    const red = await sealWithSignature(makePng(6, 3, { color: [255, 0, 0] }));
+    const notarySignatures = async (pdf: Buffer) => (await listImages(pdf)).filter((image) => image.width === 6 && image.height === 3).map((image) => image.firstPixel);
+    expect(await notarySignatures(blue)).toEqual([[0, 0, 255]]);
+    expect(await notarySignatures(red)).toEqual([[255, 0, 0]]);
+    const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
+    expect(await verifyWithPdfsig(red, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
   });
 });
 

@@ -444,6 +444,34 @@ describe('renderNotarizedPdf', () => {
     expect(await extractText(pdf, 1, 1)).toContain('Pat Buyer');
   });
 
+  it('draws each seal from the images and commission it is given, never from what an earlier seal prepared', async () => {
+    // The same notary seals twice; between the seals their signature image and commission change.
+    // Images and the seal are prepared once per process and reused (pdf-assets.ts): by content, so the change shows.
+    const fields = (imagePng: Buffer): FieldToBurn[] => [
+      { type: 'notary_signature', page: 1, x: 0.1, y: 0.6, width: 0.3, height: 0.1, value: null, imagePng },
+      { type: 'notary_seal', page: 1, x: 0.65, y: 0.05, width: 0.25, height: 0.2, value: null, imagePng: null },
+    ];
+    const original = await makePdf(1);
+    const first = await renderNotarizedPdf({ original, fields: fields(makePng(40, 20, [0, 0, 255])), certificate, audit });
+    const again = await renderNotarizedPdf({ original, fields: fields(makePng(40, 20, [0, 0, 255])), certificate, audit });
+    const renewed = { ...certificate, commissionNumber: '99887766-5', commissionExpiresOn: '2034-02-28' };
+    const changed = await renderNotarizedPdf({ original, fields: fields(makePng(40, 20, [255, 0, 0])), certificate: renewed, audit });
+
+    expect(await readPixel(first.pdf, 1, 0.25, 0.65)).toEqual([0, 0, 255]);
+    expect(await readPixel(again.pdf, 1, 0.25, 0.65)).toEqual([0, 0, 255]);
+    expect(await readPixel(changed.pdf, 1, 0.25, 0.65)).toEqual([255, 0, 0]);
+    expect(await extractText(first.pdf, 1, 1)).toContain('Comm. No. 13245768-9');
+    expect(await extractText(again.pdf, 1, 1)).toContain('Comm. No. 13245768-9');
+    const changedSeal = await extractText(changed.pdf, 1, 1);
+    expect(changedSeal).toContain('Comm. No. 99887766-5');
+    expect(changedSeal).toContain('Expires 02/28/2034');
+    expect(changedSeal).not.toContain('13245768-9');
+    // The seal on the certificate page (a notarial act) is the renewed one too.
+    const certificatePage = await extractText(changed.pdf, 2, 2);
+    expect(certificatePage).toContain('Comm. No. 99887766-5');
+    expect(certificatePage).not.toContain('Comm. No. 13245768-9');
+  });
+
   it('saves without object streams, so a signature can be added afterwards', async () => {
     const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
     expect(pdf.includes('/ObjStm')).toBe(false);

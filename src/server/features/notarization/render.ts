@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
-import { concatTransformationMatrix, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, rgb, StandardFonts, type PDFImage, type PDFPage } from 'pdf-lib';
+import { concatTransformationMatrix, ParseSpeeds, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, rgb, StandardFonts, type PDFPage } from 'pdf-lib';
 import { toSingleLine } from '#shared/text.ts';
-import { addAuditPages, addNotarialCertificatePage, drawTextInBox, ink, sanitizeForFont, wrapText, type AuditFacts, type Fonts } from './certificate-pages.ts';
+import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './certificate-pages.ts';
 import { getCertificateBlockText, getNotNotarialBanner, type CertificateFacts } from './certificate-wording.ts';
-import { drawSeal } from './seal.ts';
+import { compressContentStreams, DocumentAssets, drawEmbeddedImage, getScratchDocument, type EmbeddedImage } from './pdf-assets.ts';
+import { drawTextInBox, ink, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
+import { drawSealOnce } from './seal.ts';
 
-export { sanitizeForFont, type AuditFacts } from './certificate-pages.ts';
+export { type AuditFacts } from './certificate-pages.ts';
+export { sanitizeForFont } from './pdf-text.ts';
 export { communicationTechnologySentence, getCertificateWording, type CertificateFacts } from './certificate-wording.ts';
 
 /**
@@ -66,11 +68,11 @@ function withFieldFrame(page: PDFPage, field: Placement, draw: (width: number, h
   page.pushOperators(popGraphicsState());
 }
 
-function drawImageContained(page: PDFPage, image: PDFImage, width: number, height: number) {
+function drawImageContained(page: PDFPage, image: EmbeddedImage, width: number, height: number) {
   const scale = Math.min(width / image.width, height / image.height);
   const drawnWidth = image.width * scale;
   const drawnHeight = image.height * scale;
-  page.drawImage(image, { x: (width - drawnWidth) / 2, y: (height - drawnHeight) / 2, width: drawnWidth, height: drawnHeight });
+  drawEmbeddedImage(page, image, { x: (width - drawnWidth) / 2, y: (height - drawnHeight) / 2, width: drawnWidth, height: drawnHeight });
 }
 
 /** The certificate block is never printed smaller than this (points), whatever box it was given. */
@@ -90,22 +92,13 @@ function fitCertificateBlock(page: PDFPage, field: Placement, fonts: Fonts, fact
   return { ...field, height: needed, y: Math.max(0, Math.min(field.y, 1 - needed)) };
 }
 
-async function burnFields(document: PDFDocument, fields: FieldToBurn[], fonts: Fonts, facts: CertificateFacts) {
+async function burnFields(assets: DocumentAssets, fields: FieldToBurn[], facts: CertificateFacts) {
+  const { document, fonts } = assets;
   const pages = document.getPages();
-  const images = new Map<string, PDFImage>();
-  const embedPng = async (png: Buffer) => {
-    const key = createHash('sha256').update(png).digest('hex');
-    let image = images.get(key);
-    if (!image) {
-      image = await document.embedPng(png);
-      images.set(key, image);
-    }
-    return image;
-  };
   for (const field of fields) {
     const page = pages[field.page - 1];
     if (!page || !Number.isInteger(field.page)) throw new Error(`A ${field.type} field is on page ${field.page}, but the document has ${pages.length} pages.`);
-    const image = field.imagePng && ['signature', 'initials', 'notary_signature'].includes(field.type) ? await embedPng(field.imagePng) : null;
+    const image = field.imagePng && ['signature', 'initials', 'notary_signature'].includes(field.type) ? await assets.embedPng(field.imagePng) : null;
     const placement = field.type === 'notarial_certificate' ? fitCertificateBlock(page, field, fonts, facts) : field;
     withFieldFrame(page, placement, (width, height) => {
       const box = { x: 0, y: 0, width, height };
@@ -140,7 +133,7 @@ async function burnFields(document: PDFDocument, fields: FieldToBurn[], fonts: F
           break;
         }
         case 'notary_seal':
-          drawSeal(page, fonts, facts, width / 2, height / 2, (Math.min(width, height) / 2) * 0.96);
+          drawSealOnce(assets, page, facts, width / 2, height / 2, (Math.min(width, height) / 2) * 0.96);
           break;
         case 'notarial_certificate':
           // Opaque, so the deed's own text never shows through the wording.
@@ -158,12 +151,16 @@ const bannerRed = rgb(0.62, 0.06, 0.06);
  * A band across the top of the page as displayed, painted over whatever is there: a solid dark red
  * background (nothing of the page shows through it) with the statement in white.
  */
-function drawBanner(page: PDFPage, fonts: Fonts, text: string) {
+function drawBanner(assets: DocumentAssets, page: PDFPage, text: string) {
   const displayed = getDisplayedSize(page);
   const height = Math.min(26, displayed.height * 0.08);
   withFieldFrame(page, { x: 0, y: 0, width: 1, height: height / displayed.height }, (width, bandHeight) => {
-    page.drawRectangle({ x: 0, y: 0, width, height: bandHeight, color: bannerRed, opacity: 1 });
-    drawTextInBox(page, text, { x: 6, y: 2, width: width - 12, height: bandHeight - 4 }, fonts.bold, { maxSize: 11, color: rgb(1, 1, 1), align: 'center' });
+    // The same band on every page of a size: prepared once (pdf-assets.ts), then one XObject reference a page.
+    const key = `banner:${JSON.stringify([text, width, bandHeight])}`;
+    assets.drawPreparedForm(page, key, Math.max(width, bandHeight) + 2, 0, 0, (scratchPage, fonts) => {
+      scratchPage.drawRectangle({ x: 0, y: 0, width, height: bandHeight, color: bannerRed, opacity: 1 });
+      drawTextInBox(scratchPage, text, { x: 6, y: 2, width: width - 12, height: bandHeight - 4 }, fonts.bold, { maxSize: 11, color: rgb(1, 1, 1), align: 'center' });
+    });
   });
 }
 
@@ -213,33 +210,49 @@ function withOneLineText<T extends { fields: FieldToBurn[]; certificate: Certifi
 }
 
 /**
+ * pdf-lib yields to the event loop (a setTimeout, so at least a millisecond) every 100 objects it
+ * parses and every 50 it writes: most of a small document's time. Every 1,500 keeps a long
+ * document from holding the event loop for long, and a 10-page one from waiting on timers.
+ */
+const objectsPerTick = ParseSpeeds.Fast;
+
+/**
  * Burns the filled fields into a copy of the original and appends the notarial certificate and
  * the audit certificate; marks every page of an output that is not a notarial act. Saved without object streams, ready for signPdf (which must come last).
  */
-export async function renderNotarizedPdf(raw: { original: Buffer; fields: FieldToBurn[]; certificate: CertificateFacts; audit: AuditFacts }): Promise<{ pdf: Buffer; pageCount: number }> {
+export async function renderNotarizedPdf(raw: {
+  original: Buffer;
+  fields: FieldToBurn[];
+  certificate: CertificateFacts;
+  audit: AuditFacts;
+  /** Runs on the finished document just before its one save: signing.ts adds its signature placeholder here. */
+  beforeSave?: (document: PDFDocument) => void;
+}): Promise<{ pdf: Buffer; pageCount: number }> {
   const input = withOneLineText(raw);
-  const document = await PDFDocument.load(input.original);
-  const [regular, bold, italic, serif, serifBold, mono] = await Promise.all([
-    document.embedFont(StandardFonts.Helvetica),
-    document.embedFont(StandardFonts.HelveticaBold),
-    document.embedFont(StandardFonts.TimesRomanItalic),
-    document.embedFont(StandardFonts.TimesRoman),
-    document.embedFont(StandardFonts.TimesRomanBold),
-    document.embedFont(StandardFonts.Courier),
-  ]);
-  const fonts: Fonts = { regular, bold, italic, serif, serifBold, mono };
+  const [document] = await Promise.all([PDFDocument.load(input.original, { parseSpeed: ParseSpeeds.Fast }), getScratchDocument()]);
+  const fonts: Fonts = {
+    regular: document.embedStandardFont(StandardFonts.Helvetica),
+    bold: document.embedStandardFont(StandardFonts.HelveticaBold),
+    italic: document.embedStandardFont(StandardFonts.TimesRomanItalic),
+    serif: document.embedStandardFont(StandardFonts.TimesRoman),
+    serifBold: document.embedStandardFont(StandardFonts.TimesRomanBold),
+    mono: document.embedStandardFont(StandardFonts.Courier),
+  };
+  const assets = new DocumentAssets(document, fonts);
   flattenForm(document);
-  await burnFields(document, input.fields, fonts, input.certificate);
-  const signatureImage = input.certificate.notarySignaturePng ? await document.embedPng(input.certificate.notarySignaturePng) : null;
+  await burnFields(assets, input.fields, input.certificate);
+  const signatureImage = input.certificate.notarySignaturePng ? await assets.embedPng(input.certificate.notarySignaturePng) : null;
   addNotarialCertificatePage(document, fonts, input.certificate, input.audit.documentName, signatureImage, (page, cx, cy, radius) =>
-    drawSeal(page, fonts, input.certificate, cx, cy, radius),
+    drawSealOnce(assets, page, input.certificate, cx, cy, radius),
   );
   addAuditPages(document, fonts, input.audit, input.certificate);
   // Last, so nothing drawn afterwards covers it.
   const { notarialFacts } = input.certificate;
-  if (!notarialFacts.isNotarialAct) for (const page of document.getPages()) drawBanner(page, fonts, getNotNotarialBanner(notarialFacts));
+  if (!notarialFacts.isNotarialAct) for (const page of document.getPages()) drawBanner(assets, page, getNotNotarialBanner(notarialFacts));
   document.setProducer('Open RON (pdf-lib)');
   document.setModificationDate(input.certificate.notarizedAt);
-  const pdf = Buffer.from(await document.save({ useObjectStreams: false }));
+  raw.beforeSave?.(document);
+  compressContentStreams(document);
+  const pdf = Buffer.from(await document.save({ useObjectStreams: false, objectsPerTick }));
   return { pdf, pageCount: document.getPageCount() };
 }

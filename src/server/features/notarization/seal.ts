@@ -1,7 +1,8 @@
 import { degrees, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
 import { formatFieldDate } from '#shared/dates.ts';
-import { sanitizeForFont, type Fonts } from './certificate-pages.ts';
+import { sanitizeForFont, type Fonts } from './pdf-text.ts';
 import { getStateName, type CertificateFacts } from './certificate-wording.ts';
+import type { DocumentAssets } from './pdf-assets.ts';
 
 /** The notary's seal, drawn as vector graphics: two circles, the notary's name along the top, the state along the bottom. */
 
@@ -31,8 +32,27 @@ function fitArcSize(font: PDFFont, text: string, radius: number, maxSize: number
   return widthAtOne === 0 ? maxSize : Math.min(maxSize, (radius * maxAngle) / widthAtOne);
 }
 
+/** All the seal shows: drawSeal reads nothing else, so these (and the radius) are its cache key. */
+type SealFacts = Pick<CertificateFacts, 'notaryName' | 'commissionState' | 'commissionNumber' | 'commissionExpiresOn'>;
+
+/**
+ * The seal drawn from a Form XObject prepared once per process for the same facts and radius
+ * (pdf-assets.ts): the second seal of a notary costs one XObject reference instead of ~60 drawing
+ * operations. A changed name or commission is a new key, never a stale seal.
+ */
+export function drawSealOnce(assets: DocumentAssets, page: PDFPage, facts: SealFacts, cx: number, cy: number, radius: number) {
+  const sealFacts: SealFacts = {
+    notaryName: facts.notaryName,
+    commissionState: facts.commissionState,
+    commissionNumber: facts.commissionNumber,
+    commissionExpiresOn: facts.commissionExpiresOn,
+  };
+  const key = `seal:${JSON.stringify([sealFacts.notaryName, sealFacts.commissionState, sealFacts.commissionNumber, sealFacts.commissionExpiresOn, radius])}`;
+  assets.drawPreparedForm(page, key, radius + 2, cx, cy, (scratchPage, fonts) => drawSeal(scratchPage, fonts, sealFacts, 0, 0, radius));
+}
+
 /** A round notary seal centred on (cx, cy), in the page's current coordinate system. */
-export function drawSeal(page: PDFPage, fonts: Fonts, facts: CertificateFacts, cx: number, cy: number, radius: number) {
+export function drawSeal(page: PDFPage, fonts: Fonts, facts: SealFacts, cx: number, cy: number, radius: number) {
   const border = Math.max(0.6, radius * 0.035);
   page.drawCircle({ x: cx, y: cy, size: radius - border / 2, borderWidth: border, borderColor: sealInk });
   page.drawCircle({ x: cx, y: cy, size: radius * 0.7, borderWidth: Math.max(0.4, border * 0.5), borderColor: sealInk });

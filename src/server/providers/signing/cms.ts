@@ -1,5 +1,6 @@
-import { createHash, createPrivateKey, sign as signWithKey, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, sign as signWithKey, X509Certificate, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
+import { LruCache } from '#server/lib/lru-cache.ts';
 
 /**
  * CMS (RFC 5652) detached SignedData in the CAdES baseline form PAdES B-B asks for: signed
@@ -47,8 +48,16 @@ function derSortedSet(items: forge.asn1.Asn1[]): forge.asn1.Asn1 {
   return set(encoded.map(({ item }) => item));
 }
 
+const ders = new LruCache<string, Buffer>({ maxEntries: 256 });
+
+/** The certificate's DER (parsed once per PEM per process: a signer's certificates are the same on every signature). */
 export function pemToDer(pem: string): Buffer {
-  return Buffer.from(new X509Certificate(pem).raw);
+  let der = ders.get(pem);
+  if (!der) {
+    der = Buffer.from(new X509Certificate(pem).raw);
+    ders.set(pem, der);
+  }
+  return der;
 }
 
 /** The issuer Name and serialNumber INTEGER of a certificate, exactly as encoded in it. */
@@ -73,24 +82,62 @@ export interface CmsSignOptions {
   timestamp?: (signatureDigest: Buffer) => Promise<Buffer>;
 }
 
+/** What a signer's certificates contribute to every signature, read once per process (forge nodes are only read, never changed). */
+interface SignerIdentity {
+  issuer: forge.asn1.Asn1;
+  serial: forge.asn1.Asn1;
+  essCertIdV2: forge.asn1.Asn1;
+  certificates: forge.asn1.Asn1[];
+}
+
+const identities = new LruCache<string, SignerIdentity>({ maxEntries: 64 });
+const privateKeys = new LruCache<string, KeyObject>({ maxEntries: 64 });
+
+/** Empties the per-process caches of certificates and keys (benchmarks measure a signer's first signature). */
+export function clearSignerCaches(): void {
+  ders.clear();
+  identities.clear();
+  privateKeys.clear();
+}
+
+function getSignerIdentity(certificatePem: string, chainPems: string[]): SignerIdentity {
+  const key = createHash('sha256').update([certificatePem, ...chainPems].join('\n')).digest('hex');
+  let identity = identities.get(key);
+  if (!identity) {
+    const certificateDer = pemToDer(certificatePem);
+    const { issuer, serial } = readIssuerAndSerial(certificateDer);
+    const essCertIdV2 = sequence([
+      // hashAlgorithm is omitted: its DEFAULT is SHA-256.
+      octets(createHash('sha256').update(certificateDer).digest()),
+      sequence([sequence([asn1.create(Class.CONTEXT_SPECIFIC, 4, true, [issuer])]), serial]),
+    ]);
+    identity = { issuer, serial, essCertIdV2, certificates: [certificateDer, ...chainPems.map(pemToDer)].map(fromDer) };
+    identities.set(key, identity);
+  }
+  return identity;
+}
+
+/** The parsed private key, kept per process under the SHA-256 of its PEM (never the PEM itself as a key). */
+function getPrivateKey(privateKeyPem: string): KeyObject {
+  const key = createHash('sha256').update(privateKeyPem).digest('hex');
+  let privateKey = privateKeys.get(key);
+  if (!privateKey) {
+    privateKey = createPrivateKey(privateKeyPem);
+    privateKeys.set(key, privateKey);
+  }
+  return privateKey;
+}
+
 /** A detached CMS signature over `content`, DER-encoded. */
 export async function createDetachedCmsSignature(content: Buffer, options: CmsSignOptions): Promise<Buffer> {
-  const certificateDer = pemToDer(options.certificatePem);
-  const chainDers = options.chainPems.map(pemToDer);
-  const { issuer, serial } = readIssuerAndSerial(certificateDer);
-
-  const essCertIdV2 = sequence([
-    // hashAlgorithm is omitted: its DEFAULT is SHA-256.
-    octets(createHash('sha256').update(certificateDer).digest()),
-    sequence([sequence([asn1.create(Class.CONTEXT_SPECIFIC, 4, true, [issuer])]), serial]),
-  ]);
+  const { issuer, serial, essCertIdV2, certificates } = getSignerIdentity(options.certificatePem, options.chainPems);
   const signedAttributes = derSortedSet([
     attribute(cmsOids.contentType, oid(cmsOids.data)),
     attribute(cmsOids.messageDigest, octets(createHash('sha256').update(content).digest())),
     attribute(cmsOids.signingCertificateV2, sequence([sequence([essCertIdV2])])),
   ]);
   // The signature covers the DER of the attributes as a SET (tag 0x31), then they are stored [0] IMPLICIT.
-  const privateKey = createPrivateKey(options.privateKeyPem);
+  const privateKey = getPrivateKey(options.privateKeyPem);
   const signature = signWithKey('sha256', toDer(signedAttributes), privateKey);
   const signedAttributesImplicit = asn1.create(Class.CONTEXT_SPECIFIC, 0, true, signedAttributes.value as forge.asn1.Asn1[]);
 
@@ -112,7 +159,7 @@ export async function createDetachedCmsSignature(content: Buffer, options: CmsSi
     integer(1),
     set([algorithm(cmsOids.sha256)]),
     sequence([oid(cmsOids.data)]),
-    asn1.create(Class.CONTEXT_SPECIFIC, 0, true, [certificateDer, ...chainDers].map(fromDer)),
+    asn1.create(Class.CONTEXT_SPECIFIC, 0, true, certificates),
     set([signerInfo]),
   ]);
   return toDer(sequence([oid(cmsOids.signedData), asn1.create(Class.CONTEXT_SPECIFIC, 0, true, [signedData])]));

@@ -77,12 +77,11 @@ function getSignatureLength(credentials: SigningCredentials): number {
 }
 
 /**
- * Adds an invisible signature field on the last page and signs the whole file: PAdES B-B
- * (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. This must be the very last step: any
- * later save of the PDF breaks the signature (pdf-lib has no incremental update).
+ * Adds the invisible signature field (on the last page) and its placeholder to a document about to
+ * be saved; signPreparedPdf then signs the saved bytes. For a caller that builds the document
+ * itself (renderNotarizedPdf), this saves one load and save of the whole file.
  */
-export async function signPdf(pdf: Buffer, credentials: SigningCredentials, info: SignatureInfo): Promise<Buffer> {
-  const document = await PDFDocument.load(pdf, { updateMetadata: false });
+export function addSignaturePlaceholder(document: PDFDocument, credentials: SigningCredentials, info: SignatureInfo): void {
   const pages = document.getPages();
   const lastPage = pages[pages.length - 1];
   if (!lastPage) throw new Error('the PDF has no pages');
@@ -99,6 +98,24 @@ export async function signPdf(pdf: Buffer, credentials: SigningCredentials, info
     widgetRect: [0, 0, 0, 0],
     appName: 'Open RON',
   });
-  const prepared = Buffer.from(await document.save({ useObjectStreams: false }));
+}
+
+/**
+ * Signs a PDF saved (without object streams) after addSignaturePlaceholder: PAdES B-B
+ * (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. Nothing may change the bytes afterwards.
+ */
+export async function signPreparedPdf(prepared: Buffer, credentials: SigningCredentials, info: Pick<SignatureInfo, 'timestampUrl'>): Promise<Buffer> {
   return new SignPdf().sign(prepared, new CmsSigner(credentials, info.timestampUrl ?? null));
+}
+
+/**
+ * Adds an invisible signature field on the last page and signs the whole file: PAdES B-B
+ * (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. This must be the very last step: any
+ * later save of the PDF breaks the signature (pdf-lib has no incremental update).
+ */
+export async function signPdf(pdf: Buffer, credentials: SigningCredentials, info: SignatureInfo): Promise<Buffer> {
+  const document = await PDFDocument.load(pdf, { updateMetadata: false });
+  addSignaturePlaceholder(document, credentials, info);
+  const prepared = Buffer.from(await document.save({ useObjectStreams: false }));
+  return signPreparedPdf(prepared, credentials, info);
 }

@@ -1,0 +1,303 @@
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import {
+  concatTransformationMatrix,
+  drawObject,
+  PDFArray,
+  PDFContentStream,
+  PDFContext,
+  PDFDict,
+  PDFDocument,
+  PDFFlateStream,
+  PDFName,
+  PDFPage,
+  PDFRawStream,
+  PDFRef,
+  PngEmbedder,
+  popGraphicsState,
+  pushGraphicsState,
+  StandardFonts,
+  type PDFFont,
+} from 'pdf-lib';
+import { LruCache } from '#server/lib/lru-cache.ts';
+import type { Fonts } from './pdf-text.ts';
+
+/**
+ * What a seal costs whatever the document (issue 14), prepared once per process and reused: a
+ * signature or initials image as its finished PDF image streams (decoded, split from its alpha,
+ * compressed), the notary's seal and the "not a notarial act" banner as finished Form XObjects. Each
+ * is keyed by its content (the image's SHA-256, the seal's wording and size, the banner's words and
+ * size), so a changed image or commission is prepared
+ * afresh, never served stale; the caches are bounded (least recently used goes first). The rest of
+ * the output (the content streams pdf-lib writes) is compressed with node:zlib rather than pdf-lib's
+ * JavaScript deflate.
+ */
+
+/** An image in one document: its XObject and its size in pixels. */
+export interface EmbeddedImage {
+  ref: PDFRef;
+  width: number;
+  height: number;
+}
+
+/** An image's finished streams, as pdf-lib's PNG embedder writes them, independent of any document. */
+interface PreparedImage {
+  image: PDFRawStream;
+  softMask: PDFRawStream | null;
+  width: number;
+  height: number;
+}
+
+/** A Form XObject's compressed content stream and the fonts it names. */
+interface PreparedForm {
+  contents: Uint8Array;
+  fonts: Array<{ key: string; baseFont: string }>;
+  /** Graphics states (opacity), as direct dictionaries of the scratch document. */
+  graphicsStates: Array<{ key: string; state: PDFDict }>;
+  box: [number, number, number, number];
+}
+
+const imageCache = new LruCache<string, PreparedImage>({
+  maxEntries: 512,
+  maxBytes: 64 * 1024 * 1024,
+  sizeOf: (prepared) => prepared.image.contents.length + (prepared.softMask?.contents.length ?? 0),
+});
+const formCache = new LruCache<string, PreparedForm>({ maxEntries: 512, maxBytes: 8 * 1024 * 1024, sizeOf: (form) => form.contents.length + 512 });
+
+/** Empties the caches: the next seal prepares everything again (benchmarks measure that one-off). */
+export function clearPreparedAssets(): void {
+  imageCache.clear();
+  formCache.clear();
+}
+
+function lookupRawStream(context: PDFContext, ref: PDFRef): PDFRawStream {
+  const object = context.lookup(ref);
+  if (!(object instanceof PDFRawStream)) throw new Error(`object ${ref.toString()} is not a stream`);
+  return object;
+}
+
+function lookupContentStream(context: PDFContext, ref: PDFRef): PDFContentStream {
+  const object = context.lookup(ref);
+  if (!(object instanceof PDFContentStream)) throw new Error(`object ${ref.toString()} is not a content stream`);
+  return object;
+}
+
+/** What pdf-lib's PNG embedder decoded (its `image`, not part of its typed API): the pixels, split from their alpha. */
+interface DecodedPng {
+  rgbChannel: Uint8Array;
+  alphaChannel?: Uint8Array;
+  bitsPerComponent: number;
+}
+
+function isDecodedPng(value: unknown): value is DecodedPng {
+  const image = value as Partial<DecodedPng> | null;
+  return image?.rgbChannel instanceof Uint8Array && typeof image.bitsPerComponent === 'number';
+}
+
+/**
+ * The image streams pdf-lib's PNG embedder would write, compressed with node:zlib rather than
+ * its JavaScript deflate (the one-off of a notary's first seal); should pdf-lib's decoded image not
+ * be where this expects it, pdf-lib writes them itself.
+ */
+async function prepareImage(png: Buffer): Promise<PreparedImage> {
+  const context = PDFContext.create();
+  const embedder = await PngEmbedder.for(png);
+  const decoded: unknown = (embedder as unknown as { image?: unknown }).image;
+  if (isDecodedPng(decoded)) {
+    const { width, height } = embedder;
+    const softMask = decoded.alphaChannel
+      ? context.stream(deflateSync(decoded.alphaChannel), {
+          Type: 'XObject',
+          Subtype: 'Image',
+          Height: height,
+          Width: width,
+          BitsPerComponent: decoded.bitsPerComponent,
+          ColorSpace: 'DeviceGray',
+          Decode: [0, 1],
+          Filter: 'FlateDecode',
+        })
+      : null;
+    const image = context.stream(deflateSync(decoded.rgbChannel), {
+      Type: 'XObject',
+      Subtype: 'Image',
+      BitsPerComponent: decoded.bitsPerComponent,
+      Width: width,
+      Height: height,
+      ColorSpace: embedder.colorSpace,
+      Filter: 'FlateDecode',
+    });
+    return { image, softMask, width, height };
+  }
+  const image = lookupRawStream(context, await embedder.embedIntoContext(context));
+  const softMaskRef = image.dict.get(PDFName.of('SMask'));
+  const softMask = softMaskRef instanceof PDFRef ? lookupRawStream(context, softMaskRef) : null;
+  return { image, softMask, width: embedder.width, height: embedder.height };
+}
+
+/** A copy of a prepared stream in `context`: its own dictionary, the same (read-only) bytes. */
+function copyStream(context: PDFContext, stream: PDFRawStream, entries: Array<[string, PDFRef]> = []): PDFRef {
+  const dict = stream.dict.clone(context);
+  for (const [key, ref] of entries) dict.set(PDFName.of(key), ref);
+  return context.register(PDFRawStream.of(dict, stream.contents));
+}
+
+/** A collection of prepared things for one document, each embedded at most once in it. */
+export class DocumentAssets {
+  private readonly images = new Map<string, Promise<EmbeddedImage>>();
+  private readonly buffers = new WeakMap<Buffer, Promise<EmbeddedImage>>();
+  private readonly forms = new Map<string, PDFRef>();
+
+  constructor(
+    readonly document: PDFDocument,
+    readonly fonts: Fonts,
+  ) {}
+
+  /** The PNG as an image of this document: prepared once per process, embedded once per document. */
+  embedPng(png: Buffer): Promise<EmbeddedImage> {
+    // The same buffer (a signature on every page) is hashed once per document.
+    const known = this.buffers.get(png);
+    if (known) return known;
+    const key = createHash('sha256').update(png).digest('hex');
+    let embedded = this.images.get(key);
+    if (!embedded) {
+      embedded = (async () => {
+        let prepared = imageCache.get(key);
+        if (!prepared) {
+          prepared = await prepareImage(png);
+          imageCache.set(key, prepared);
+        }
+        const { context } = this.document;
+        const softMask = prepared.softMask ? copyStream(context, prepared.softMask) : null;
+        const ref = copyStream(context, prepared.image, softMask ? [['SMask', softMask]] : []);
+        return { ref, width: prepared.width, height: prepared.height };
+      })();
+      this.images.set(key, embedded);
+    }
+    this.buffers.set(png, embedded);
+    return embedded;
+  }
+
+  /**
+   * Draws what `draw` paints, centred on (cx, cy) in the page's current coordinates, from a Form
+   * XObject prepared once per `key`: `draw` paints around (0, 0) on a scratch page with the same
+   * standard fonts, and must paint the same for the same key. `extent` bounds what it paints.
+   */
+  drawPreparedForm(page: PDFPage, key: string, extent: number, cx: number, cy: number, draw: (page: PDFPage, fonts: Fonts) => void): void {
+    let ref = this.forms.get(key);
+    if (!ref) {
+      let prepared = formCache.get(key);
+      if (!prepared) {
+        prepared = prepareForm(extent, draw);
+        formCache.set(key, prepared);
+      }
+      ref = this.embedForm(prepared);
+      this.forms.set(key, ref);
+    }
+    const name = page.node.newXObject('Form', ref);
+    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(1, 0, 0, 1, cx, cy), drawObject(name), popGraphicsState());
+  }
+
+  private embedForm(prepared: PreparedForm): PDFRef {
+    const byBaseFont = new Map<string, PDFFont>(Object.values(this.fonts).map((font) => [font.name, font]));
+    const fontEntries: Record<string, PDFRef> = {};
+    for (const { key, baseFont } of prepared.fonts) {
+      const font = byBaseFont.get(baseFont);
+      if (!font) throw new Error(`the prepared form names the font ${baseFont}, which the document has not embedded`);
+      fontEntries[key] = font.ref;
+    }
+    const { context } = this.document;
+    const Font = context.obj({});
+    for (const [key, ref] of Object.entries(fontEntries)) Font.set(PDFName.of(key), ref);
+    const dict = context.obj({ Type: 'XObject', Subtype: 'Form', BBox: prepared.box, Filter: 'FlateDecode' });
+    const ExtGState = context.obj({});
+    for (const { key, state } of prepared.graphicsStates) ExtGState.set(PDFName.of(key), state.clone(context));
+    dict.set(PDFName.of('Resources'), context.obj({ Font, ExtGState }));
+    return context.register(PDFRawStream.of(dict, prepared.contents));
+  }
+}
+
+/** Draws an embedded image into the box (x, y, width, height) of the page's current coordinates. */
+export function drawEmbeddedImage(page: PDFPage, image: EmbeddedImage, box: { x: number; y: number; width: number; height: number }): void {
+  const name = page.node.newXObject('Image', image.ref);
+  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(box.width, 0, 0, box.height, box.x, box.y), drawObject(name), popGraphicsState());
+}
+
+let scratch: { document: PDFDocument; fonts: Fonts } | null = null;
+
+/** A document that is never saved, with the standard fonts renderNotarizedPdf uses, for drawing forms once. */
+export async function getScratchDocument(): Promise<{ document: PDFDocument; fonts: Fonts }> {
+  if (!scratch) {
+    const document = await PDFDocument.create();
+    scratch = {
+      document,
+      fonts: {
+        regular: document.embedStandardFont(StandardFonts.Helvetica),
+        bold: document.embedStandardFont(StandardFonts.HelveticaBold),
+        italic: document.embedStandardFont(StandardFonts.TimesRomanItalic),
+        serif: document.embedStandardFont(StandardFonts.TimesRoman),
+        serifBold: document.embedStandardFont(StandardFonts.TimesRomanBold),
+        mono: document.embedStandardFont(StandardFonts.Courier),
+      },
+    };
+  }
+  return scratch;
+}
+
+function prepareForm(extent: number, draw: (page: PDFPage, fonts: Fonts) => void): PreparedForm {
+  if (!scratch) throw new Error('getScratchDocument() must be awaited before a form is prepared');
+  const { document, fonts } = scratch;
+  const page = PDFPage.create(document);
+  draw(page, fonts);
+  const { context } = document;
+  const contents = page.node.get(PDFName.of('Contents'));
+  const refs = contents instanceof PDFArray ? contents.asArray() : [contents];
+  const chunks: Uint8Array[] = [];
+  for (const ref of refs) {
+    if (!(ref instanceof PDFRef)) continue;
+    chunks.push(lookupContentStream(context, ref).getUnencodedContents(), Buffer.from('\n'));
+    context.delete(ref);
+  }
+  const resources = page.node.Resources();
+  const fontDict = resources?.lookupMaybe(PDFName.of('Font'), PDFDict);
+  const isEmpty = (key: PDFName) => {
+    const value = resources?.lookup(key);
+    return value instanceof PDFDict && value.keys().length === 0;
+  };
+  const others = resources?.keys().filter((key) => key !== PDFName.of('Font') && key !== PDFName.of('ExtGState') && key !== PDFName.of('ProcSet') && !isEmpty(key)) ?? [];
+  if (others.length > 0) throw new Error(`a prepared form may only use fonts and graphics states, not ${others.join(', ')}`);
+  const graphicsStates = (resources?.lookupMaybe(PDFName.of('ExtGState'), PDFDict)?.entries() ?? []).map(([key, state]) => {
+    if (!(state instanceof PDFDict)) throw new Error(`the form's graphics state ${key.asString()} is not a direct dictionary`);
+    return { key: key.decodeText(), state };
+  });
+  const baseFonts = new Map<PDFRef, string>(Object.values(fonts).map((font) => [font.ref, font.name]));
+  const usedFonts = (fontDict?.entries() ?? []).map(([key, ref]) => {
+    const baseFont = ref instanceof PDFRef ? baseFonts.get(ref) : undefined;
+    if (!baseFont) throw new Error(`the form's font ${key.asString()} is not one of the standard fonts`);
+    return { key: key.decodeText(), baseFont };
+  });
+  context.delete(page.ref);
+  return { contents: deflateSync(Buffer.concat(chunks)), fonts: usedFonts, graphicsStates, box: [-extent, -extent, extent, extent] };
+}
+
+/** Below this many bytes a content stream is stored as it is: deflating it costs more than it saves. */
+const smallestCompressedStream = 256;
+
+/**
+ * Compresses every content stream pdf-lib would deflate at save with node:zlib instead (the same
+ * FlateDecode output, several times faster than pdf-lib's JavaScript deflate); a tiny one (the
+ * q/Q wrappers around an original page's content, a few drawing operators) is left uncompressed.
+ * Call after the last drawing operation, just before save.
+ */
+export function compressContentStreams(document: PDFDocument): void {
+  const { context } = document;
+  const filter = PDFName.of('Filter');
+  const flateDecode = PDFName.of('FlateDecode');
+  for (const [ref, object] of context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFFlateStream) || object.dict.get(filter) !== flateDecode) continue;
+    const contents = object.getUnencodedContents();
+    if (contents.length < smallestCompressedStream) {
+      object.dict.delete(filter);
+      context.assign(ref, PDFRawStream.of(object.dict, contents));
+    } else context.assign(ref, PDFRawStream.of(object.dict, deflateSync(contents)));
+  }
+}

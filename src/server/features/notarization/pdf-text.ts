@@ -1,0 +1,270 @@
+import {
+  PDFHexString,
+  PDFOperator,
+  PDFOperatorNames,
+  rgb,
+  StandardFonts,
+  type PDFFont,
+  type PDFName,
+  type PDFPage,
+  type RGB,
+} from 'pdf-lib';
+
+/**
+ * Text on the notarized output's pages: what a standard (WinAnsi) font can encode, measured,
+ * wrapped and drawn. The standard fonts' metrics never change, so each character's class, width,
+ * kerning and code are looked up once per process (issue 14: pdf-lib re-encodes the whole string
+ * for every measurement, and its drawText adds a new font resource to the page on every call).
+ * Widths are the same numbers font.widthOfTextAtSize gives.
+ */
+
+export const ink = rgb(0.1, 0.1, 0.12);
+
+export interface Fonts {
+  regular: PDFFont;
+  bold: PDFFont;
+  italic: PDFFont;
+  serif: PDFFont;
+  serifBold: PDFFont;
+  mono: PDFFont;
+}
+
+const unknown = -1;
+const keep = 1;
+const blank = 2;
+const replaced = 3;
+
+/** One standard font's tables, indexed by UTF-16 code unit (what the font can encode is all in the BMP). */
+interface FontTables {
+  /** unknown, keep, blank (printed as a space) or replaced (printed as '?'). */
+  classes: Int8Array;
+  /** Glyph widths in 1/1000 em; NaN until first asked. */
+  widths: Float64Array;
+  /** Pair kerning in 1/1000 em, keyed left * 65536 + right. */
+  kerning: Map<number, number>;
+  /** The glyph's code as two hex digits. */
+  codes: Map<number, string>;
+  supported: Set<number>;
+}
+
+const standardFontNames = new Set<string>(Object.values(StandardFonts));
+const tablesByFont = new Map<string, FontTables>();
+
+/** The font's tables, or null for a font that is not one of the 14 standard fonts (measured the slow way). */
+function getTables(font: PDFFont): FontTables | null {
+  if (!standardFontNames.has(font.name)) return null;
+  let tables = tablesByFont.get(font.name);
+  if (!tables) {
+    tables = { classes: new Int8Array(0x10000).fill(unknown), widths: new Float64Array(0x10000).fill(Number.NaN), kerning: new Map(), codes: new Map(), supported: new Set(font.getCharacterSet()) };
+    tablesByFont.set(font.name, tables);
+  }
+  return tables;
+}
+
+function classify(supported: Set<number>, character: string): number {
+  const codePoint = character.codePointAt(0) ?? 0;
+  if (character === '\t' || (codePoint < 0x20 && codePoint !== 0x0a) || /\s/u.test(character)) return blank;
+  if (codePoint >= 0x7f && codePoint < 0xa0) return replaced;
+  return supported.has(codePoint) ? keep : replaced;
+}
+
+/** Replaces what the font cannot encode with '?', control characters with spaces; keeps '\n'. */
+export function sanitizeForFont(font: PDFFont, text: string): string {
+  const tables = getTables(font);
+  const supported = tables?.supported ?? new Set(font.getCharacterSet());
+  let result = '';
+  for (const character of text.normalize('NFC').replace(/\r\n?/g, '\n')) {
+    if (character === '\n') {
+      result += '\n';
+      continue;
+    }
+    let kind: number;
+    if (tables && character.length === 1) {
+      const code = character.charCodeAt(0);
+      kind = tables.classes[code] ?? unknown;
+      if (kind === unknown) {
+        kind = classify(supported, character);
+        tables.classes[code] = kind;
+      }
+    } else kind = classify(supported, character);
+    result += kind === keep ? character : kind === blank ? ' ' : '?';
+  }
+  return result;
+}
+
+function glyphWidth(font: PDFFont, tables: FontTables, code: number): number {
+  let width = tables.widths[code] ?? Number.NaN;
+  if (Number.isNaN(width)) {
+    width = font.widthOfTextAtSize(String.fromCharCode(code), 1000);
+    tables.widths[code] = width;
+  }
+  return width;
+}
+
+function pairKerning(font: PDFFont, tables: FontTables, left: number, right: number): number {
+  const key = left * 0x10000 + right;
+  let kern = tables.kerning.get(key);
+  if (kern === undefined) {
+    kern = font.widthOfTextAtSize(String.fromCharCode(left, right), 1000) - glyphWidth(font, tables, left) - glyphWidth(font, tables, right);
+    tables.kerning.set(key, kern);
+  }
+  return kern;
+}
+
+const hasSurrogate = /[\ud800-\udfff]/;
+
+/** Width in 1/1000 em (glyph widths plus pair kerning: whole numbers, so summed exactly); null when the tables cannot say. */
+function measureUnits(font: PDFFont, tables: FontTables | null, text: string): number | null {
+  if (!tables || hasSurrogate.test(text)) return null;
+  let total = 0;
+  let previous = -1;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    total += glyphWidth(font, tables, code);
+    if (previous >= 0) total += pairKerning(font, tables, previous, code);
+    previous = code;
+  }
+  return total;
+}
+
+/** font.widthOfTextAtSize(text, size), from the font's tables. */
+export function measureText(font: PDFFont, text: string, size: number): number {
+  const units = measureUnits(font, getTables(font), text);
+  return units === null ? font.widthOfTextAtSize(text, size) : units * (size / 1000);
+}
+
+/** Lines no wider than `maxWidth`; words longer than a line are cut. `text` must be sanitized. */
+export function wrapText(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
+  const tables = getTables(font);
+  const scale = size / 1000;
+  const space = 0x20;
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    // The line's width in 1/1000 em, so a candidate is the line, a space and the word, kerned where they meet.
+    let lineUnits: number | null = 0;
+    for (const word of paragraph.split(/ +/).filter(Boolean)) {
+      const candidate = line ? `${line} ${word}` : word;
+      const wordUnits = measureUnits(font, tables, word);
+      let candidateUnits: number | null = null;
+      if (tables && wordUnits !== null && lineUnits !== null) {
+        candidateUnits = line
+          ? lineUnits +
+            pairKerning(font, tables, line.charCodeAt(line.length - 1), space) +
+            glyphWidth(font, tables, space) +
+            pairKerning(font, tables, space, word.charCodeAt(0)) +
+            wordUnits
+          : wordUnits;
+      }
+      const candidateWidth = candidateUnits === null ? font.widthOfTextAtSize(candidate, size) : candidateUnits * scale;
+      if (candidateWidth <= maxWidth) {
+        line = candidate;
+        lineUnits = candidateUnits;
+        continue;
+      }
+      if (line) lines.push(line);
+      let rest = word;
+      while (measureText(font, rest, size) > maxWidth && rest.length > 1) {
+        let cut = rest.length - 1;
+        while (cut > 1 && measureText(font, rest.slice(0, cut), size) > maxWidth) cut -= 1;
+        lines.push(rest.slice(0, cut));
+        rest = rest.slice(cut);
+      }
+      line = rest;
+      lineUnits = measureUnits(font, tables, rest);
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** The page's resource name for each font, added once per page (pdf-lib's drawText adds one per call). */
+const fontKeys = new WeakMap<PDFPage, Map<PDFFont, PDFName>>();
+
+function getFontKey(page: PDFPage, font: PDFFont): PDFName {
+  let keys = fontKeys.get(page);
+  if (!keys) {
+    keys = new Map();
+    fontKeys.set(page, keys);
+  }
+  let key = keys.get(font);
+  if (!key) {
+    key = page.node.newFontDictionary(font.name, font.ref);
+    keys.set(font, key);
+  }
+  return key;
+}
+
+function encodeText(font: PDFFont, text: string): PDFHexString {
+  const tables = getTables(font);
+  if (!tables || hasSurrogate.test(text)) return font.encodeText(text);
+  let hex = '';
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    let glyph = tables.codes.get(code);
+    if (glyph === undefined) {
+      glyph = font.encodeText(text.charAt(index)).asString();
+      tables.codes.set(code, glyph);
+    }
+    hex += glyph;
+  }
+  return PDFHexString.of(hex);
+}
+
+/** A number as a content stream writes it: four decimals are far below a device pixel, and never exponent notation. */
+function formatNumber(value: number): string {
+  return String(Math.round(value * 10_000) / 10_000);
+}
+
+/** The fill colour operator's text for each colour (colours are module constants). */
+const colourOperators = new WeakMap<RGB, string>();
+
+function getColourOperator(color: RGB): string {
+  let operator = colourOperators.get(color);
+  if (operator === undefined) {
+    operator = `${formatNumber(color.red)} ${formatNumber(color.green)} ${formatNumber(color.blue)} rg`;
+    colourOperators.set(color, operator);
+  }
+  return operator;
+}
+
+/**
+ * One line of text with its baseline starting at (x, y), as page.drawText draws it (same glyphs,
+ * same place): "q BT colour font Tm <glyphs> Tj ET Q", written as one operator whose argument is
+ * the operators before Q (pdf-lib's operator arguments may be raw strings), instead of eight
+ * operator objects and their numbers. `text` must be sanitized and hold no line break.
+ */
+export function drawLine(page: PDFPage, text: string, options: { x: number; y: number; size: number; font: PDFFont; color?: RGB }): void {
+  // What pdf-lib's drawText would split into lines or clean: left to it.
+  if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) {
+    page.drawText(text, { ...options, color: options.color ?? ink });
+    return;
+  }
+  const font = getFontKey(page, options.font).asString();
+  const glyphs = encodeText(options.font, text).asString();
+  const operators = `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm <${glyphs}> Tj ET`;
+  page.pushOperators(PDFOperator.of(PDFOperatorNames.PopGraphicsState, [operators]));
+}
+
+/** Draws text in a box (local coordinates), shrinking it until it fits; vertically centered. */
+export function drawTextInBox(page: PDFPage, text: string, box: { x: number; y: number; width: number; height: number }, font: PDFFont, options: { maxSize: number; minSize?: number; color?: RGB; align?: 'left' | 'center' }) {
+  const clean = sanitizeForFont(font, text).trim();
+  if (!clean || box.width <= 0 || box.height <= 0) return;
+  const minSize = options.minSize ?? 4;
+  let size = Math.max(minSize, Math.min(options.maxSize, box.height * 0.72));
+  let lines = wrapText(clean, font, size, box.width);
+  while (lines.length * size * 1.15 > box.height && size > minSize) {
+    size = Math.max(minSize, size - 0.5);
+    lines = wrapText(clean, font, size, box.width);
+  }
+  const lineHeight = size * 1.15;
+  const visible = lines.slice(0, Math.max(1, Math.floor(box.height / lineHeight)));
+  const blockHeight = visible.length * lineHeight;
+  let baseline = box.y + (box.height + blockHeight) / 2 - size * 0.9;
+  for (const line of visible) {
+    const width = measureText(font, line, size);
+    const x = options.align === 'center' ? box.x + Math.max(0, (box.width - width) / 2) : box.x;
+    drawLine(page, line, { x, y: baseline, size, font, color: options.color ?? ink });
+    baseline -= lineHeight;
+  }
+}
