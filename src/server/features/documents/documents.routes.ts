@@ -42,10 +42,14 @@ export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!request.isMultipart()) throw new AppError(415, 'unsupported_media_type', 'Upload documents as multipart/form-data with one or more files.');
     const files: ReceivedFile[] = [];
     let tag = 'signing';
+    // no file part is longer than what is left of the body: each is read into one buffer of about its size
+    let bodyLeft = Number(request.headers['content-length']);
     try {
       for await (const part of request.parts()) {
         if (part.type === 'file') {
-          files.push(await receiveDocument(ctx, part.file, part.filename || 'document.pdf'));
+          const received = await receiveDocument(ctx, part.file, part.filename || 'document.pdf', bodyLeft);
+          files.push(received);
+          bodyLeft -= received.sizeBytes;
         } else if (part.fieldname === 'tag' && typeof part.value === 'string') {
           tag = part.value;
         }

@@ -78,10 +78,10 @@ function describeSize(bytes: number): string {
  * write, to a private temporary file that addDocuments moves into storage. A refused file is never
  * written.
  */
-export async function receiveDocument(ctx: Ctx, source: Readable, fileName: string): Promise<ReceivedFile> {
+export async function receiveDocument(ctx: Ctx, source: Readable, fileName: string, sizeHint?: number): Promise<ReceivedFile> {
   const name = cleanDocumentName(fileName);
   const maxBytes = ctx.config.documentMaxBytes;
-  const received = await receiveToMemory(source, maxBytes);
+  const received = await receiveToMemory(source, maxBytes, sizeHint);
   const refuse = (problem: AppError): ReceivedFile => ({ fileName, name, sha256: received.sha256, sizeBytes: received.sizeBytes, filePath: null, pageCount: null, problem });
   if (received.isTooLarge) return refuse(new AppError(413, 'file_too_large', `${name}: this file is larger than the ${describeSize(maxBytes)} limit.`, { maxBytes }));
   if (received.sizeBytes === 0) return refuse(new AppError(422, 'broken_pdf', `${name}: the file is empty.`));

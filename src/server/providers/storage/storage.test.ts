@@ -194,6 +194,16 @@ describe('receiveToMemory', () => {
     expect(received.bytes.equals(content)).toBe(true);
   });
 
+  it('gives the same bytes and hash whatever the size hint: exact, larger, or wrongly smaller', async () => {
+    const content = Buffer.from('%PDF-1.7 hinted body '.repeat(5000));
+    const parts = () => Readable.from([content.subarray(0, 1000), content.subarray(1000, 70_000), content.subarray(70_000)]);
+    for (const hint of [content.length, content.length + 500, 50_000, 10, Number.NaN]) {
+      const received = await receiveToMemory(parts(), 1_000_000, hint);
+      expect(received).toMatchObject({ sha256: sha256(content), sizeBytes: content.length, isTooLarge: false });
+      expect(received.bytes.equals(content)).toBe(true);
+    }
+  });
+
   it('accepts exactly the limit, and past it reads to the end, keeps no bytes and says the file was too large', async () => {
     const content = Buffer.alloc(5000, 0x41);
     const exact = await receiveToMemory(Readable.from([content.subarray(0, 3000), content.subarray(3000, 4000)]), 4000);

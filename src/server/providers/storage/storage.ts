@@ -178,23 +178,41 @@ export async function receiveToTempFile(
 
 /**
  * Reads an upload into memory in one pass, hashing each chunk as it arrives; past maxBytes the rest
- * is read and dropped (isTooLarge, no bytes), so the request can still be answered.
+ * is read and dropped (isTooLarge, no bytes), so the request can still be answered. With `sizeHint`
+ * (an upper bound known beforehand, such as the request's Content-Length) the chunks are copied into
+ * one buffer as they arrive, so each can be freed at once instead of all being held to the end.
  */
-export async function receiveToMemory(source: Readable, maxBytes: number): Promise<{ bytes: Buffer; sha256: string; sizeBytes: number; isTooLarge: boolean }> {
+export async function receiveToMemory(
+  source: Readable,
+  maxBytes: number,
+  sizeHint?: number,
+): Promise<{ bytes: Buffer; sha256: string; sizeBytes: number; isTooLarge: boolean }> {
   const hash = createHash('sha256');
+  const capacity = sizeHint !== undefined && Number.isSafeInteger(sizeHint) && sizeHint > 0 ? Math.min(sizeHint, maxBytes) : 0;
+  let target = capacity > 0 ? Buffer.allocUnsafe(capacity) : null;
   let chunks: Buffer[] = [];
   let sizeBytes = 0;
   for await (const chunk of source as AsyncIterable<Buffer>) {
+    const offset = sizeBytes;
     sizeBytes += chunk.length;
     if (sizeBytes > maxBytes) {
       chunks = [];
+      target = null;
       continue;
     }
     hash.update(chunk);
-    chunks.push(chunk);
+    if (target && sizeBytes <= target.length) {
+      chunk.copy(target, offset);
+    } else {
+      // no bound, or it was wrong: keep the chunks (the ones copied so far first)
+      if (target) chunks.push(target.subarray(0, offset));
+      target = null;
+      chunks.push(chunk);
+    }
   }
   const isTooLarge = sizeBytes > maxBytes;
-  return { bytes: isTooLarge ? Buffer.alloc(0) : Buffer.concat(chunks, sizeBytes), sha256: hash.digest('hex'), sizeBytes, isTooLarge };
+  const bytes = isTooLarge ? Buffer.alloc(0) : target ? target.subarray(0, sizeBytes) : Buffer.concat(chunks, sizeBytes);
+  return { bytes, sha256: hash.digest('hex'), sizeBytes, isTooLarge };
 }
 
 /** Writes bytes to a new private temporary file in `directory` with one write; a failed write leaves no file. */
