@@ -397,7 +397,7 @@ async function measureSteps(workDir: string, upload: UploadPdf, settings: Settin
   const maxBytes = 50 * 1024 * 1024;
   const row = (label: string, note: string): StepRow => ({ label, samplesMs: [], note });
   const copyRow = row('fs.promises.copyFile', 'kernel copy of the same file (page cache)');
-  const receiveRow = row('step: receive + SHA-256', 'receiveToMemory: one pass, each chunk hashed and kept');
+  const receiveRow = row('step: receive + SHA-256', 'receiveToMemory: one pass, each chunk hashed and copied into one buffer (size hint as the route gives)');
   const parseRow = row('step: checkPdfBytes (pdf-lib parse)', 'one parse of the bytes in memory');
   const writeRow = row('step: write the temp file', 'writeTempFile: one write, 0600');
   const moveRow = row('step: storage moveFile (rename)', 'createLocalStorage().moveFile');
@@ -411,7 +411,7 @@ async function measureSteps(workDir: string, upload: UploadPdf, settings: Settin
     const variantPath = path.join(scratch, `variant-${run}.pdf`);
     const variant = variantOf(upload, `steps-${run}-${Date.now()}`);
     fs.writeFileSync(variantPath, variant.bytes);
-    const received = await timed(() => receiveToMemory(fs.createReadStream(variantPath), maxBytes));
+    const received = await timed(() => receiveToMemory(fs.createReadStream(variantPath), maxBytes, variant.bytes.length));
     if (received.result.sha256 !== variant.sha256) throw new Error('receiveToMemory hashed the file differently');
     const parsed = await timed(() => checkPdfBytes(received.result.bytes, 'bench.pdf'));
     if (parsed.result !== upload.pageCount) throw new Error(`checkPdfBytes counted ${parsed.result} pages`);
