@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -13,7 +12,6 @@ import {
   uploadFileNameSchema,
 } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
-import { receiveToTempFile } from '#server/providers/storage/storage.ts';
 import {
   addAuditAsset,
   addDocuments,
@@ -24,6 +22,7 @@ import {
   flushDocument,
   openDocumentFile,
   parseIfMatch,
+  receiveDocument,
   removeAuditAsset,
   removeTempFiles,
   reorderDocuments,
@@ -36,18 +35,21 @@ const documentParams = jobParams.extend({ docId: z.uuid({ message: 'Document id 
 const signedIn = 'signed-in' as const;
 
 export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
-  /** Streams every file part to a temporary file (hashing as it goes); fields give the tag. */
+  /** Reads and checks every file part as it arrives (receiveDocument); fields give the tag. */
   const receiveUpload = async (request: FastifyRequest, jobId: string) => {
     const { ctx } = request;
     await assertCanUpload(ctx, jobId);
     if (!request.isMultipart()) throw new AppError(415, 'unsupported_media_type', 'Upload documents as multipart/form-data with one or more files.');
     const files: ReceivedFile[] = [];
     let tag = 'signing';
+    // no file part is longer than what is left of the body: each is read into one buffer of about its size
+    let bodyLeft = Number(request.headers['content-length']);
     try {
       for await (const part of request.parts()) {
         if (part.type === 'file') {
-          const received = await receiveToTempFile(part.file, path.join(ctx.config.dataDir, 'tmp'), ctx.config.documentMaxBytes);
-          files.push({ ...received, fileName: part.filename || 'document.pdf' });
+          const received = await receiveDocument(ctx, part.file, part.filename || 'document.pdf', bodyLeft);
+          files.push(received);
+          bodyLeft -= received.sizeBytes;
         } else if (part.fieldname === 'tag' && typeof part.value === 'string') {
           tag = part.value;
         }

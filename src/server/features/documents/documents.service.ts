@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -10,18 +11,19 @@ import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts'
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
 import { assertRequiredFieldsFilled, hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
-import { checkPdf } from './pdf-check.ts';
+import { receiveToMemory, writeTempFile } from '#server/providers/storage/storage.ts';
+import { checkPdfBytes } from './pdf-check.ts';
 
 type DocumentRow = typeof documents.$inferSelect;
 
-export interface ReceivedFile {
-  fileName: string;
-  filePath: string;
-  sha256: string;
-  sizeBytes: number;
-  head: Buffer;
-  isTooLarge: boolean;
-}
+/**
+ * One uploaded file, read and checked: either a private temporary file with its page count, or the
+ * reason it is refused (thrown by addDocuments, so a batch is answered in the order it was sent).
+ */
+export type ReceivedFile = { fileName: string; name: string; sha256: string; sizeBytes: number } & (
+  | { filePath: string; pageCount: number; problem: null }
+  | { filePath: null; pageCount: null; problem: AppError }
+);
 
 export function toDocument(row: DocumentRow): JobDocument {
   return {
@@ -71,20 +73,42 @@ function describeSize(bytes: number): string {
 }
 
 /**
- * Stores uploaded PDFs: every file is checked (size, magic bytes, a full parse, no encryption)
- * before any is stored, so a bad file in a batch leaves the job unchanged.
+ * Reads one uploaded file in one pass (hashed as it streams in, held in memory up to the size limit),
+ * checks it (size, magic bytes, one full parse, no encryption) and only then writes it, with one
+ * write, to a private temporary file that addDocuments moves into storage. A refused file is never
+ * written.
+ */
+export async function receiveDocument(ctx: Ctx, source: Readable, fileName: string, sizeHint?: number): Promise<ReceivedFile> {
+  const name = cleanDocumentName(fileName);
+  const maxBytes = ctx.config.documentMaxBytes;
+  const received = await receiveToMemory(source, maxBytes, sizeHint);
+  const refuse = (problem: AppError): ReceivedFile => ({ fileName, name, sha256: received.sha256, sizeBytes: received.sizeBytes, filePath: null, pageCount: null, problem });
+  if (received.isTooLarge) return refuse(new AppError(413, 'file_too_large', `${name}: this file is larger than the ${describeSize(maxBytes)} limit.`, { maxBytes }));
+  if (received.sizeBytes === 0) return refuse(new AppError(422, 'broken_pdf', `${name}: the file is empty.`));
+  let pageCount: number;
+  try {
+    pageCount = await checkPdfBytes(received.bytes, name);
+  } catch (error) {
+    if (error instanceof AppError) return refuse(error);
+    throw error;
+  }
+  const filePath = await writeTempFile(path.join(ctx.config.dataDir, 'tmp'), received.bytes);
+  return { fileName, name, sha256: received.sha256, sizeBytes: received.sizeBytes, filePath, pageCount, problem: null };
+}
+
+/**
+ * Stores uploaded PDFs (from receiveDocument): if any file of the batch was refused, the first
+ * refusal is thrown and the job is unchanged; otherwise each file is moved into storage (a rename
+ * for local storage) and the rows and audit events are written in one transaction.
  */
 export async function addDocuments(ctx: Ctx, jobId: string, files: ReceivedFile[], tag: DocumentRow['tag']): Promise<JobDocument[]> {
   if (files.length === 0) throw new AppError(400, 'no_files', documentMessages.noFiles);
-  const limit = describeSize(ctx.config.documentMaxBytes);
-  const checked: Array<ReceivedFile & { pageCount: number; name: string }> = [];
+  const checked: Array<ReceivedFile & { problem: null }> = [];
   for (const file of files) {
-    const name = cleanDocumentName(file.fileName);
-    if (file.isTooLarge) throw new AppError(413, 'file_too_large', `${name}: this file is larger than the ${limit} limit.`, { maxBytes: ctx.config.documentMaxBytes });
-    if (file.sizeBytes === 0) throw new AppError(422, 'broken_pdf', `${name}: the file is empty.`);
-    checked.push({ ...file, name, pageCount: await checkPdf(file.filePath, file.head, name) });
+    if (file.problem) throw file.problem;
+    checked.push(file);
   }
-  for (const file of checked) await ctx.storage.putFile(file.filePath, file.sha256, 'application/pdf');
+  for (const file of checked) await ctx.storage.moveFile(file.filePath, file.sha256, 'application/pdf');
   const rows = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
@@ -290,6 +314,7 @@ export async function removeAuditAsset(ctx: Ctx, jobId: string, documentId: stri
   return { ok: true };
 }
 
-export async function removeTempFiles(files: Array<{ filePath: string }>): Promise<void> {
-  await Promise.all(files.map((file) => fs.promises.rm(file.filePath, { force: true })));
+/** Removes what receiveDocument wrote and addDocuments did not move (a refused batch, a failed request). */
+export async function removeTempFiles(files: Array<{ filePath: string | null }>): Promise<void> {
+  await Promise.all(files.map((file) => (file.filePath ? fs.promises.rm(file.filePath, { force: true }) : undefined)));
 }

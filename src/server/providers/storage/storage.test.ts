@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findNonPrivateEntries } from '#test/file-modes.ts';
-import { createLocalStorage, createS3Storage, receiveToTempFile, type StorageProvider } from './storage.ts';
+import { createLocalStorage, createS3Storage, receiveToMemory, receiveToTempFile, writeTempFile, type StorageProvider } from './storage.ts';
 
 /** s3rver ships no types; this is the part of it the test uses. */
 interface S3rverServer {
@@ -67,6 +67,24 @@ function describeProvider(name: string, open: () => StorageProvider) {
       expect((await storage.read(sample.key)).equals(sample.content)).toBe(true);
     });
 
+    it('moves a file in under its hash: the same bytes come back and the file is gone', async () => {
+      const storage = open();
+      const sample = writeSample(`${name}-move`);
+      expect(await storage.moveFile(sample.filePath, sample.key, 'application/pdf')).toBe(sample.key);
+      expect(fs.existsSync(sample.filePath)).toBe(false);
+      expect((await storage.read(sample.key)).equals(sample.content)).toBe(true);
+    });
+
+    it('moves the same content in twice without complaint, removing the second file too', async () => {
+      const storage = open();
+      const first = writeSample(`${name}-move-twice`);
+      const second = writeSample(`${name}-move-twice`);
+      await storage.moveFile(first.filePath, first.key, 'application/pdf');
+      expect(await storage.moveFile(second.filePath, second.key, 'application/pdf')).toBe(second.key);
+      expect(fs.existsSync(second.filePath)).toBe(false);
+      expect((await storage.read(second.key)).equals(second.content)).toBe(true);
+    });
+
     it('refuses a key that is not a SHA-256 digest', async () => {
       const storage = open();
       await expect(storage.has('../../etc/passwd')).rejects.toThrow('storage keys are SHA-256 hex digests');
@@ -101,6 +119,21 @@ describe('createLocalStorage', () => {
     await storage.putFile(sample.filePath, sample.key, 'application/pdf');
     const directory = path.join(root(), sample.key.slice(0, 2), sample.key.slice(2, 4));
     expect(fs.readdirSync(directory).filter((file) => file.startsWith(sample.key))).toEqual([sample.key]);
+  });
+});
+
+describe('local moveFile', () => {
+  it('renames the file into place rather than copying it: the blob is that file, made private', async () => {
+    const root = path.join(workDirectory, 'moved-blobs');
+    const storage = createLocalStorage(root);
+    const sample = writeSample('moved');
+    fs.chmodSync(sample.filePath, 0o644);
+    const inode = fs.statSync(sample.filePath).ino;
+    await storage.moveFile(sample.filePath, sample.key, 'application/pdf');
+    const blob = path.join(root, sample.key.slice(0, 2), sample.key.slice(2, 4), sample.key);
+    expect(fs.statSync(blob).ino).toBe(inode);
+    expect(findNonPrivateEntries(root)).toEqual([]);
+    expect(fs.readdirSync(path.dirname(blob))).toEqual([sample.key]);
   });
 });
 
@@ -150,6 +183,47 @@ describe('createS3Storage against s3rver', () => {
   it('reports a blob in a bucket that does not exist as an error', async () => {
     const wrongBucket = createS3Storage({ ...options(), bucket: 'no-such-bucket' });
     await expect(wrongBucket.read(sha256(Buffer.from('anything')))).rejects.toThrow();
+  });
+});
+
+describe('receiveToMemory', () => {
+  it('reads the stream into one buffer and hashes it on the way', async () => {
+    const content = Buffer.from('%PDF-1.7 streamed body '.repeat(5000));
+    const received = await receiveToMemory(Readable.from([content.subarray(0, 1000), content.subarray(1000, 70_000), content.subarray(70_000)]), 1_000_000);
+    expect(received).toMatchObject({ sha256: sha256(content), sizeBytes: content.length, isTooLarge: false });
+    expect(received.bytes.equals(content)).toBe(true);
+  });
+
+  it('gives the same bytes and hash whatever the size hint: exact, larger, or wrongly smaller', async () => {
+    const content = Buffer.from('%PDF-1.7 hinted body '.repeat(5000));
+    const parts = () => Readable.from([content.subarray(0, 1000), content.subarray(1000, 70_000), content.subarray(70_000)]);
+    for (const hint of [content.length, content.length + 500, 50_000, 10, Number.NaN]) {
+      const received = await receiveToMemory(parts(), 1_000_000, hint);
+      expect(received).toMatchObject({ sha256: sha256(content), sizeBytes: content.length, isTooLarge: false });
+      expect(received.bytes.equals(content)).toBe(true);
+    }
+  });
+
+  it('accepts exactly the limit, and past it reads to the end, keeps no bytes and says the file was too large', async () => {
+    const content = Buffer.alloc(5000, 0x41);
+    const exact = await receiveToMemory(Readable.from([content.subarray(0, 3000), content.subarray(3000, 4000)]), 4000);
+    expect(exact).toMatchObject({ sizeBytes: 4000, isTooLarge: false, sha256: sha256(content.subarray(0, 4000)) });
+    const source = Readable.from([content.subarray(0, 3000), content.subarray(3000)]);
+    const received = await receiveToMemory(source, 4000);
+    expect(received).toMatchObject({ sizeBytes: 5000, isTooLarge: true });
+    expect(received.bytes.length).toBe(0);
+    expect(source.readableEnded).toBe(true);
+  });
+});
+
+describe('writeTempFile', () => {
+  it('writes the bytes to a new private file', async () => {
+    const directory = path.join(workDirectory, 'written-tmp');
+    const content = Buffer.from('%PDF-1.7 written in one go');
+    const filePath = await writeTempFile(directory, content);
+    expect(fs.readFileSync(filePath).equals(content)).toBe(true);
+    expect(path.dirname(filePath)).toBe(directory);
+    expect(findNonPrivateEntries(directory)).toEqual([]);
   });
 });
 

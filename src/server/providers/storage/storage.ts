@@ -11,6 +11,11 @@ export interface StorageProvider {
   readonly kind: 'local' | 's3';
   /** Stores a file already hashed by the caller; returns its key (the SHA-256). Idempotent. */
   putFile(filePath: string, sha256: string, contentType: string): Promise<string>;
+  /**
+   * Stores a temporary file the caller hands over, already hashed; returns its key. Local storage
+   * renames it into place (no copy; a copy only across file systems); the file is gone afterwards.
+   */
+  moveFile(filePath: string, sha256: string, contentType: string): Promise<string>;
   read(key: string): Promise<Buffer>;
   openStream(key: string): Promise<Readable>;
   has(key: string): Promise<boolean>;
@@ -27,17 +32,35 @@ export function createLocalStorage(root: string): StorageProvider {
     assertKey(key);
     return path.join(root, key.slice(0, 2), key.slice(2, 4), key);
   };
+  const putFile = async (filePath: string, sha256: string) => {
+    const target = pathOf(sha256);
+    if (fs.existsSync(target)) return sha256;
+    await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: privateDirectoryMode });
+    const temporary = `${target}.${randomUUID()}.part`;
+    // copyFile gives the copy its source's mode: set the blob's own before it gets its name.
+    await fs.promises.copyFile(filePath, temporary);
+    await fs.promises.chmod(temporary, privateFileMode);
+    await fs.promises.rename(temporary, target);
+    return sha256;
+  };
   return {
     kind: 'local',
-    async putFile(filePath, sha256) {
+    putFile,
+    async moveFile(filePath, sha256) {
       const target = pathOf(sha256);
-      if (fs.existsSync(target)) return sha256;
-      await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: privateDirectoryMode });
-      const temporary = `${target}.${randomUUID()}.part`;
-      // copyFile gives the copy its source's mode: set the blob's own before it gets its name.
-      await fs.promises.copyFile(filePath, temporary);
-      await fs.promises.chmod(temporary, privateFileMode);
-      await fs.promises.rename(temporary, target);
+      if (!fs.existsSync(target)) {
+        await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: privateDirectoryMode });
+        // the blob keeps the file's inode, so it gets the blob's mode before its name
+        await fs.promises.chmod(filePath, privateFileMode);
+        try {
+          await fs.promises.rename(filePath, target);
+          return sha256;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+          await putFile(filePath, sha256);
+        }
+      }
+      await fs.promises.rm(filePath, { force: true });
       return sha256;
     },
     async read(key) {
@@ -86,13 +109,17 @@ export function createS3Storage(options: S3StorageOptions): StorageProvider {
     if (!answer.Body) throw new Error(`object ${key} has no body`);
     return answer.Body as Readable;
   };
+  const putFile = async (filePath: string, sha256: string, contentType: string) => {
+    const size = (await fs.promises.stat(filePath)).size;
+    await client.send(new PutObjectCommand({ Bucket: options.bucket, Key: objectKey(sha256), Body: fs.createReadStream(filePath), ContentLength: size, ContentType: contentType }));
+    return sha256;
+  };
   return {
     kind: 's3',
-    async putFile(filePath, sha256, contentType) {
-      const size = (await fs.promises.stat(filePath)).size;
-      await client.send(
-        new PutObjectCommand({ Bucket: options.bucket, Key: objectKey(sha256), Body: fs.createReadStream(filePath), ContentLength: size, ContentType: contentType }),
-      );
+    putFile,
+    async moveFile(filePath, sha256, contentType) {
+      await putFile(filePath, sha256, contentType);
+      await fs.promises.rm(filePath, { force: true });
       return sha256;
     },
     async read(key) {
@@ -147,6 +174,58 @@ export async function receiveToTempFile(
     fs.createWriteStream(filePath, { mode: privateFileMode }),
   );
   return { filePath, sha256: hash.digest('hex'), sizeBytes, head, isTooLarge };
+}
+
+/**
+ * Reads an upload into memory in one pass, hashing each chunk as it arrives; past maxBytes the rest
+ * is read and dropped (isTooLarge, no bytes), so the request can still be answered. With `sizeHint`
+ * (an upper bound known beforehand, such as the request's Content-Length) the chunks are copied into
+ * one buffer as they arrive, so each can be freed at once instead of all being held to the end.
+ */
+export async function receiveToMemory(
+  source: Readable,
+  maxBytes: number,
+  sizeHint?: number,
+): Promise<{ bytes: Buffer; sha256: string; sizeBytes: number; isTooLarge: boolean }> {
+  const hash = createHash('sha256');
+  const capacity = sizeHint !== undefined && Number.isSafeInteger(sizeHint) && sizeHint > 0 ? Math.min(sizeHint, maxBytes) : 0;
+  let target = capacity > 0 ? Buffer.allocUnsafe(capacity) : null;
+  let chunks: Buffer[] = [];
+  let sizeBytes = 0;
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    const offset = sizeBytes;
+    sizeBytes += chunk.length;
+    if (sizeBytes > maxBytes) {
+      chunks = [];
+      target = null;
+      continue;
+    }
+    hash.update(chunk);
+    if (target && sizeBytes <= target.length) {
+      chunk.copy(target, offset);
+    } else {
+      // no bound, or it was wrong: keep the chunks (the ones copied so far first)
+      if (target) chunks.push(target.subarray(0, offset));
+      target = null;
+      chunks.push(chunk);
+    }
+  }
+  const isTooLarge = sizeBytes > maxBytes;
+  const bytes = isTooLarge ? Buffer.alloc(0) : target ? target.subarray(0, sizeBytes) : Buffer.concat(chunks, sizeBytes);
+  return { bytes, sha256: hash.digest('hex'), sizeBytes, isTooLarge };
+}
+
+/** Writes bytes to a new private temporary file in `directory` with one write; a failed write leaves no file. */
+export async function writeTempFile(directory: string, bytes: Uint8Array): Promise<string> {
+  await fs.promises.mkdir(directory, { recursive: true, mode: privateDirectoryMode });
+  const filePath = path.join(directory, `${randomUUID()}.upload`);
+  try {
+    await fs.promises.writeFile(filePath, bytes, { mode: privateFileMode, flag: 'wx' });
+  } catch (error) {
+    await fs.promises.rm(filePath, { force: true });
+    throw error;
+  }
+  return filePath;
 }
 
 export function createStorage(config: { kind: 'local'; root: string } | ({ kind: 's3' } & S3StorageOptions)): StorageProvider {
