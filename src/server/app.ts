@@ -169,7 +169,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   if (video) {
     const sessions = liveSessionsOf(video);
     // With Redis, sessions' rooms have a home instance and sockets on the others are relayed to it (issue 14).
-    await sessions.startRelay({ db: deps.db, realtime: deps.realtime, log: app.log });
+    await sessions.startRelay({ db: deps.db, realtime: deps.realtime, storage: deps.storage, log: app.log, dataDir: config.dataDir });
     // Open recordings are flushed and stored, and every signaling socket told, before the database closes.
     app.addHook('onClose', async () => {
       await sessions.endAll(1001, 'server shutting down');

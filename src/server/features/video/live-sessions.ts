@@ -4,7 +4,7 @@ import type { StorageProvider } from '#server/providers/storage/storage.ts';
 import { startSegmentRecording, type SegmentRecording } from '#server/providers/video/segment-recorder.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import { storeRecordingSegment } from './recordings.service.ts';
-import { RoomRelay } from './room-relay.ts';
+import { RoomRelay, type RelayDeps } from './room-relay.ts';
 import { SignalRoom, type SignalRoomDeps } from './signal-room.ts';
 
 export interface LiveSessionDeps extends SignalRoomDeps {
@@ -34,7 +34,7 @@ export class LiveSessions {
   constructor(readonly video: VideoProvider) {}
 
   /** With Redis, this instance's rooms get a home lease and serve sockets relayed from other instances. */
-  async startRelay(deps: SignalRoomDeps): Promise<void> {
+  async startRelay(deps: RelayDeps): Promise<void> {
     const leases = deps.realtime.leases;
     if (!leases || this.relay) return;
     const relay = new RoomRelay(this, leases, deps);
@@ -50,6 +50,37 @@ export class LiveSessions {
   /** Where the session's room is: here (null, and it stays here while open) or the id of the instance that has it. */
   async locate(sessionId: string): Promise<string | null> {
     return this.relay ? this.relay.locate(sessionId) : null;
+  }
+
+  /**
+   * Starts the session's recorder on the instance that has its room (this one when nobody has it):
+   * the recorder records the media hub the browsers are connected to.
+   */
+  async startRecorderAtHome(sessionId: string, recordingId: string, dataDir: string, deps: LiveSessionDeps): Promise<void> {
+    const homeId = await this.locate(sessionId);
+    if (homeId === null || !this.relay) return this.startRecorder(sessionId, recordingId, dataDir, deps);
+    await this.relay.command(homeId, { action: 'start-recorder', sessionId, recordingId });
+  }
+
+  /** stopRecorder, on the instance that has the session's room. */
+  async stopRecorderAtHome(sessionId: string, recordingId?: string): Promise<void> {
+    const homeId = await this.findOtherHome(sessionId);
+    if (homeId === null || !this.relay) return this.stopRecorder(sessionId, recordingId);
+    await this.relay.command(homeId, { action: 'stop-recorder', sessionId, ...(recordingId ? { recordingId } : {}) });
+  }
+
+  /** endSession here and, when another instance has the session's room, there. */
+  async endSessionEverywhere(sessionId: string, code: number, reason: string): Promise<void> {
+    const homeId = await this.findOtherHome(sessionId);
+    await this.endSession(sessionId, code, reason);
+    if (homeId !== null && this.relay) await this.relay.command(homeId, { action: 'end-session', sessionId });
+  }
+
+  /** The id of another instance that has the session's room, or null (this one, or nobody). */
+  private async findOtherHome(sessionId: string): Promise<string | null> {
+    if (!this.relay || this.isLiveHere(sessionId)) return null;
+    const holder = await this.relay.findHome(sessionId);
+    return holder === null || holder === this.relay.instanceId ? null : holder;
   }
 
   /** Whether this instance has the session's room or its recorder open. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { signalClientMessageSchema, type SignalServerMessage } from '#shared/video-signaling.ts';
+import { signalClientMessageSchema, signalCloseCodes, type SignalServerMessage } from '#shared/video-signaling.ts';
 import { videoRoleSchema } from '#shared/video.ts';
 import type { LeaseStore } from '#server/providers/realtime/realtime.ts';
-import type { LiveSessions } from './live-sessions.ts';
+import { AppError } from '#server/lib/errors.ts';
+import type { LiveSessionDeps, LiveSessions } from './live-sessions.ts';
 import { isRoomClientMessage, RoomMember, type MemberSink, type RoomClientMessage } from './room-member.ts';
-import type { SignalRoomDeps } from './signal-room.ts';
 
 /**
  * Rooms on several instances (issue 14). A session's media room has a home: the instance that opened
@@ -22,11 +22,14 @@ export const roomHomeTtlMs = 15_000;
 export const roomHomeRefreshMs = 5_000;
 /** A relayed socket whose first answer from the home takes longer than this is closed (1011). */
 const relayOpenTimeoutMs = 10_000;
+/** A recorder command sent to the home waits this long for its answer (a stop flushes the open segments first). */
+const commandTimeoutMs = 60_000;
 
 const homeKey = (sessionId: string) => `video:room-home:${sessionId}`;
 const instanceChannel = (instanceId: string) => `video:instance:${instanceId}`;
 const upChannel = (connectionId: string) => `video:signal:${connectionId}:up`;
 const downChannel = (connectionId: string) => `video:signal:${connectionId}:down`;
+const replyChannel = (commandId: string) => `video:reply:${commandId}`;
 
 const openSchema = z.object({
   type: z.literal('open'),
@@ -38,6 +41,18 @@ const openSchema = z.object({
   welcome: z.looseObject({ type: z.literal('welcome') }),
 });
 type OpenMessage = z.infer<typeof openSchema>;
+
+/** What another instance asks of a session's home: the recorder runs where the room's media is. */
+const commandSchema = z.object({
+  type: z.literal('command'),
+  commandId: z.uuid(),
+  sessionId: z.uuid(),
+  action: z.enum(['start-recorder', 'stop-recorder', 'end-session']),
+  recordingId: z.uuid().optional(),
+});
+type CommandMessage = z.infer<typeof commandSchema>;
+export type RelayCommand = Omit<CommandMessage, 'type' | 'commandId'>;
+const instanceMessageSchema = z.discriminatedUnion('type', [openSchema, commandSchema]);
 
 const upSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('signal'), message: signalClientMessageSchema }),
@@ -53,6 +68,10 @@ export interface RoomLink {
   apply(message: RoomClientMessage): Promise<void>;
   /** The socket closed or must end: out of the room (not called after the room closed the socket). */
   leave(): Promise<void>;
+}
+
+export interface RelayDeps extends LiveSessionDeps {
+  dataDir: string;
 }
 
 interface RemoteMember {
@@ -71,13 +90,13 @@ export class RoomRelay {
   constructor(
     private readonly sessions: LiveSessions,
     private readonly leases: LeaseStore,
-    private readonly deps: SignalRoomDeps,
+    private readonly deps: RelayDeps,
   ) {}
 
   /** Listens for sockets relayed from other instances and renews this instance's homes. */
   async start(): Promise<void> {
     const unsubscribe = await this.deps.realtime.subscribe(instanceChannel(this.instanceId), (raw) => {
-      this.serve(raw).catch((error: unknown) => this.deps.log.warn({ err: error }, 'relayed signaling socket not served'));
+      this.receive(raw).catch((error: unknown) => this.deps.log.warn({ err: error }, 'relayed signaling socket not served'));
     });
     const timer = setInterval(() => void this.keepHomes(), roomHomeRefreshMs);
     timer.unref();
@@ -125,10 +144,42 @@ export class RoomRelay {
     }
   }
 
-  // ---- the home's side: a socket on another instance, served here ----
+  /** Who holds the session's room now (this instance's id, another's, or null), without taking it. */
+  findHome(sessionId: string): Promise<string | null> {
+    return this.leases.read(homeKey(sessionId));
+  }
 
-  private async serve(raw: string): Promise<void> {
-    const open = openSchema.parse(JSON.parse(raw));
+  // ---- the home's side: sockets and commands from other instances, served here ----
+
+  private async receive(raw: string): Promise<void> {
+    const message = instanceMessageSchema.parse(JSON.parse(raw));
+    if (message.type === 'open') return this.serve(message);
+    let reply: { ok: true } | { ok: false; message: string };
+    try {
+      await this.run(message);
+      reply = { ok: true };
+    } catch (error) {
+      this.deps.log.warn({ err: error, sessionId: message.sessionId, action: message.action }, 'relayed media command failed');
+      reply = { ok: false, message: error instanceof Error ? error.message : String(error) };
+    }
+    await this.deps.realtime.publish(replyChannel(message.commandId), JSON.stringify(reply));
+  }
+
+  private async run({ action, sessionId, recordingId }: CommandMessage): Promise<void> {
+    switch (action) {
+      case 'start-recorder':
+        if (!recordingId) throw new Error('start-recorder needs a recording id');
+        // The room may have closed meanwhile and another instance opened it: the recorder goes with the room.
+        if ((await this.locate(sessionId)) !== null) throw new Error('the session moved to another instance');
+        return this.sessions.startRecorder(sessionId, recordingId, this.deps.dataDir, this.deps);
+      case 'stop-recorder':
+        return this.sessions.stopRecorder(sessionId, recordingId);
+      case 'end-session':
+        return this.sessions.endSession(sessionId, signalCloseCodes.sessionEnded, 'session ended');
+    }
+  }
+
+  private async serve(open: OpenMessage): Promise<void> {
     const { connectionId } = open;
     const publishDown = (message: DownMessage) =>
       this.deps.realtime.publish(downChannel(connectionId), JSON.stringify(message)).catch((error: unknown) => this.deps.log.warn({ err: error }, 'relayed signaling message not sent'));
@@ -274,5 +325,27 @@ export class RoomRelay {
         stop();
       },
     };
+  }
+
+  /** Runs a recorder or session command on the session's home instance and waits for it (503 when the home does not answer). */
+  async command(homeId: string, command: RelayCommand): Promise<void> {
+    const { realtime } = this.deps;
+    const commandId = randomUUID();
+    let settle: (reply: { ok: boolean; message?: string }) => void = () => undefined;
+    const replied = new Promise<{ ok: boolean; message?: string }>((resolve) => (settle = resolve));
+    const unsubscribe = await realtime.subscribe(replyChannel(commandId), (raw) => settle(JSON.parse(raw) as { ok: boolean; message?: string }));
+    const timer = setTimeout(() => settle({ ok: false, message: 'no answer' }), commandTimeoutMs);
+    try {
+      const message: CommandMessage = { type: 'command', commandId, ...command };
+      await realtime.publish(instanceChannel(homeId), JSON.stringify(message));
+      const reply = await replied;
+      if (!reply.ok) {
+        this.deps.log.warn({ sessionId: command.sessionId, action: command.action, homeId, reason: reply.message }, 'media command on the home instance failed');
+        throw new AppError(503, 'media_room_unavailable', 'The instance running this session’s media room did not carry this out; try again.');
+      }
+    } finally {
+      clearTimeout(timer);
+      await unsubscribe();
+    }
   }
 }

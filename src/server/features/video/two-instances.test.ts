@@ -1,5 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '#shared/jobs.ts';
+import { signalCloseCodes } from '#shared/video-signaling.ts';
+import { recordingSegments } from '#server/db/schema/index.ts';
 import { eventually, launchMediaBrowser, type MediaBrowser } from '#test/chromium-participant.ts';
 import type { TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
@@ -130,6 +133,19 @@ describe.skipIf(missing !== null)('two app instances on one PostgreSQL and one R
     expect(b.hub.findRoom(sessionId)).toBeUndefined();
     expect(a.hub.findRoom(sessionId)?.participantIds().sort()).toEqual(['notary', cast.idOf(cast.signer)].sort());
 
+    // The notary starts and stops the recording through B: the recorder runs on A, where the media is.
+    const started = await kitB.call(cast.notary, 'POST', '/api/video/recording/start', { sessionId });
+    expect(started.statusCode, started.body).toBe(201);
+    const { recordingId } = started.json() as { recordingId: string };
+    expect(liveSessionsOf(a.hub).isRecording(sessionId)).toBe(true);
+    expect(liveSessionsOf(b.hub).isRecording(sessionId)).toBe(false);
+    const segmentsOf = () => a.t.db.select().from(recordingSegments).where(eq(recordingSegments.recordingId, recordingId));
+    await eventually(async () => expect(new Set((await segmentsOf()).map((row) => row.participantId))).toEqual(new Set(['notary', cast.idOf(cast.signer)])), 40_000);
+    const stopped = await kitB.call(cast.notary, 'POST', '/api/video/recording/stop', { sessionId, recordingId });
+    expect(stopped.statusCode, stopped.body).toBe(200);
+    expect(stopped.json().segmentCount).toBe((await segmentsOf()).length);
+    expect(liveSessionsOf(a.hub).isRecording(sessionId)).toBe(false);
+
     // The signer closes their tab on B: the leave reaches A, whose room lets them go and tells the notary.
     await signerPage.close();
     pages.splice(pages.indexOf(signerPage), 1);
@@ -138,5 +154,12 @@ describe.skipIf(missing !== null)('two app instances on one PostgreSQL and one R
       const away = (await notaryPage.state()).peers.find((peer) => peer.participantId === cast.idOf(cast.signer));
       expect(away?.isAway).toBe(true);
     }, 15_000);
-  }, 120_000);
+
+    // The notary finalizes through B: the room on A closes, and the notary's socket there with 4410.
+    const finalized = await kitB.call(cast.notary, 'POST', `${base}/finalize`);
+    expect(finalized.statusCode, finalized.body).toBe(200);
+    await eventually(async () => expect((await notaryPage.state()).closeCode).toBe(signalCloseCodes.sessionEnded), 15_000);
+    expect(a.hub.findRoom(sessionId)).toBeUndefined();
+    expect(liveSessionsOf(a.hub).isLiveHere(sessionId)).toBe(false);
+  }, 180_000);
 });
