@@ -25,7 +25,8 @@ const relayOpenTimeoutMs = 10_000;
 /** A recorder command sent to the home waits this long for its answer (a stop flushes the open segments first). */
 const commandTimeoutMs = 60_000;
 
-const homeKey = (sessionId: string) => `video:room-home:${sessionId}`;
+/** The lease store key of a session's room home (its value: the home instance's id). */
+export const homeKey = (sessionId: string) => `video:room-home:${sessionId}`;
 const instanceChannel = (instanceId: string) => `video:instance:${instanceId}`;
 const upChannel = (connectionId: string) => `video:signal:${connectionId}:up`;
 const downChannel = (connectionId: string) => `video:signal:${connectionId}:down`;

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '#shared/jobs.ts';
 import { signalCloseCodes } from '#shared/video-signaling.ts';
@@ -7,9 +9,10 @@ import { eventually, launchMediaBrowser, type MediaBrowser } from '#test/chromiu
 import type { TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { startSignalApp, type SignalApp } from '#test/signal-app.ts';
-import { openSignalPage, sessionTokenOf, type SignalPage } from '#test/signal-client.ts';
+import { connectNodeSignal, connectWithHello, openSignalPage, sessionTokenOf, type SignalPage } from '#test/signal-client.ts';
 import { castVideoJob } from '#test/video-cast.ts';
 import { liveSessionsOf } from './live-sessions.ts';
+import { homeKey } from './room-relay.ts';
 
 const missing =
   process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL
@@ -162,4 +165,40 @@ describe.skipIf(missing !== null)('two app instances on one PostgreSQL and one R
     expect(a.hub.findRoom(sessionId)).toBeUndefined();
     expect(liveSessionsOf(a.hub).isLiveHere(sessionId)).toBe(false);
   }, 180_000);
+
+  it('a home that died: the socket relayed to it closes (1011), and once its lease expired the next join opens the room anew', async () => {
+    const cast = await castVideoJob(a.t, kitA);
+    const opened = await kitB.call(cast.notary, 'POST', '/api/video/session', { jobId: cast.job.id });
+    expect(opened.statusCode, opened.body).toBe(201);
+    const sessionId = opened.json().sessionId as string;
+    const joined = await kitB.call(cast.notary, 'POST', `/api/jobs/${cast.job.id}/session/join`, { consentToRecording: true, deviceGroupId: 'notary-desk' });
+    expect(joined.statusCode, joined.body).toBe(200);
+    const activated = await kitB.call(cast.notary, 'POST', `/api/video/session/${sessionId}/activate/notary-desk`);
+    expect(activated.statusCode, activated.body).toBe(200);
+    const hello = {
+      sessionId,
+      token: (await kitB.call(cast.notary, 'POST', '/api/video/token', { sessionId, role: 'notary', participantId: 'notary', deviceGroupId: 'notary-desk' })).json().token as string,
+    };
+    const cookie = sessionTokenOf(await b.t.signInAs(cast.notary));
+    // An instance that opened the room and then died: its lease is there, nobody answers on its channel.
+    const redis = new Redis(process.env.TEST_REDIS_URL ?? '');
+    try {
+      await redis.set(homeKey(sessionId), randomUUID(), 'PX', 3000);
+      const relayed = connectNodeSignal(b.baseUrl, cookie);
+      await relayed.opened;
+      relayed.send({ type: 'hello', ...hello });
+      expect((await relayed.closed).code).toBe(1011);
+      expect(await redis.get(homeKey(sessionId))).toBeNull();
+      // Reconnecting (as the browser does after 1011) opens the room on B, which becomes its home.
+      const reopened = await connectWithHello(b.baseUrl, cookie, hello);
+      expect(reopened.messages.map((message) => message.type).slice(0, 2)).toEqual(['welcome', 'offer']);
+      expect(liveSessionsOf(b.hub).isLiveHere(sessionId)).toBe(true);
+      expect(await redis.get(homeKey(sessionId))).toBe(liveSessionsOf(b.hub).relay?.instanceId);
+      reopened.close();
+      await reopened.closed;
+      await eventually(async () => expect(await redis.get(homeKey(sessionId))).toBeNull(), 10_000);
+    } finally {
+      redis.disconnect();
+    }
+  }, 60_000);
 });
