@@ -143,7 +143,7 @@ describe.skipIf(missing !== null)('two app instances on one PostgreSQL and one R
     expect(liveSessionsOf(a.hub).isRecording(sessionId)).toBe(true);
     expect(liveSessionsOf(b.hub).isRecording(sessionId)).toBe(false);
     const segmentsOf = () => a.t.db.select().from(recordingSegments).where(eq(recordingSegments.recordingId, recordingId));
-    await eventually(async () => expect(new Set((await segmentsOf()).map((row) => row.participantId))).toEqual(new Set(['notary', cast.idOf(cast.signer)])), 40_000);
+    await eventually(async () => expect(new Set((await segmentsOf()).map((row) => row.participantId))).toEqual(new Set(['notary', cast.idOf(cast.signer)])), 60_000);
     const stopped = await kitB.call(cast.notary, 'POST', '/api/video/recording/stop', { sessionId, recordingId });
     expect(stopped.statusCode, stopped.body).toBe(200);
     expect(stopped.json().segmentCount).toBe((await segmentsOf()).length);
@@ -164,7 +164,7 @@ describe.skipIf(missing !== null)('two app instances on one PostgreSQL and one R
     await eventually(async () => expect((await notaryPage.state()).closeCode).toBe(signalCloseCodes.sessionEnded), 15_000);
     expect(a.hub.findRoom(sessionId)).toBeUndefined();
     expect(liveSessionsOf(a.hub).isLiveHere(sessionId)).toBe(false);
-  }, 180_000);
+  }, 240_000);
 
   it('a home that died: the socket relayed to it closes (1011), and once its lease expired the next join opens the room anew', async () => {
     const cast = await castVideoJob(a.t, kitA);
@@ -180,15 +180,23 @@ describe.skipIf(missing !== null)('two app instances on one PostgreSQL and one R
       token: (await kitB.call(cast.notary, 'POST', '/api/video/token', { sessionId, role: 'notary', participantId: 'notary', deviceGroupId: 'notary-desk' })).json().token as string,
     };
     const cookie = sessionTokenOf(await b.t.signInAs(cast.notary));
-    // An instance that opened the room and then died: its lease is there, nobody answers on its channel.
+    // An instance that opened the room and then died: its lease is still there, nobody answers on its channel.
+    const deadHomeId = randomUUID();
     const redis = new Redis(process.env.TEST_REDIS_URL ?? '');
+    const listener = new Redis(process.env.TEST_REDIS_URL ?? '');
     try {
-      await redis.set(homeKey(sessionId), randomUUID(), 'PX', 3000);
+      const opensToDeadHome: string[] = [];
+      listener.on('message', (_channel: string, message: string) => opensToDeadHome.push(message));
+      await listener.subscribe(`video:instance:${deadHomeId}`);
+      await redis.set(homeKey(sessionId), deadHomeId, 'PX', 60_000);
       const relayed = connectNodeSignal(b.baseUrl, cookie);
       await relayed.opened;
       relayed.send({ type: 'hello', ...hello });
+      // B admitted the socket and relays it to the dead home, which never answers; then its lease expires.
+      await eventually(() => expect(opensToDeadHome.map((message) => (JSON.parse(message) as { type: string; sessionId: string }).sessionId)).toEqual([sessionId]), 30_000);
+      await redis.pexpire(homeKey(sessionId), 500);
       expect((await relayed.closed).code).toBe(1011);
-      expect(await redis.get(homeKey(sessionId))).toBeNull();
+      await eventually(async () => expect(await redis.get(homeKey(sessionId))).toBeNull(), 5000);
       // Reconnecting (as the browser does after 1011) opens the room on B, which becomes its home.
       const reopened = await connectWithHello(b.baseUrl, cookie, hello);
       expect(reopened.messages.map((message) => message.type).slice(0, 2)).toEqual(['welcome', 'offer']);
@@ -199,6 +207,7 @@ describe.skipIf(missing !== null)('two app instances on one PostgreSQL and one R
       await eventually(async () => expect(await redis.get(homeKey(sessionId))).toBeNull(), 10_000);
     } finally {
       redis.disconnect();
+      listener.disconnect();
     }
-  }, 60_000);
+  }, 120_000);
 });
