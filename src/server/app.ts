@@ -167,8 +167,16 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await sessionCache.start();
   app.addHook('onClose', async () => sessionCache.stop());
   const { video } = deps;
-  // Open recordings are flushed and stored, and every signaling socket told, before the database closes.
-  if (video) app.addHook('onClose', async () => liveSessionsOf(video).endAll(1001, 'server shutting down'));
+  if (video) {
+    const sessions = liveSessionsOf(video);
+    // With Redis, sessions' rooms have a home instance and sockets on the others are relayed to it (issue 14).
+    await sessions.startRelay({ db: deps.db, realtime: deps.realtime, storage: deps.storage, log: app.log, dataDir: config.dataDir });
+    // Open recordings are flushed and stored, and every signaling socket told, before the database closes.
+    app.addHook('onClose', async () => {
+      await sessions.endAll(1001, 'server shutting down');
+      await sessions.stopRelay();
+    });
+  }
 
   app.decorate('apiRoutes', [] as ApiRoute[]);
   app.addHook('onRoute', (route) => {

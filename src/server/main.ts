@@ -31,7 +31,8 @@ if (config.databaseUrl && !config.secretsKey) {
 }
 const secretsKey = loadSecretsKey(config.secretsKey, config.dataDir);
 const storage = createStorage(config.storage);
-// The media hub of this instance: every live session's room runs here (docs/DEPLOYMENT.md).
+// The media hub of this instance: the rooms of the live sessions it is home to (with Redis, sockets on
+// other instances are relayed here; docs/DEPLOYMENT.md).
 const video = createWeriftSfu({
   iceServers: config.video.iceServers,
   onError: (error) => app.log.warn({ err: error }, 'media hub work failed'),

@@ -10,14 +10,14 @@ import { finalizeVideoSession } from './video-sessions.service.ts';
 
 /**
  * POST /api/video/recording/start: the notary's decision (startRecording), then the media hub of
- * this instance records the session's room in segments, each stored with its SHA-256 in the audit
+ * the session's home instance (this one, or the one its room lives on) records the room in segments, each stored with its SHA-256 in the audit
  * chain. Everyone in the room hears `recording` (through `video.changed`).
  */
 export async function startSessionRecording(ctx: Ctx, sessionId: string): Promise<Recording> {
   const recording = await startRecording(ctx, sessionId);
   const { session } = await getSessionAccess(ctx, sessionId);
   if (ctx.video) {
-    liveSessionsOf(ctx.video).startRecorder(sessionId, recording.recordingId, ctx.config.dataDir, { db: ctx.db, realtime: ctx.realtime, storage: ctx.storage, log: ctx.log });
+    await liveSessionsOf(ctx.video).startRecorderAtHome(sessionId, recording.recordingId, ctx.config.dataDir, { db: ctx.db, realtime: ctx.realtime, storage: ctx.storage, log: ctx.log });
   }
   await publishJobChange(ctx, session.jobId, videoChangedMessage);
   return recording;
@@ -30,7 +30,7 @@ export async function startSessionRecording(ctx: Ctx, sessionId: string): Promis
 export async function stopSessionRecording(ctx: Ctx, input: { recordingId: string; sessionId: string }): Promise<Recording> {
   const found = await getSessionAccess(ctx, input.sessionId);
   requireNotary(found, 'stop the recording');
-  if (ctx.video) await liveSessionsOf(ctx.video).stopRecorder(input.sessionId, input.recordingId);
+  if (ctx.video) await liveSessionsOf(ctx.video).stopRecorderAtHome(input.sessionId, input.recordingId);
   const recording = await stopRecording(ctx, input);
   await publishJobChange(ctx, found.session.jobId, videoChangedMessage);
   return recording;
@@ -45,8 +45,8 @@ export async function finalizeLiveSession(ctx: Ctx, sessionId: string): Promise<
   requireNotary(found, 'end the session');
   if (found.session.status === 'finalized') throw conflict('This session has ended.');
   const sessions = ctx.video ? liveSessionsOf(ctx.video) : null;
-  await sessions?.stopRecorder(sessionId);
+  await sessions?.stopRecorderAtHome(sessionId);
   const session = await finalizeVideoSession(ctx, sessionId);
-  await sessions?.endSession(sessionId, signalCloseCodes.sessionEnded, 'session ended');
+  await sessions?.endSessionEverywhere(sessionId, signalCloseCodes.sessionEnded, 'session ended');
   return session;
 }

@@ -6,13 +6,13 @@ import {
   type SignalServerMessage,
   videoChangedMessage,
 } from '#shared/video-signaling.ts';
-import type { VideoRole } from '#shared/video.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { watchJobAccess, type ChannelEnd, type JobAccessWatch } from '#server/features/jobs/job-access-watch.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import { liveSessionsOf } from './live-sessions.ts';
+import { RoomMember, type MemberSink } from './room-member.ts';
+import type { RoomLink } from './room-relay.ts';
 import { admitHello, checkStillAdmitted } from './signal-admission.ts';
-import { offerMessage, type SignalConnection, type SignalRoom } from './signal-room.ts';
 
 const videoChanged = JSON.stringify(videoChangedMessage);
 
@@ -26,15 +26,13 @@ export interface SignalSocket {
 /**
  * One browser's signaling socket (src/shared/video-signaling.ts): hello within the time limit,
  * then the media room's offers and the browser's answers, candidates, ICE restarts and media
- * state, for as long as the person may be there (watchJobAccess + checkStillAdmitted).
+ * state, for as long as the person may be there (watchJobAccess + checkStillAdmitted). The room
+ * is on this instance or, with Redis, on its home instance, reached through the relay.
  */
-export class SignalSocketSession implements SignalConnection {
-  participantId = '';
-  role: VideoRole = 'observer';
-  private room: SignalRoom | null = null;
+export class SignalSocketSession {
+  private link: RoomLink | null = null;
   private watch: JobAccessWatch | null = null;
   private isEnded = false;
-  private isOffered = false;
   private queue: Promise<void> = Promise.resolve();
   private readonly helloTimer: NodeJS.Timeout;
 
@@ -48,16 +46,13 @@ export class SignalSocketSession implements SignalConnection {
     this.helloTimer.unref();
   }
 
-  send(message: SignalServerMessage): void {
+  private send(message: SignalServerMessage): void {
     if (this.isEnded || !this.socket.isOpen()) return;
-    // The contract sends welcome and the first offer before peers and recording: the room's
-    // broadcasts skip a socket still joining, which gets the whole state right after its offer.
-    if (!this.isOffered && (message.type === 'peers' || message.type === 'recording')) return;
     this.socket.send(JSON.stringify(message));
   }
 
-  /** The server closes this socket (replaced, or the whole room closes): no leave, the room handles it. */
-  close(code: number, reason: string): void {
+  /** The room closes this socket (replaced, or the whole room closes): no leave, the room handles it. */
+  private close(code: number, reason: string): void {
     if (this.isEnded) return;
     this.isEnded = true;
     clearTimeout(this.helloTimer);
@@ -86,10 +81,7 @@ export class SignalSocketSession implements SignalConnection {
   }
 
   private async leaveRoom(): Promise<void> {
-    const room = this.room;
-    if (!room) return;
-    const sessions = liveSessionsOf(this.video);
-    if (await room.detach(this)) await sessions.closeIfIdle(room.sessionId);
+    await this.link?.leave();
   }
 
   private async handle(raw: string): Promise<void> {
@@ -100,30 +92,18 @@ export class SignalSocketSession implements SignalConnection {
     } catch {
       return this.end({ code: signalCloseCodes.badMessage, reason: 'unreadable message' });
     }
-    const room = this.room;
-    if (!room) {
+    const link = this.link;
+    if (!link) {
       if (message.type !== 'hello') return this.end({ code: signalCloseCodes.badMessage, reason: 'hello first' });
       return this.hello(message);
     }
-    const { participantId } = this;
-    try {
-      switch (message.type) {
-        case 'hello':
-          return this.end({ code: signalCloseCodes.badMessage, reason: 'hello twice' });
-        case 'answer':
-          return await room.room.acceptAnswer(participantId, { type: 'answer', sdp: message.sdp });
-        case 'candidate':
-          return await room.room.addIceCandidate(participantId, message.candidate);
-        case 'restart-ice':
-          return this.send(offerMessage(await room.room.restartIce(participantId)));
-        case 'media-state':
-          return room.setMediaState(participantId, { audioMuted: message.audioMuted, videoOff: message.videoOff });
-        case 'ping':
-          return this.send({ type: 'pong', at: message.at });
-      }
-    } catch (error) {
-      this.ctx.log.warn({ err: error, participantId, type: message.type }, 'signaling message not applied');
-      this.send({ type: 'error', message: `The server could not apply your ${message.type}; reconnect if the video stops.` });
+    switch (message.type) {
+      case 'hello':
+        return this.end({ code: signalCloseCodes.badMessage, reason: 'hello twice' });
+      case 'ping':
+        return this.send({ type: 'pong', at: message.at });
+      default:
+        return link.apply(message);
     }
   }
 
@@ -133,8 +113,6 @@ export class SignalSocketSession implements SignalConnection {
     if (!admitted.isAdmitted) return this.end(admitted.end);
     if (this.isEnded) return;
     const { claims, jobId } = admitted;
-    this.participantId = claims.participantId;
-    this.role = claims.role;
     this.watch = await watchJobAccess(this.ctx, {
       jobId,
       sessionToken: this.sessionToken,
@@ -146,22 +124,33 @@ export class SignalSocketSession implements SignalConnection {
       end: (reason) => this.end(reason),
     });
     if (this.isEnded) return void this.watch.stop();
-    const room = liveSessionsOf(this.video).openRoom(claims.sessionId, jobId, { db: this.ctx.db, realtime: this.ctx.realtime, log: this.ctx.log });
-    room.attach(this, signalCloseCodes.replaced);
-    this.room = room;
+    const sessions = liveSessionsOf(this.video);
     const { iceServers, iceTransportPolicy } = this.ctx.config.video;
-    this.send({ type: 'welcome', participantId: claims.participantId, role: claims.role, iceServers, iceTransportPolicy });
-    let offer;
+    const welcome: SignalServerMessage = { type: 'welcome', participantId: claims.participantId, role: claims.role, iceServers, iceTransportPolicy };
+    const sink: MemberSink = { send: (message) => this.send(message), close: (code, reason) => this.close(code, reason) };
+    let homeId: string | null;
     try {
-      offer = await room.join(this);
+      homeId = await sessions.locate(claims.sessionId);
     } catch (error) {
-      this.ctx.log.warn({ err: error, sessionId: claims.sessionId }, 'joining the media room failed');
+      this.ctx.log.warn({ err: error, sessionId: claims.sessionId }, 'finding the media room failed');
       return this.end({ code: 1011, reason: 'media room unavailable' });
     }
-    if (!offer) return;
-    this.send(offerMessage(offer));
-    this.isOffered = true;
-    room.refresh();
-    await room.sendRecording(this);
+    if (this.isEnded) return;
+    if (homeId !== null && sessions.relay) {
+      const { participantId, role, sessionId } = claims;
+      this.link = await sessions.relay.connect(homeId, { sessionId, jobId, participantId, role, welcome }, sink);
+      if (this.isEnded) await this.link.leave();
+      return;
+    }
+    const room = sessions.openRoom(claims.sessionId, jobId, { db: this.ctx.db, realtime: this.ctx.realtime, log: this.ctx.log });
+    const member = new RoomMember(claims.participantId, claims.role, room, sink, this.ctx.log);
+    this.link = {
+      apply: (message) => member.apply(message),
+      leave: async () => {
+        if (await member.leave()) await sessions.closeIfIdle(room.sessionId);
+      },
+    };
+    const ended = await member.enter(welcome);
+    if (ended) this.end(ended);
   }
 }

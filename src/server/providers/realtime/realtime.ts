@@ -3,9 +3,27 @@ import { Redis } from 'ioredis';
 
 export type RealtimeHandler = (message: string) => void;
 
+/**
+ * Keys each held by one holder for a while, shared by every instance (Redis): who is the home of
+ * something that lives in one process. A holder that stops refreshing loses its key at the expiry.
+ */
+export interface LeaseStore {
+  /**
+   * Takes the key for `holder` if nobody holds it (SET NX with an expiry) or renews it if `holder`
+   * already does; returns who holds it now (`holder`, or the other one).
+   */
+  hold(key: string, holder: string, ttlMs: number): Promise<string>;
+  /** Who holds the key now, or null. */
+  read(key: string): Promise<string | null>;
+  /** Gives the key up if `holder` still holds it. */
+  release(key: string, holder: string): Promise<void>;
+}
+
 /** Fan-out between app instances: in-process by default, Redis pub/sub when REDIS_URL is set. */
 export interface RealtimeProvider {
   readonly kind: 'in-process' | 'redis';
+  /** Shared keys with an expiry when there can be several instances (Redis); null in-process (one instance). */
+  readonly leases: LeaseStore | null;
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, handler: RealtimeHandler): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -16,6 +34,7 @@ export function createInProcessRealtime(): RealtimeProvider {
   emitter.setMaxListeners(0);
   return {
     kind: 'in-process',
+    leases: null,
     async publish(channel, message) {
       emitter.emit(channel, message);
     },
@@ -31,6 +50,22 @@ export function createInProcessRealtime(): RealtimeProvider {
   };
 }
 
+/** SET NX PX, or PEXPIRE when the caller already holds the key, in one step; returns the holder. */
+const holdScript = `
+local current = redis.call('GET', KEYS[1])
+if current == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return ARGV[1]
+end
+if current then return current end
+redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
+return ARGV[1]
+`;
+const releaseScript = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
 export async function createRedisRealtime(url: string): Promise<RealtimeProvider> {
   const publisher = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
   const subscriber = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
@@ -41,6 +76,15 @@ export async function createRedisRealtime(url: string): Promise<RealtimeProvider
   });
   return {
     kind: 'redis',
+    leases: {
+      async hold(key, holder, ttlMs) {
+        return String(await publisher.eval(holdScript, 1, key, holder, String(ttlMs)));
+      },
+      read: (key) => publisher.get(key),
+      async release(key, holder) {
+        await publisher.eval(releaseScript, 1, key, holder);
+      },
+    },
     async publish(channel, message) {
       await publisher.publish(channel, message);
     },
