@@ -27,7 +27,8 @@
  *
  * Settings (environment): BENCH_DURATION (seconds, 10), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS
  * (50), BENCH_JOBS (100000, or a comma list), BENCH_VISIBLE_JOBS (1000), BENCH_DATABASE_URL,
- * BENCH_PGLITE (1 adds PGlite to a PostgreSQL run), BENCH_PLANS (1 prints the full query plans).
+ * BENCH_PGLITE (1 adds PGlite to a PostgreSQL run), BENCH_PLANS (1 prints the full query plans),
+ * BENCH_APP_NODE_ARGS (node flags for the app, e.g. --cpu-prof).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -227,7 +228,9 @@ function tailOf(logPath: string, lines = 20): string {
 function startChild(name: string, workDir: string, script: string, env: Record<string, string>): { child: ChildProcess; logPath: string } {
   const logPath = path.join(workDir, `${name}.log`);
   const fd = fs.openSync(logPath, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  // BENCH_APP_NODE_ARGS (e.g. --cpu-prof) goes to the app only
+  const extra = script === 'src/server/main.ts' ? (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  const child = spawn(process.execPath, [...extra, '--import', 'tsx', script], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   children.add(child);
   child.once('exit', () => children.delete(child));

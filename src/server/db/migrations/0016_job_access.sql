@@ -9,7 +9,7 @@ CREATE TABLE "job_access" (
 --> statement-breakpoint
 ALTER TABLE "job_access" ADD CONSTRAINT "job_access_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "job_access" ADD CONSTRAINT "job_access_job_id_jobs_id_fk" FOREIGN KEY ("job_id") REFERENCES "public"."jobs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "job_access_list_idx" ON "job_access" USING btree ("user_id","updated_at" DESC NULLS LAST,"job_id" DESC NULLS LAST) INCLUDE ("via","status");--> statement-breakpoint
+CREATE INDEX "job_access_list_idx" ON "job_access" USING btree ("user_id","updated_at","job_id") INCLUDE ("via","status");--> statement-breakpoint
 CREATE INDEX "job_access_job_idx" ON "job_access" USING btree ("job_id");--> statement-breakpoint
 -- Decision 029: the rules of who may see a job, once, as a view (the same rules as getJobAccess and
 -- the invitations to a confirmed address of job-invitations.ts); job_access holds its result per

@@ -129,7 +129,8 @@ export const jobAccess = pgTable(
   },
   (table) => [
     primaryKey({ columns: [table.userId, table.jobId] }),
-    index('job_access_list_idx').on(table.userId, table.updatedAt.desc(), table.jobId.desc()),
+    // ascending, read backwards for the list's order (updated_at desc, id desc): a DESC NULLS LAST index would not serve it
+    index('job_access_list_idx').on(table.userId, table.updatedAt, table.jobId),
     index('job_access_job_idx').on(table.jobId),
   ],
 );
