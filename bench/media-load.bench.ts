@@ -1,0 +1,482 @@
+/**
+ * Media under query load (issue 14, "Media never waits on a query"): PGlite runs in the app's event
+ * loop, and so does the media hub. This benchmark puts both in THIS process, as main.ts does, and
+ * checks that a 3-person session keeps forwarding while the jobs list is at full load.
+ *
+ *   node --expose-gc --import tsx bench/media-load.bench.ts       (about 1-2 minutes)
+ *
+ * 1. This process: a temporary DATA_DIR whose PGlite database is migrated (createDatabase().migrate())
+ *    and seeded by bench/jobs-seed.ts (BENCH_JOBS jobs, BENCH_VISIBLE_JOBS of them visible to the
+ *    measured title agent), then the real app (buildApp, in-process realtime, local storage, the
+ *    secrets key of DATA_DIR) with the werift hub as its media hub, listening on loopback.
+ * 2. Media: one 3-person session on that hub, with real Chromium participants (bench/video-sessions.ts).
+ * 3. Signaling round trip: a CHILD process holds a WebSocket open on the job's live channel
+ *    (GET /api/jobs/:id/live, signed in as the agent) and sends a WebSocket ping frame every 100 ms;
+ *    the app's ws server answers each from this process's event loop, and the child times the pong.
+ *    (The live channel rather than /api/video/signal, which wants a video session and a hello.)
+ * 4. Load: autocannon in another CHILD process (its own event loop, not ours), BENCH_CONNECTIONS
+ *    connections on GET /api/jobs?page=1&pageSize=20 with the agent's bearer token.
+ * 5. Two windows of BENCH_MEDIA_WINDOW seconds: without load, then with the load running (after
+ *    BENCH_MEDIA_WARMUP seconds of it). For each: forwarding delay (arrival at the hub to departure,
+ *    the hub's own histogram: p99 = upper bound of its bucket; max = exact when it is a new maximum
+ *    of the run, else the bucket bound), the WebSocket ping round trip p50 / p99 / max, this
+ *    process's event-loop delay (perf_hooks.monitorEventLoopDelay) p99 / max, CPU, frame rates.
+ *
+ * Targets (bench/targets.ts; BENCH_STRICT=1 fails the run when one is missed): forwarding p99 under
+ * load ≤ 20 ms, WebSocket round trip p99 under load ≤ 50 ms.
+ *
+ * Everything (browser, hub, app, database, children, temporary folders) is stopped and removed on
+ * success, error, Ctrl-C and the time limit (BENCH_MEDIA_TIMEOUT, 600 s). Loopback only.
+ *
+ * Settings (environment): BENCH_JOBS (100000), BENCH_VISIBLE_JOBS (1000), BENCH_CONNECTIONS (50),
+ * BENCH_MEDIA_WINDOW (10 s), BENCH_MEDIA_SETTLE (3 s), BENCH_MEDIA_WARMUP (3 s),
+ * BENCH_VIDEO_BROWSER_NICE (0), BENCH_MEDIA_TIMEOUT (600 s).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '#server/app.ts';
+import { parseConfig } from '#server/config.ts';
+import { createDatabase, type Database } from '#server/db/client.ts';
+import { hashPassword } from '#server/lib/crypto.ts';
+import { loadSecretsKey } from '#server/lib/secrets.ts';
+import { createInProcessRealtime } from '#server/providers/realtime/realtime.ts';
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
+import type { VideoProvider } from '#server/providers/video/video-provider.ts';
+import { createWeriftSfu } from '#server/providers/video/werift-sfu.ts';
+import { seedJobs } from './jobs-seed.ts';
+import { reportTargets } from './targets.ts';
+import { compareSnapshots, cores, takeSnapshot, type Snapshot, type WindowFigures } from './video-measure.ts';
+import { launchBenchBrowser } from './video-participants.ts';
+import { openSession, type BenchSession } from './video-sessions.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const userEmail = 'agent@bench.open-ron.test';
+const pingIntervalMs = 100;
+/** A ping without its pong after this long is counted as lost. */
+const pingLostAfterMs = 5000;
+
+function readNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number (got "${raw}").`);
+  return value;
+}
+
+const settings = {
+  totalJobs: readNumber('BENCH_JOBS', 100_000),
+  visibleJobs: readNumber('BENCH_VISIBLE_JOBS', 1000),
+  connections: Math.round(readNumber('BENCH_CONNECTIONS', 50)),
+  windowMs: readNumber('BENCH_MEDIA_WINDOW', 10) * 1000,
+  settleMs: readNumber('BENCH_MEDIA_SETTLE', 3) * 1000,
+  warmupMs: readNumber('BENCH_MEDIA_WARMUP', 3) * 1000,
+  browserNice: readNumber('BENCH_VIDEO_BROWSER_NICE', 0),
+  timeoutMs: readNumber('BENCH_MEDIA_TIMEOUT', 600) * 1000,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up: run once, in reverse order, whatever ends the run
+
+const children = new Set<ChildProcess>();
+const cleanups: Array<() => Promise<unknown>> = [];
+const errors: unknown[] = [];
+const onError = (error: unknown) => void errors.push(error);
+
+async function cleanUp(): Promise<void> {
+  for (const child of children) child.kill('SIGTERM');
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup().catch((error: unknown) => console.error(`clean-up: ${String(error)}`));
+  }
+}
+
+function killChildrenNow(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** Stops everything within 15 s, whatever state the run is in, then exits. */
+function abort(code: number): void {
+  killChildrenNow();
+  const deadline = setTimeout(() => process.exit(code), 15_000);
+  void cleanUp().finally(() => {
+    clearTimeout(deadline);
+    process.exit(code);
+  });
+}
+
+function startChild(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+const round = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' ');
+
+function percentile(values: number[], fraction: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * fraction) - 1))] ?? NaN;
+}
+
+/**
+ * The longest forwarding delay in a window, ms: exact when the run's maximum grew in it, else the
+ * upper bound of the highest bucket the window filled ("≤").
+ */
+function windowMaxForward(before: Snapshot, after: Snapshot): string {
+  const beforeMax = Math.max(0, ...before.delays.map((h) => h.maxMicros));
+  const afterMax = Math.max(0, ...after.delays.map((h) => h.maxMicros));
+  if (afterMax > beforeMax) return round(afterMax / 1000, 1);
+  const bounds = after.delays[0]?.boundsMicros ?? [];
+  let highest = -1;
+  after.delays.forEach((histogram, room) => {
+    histogram.counts.forEach((count, index) => {
+      if (count - (before.delays[room]?.counts[index] ?? 0) > 0) highest = Math.max(highest, index);
+    });
+  });
+  if (highest < 0) return 'n/a';
+  const bound = bounds[highest];
+  return bound === undefined ? `≤ ${round(afterMax / 1000, 1)}` : `≤ ${round(bound / 1000, 1)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The WebSocket ping child: its own event loop, so the round trip is the server's (this process's) delay
+
+/** Sends a ping frame every 100 ms and prints one JSON line per pong ({ t: sent at, ms }) or lost ping ({ t, lost }). */
+const pingScript = `
+const WebSocket = require('ws');
+const socket = new WebSocket(process.env.PING_URL, { headers: { authorization: 'Bearer ' + process.env.PING_TOKEN } });
+const pending = new Map();
+let sequence = 0;
+socket.on('open', () => {
+  console.log(JSON.stringify({ open: true }));
+  setInterval(() => {
+    const now = performance.now();
+    for (const [id, sent] of pending) {
+      if (now - sent.at > ${pingLostAfterMs}) { pending.delete(id); console.log(JSON.stringify({ t: sent.wall, lost: true })); }
+    }
+    const id = String(++sequence);
+    pending.set(id, { at: performance.now(), wall: Date.now() });
+    socket.ping(id);
+  }, ${pingIntervalMs});
+});
+socket.on('pong', (data) => {
+  const sent = pending.get(data.toString());
+  if (!sent) return;
+  pending.delete(data.toString());
+  console.log(JSON.stringify({ t: sent.wall, ms: performance.now() - sent.at }));
+});
+socket.on('message', () => {});
+socket.on('close', (code, reason) => { console.log(JSON.stringify({ closed: code, reason: reason.toString() })); process.exit(3); });
+socket.on('error', (error) => { console.log(JSON.stringify({ error: String(error) })); process.exit(4); });
+`;
+
+interface PingSample {
+  t: number;
+  ms?: number;
+  lost?: boolean;
+}
+
+interface PingChannel {
+  samples: PingSample[];
+  closedBecause: string | null;
+}
+
+async function startPingChild(url: string, token: string): Promise<PingChannel> {
+  const child = startChild(['-e', pingScript], { PING_URL: url, PING_TOKEN: token });
+  const channel: PingChannel = { samples: [], closedBecause: null };
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  const opened = new Promise<void>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      let message: PingSample & { open?: boolean; closed?: number; reason?: string; error?: string };
+      try {
+        message = JSON.parse(line) as typeof message;
+      } catch {
+        return;
+      }
+      if (message.open) resolve();
+      else if (message.closed !== undefined || message.error !== undefined) {
+        channel.closedBecause = message.error ?? `closed ${message.closed} ${message.reason ?? ''}`;
+        reject(new Error(`the ping WebSocket ${channel.closedBecause}`));
+      } else channel.samples.push(message);
+    });
+    child.once('exit', (code) => reject(new Error(`the ping child exited (${code}) before its socket opened: ${stderr.trim()}`)));
+  });
+  cleanups.push(() => waitForExit(child, 5000));
+  await Promise.race([opened, sleep(30_000).then(() => Promise.reject(new Error('the ping WebSocket did not open within 30 s')))]);
+  return channel;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load child: autocannon's CLI, printing its result as JSON at the end
+
+interface AutocannonResult {
+  duration: number;
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; max: number; average: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  '2xx': number;
+}
+
+function startLoad(url: string, token: string, seconds: number): { done: Promise<AutocannonResult> } {
+  const bin = path.join(repoRoot, 'node_modules/autocannon/autocannon.js');
+  const child = startChild([bin, '-c', String(settings.connections), '-d', String(seconds), '-j', '-H', `authorization=Bearer ${token}`, url], {});
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  cleanups.push(() => waitForExit(child, 5000));
+  const done = new Promise<AutocannonResult>((resolve, reject) => {
+    child.once('exit', (code) => {
+      const line = stdout.trim().split('\n').pop() ?? '';
+      try {
+        resolve(JSON.parse(line) as AutocannonResult);
+      } catch {
+        reject(new Error(`autocannon exited (${code}) without a result: ${stderr.trim().slice(-500)}`));
+      }
+    });
+  });
+  return { done };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The app and the hub, in this process
+
+async function startApp(dataDir: string, database: Database, video: VideoProvider): Promise<{ app: FastifyInstance; baseUrl: string }> {
+  const config = parseConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' });
+  const realtime = createInProcessRealtime();
+  const logPath = path.join(dataDir, 'app.log');
+  const log = fs.createWriteStream(logPath);
+  const app = await buildApp(
+    {
+      db: database.db,
+      dbKind: database.kind,
+      config,
+      realtime,
+      secretsKey: loadSecretsKey(config.secretsKey, dataDir),
+      storage: createLocalStorage(path.join(dataDir, 'blobs')),
+      video,
+    },
+    { logStream: log, isEmailDeliveryStarted: false },
+  );
+  cleanups.push(async () => {
+    await realtime.close();
+    await new Promise((resolve) => log.end(resolve));
+  });
+  cleanups.push(() => app.close());
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  return { app, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+async function signIn(baseUrl: string, password: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: userEmail, password }),
+  });
+  const body = (await response.json()) as { sessionToken?: string | null };
+  if (response.status !== 200 || !body.sessionToken) throw new Error(`sign-in answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.sessionToken;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Windows
+
+interface WindowResult {
+  label: string;
+  figures: WindowFigures;
+  forwardMax: string;
+  pings: number[];
+  pingsLost: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+}
+
+async function measureWindow(label: string, session: BenchSession, ping: PingChannel, loop: IntervalHistogram): Promise<WindowResult> {
+  const rooms = [session.room];
+  const { participants } = session;
+  const before = await takeSnapshot(rooms, participants);
+  const from = Date.now();
+  loop.reset();
+  loop.enable();
+  await sleep(settings.windowMs);
+  loop.disable();
+  const to = Date.now();
+  const after = await takeSnapshot(rooms, participants);
+  // The pongs of the window's last pings arrive after it; a lost ping is reported after pingLostAfterMs.
+  const lastSentAt = to - pingIntervalMs;
+  const deadline = Date.now() + pingLostAfterMs + 1000;
+  while (Date.now() < deadline && !ping.samples.some((sample) => sample.t >= lastSentAt)) await sleep(50);
+  const inWindow = ping.samples.filter((sample) => sample.t >= from && sample.t < to);
+  return {
+    label,
+    figures: compareSnapshots(before, after, participants),
+    forwardMax: windowMaxForward(before, after),
+    pings: inWindow.flatMap((sample) => (sample.ms === undefined ? [] : [sample.ms])),
+    pingsLost: inWindow.filter((sample) => sample.lost).length,
+    loopP99Ms: loop.percentile(99) / 1e6,
+    loopMaxMs: loop.max / 1e6,
+  };
+}
+
+function printWindows(results: WindowResult[]): void {
+  const headers = [
+    'window',
+    'packets forwarded',
+    'forwarding p99 ms',
+    'forwarding max ms',
+    'WS ping round trip p50 / p99 / max ms',
+    'pings answered / lost',
+    'event-loop delay p99 / max ms',
+    'this process CPU %',
+    'Chromium CPU %',
+    'machine busy %',
+    'hub loss %',
+    'sent / decoded fps (min decoded)',
+  ];
+  console.log(`\n| ${headers.join(' | ')} |\n|${headers.map(() => '---|').join('')}`);
+  for (const r of results) {
+    const f = r.figures;
+    console.log(
+      `| ${[
+        r.label,
+        f.forwardCount,
+        round(f.forwardP99Ms, 1),
+        r.forwardMax,
+        `${round(percentile(r.pings, 0.5), 1)} / ${round(percentile(r.pings, 0.99), 1)} / ${round(Math.max(...r.pings), 1)}`,
+        `${r.pings.length} / ${r.pingsLost}`,
+        `${round(r.loopP99Ms, 1)} / ${round(r.loopMaxMs, 1)}`,
+        round(f.hubCpuPercent),
+        round(f.browserCpuPercent ?? NaN),
+        round(f.machineBusyPercent),
+        round(f.hubLossPercent, 2),
+        `${round(f.sentFps, 1)} / ${round(f.decodedFps, 1)} (${round(f.minDecodedFps, 1)})`,
+      ].join(' | ')} |`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const startedAt = performance.now();
+  const cpus = os.cpus();
+  console.log(`Open RON media-under-load benchmark: ${cores} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString()}`);
+  const loadAtStart = loadAverage();
+  console.log(`Load average at start: ${loadAtStart}.`);
+
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'open-ron-media-load-'));
+  cleanups.push(async () => fs.rmSync(workDir, { recursive: true, force: true }));
+  const dataDir = path.join(workDir, 'data');
+  fs.mkdirSync(dataDir, { recursive: true });
+
+  const password = randomBytes(12).toString('base64url');
+  const passwordHash = await hashPassword(password);
+  const database = await createDatabase({ databaseUrl: null, dataDir: path.join(dataDir, 'db') });
+  cleanups.push(() => database.close());
+  await database.migrate();
+  const seedStarted = performance.now();
+  const seed = await seedJobs(database.db, { totalJobs: settings.totalJobs, visibleJobs: settings.visibleJobs, otherUsers: 500, email: userEmail, passwordHash });
+  console.log(
+    `PGlite in this process, seeded in ${round((performance.now() - seedStarted) / 1000, 1)} s: ${seed.rows.jobs} jobs (${settings.visibleJobs} visible to ${userEmail}), ${seed.rows.users} users, ${seed.rows.participants} participants.`,
+  );
+
+  const sfu = createWeriftSfu({ iceServers: [], iceAdditionalHostAddresses: ['127.0.0.1'], onError });
+  cleanups.push(() => sfu.close());
+  const { baseUrl } = await startApp(dataDir, database, sfu);
+  const token = await signIn(baseUrl, password);
+  const listUrl = `${baseUrl}/api/jobs?page=1&pageSize=20`;
+  const listResponse = await fetch(listUrl, { headers: { authorization: `Bearer ${token}` } });
+  const list = (await listResponse.json()) as { items?: Array<{ id: string }>; total?: number };
+  const jobId = list.items?.[0]?.id;
+  if (listResponse.status !== 200 || list.total !== settings.visibleJobs || !jobId) {
+    throw new Error(`GET /api/jobs answered ${listResponse.status} with total ${String(list.total)} (expected ${settings.visibleJobs}).`);
+  }
+  console.log(`App (buildApp, PGlite, werift hub) listening at ${baseUrl} in this process; the agent signed in and sees ${list.total} jobs.`);
+
+  const media = await launchBenchBrowser(settings.browserNice);
+  cleanups.push(() => media.close());
+  const session = await openSession(sfu, media, 'media-load', 3, onError);
+  cleanups.push(() => session.close());
+  console.log(
+    `3-person session forwarding (Chromium ${media.browser.version()}, nice ${settings.browserNice}); joins seen by all within ${round(Math.max(...session.joins.map((j) => j.seesAllMs), ...session.joins.flatMap((j) => j.seenByMs)))} ms.`,
+  );
+
+  const liveUrl = `${baseUrl.replace('http', 'ws')}/api/jobs/${jobId}/live`;
+  const ping = await startPingChild(liveUrl, token);
+  console.log(`Signaling round trip: WebSocket ping frames every ${pingIntervalMs} ms from a child process on the job live channel (GET /api/jobs/:id/live).`);
+  await sleep(settings.settleMs);
+
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const quiet = await measureWindow('without load', session, ping, loop);
+  console.log(`  window without load measured (${round((performance.now() - startedAt) / 1000)} s)`);
+
+  const loadSeconds = Math.ceil((settings.warmupMs + settings.windowMs) / 1000) + 2;
+  const load = startLoad(listUrl, token, loadSeconds);
+  await sleep(settings.warmupMs);
+  const loaded = await measureWindow(`with ${settings.connections} connections on GET /api/jobs`, session, ping, loop);
+  console.log(`  window with load measured (${round((performance.now() - startedAt) / 1000)} s)`);
+  const cannon = await load.done;
+  if (ping.closedBecause) throw new Error(`the ping WebSocket ended during the run: ${ping.closedBecause}`);
+
+  console.log(`\nForwarding of one 3-person session (${settings.windowMs / 1000} s windows; CPU in % of one core, ${cores} cores = ${cores * 100}%):`);
+  printWindows([quiet, loaded]);
+  console.log(
+    `\nLoad: autocannon (child process), ${settings.connections} connections, GET /api/jobs?page=1&pageSize=20 on PGlite with ${seed.rows.jobs} jobs, ` +
+      `${cannon.duration} s including ${settings.warmupMs / 1000} s before the window: ${round(cannon.requests.average, 1)} req/s, ` +
+      `latency p50 ${cannon.latency.p50} ms, p99 ${cannon.latency.p99} ms, max ${cannon.latency.max} ms; ${cannon['2xx']} answers 2xx, ${cannon.non2xx} not 2xx, ${cannon.errors} errors, ${cannon.timeouts} time-outs.`,
+  );
+  console.log(`Load average at start ${loadAtStart}, at end ${loadAverage()}.`);
+  if (errors.length > 0) console.log(`${errors.length} hub/participant error(s) during the run; first: ${String(errors[0])}`);
+  if (cannon.non2xx > 0 || cannon.errors > 0) console.log('Warning: some list requests did not succeed; the load was lighter than it looks.');
+
+  reportTargets('media under load', [
+    { name: 'RTP forwarding delay p99 (hub histogram bucket), jobs list at full load on PGlite', measured: loaded.figures.forwardP99Ms, kind: 'max', limit: 20, unit: 'ms' },
+    { name: 'signaling WebSocket round trip p99 (live channel ping), same load', measured: percentile(loaded.pings, 0.99), kind: 'max', limit: 50, unit: 'ms' },
+  ]);
+  console.log(`Total run time ${round((performance.now() - startedAt) / 1000)} s.`);
+  return process.exitCode === 1 ? 1 : 0;
+}
+
+process.on('exit', killChildrenNow);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => abort(130));
+setTimeout(() => {
+  console.error(`\nThe benchmark did not finish within ${settings.timeoutMs / 1000} s; stopping.`);
+  abort(2);
+}, settings.timeoutMs).unref();
+
+main().then(
+  async (code) => {
+    await cleanUp();
+    process.exit(code);
+  },
+  (error: unknown) => {
+    console.error(`\nBenchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    abort(1);
+  },
+);
