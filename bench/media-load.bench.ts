@@ -56,6 +56,7 @@ import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import { createWeriftSfu } from '#server/providers/video/werift-sfu.ts';
 import { seedJobs } from './jobs-seed.ts';
+import { readProcessCpuMs } from './proc-cpu.ts';
 import { reportTargets } from './targets.ts';
 import { compareSnapshots, cores, takeSnapshot, type Snapshot, type WindowFigures } from './video-measure.ts';
 import { launchBenchBrowser } from './video-participants.ts';
@@ -116,8 +117,13 @@ function abort(code: number): void {
   });
 }
 
+/**
+ * A child in a session of its own (detached): with the kernel's autogroup scheduling each session
+ * is a group that gets its share of the CPU, so the load generator and the ping client, which in
+ * production run on other machines, do not take theirs out of this process's group.
+ */
 function startChild(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -145,6 +151,46 @@ function readMainThreadSchedMs(): { runMs: number; waitMs: number } | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Nice only ranks threads inside one autogroup (a session, with kernel.sched_autogroup_enabled=1),
+ * and Playwright starts Chromium in a session of its own: this gives that session's group the
+ * browser's niceness too (/proc/<pid>/autogroup), so that BENCH_VIDEO_BROWSER_NICE has its effect.
+ * Returns what was done, for the output.
+ */
+function niceBrowserAutogroups(nice: number): string {
+  if (nice === 0) return 'Chromium at nice 0.';
+  const autogroupEnabled = (() => {
+    try {
+      return fs.readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1';
+    } catch {
+      return false;
+    }
+  })();
+  if (!autogroupEnabled) return `Chromium at nice ${nice} (no autogroup scheduling here).`;
+  const groups = new Set<string>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const name = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (parent !== process.pid || !/chrom/i.test(name)) continue;
+      fs.writeFileSync(`/proc/${entry}/autogroup`, String(nice));
+      groups.add(fs.readFileSync(`/proc/${entry}/autogroup`, 'utf8').trim());
+    } catch {
+      // a process that ended meanwhile, or no right to renice its group: said below by the count
+    }
+  }
+  return `Chromium at nice ${nice}, and its autogroup too (${groups.size === 0 ? 'could not be set' : [...groups].join(', ')}).`;
+}
+
+/** CPU ms of this benchmark's own children (load generator, ping client), to tell them apart from Chromium's. */
+function readChildrenCpuMs(): number {
+  let total = 0;
+  for (const child of children) total += readProcessCpuMs(child.pid) ?? 0;
+  return total;
 }
 
 const round = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -335,6 +381,8 @@ interface WindowResult {
   /** The main thread's time on a core and waiting for one during the window, in % of the window. */
   mainRunPercent: number;
   mainWaitPercent: number;
+  /** CPU of the benchmark's children (autocannon, ping client) in % of one core; Chromium's is figures.browserCpuPercent less this. */
+  childrenCpuPercent: number;
 }
 
 async function measureWindow(label: string, session: BenchSession, ping: PingChannel, loop: IntervalHistogram): Promise<WindowResult> {
@@ -343,21 +391,27 @@ async function measureWindow(label: string, session: BenchSession, ping: PingCha
   const before = await takeSnapshot(rooms, participants);
   const from = Date.now();
   const schedBefore = readMainThreadSchedMs();
+  const childrenBefore = readChildrenCpuMs();
   loop.reset();
   loop.enable();
   await sleep(settings.windowMs);
   loop.disable();
   const to = Date.now();
   const schedAfter = readMainThreadSchedMs();
+  const childrenAfter = readChildrenCpuMs();
   const after = await takeSnapshot(rooms, participants);
   // The pongs of the window's last pings arrive after it; a lost ping is reported after pingLostAfterMs.
   const lastSentAt = to - pingIntervalMs;
   const deadline = Date.now() + pingLostAfterMs + 1000;
   while (Date.now() < deadline && !ping.samples.some((sample) => sample.t >= lastSentAt)) await sleep(50);
+  const figures = compareSnapshots(before, after, participants);
+  const childrenCpuPercent = ((childrenAfter - childrenBefore) / (to - from)) * 100;
+  if (figures.browserCpuPercent !== null) figures.browserCpuPercent -= childrenCpuPercent;
   const inWindow = ping.samples.filter((sample) => sample.t >= from && sample.t < to);
   return {
     label,
-    figures: compareSnapshots(before, after, participants),
+    figures,
+    childrenCpuPercent,
     forwardMax: windowMaxForward(before, after),
     pings: inWindow.flatMap((sample) => (sample.ms === undefined ? [] : [sample.ms])),
     pingsLost: inWindow.filter((sample) => sample.lost).length,
@@ -380,6 +434,7 @@ function printWindows(results: WindowResult[]): void {
     'this process CPU %',
     'main thread on a core / waiting for one %',
     'Chromium CPU %',
+    'autocannon + ping child CPU %',
     'machine busy %',
     'hub loss %',
     'sent / decoded fps (min decoded)',
@@ -399,6 +454,7 @@ function printWindows(results: WindowResult[]): void {
         round(f.hubCpuPercent),
         `${round(r.mainRunPercent)} / ${round(r.mainWaitPercent)}`,
         round(f.browserCpuPercent ?? NaN),
+        round(r.childrenCpuPercent),
         round(f.machineBusyPercent),
         round(f.hubLossPercent, 2),
         `${round(f.sentFps, 1)} / ${round(f.decodedFps, 1)} (${round(f.minDecodedFps, 1)})`,
@@ -456,10 +512,11 @@ async function main(): Promise<number> {
 
   const media = await launchBenchBrowser(settings.browserNice);
   cleanups.push(() => media.close());
+  const browserNiceness = niceBrowserAutogroups(settings.browserNice);
   const session = await openSession(sfu, media, 'media-load', 3, onError);
   cleanups.push(() => session.close());
   console.log(
-    `3-person session forwarding (Chromium ${media.browser.version()}, nice ${settings.browserNice}); joins seen by all within ${round(Math.max(...session.joins.map((j) => j.seesAllMs), ...session.joins.flatMap((j) => j.seenByMs)))} ms.`,
+    `3-person session forwarding (Chromium ${media.browser.version()}; ${browserNiceness}); joins seen by all within ${round(Math.max(...session.joins.map((j) => j.seesAllMs), ...session.joins.flatMap((j) => j.seenByMs)))} ms.`,
   );
 
   const liveUrl = `${baseUrl.replace('http', 'ws')}/api/jobs/${jobId}/live`;
