@@ -144,9 +144,9 @@ async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<void
  * This process's main thread (the event loop: app, PGlite, hub) from the scheduler's side: ms run on
  * a core and ms spent runnable but waiting for one (/proc/self/task/<pid>/schedstat); null off Linux.
  */
-function readMainThreadSchedMs(): { runMs: number; waitMs: number } | null {
+function readMainThreadSchedMs(pid: number = process.pid): { runMs: number; waitMs: number } | null {
   try {
-    const [run, wait] = fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+    const [run, wait] = fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
     return run === undefined || wait === undefined ? null : { runMs: run / 1e6, waitMs: wait / 1e6 };
   } catch {
     return null;
@@ -184,6 +184,23 @@ function niceBrowserAutogroups(nice: number): string {
     }
   }
   return `Chromium at nice ${nice}, and its autogroup too (${groups.size === 0 ? 'could not be set' : [...groups].join(', ')}).`;
+}
+
+/** This process's file and socket I/O so far (/proc/self/io): read and write calls, and bytes that reached the disk. */
+function readOwnIo(): Record<'syscr' | 'syscw' | 'read_bytes' | 'write_bytes', number> | null {
+  try {
+    const fields = Object.fromEntries(
+      fs
+        .readFileSync('/proc/self/io', 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(': '))
+        .map(([key, value]) => [key, Number(value)]),
+    ) as Record<string, number>;
+    return { syscr: fields.syscr ?? 0, syscw: fields.syscw ?? 0, read_bytes: fields.read_bytes ?? 0, write_bytes: fields.write_bytes ?? 0 };
+  } catch {
+    return null;
+  }
 }
 
 /** CPU ms of this benchmark's own children (load generator, ping client), to tell them apart from Chromium's. */
@@ -305,7 +322,7 @@ interface AutocannonResult {
   '2xx': number;
 }
 
-function startLoad(url: string, token: string, seconds: number): { done: Promise<AutocannonResult> } {
+function startLoad(url: string, token: string, seconds: number): { done: Promise<AutocannonResult>; pid: number | undefined } {
   const bin = path.join(repoRoot, 'node_modules/autocannon/autocannon.js');
   const child = startChild([bin, '-c', String(settings.connections), '-d', String(seconds), '-j', '-H', `authorization=Bearer ${token}`, url], {});
   let stdout = '';
@@ -323,7 +340,7 @@ function startLoad(url: string, token: string, seconds: number): { done: Promise
       }
     });
   });
-  return { done };
+  return { done, pid: child.pid };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,17 +398,25 @@ interface WindowResult {
   /** The main thread's time on a core and waiting for one during the window, in % of the window. */
   mainRunPercent: number;
   mainWaitPercent: number;
+  /** The main thread neither running nor waiting for a core (sleeping: idle, or blocked in a system call), % of the window. */
+  mainSleepPercent: number;
+  /** Run-queue wait of the load generator's main thread, % of the window (NaN when it is not running). */
+  loadWaitPercent: number;
+  /** read / write system calls of this process per second, and MB that reached the disk, read / written. */
+  io: string;
   /** CPU of the benchmark's children (autocannon, ping client) in % of one core; Chromium's is figures.browserCpuPercent less this. */
   childrenCpuPercent: number;
 }
 
-async function measureWindow(label: string, session: BenchSession, ping: PingChannel, loop: IntervalHistogram): Promise<WindowResult> {
+async function measureWindow(label: string, session: BenchSession, ping: PingChannel, loop: IntervalHistogram, loadPid?: number): Promise<WindowResult> {
   const rooms = [session.room];
   const { participants } = session;
   const before = await takeSnapshot(rooms, participants);
   const from = Date.now();
   const schedBefore = readMainThreadSchedMs();
   const childrenBefore = readChildrenCpuMs();
+  const ioBefore = readOwnIo();
+  const loadBefore = loadPid === undefined ? null : readMainThreadSchedMs(loadPid);
   loop.reset();
   loop.enable();
   await sleep(settings.windowMs);
@@ -399,6 +424,8 @@ async function measureWindow(label: string, session: BenchSession, ping: PingCha
   const to = Date.now();
   const schedAfter = readMainThreadSchedMs();
   const childrenAfter = readChildrenCpuMs();
+  const ioAfter = readOwnIo();
+  const loadAfter = loadPid === undefined ? null : readMainThreadSchedMs(loadPid);
   const after = await takeSnapshot(rooms, participants);
   // The pongs of the window's last pings arrive after it; a lost ping is reported after pingLostAfterMs.
   const lastSentAt = to - pingIntervalMs;
@@ -412,6 +439,13 @@ async function measureWindow(label: string, session: BenchSession, ping: PingCha
     label,
     figures,
     childrenCpuPercent,
+    mainSleepPercent:
+      schedBefore && schedAfter ? 100 - ((schedAfter.runMs - schedBefore.runMs + schedAfter.waitMs - schedBefore.waitMs) / (to - from)) * 100 : NaN,
+    loadWaitPercent: loadBefore && loadAfter ? ((loadAfter.waitMs - loadBefore.waitMs) / (to - from)) * 100 : NaN,
+    io:
+      ioBefore && ioAfter
+        ? `${round(((ioAfter.syscr - ioBefore.syscr) * 1000) / (to - from))} / ${round(((ioAfter.syscw - ioBefore.syscw) * 1000) / (to - from))}; ${round((ioAfter.read_bytes - ioBefore.read_bytes) / 2 ** 20, 1)} / ${round((ioAfter.write_bytes - ioBefore.write_bytes) / 2 ** 20, 1)}`
+        : 'n/a',
     forwardMax: windowMaxForward(before, after),
     pings: inWindow.flatMap((sample) => (sample.ms === undefined ? [] : [sample.ms])),
     pingsLost: inWindow.filter((sample) => sample.lost).length,
@@ -432,7 +466,9 @@ function printWindows(results: WindowResult[]): void {
     'pings answered / lost',
     'event-loop delay p99 / max ms',
     'this process CPU %',
-    'main thread on a core / waiting for one %',
+    'main thread on a core / waiting for one / sleeping %',
+    'read / write syscalls per s; disk MB read / written',
+    'autocannon main thread waiting for a core %',
     'Chromium CPU %',
     'autocannon + ping child CPU %',
     'machine busy %',
@@ -452,7 +488,9 @@ function printWindows(results: WindowResult[]): void {
         `${r.pings.length} / ${r.pingsLost}`,
         `${round(r.loopP99Ms, 1)} / ${round(r.loopMaxMs, 1)}`,
         round(f.hubCpuPercent),
-        `${round(r.mainRunPercent)} / ${round(r.mainWaitPercent)}`,
+        `${round(r.mainRunPercent)} / ${round(r.mainWaitPercent)} / ${round(r.mainSleepPercent)}`,
+        r.io,
+        round(r.loadWaitPercent),
         round(f.browserCpuPercent ?? NaN),
         round(r.childrenCpuPercent),
         round(f.machineBusyPercent),
@@ -531,7 +569,7 @@ async function main(): Promise<number> {
   const loadSeconds = Math.ceil((settings.warmupMs + settings.windowMs) / 1000) + 2;
   const load = startLoad(listUrl, token, loadSeconds);
   await sleep(settings.warmupMs);
-  const loaded = await measureWindow(`with ${settings.connections} connections on GET /api/jobs`, session, ping, loop);
+  const loaded = await measureWindow(`with ${settings.connections} connections on GET /api/jobs`, session, ping, loop, load.pid);
   console.log(`  window with load measured (${round((performance.now() - startedAt) / 1000)} s)`);
   const cannon = await load.done;
   if (ping.closedBecause) throw new Error(`the ping WebSocket ended during the run: ${ping.closedBecause}`);
