@@ -14,8 +14,9 @@
  *    (GET /api/jobs/:id/live, signed in as the agent) and sends a WebSocket ping frame every 100 ms;
  *    the app's ws server answers each from this process's event loop, and the child times the pong.
  *    (The live channel rather than /api/video/signal, which wants a video session and a hello.)
- * 4. Load: autocannon in another CHILD process (its own event loop, not ours), BENCH_CONNECTIONS
- *    connections on GET /api/jobs?page=1&pageSize=20 with the agent's bearer token.
+ * 4. Load: autocannon (its API) in another CHILD process (its own event loop, not ours), BENCH_CONNECTIONS
+ *    connections on GET /api/jobs?page=1&pageSize=20 with the agent's bearer token, from
+ *    BENCH_MEDIA_WARMUP seconds before the loaded window until the window's figures are taken.
  * 5. Two windows of BENCH_MEDIA_WINDOW seconds: without load, then with the load running (after
  *    BENCH_MEDIA_WARMUP seconds of it). For each: forwarding delay (arrival at the hub to departure,
  *    the hub's own histogram: p99 = upper bound of its bucket; max = exact when it is a new maximum
@@ -310,7 +311,7 @@ async function startPingChild(url: string, token: string): Promise<PingChannel> 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The load child: autocannon's CLI, printing its result as JSON at the end
+// The load child: autocannon's API in a process of its own, until told to stop (SIGTERM), then its result as JSON
 
 interface AutocannonResult {
   duration: number;
@@ -322,9 +323,32 @@ interface AutocannonResult {
   '2xx': number;
 }
 
-function startLoad(url: string, token: string, seconds: number): { done: Promise<AutocannonResult>; pid: number | undefined } {
-  const bin = path.join(repoRoot, 'node_modules/autocannon/autocannon.js');
-  const child = startChild([bin, '-c', String(settings.connections), '-d', String(seconds), '-j', '-H', `authorization=Bearer ${token}`, url], {});
+const loadScript = `
+const autocannon = require('autocannon');
+const instance = autocannon(
+  { url: process.env.LOAD_URL, connections: Number(process.env.LOAD_CONNECTIONS), duration: Number(process.env.LOAD_MAX_SECONDS), headers: { authorization: 'Bearer ' + process.env.LOAD_TOKEN } },
+  (error, result) => {
+    if (error) { console.error(String(error)); process.exit(1); }
+    console.log(JSON.stringify(result));
+    process.exit(0);
+  },
+);
+process.on('SIGTERM', () => instance.stop());
+`;
+
+interface Load {
+  pid: number | undefined;
+  /** Stops the load and returns autocannon's figures for the whole time it ran. */
+  stop(): Promise<AutocannonResult>;
+}
+
+function startLoad(url: string, token: string, maxSeconds: number): Load {
+  const child = startChild(['-e', loadScript], {
+    LOAD_URL: url,
+    LOAD_TOKEN: token,
+    LOAD_CONNECTIONS: String(settings.connections),
+    LOAD_MAX_SECONDS: String(maxSeconds),
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
@@ -340,7 +364,13 @@ function startLoad(url: string, token: string, seconds: number): { done: Promise
       }
     });
   });
-  return { done, pid: child.pid };
+  return {
+    pid: child.pid,
+    stop: () => {
+      child.kill('SIGTERM');
+      return done;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -408,7 +438,8 @@ interface WindowResult {
   childrenCpuPercent: number;
 }
 
-async function measureWindow(label: string, session: BenchSession, ping: PingChannel, loop: IntervalHistogram, loadPid?: number): Promise<WindowResult> {
+async function measureWindow(label: string, session: BenchSession, ping: PingChannel, loop: IntervalHistogram, load?: Load): Promise<{ result: WindowResult; cannon: AutocannonResult | null }> {
+  const loadPid = load?.pid;
   const rooms = [session.room];
   const { participants } = session;
   const before = await takeSnapshot(rooms, participants);
@@ -427,6 +458,8 @@ async function measureWindow(label: string, session: BenchSession, ping: PingCha
   const ioAfter = readOwnIo();
   const loadAfter = loadPid === undefined ? null : readMainThreadSchedMs(loadPid);
   const after = await takeSnapshot(rooms, participants);
+  // The load runs until the hub's figures of the window are taken (they are read after the pages' frames).
+  const cannon = load ? await load.stop() : null;
   // The pongs of the window's last pings arrive after it; a lost ping is reported after pingLostAfterMs.
   const lastSentAt = to - pingIntervalMs;
   const deadline = Date.now() + pingLostAfterMs + 1000;
@@ -435,7 +468,7 @@ async function measureWindow(label: string, session: BenchSession, ping: PingCha
   const childrenCpuPercent = ((childrenAfter - childrenBefore) / (to - from)) * 100;
   if (figures.browserCpuPercent !== null) figures.browserCpuPercent -= childrenCpuPercent;
   const inWindow = ping.samples.filter((sample) => sample.t >= from && sample.t < to);
-  return {
+  const result: WindowResult = {
     label,
     figures,
     childrenCpuPercent,
@@ -454,6 +487,7 @@ async function measureWindow(label: string, session: BenchSession, ping: PingCha
     mainRunPercent: schedBefore && schedAfter ? ((schedAfter.runMs - schedBefore.runMs) / (to - from)) * 100 : NaN,
     mainWaitPercent: schedBefore && schedAfter ? ((schedAfter.waitMs - schedBefore.waitMs) / (to - from)) * 100 : NaN,
   };
+  return { result, cannon };
 }
 
 function printWindows(results: WindowResult[]): void {
@@ -563,22 +597,22 @@ async function main(): Promise<number> {
   await sleep(settings.settleMs);
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
-  const quiet = await measureWindow('without load', session, ping, loop);
+  const { result: quiet } = await measureWindow('without load', session, ping, loop);
   console.log(`  window without load measured (${round((performance.now() - startedAt) / 1000)} s)`);
 
-  const loadSeconds = Math.ceil((settings.warmupMs + settings.windowMs) / 1000) + 2;
-  const load = startLoad(listUrl, token, loadSeconds);
+  // Stopped right after the window; the limit only bounds it if this process hangs.
+  const load = startLoad(listUrl, token, Math.ceil((settings.warmupMs + settings.windowMs) / 1000) + 120);
   await sleep(settings.warmupMs);
-  const loaded = await measureWindow(`with ${settings.connections} connections on GET /api/jobs`, session, ping, loop, load.pid);
+  const { result: loaded, cannon } = await measureWindow(`with ${settings.connections} connections on GET /api/jobs`, session, ping, loop, load);
   console.log(`  window with load measured (${round((performance.now() - startedAt) / 1000)} s)`);
-  const cannon = await load.done;
+  if (!cannon) throw new Error('no result from the load generator');
   if (ping.closedBecause) throw new Error(`the ping WebSocket ended during the run: ${ping.closedBecause}`);
 
   console.log(`\nForwarding of one 3-person session (${settings.windowMs / 1000} s windows; CPU in % of one core, ${cores} cores = ${cores * 100}%):`);
   printWindows([quiet, loaded]);
   console.log(
     `\nLoad: autocannon (child process), ${settings.connections} connections, GET /api/jobs?page=1&pageSize=20 on PGlite with ${seed.rows.jobs} jobs, ` +
-      `${cannon.duration} s including ${settings.warmupMs / 1000} s before the window: ${round(cannon.requests.average, 1)} req/s, ` +
+      `${round(cannon.duration, 1)} s, from ${settings.warmupMs / 1000} s before the window to its end: ${round(cannon.requests.average, 1)} req/s, ` +
       `latency p50 ${cannon.latency.p50} ms, p99 ${cannon.latency.p99} ms, max ${cannon.latency.max} ms; ${cannon['2xx']} answers 2xx, ${cannon.non2xx} not 2xx, ${cannon.errors} errors, ${cannon.timeouts} time-outs.`,
   );
   console.log(`Load average at start ${loadAtStart}, at end ${loadAverage()}.`);
