@@ -546,6 +546,8 @@ async function main(): Promise<number> {
 
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'open-ron-media-load-'));
   cleanups.push(async () => fs.rmSync(workDir, { recursive: true, force: true }));
+  // Also at exit: a clean-up step that hangs (a browser already gone at Ctrl-C) must not leave the folder.
+  process.on('exit', () => fs.rmSync(workDir, { recursive: true, force: true }));
   const dataDir = path.join(workDir, 'data');
   fs.mkdirSync(dataDir, { recursive: true });
 
