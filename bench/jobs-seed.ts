@@ -54,7 +54,7 @@ export async function seedJobs(db: Db, options: SeedOptions): Promise<SeedResult
   const agent = uuidOf(`'agent'`);
   const colleague = uuidOf(`'colleague'`);
   const company = uuidOf(`'company-0'`);
-  const jobId = `md5('job-' || n)::uuid`;
+  const jobId = uuidOf(`'job-' || n`);
   // 0 = someone else's job, 1 = the agent's company's job, 2 = the agent's own job, 3 = the agent is an observer
   const numbered = `(select n, case when n % ${stride} <> 0 then 0 when (n / ${stride}) % 10 < 6 then 1 when (n / ${stride}) % 10 < 8 then 2 else 3 end as k
                      from generate_series(1, ${totalJobs}) as n) as numbered`;
