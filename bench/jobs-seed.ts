@@ -87,8 +87,8 @@ export async function seedJobs(db: Db, options: SeedOptions): Promise<SeedResult
             case when n % 2 = 0 then ${uuidOf(`'notary-' || (n % ${notaries})`)} end,
             case when (n / 3) % 8 = 2 then now() + (n % 30) * interval '1 day' end,
             1 + n % 4,
-            now() - (n * 7919 % 31536000) * interval '1 second' - interval '2 days',
-            now() - (n * 7919 % 31536000) * interval '1 second'
+            now() - (n::bigint * 7919 % 31536000) * interval '1 second' - interval '2 days',
+            now() - (n::bigint * 7919 % 31536000) * interval '1 second'
      from ${numbered}`,
     `insert into job_participants (job_id, user_id, name, email, role, position, invited_at)
      select ${jobId}, ${uuidOf(`'user-' || (n * 13 % ${otherUsers})`)}, 'Signer ' || n, 'user-' || (n * 13 % ${otherUsers}) || '@bench.open-ron.test', 'signer', 0, now()
