@@ -16,11 +16,10 @@ import {
   PngEmbedder,
   popGraphicsState,
   pushGraphicsState,
-  StandardFonts,
   type PDFFont,
 } from 'pdf-lib';
 import { LruCache } from '#server/lib/lru-cache.ts';
-import type { Fonts } from './pdf-text.ts';
+import { embedFonts, type Fonts } from './pdf-text.ts';
 
 /**
  * What a seal costs whatever the document (issue 14), prepared once per process and reused: a
@@ -230,14 +229,7 @@ export async function getScratchDocument(): Promise<{ document: PDFDocument; fon
     const document = await PDFDocument.create();
     scratch = {
       document,
-      fonts: {
-        regular: document.embedStandardFont(StandardFonts.Helvetica),
-        bold: document.embedStandardFont(StandardFonts.HelveticaBold),
-        italic: document.embedStandardFont(StandardFonts.TimesRomanItalic),
-        serif: document.embedStandardFont(StandardFonts.TimesRoman),
-        serifBold: document.embedStandardFont(StandardFonts.TimesRomanBold),
-        mono: document.embedStandardFont(StandardFonts.Courier),
-      },
+      fonts: embedFonts(document),
     };
   }
   return scratch;

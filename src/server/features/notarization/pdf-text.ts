@@ -4,6 +4,7 @@ import {
   PDFOperatorNames,
   rgb,
   StandardFonts,
+  type PDFDocument,
   type PDFFont,
   type PDFName,
   type PDFPage,
@@ -27,6 +28,18 @@ export interface Fonts {
   serif: PDFFont;
   serifBold: PDFFont;
   mono: PDFFont;
+}
+
+/** The six standard fonts the certificate, audit and seal use, embedded in a document. */
+export function embedFonts(document: PDFDocument): Fonts {
+  return {
+    regular: document.embedStandardFont(StandardFonts.Helvetica),
+    bold: document.embedStandardFont(StandardFonts.HelveticaBold),
+    italic: document.embedStandardFont(StandardFonts.TimesRomanItalic),
+    serif: document.embedStandardFont(StandardFonts.TimesRoman),
+    serifBold: document.embedStandardFont(StandardFonts.TimesRomanBold),
+    mono: document.embedStandardFont(StandardFonts.Courier),
+  };
 }
 
 const unknown = -1;

@@ -1,9 +1,9 @@
-import { concatTransformationMatrix, ParseSpeeds, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, rgb, StandardFonts, type PDFPage } from 'pdf-lib';
+import { concatTransformationMatrix, ParseSpeeds, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, rgb, type PDFPage } from 'pdf-lib';
 import { toSingleLine } from '#shared/text.ts';
 import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './certificate-pages.ts';
 import { getCertificateBlockText, getNotNotarialBanner, type CertificateFacts } from './certificate-wording.ts';
 import { compressContentStreams, DocumentAssets, drawEmbeddedImage, getScratchDocument, type EmbeddedImage } from './pdf-assets.ts';
-import { drawTextInBox, ink, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
+import { drawTextInBox, embedFonts, ink, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 import { drawSealOnce } from './seal.ts';
 
 export { type AuditFacts } from './certificate-pages.ts';
@@ -230,14 +230,7 @@ export async function renderNotarizedPdf(raw: {
 }): Promise<{ pdf: Buffer; pageCount: number }> {
   const input = withOneLineText(raw);
   const [document] = await Promise.all([PDFDocument.load(input.original, { parseSpeed: ParseSpeeds.Fast }), getScratchDocument()]);
-  const fonts: Fonts = {
-    regular: document.embedStandardFont(StandardFonts.Helvetica),
-    bold: document.embedStandardFont(StandardFonts.HelveticaBold),
-    italic: document.embedStandardFont(StandardFonts.TimesRomanItalic),
-    serif: document.embedStandardFont(StandardFonts.TimesRoman),
-    serifBold: document.embedStandardFont(StandardFonts.TimesRomanBold),
-    mono: document.embedStandardFont(StandardFonts.Courier),
-  };
+  const fonts: Fonts = embedFonts(document);
   const assets = new DocumentAssets(document, fonts);
   flattenForm(document);
   await burnFields(assets, input.fields, input.certificate);
