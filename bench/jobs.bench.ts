@@ -33,7 +33,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +48,7 @@ import { findJobs } from '#server/features/jobs/jobs.service.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
 import { seedJobs, type SeedResult } from './jobs-seed.ts';
+import { children, cleanUp, cleanups, findFreePort, killChildrenNow, readNumber, stopChild, tailOf, timed } from './bench-kit.ts';
 import { readProcessCpuMs } from './proc-cpu.ts';
 import { reportTargets, type Target } from './targets.ts';
 
@@ -138,22 +138,6 @@ interface Measurement {
 }
 
 
-const children = new Set<ChildProcess>();
-/** Run once, on success, failure, Ctrl-C or time-out: stop the children, drop the PostgreSQL database, remove the temp folder. */
-const cleanups: Array<() => Promise<void>> = [];
-
-async function cleanUp(): Promise<void> {
-  await Promise.all([...children].map(stopChild));
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error: unknown) => console.error(`clean-up: ${String(error)}`));
-}
-
-function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (got "${raw}").`);
-  return value;
-}
 
 function readSettings(env: NodeJS.ProcessEnv): Settings {
   const databaseUrl = env.BENCH_DATABASE_URL ? env.BENCH_DATABASE_URL : null;
@@ -196,34 +180,8 @@ function pgliteVersion(): string {
   }
 }
 
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; result: T }> {
-  const started = performance.now();
-  const result = await work();
-  return { ms: performance.now() - started, result };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Child processes (the approach of bench/auth.bench.ts)
-
-async function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
-}
-
-function tailOf(logPath: string, lines = 20): string {
-  try {
-    return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no output)';
-  }
-}
 
 function startChild(name: string, workDir: string, script: string, env: Record<string, string>): { child: ChildProcess; logPath: string } {
   const logPath = path.join(workDir, `${name}.log`);
@@ -248,19 +206,6 @@ async function waitForOutput(name: string, child: ChildProcess, logPath: string,
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${name} did not start within ${startupTimeoutMs / 1000} s:\n${tailOf(logPath)}`);
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function killChildrenNow(): void {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
 async function startBareServer(workDir: string): Promise<Server> {

@@ -32,7 +32,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +42,7 @@ import { users } from '#server/db/schema/index.ts';
 import { checkPdf, checkPdfBytes } from '#server/features/documents/pdf-check.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
 import { createLocalStorage, receiveToMemory, receiveToTempFile, writeTempFile } from '#server/providers/storage/storage.ts';
+import { children, cleanUp, cleanups, findFreePort, killChildrenNow, readNumber, stopChild, tailOf, timed } from './bench-kit.ts';
 import { readProcessCpuMs } from './proc-cpu.ts';
 import { reportTargets, type Target } from './targets.ts';
 
@@ -96,22 +96,6 @@ interface StepRow {
   note: string;
 }
 
-const children = new Set<ChildProcess>();
-/** Run once, on success, failure, Ctrl-C or time-out: drop the PostgreSQL database, remove the temp folder. */
-const cleanups: Array<() => Promise<void>> = [];
-
-async function cleanUp(): Promise<void> {
-  await Promise.all([...children].map(stopChild));
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error: unknown) => console.error(`clean-up: ${String(error)}`));
-}
-
-function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (got "${raw}").`);
-  return value;
-}
 
 function readSettings(env: NodeJS.ProcessEnv): Settings {
   const databaseUrl = env.BENCH_DATABASE_URL ? env.BENCH_DATABASE_URL : null;
@@ -135,49 +119,10 @@ function median(values: number[]): number {
 
 const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; result: T }> {
-  const started = performance.now();
-  const result = await work();
-  return { ms: performance.now() - started, result };
-}
-
 const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 // ---------------------------------------------------------------------------------------------
 // Child processes (the approach of bench/jobs.bench.ts)
-
-async function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
-}
-
-function tailOf(logPath: string, lines = 20): string {
-  try {
-    return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no output)';
-  }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function killChildrenNow(): void {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
 
 async function startApp(backend: Backend, workDir: string, password: string): Promise<AppServer> {
   const port = await findFreePort();
