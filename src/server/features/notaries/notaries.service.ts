@@ -22,7 +22,14 @@ export async function findNotaries(ctx: Ctx, approvalStatus: 'pending' | 'approv
     .where(eq(notaryProfiles.approvalStatus, approvalStatus))
     .orderBy(desc(notaryProfiles.createdAt))
     .limit(500);
-  return rows.map(({ profile, name, email }) => ({
+  return rows.map(toNotarySummary);
+}
+
+type NotaryProfileRow = typeof notaryProfiles.$inferSelect;
+
+/** A notary's application as the admin lists show it (pending, approved, search). */
+export function toNotarySummary({ profile, name, email }: { profile: NotaryProfileRow; name: string; email: string }): PendingNotary {
+  return {
     userId: profile.userId,
     name,
     email,
@@ -32,10 +39,8 @@ export async function findNotaries(ctx: Ctx, approvalStatus: 'pending' | 'approv
     county: profile.county,
     approvalStatus: profile.approvalStatus,
     createdAt: profile.createdAt.toISOString(),
-  }));
+  };
 }
-
-type NotaryProfileRow = typeof notaryProfiles.$inferSelect;
 
 /**
  * Locks a notary's application for a decision: 404 when there is none, 409 once it is decided

@@ -21,7 +21,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
-import { escapeLike } from './notaries.service.ts';
+import { escapeLike, toNotarySummary } from './notaries.service.ts';
 import { getNotaryCertificate } from './notary-certificate.service.ts';
 import { findWorkBlocker, findOwnWorkBlocker } from './notary-eligibility.ts';
 import { findExpiryWarnings, findMissingProfileItems } from './notary-profile-checks.ts';
@@ -310,18 +310,7 @@ export async function searchNotaries(ctx: Ctx, query: z.output<typeof notarySear
     .limit(query.pageSize)
     .offset((query.page - 1) * query.pageSize);
   return {
-    items: rows.map(({ profile, name, email }) => ({
-      userId: profile.userId,
-      name,
-      email,
-      commissionState: profile.commissionState,
-      commissionNumber: profile.commissionNumber,
-      commissionExpiresOn: profile.commissionExpiresOn,
-      county: profile.county,
-      approvalStatus: profile.approvalStatus,
-      createdAt: profile.createdAt.toISOString(),
-      isActive: profile.isActive,
-    })),
+    items: rows.map((row) => ({ ...toNotarySummary(row), isActive: row.profile.isActive })),
     total: total?.value ?? 0,
     page: query.page,
     pageSize: query.pageSize,
