@@ -126,6 +126,8 @@ export const jobAccess = pgTable(
     via: integer('via').notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     status: text('status', { enum: ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] }).notNull(),
+    /** The job's title, so a search reads the person's index range and never the jobs table (migration 0017). */
+    title: text('title').notNull(),
   },
   (table) => [
     primaryKey({ columns: [table.userId, table.jobId] }),

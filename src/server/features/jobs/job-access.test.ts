@@ -23,10 +23,10 @@ describe('job_access, the jobs list read model', () => {
   /** What job_access holds and what the rules say it should hold, side by side (sorted, comparable). */
   async function actualAndExpected() {
     const actual = await rows<{ key: string }>(sql`
-      select a.user_id || ' ' || a.job_id || ' ' || a.via || ' ' || a.status || ' ' || (a.updated_at = j.updated_at) as key
+      select a.user_id || ' ' || a.job_id || ' ' || a.via || ' ' || a.status || ' ' || (a.updated_at = j.updated_at) || ' ' || (a.title = j.title) as key
       from job_access a join jobs j on j.id = a.job_id order by 1`);
     const expected = await rows<{ key: string }>(sql`
-      select r.user_id || ' ' || r.job_id || ' ' || bit_or(r.via) || ' ' || j.status || ' ' || true as key
+      select r.user_id || ' ' || r.job_id || ' ' || bit_or(r.via) || ' ' || j.status || ' ' || true || ' ' || true as key
       from job_access_rules r join jobs j on j.id = r.job_id group by r.user_id, r.job_id, j.status order by 1`);
     return { actual: actual.map((row) => row.key), expected: expected.map((row) => row.key) };
   }
@@ -109,6 +109,10 @@ describe('job_access, the jobs list read model', () => {
     // The list's order and counts read copies of updated_at and status
     await t.db.execute(sql`update jobs set updated_at = now() + interval '1 hour', status = 'scheduled', scheduled_at = now() + interval '1 day' where id = ${job}`);
     await expectInSync();
+    // ... and the search a copy of the title, which changes alone too
+    await t.db.execute(sql`update jobs set title = 'Renamed closing' where id = ${job}`);
+    expect(await rows(sql`select distinct title from job_access where job_id = ${job}`)).toEqual([{ title: 'Renamed closing' }]);
+    await expectInSync();
 
     await t.db.execute(sql`delete from users where id = ${otherNotary.id}`);
     expect(await viaOf(otherNotary.id, job)).toBe(0);
@@ -141,6 +145,7 @@ describe('job_access, the jobs list read model', () => {
           break;
         case 2:
           if (jobIds.length) await t.db.execute(sql`update jobs set company_id = ${maybe(companies)}, status = ${pick(statuses)} where id = ${pick(jobIds)}`);
+          if (jobIds.length && random(2) === 0) await t.db.execute(sql`update jobs set title = ${`Title ${step}`} where id = ${pick(jobIds)}`);
           break;
         case 3:
           await t.db.execute(sql`insert into title_company_members (company_id, user_id, role) values (${pick(companies)}, ${person.id}, ${pick(['title', 'title_agent'])}) on conflict do nothing`);
