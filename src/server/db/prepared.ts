@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Db } from './client.ts';
+import type { Db, DbOrTx } from './client.ts';
 
 /** A statement written once in SQL, sent by name: PostgreSQL parses and plans it once per connection. */
 export interface PreparedStatement {
@@ -28,4 +28,9 @@ export async function queryPrepared<T>(db: Db, statement: PreparedStatement, val
   if (client instanceof pg.Pool) return (await client.query<T & pg.QueryResultRow>({ name: statement.name, text: statement.text, values })).rows;
   if (client && typeof (client as RowsClient).query === 'function') return (await (client as RowsClient).query<T>(statement.text, values)).rows;
   throw new Error('queryPrepared needs the root database client, not a transaction.');
+}
+
+/** Whether this is the root database (whose client queryPrepared can use), not a transaction. */
+export function isRootDb(db: DbOrTx): db is Db {
+  return (db as unknown as { $client?: unknown }).$client !== undefined;
 }

@@ -17,6 +17,7 @@ import {
 } from '#shared/jobs.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
+import { isRootDb } from '#server/db/prepared.ts';
 import { documents, jobAccess, jobParticipants, jobs, titleCompanies, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
@@ -27,8 +28,9 @@ import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
 import { leaveOpenSessions } from '#server/features/video/session-membership.ts';
 import { announceAccessChange } from './access-change.ts';
-import { findCompanyIdOf, getJobAccess, hasCompanyStaffRole, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
+import { findCompanyIdOf, getJobAccess, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
 import { invitedJobIds } from './job-invitations.ts';
+import { containsPattern, personalViaMask, readPersonalList, viaInvitation } from './job-list-read.ts';
 import { assertNotaryNotAmong, assertNotaryNotOnJob } from './notary-conflict.ts';
 import { assertNotaryCanTakeWork } from '#server/features/notaries/notary-eligibility.ts';
 import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';
@@ -143,13 +145,28 @@ function waitingJobIds(userId: string): SQL {
 export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySchema>): Promise<JobList> {
   const user = ctx.user;
   if (!user) throw unauthorized();
+  const isAdmin = user.roles.includes('admin');
+  // The list as nearly everyone opens it (a page, maybe a status or a title search): one prepared
+  // statement on job_access (job-list-read.ts), no statement built per request.
+  const isPersonalShape = !query.notary && !query.waitingFor && !query.scheduledFrom && !query.scheduledTo && !query.withStatusCounts;
+  if (!isAdmin && isPersonalShape && isRootDb(ctx.db)) {
+    const { items, total } = await readPersonalList(ctx.db, {
+      userId: user.id,
+      viaMask: personalViaMask(user.roles),
+      status: query.status,
+      q: query.q || undefined,
+      limit: query.pageSize,
+      offset: (query.page - 1) * query.pageSize,
+    });
+    return { items, total, page: query.page, pageSize: query.pageSize };
+  }
   const jobFilters: SQL[] = [];
-  if (query.q) jobFilters.push(ilike(jobs.title, `%${query.q.replace(/[\\%_]/g, (character) => `\\${character}`)}%`));
+  if (query.q) jobFilters.push(ilike(jobs.title, containsPattern(query.q)));
   if (query.notary === 'me') jobFilters.push(eq(jobs.notaryId, user.id));
   if (query.waitingFor === 'me') jobFilters.push(sql`${jobs.id} = any(array(${waitingJobIds(user.id)}))`);
   if (query.scheduledFrom) jobFilters.push(gte(jobs.scheduledAt, new Date(query.scheduledFrom)));
   if (query.scheduledTo) jobFilters.push(lt(jobs.scheduledAt, new Date(query.scheduledTo)));
-  const list = user.roles.includes('admin') ? allJobs(ctx, user.id, jobFilters) : visibleJobs(ctx, user.id, user.roles, jobFilters);
+  const list = isAdmin ? allJobs(ctx, user.id, jobFilters) : visibleJobs(ctx, user.id, user.roles, jobFilters);
   // The counts by status keep every filter but the status itself.
   const statusCounts = query.withStatusCounts ? list.countByStatus() : undefined;
   const offset = (query.page - 1) * query.pageSize;
@@ -194,10 +211,6 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
   };
 }
 
-/** job_access.via: why a person may see a job (migration 0016). */
-const viaAll = 1 | 2 | 4 | 8 | 16;
-const viaCompany = 4;
-const viaInvitation = 16;
 
 function toStatusCounts(rows: { status: JobStatus; count: number }[]): JobStatusCounts {
   const counts = Object.fromEntries(jobStatuses.map((status) => [status, 0])) as JobStatusCounts;
@@ -207,8 +220,7 @@ function toStatusCounts(rows: { status: JobStatus; count: number }[]): JobStatus
 
 /** A person's jobs, from job_access; company jobs only for an account with a company staff role, as getJobAccess. */
 function visibleJobs(ctx: Ctx, userId: string, roles: readonly string[], jobFilters: SQL[]) {
-  const mask = hasCompanyStaffRole(roles) ? viaAll : viaAll & ~viaCompany;
-  const own = and(eq(jobAccess.userId, userId), sql`(${jobAccess.via} & ${mask}) <> 0`);
+  const own = and(eq(jobAccess.userId, userId), sql`(${jobAccess.via} & ${personalViaMask(roles)}) <> 0`);
   // With a filter on jobs, the person's ids are also handed to jobs as an array, so jobs is read by primary
   // key for those rows only: joined plainly, a search was planned as a scan of the whole table (bench/jobs.bench.ts).
   const onlyMine = sql`${jobs.id} = any(array(${ctx.db.select({ id: jobAccess.jobId }).from(jobAccess).where(own)}))`;

@@ -234,6 +234,24 @@ describe('GET /api/jobs', () => {
     expect((await call(agent, 'GET', '/api/jobs?status=draft&q=deed')).json()).toMatchObject({ total: 1, items: [{ id: deed.id }] });
   });
 
+  it('answers the same through the prepared list as through the general query, for every shape it serves', async () => {
+    // The plain list, its status filter and its search run as one prepared statement (job-list-read.ts);
+    // asking for the counts too goes through the general query: both must list the same rows.
+    const agent = await t.createUser({ roles: ['title_agent'] });
+    const titles = ['Deed one', 'Deed two', 'Lease', 'Deed three', 'Power of attorney', 'Loan deed'];
+    const made: Job[] = [];
+    for (const title of titles) made.push(await createJob(agent, { title }));
+    await setStatus(agent, made[1] as Job, 'cancelled');
+    await setStatus(agent, made[4] as Job, 'cancelled');
+    for (const query of ['', 'q=deed', 'status=cancelled', 'status=draft&q=DEED', 'q=nothing', 'pageSize=2&page=2', 'pageSize=2&page=9', 'q=deed&pageSize=1&page=3']) {
+      const prepared = (await call(agent, 'GET', `/api/jobs?${query}`)).json();
+      const general = (await call(agent, 'GET', `/api/jobs?${query}&withStatusCounts=true`)).json();
+      const { statusCounts: _counts, ...withoutCounts } = general;
+      expect(prepared, query).toEqual(withoutCounts);
+    }
+    expect((await call(agent, 'GET', '/api/jobs?q=deed&pageSize=1&page=3')).json()).toMatchObject({ total: 4, items: [{ title: 'Deed three' }] }); // Deed two, changed last, comes first
+  });
+
   it('treats % and _ in the search as plain characters', async () => {
     const agent = await t.createUser({ roles: ['title_agent'] });
     const literal = await createJob(agent, { title: '100% owner_transfer' });
