@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import fastJson from 'fast-json-stringify';
 import { z } from 'zod';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { SessionUser } from '#shared/auth.ts';
 import { authMessages } from '#shared/auth.ts';
@@ -129,7 +129,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     pluginTimeout: 60_000,
     // Two log lines per request cost a quarter of /api/auth/me's throughput (docs/PERFORMANCE.md):
     // the hook below logs failed and slow requests; LOG_LEVEL=debug logs every one.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
   const logsEveryRequest = config.logLevel === 'debug' || config.logLevel === 'trace';
   app.addHook('onResponse', async (request, reply) => {
