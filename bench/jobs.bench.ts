@@ -322,6 +322,13 @@ function summarizePlan(lines: string[]): string {
     const removed = Number(details.find((other) => other.includes('Rows Removed by Filter'))?.match(/(\d+)/)?.[1] ?? 0);
     scans.push(`${kind} on jobs reads ${kept + removed} rows${removed ? ` (keeps ${kept})` : ''}`);
   });
+  // the person's range of job_access (the prepared list, decision 031): how many index entries each read kept
+  for (const line of lines) {
+    const access = line.match(/(Index Only Scan( Backward)?|Index Scan( Backward)?) using (job_access_\w+) on job_access a .*actual time=[\d.]+\.\.[\d.]+ rows=([\d.]+) loops=(\d+)/);
+    if (access) scans.push(`${access[1]} of ${access[4]} keeps ${Math.round(Number(access[5]) * Number(access[6]))}`);
+  }
+  const buffers = lines.find((line) => /^\s*Buffers:/.test(line))?.trim();
+  if (buffers) scans.push(buffers.toLowerCase());
   const isHashJoin = lines.some((line) => /Hash (Semi )?Join/.test(line));
   const subplanLoops = lines
     .filter((line) => /Aggregate .*loops=(\d+)/.test(line))

@@ -44,11 +44,13 @@ interface ListRow {
 const statements = new Map<string, PreparedStatement>();
 
 /**
- * One statement for a page and its total (issue 14), written once per shape and prepared: the
- * person's rows of job_access (title and status in the index, decision 029) are counted and cut to
- * the page; jobs, the notary's and the company's names and the two per-row counts are read for the
- * page's rows only. The count sits in a one-row subquery the page is joined to, so an empty page
- * still says the total.
+ * One statement for a page and its total (issue 14, decision 031), written once per shape and
+ * prepared. Without a search, the person's rows of job_access are counted (an index-only read of
+ * their range) and, apart, cut to the page (read backwards from the newest, so page 1 reads 20 index
+ * entries); with one, the range is read once and its matches kept (a search keeps few), then counted
+ * and sorted. jobs, the notary's and the company's names and the two per-row counts are read for the
+ * page's rows only. The page is joined laterally to the one-row count, so an empty page still says
+ * the total.
  */
 function statementFor(hasStatus: boolean, hasQuery: boolean): PreparedStatement {
   const key = `${hasStatus ? 's' : ''}${hasQuery ? 'q' : ''}`;
@@ -61,7 +63,8 @@ function statementFor(hasStatus: boolean, hasQuery: boolean): PreparedStatement 
     ...(hasStatus ? ['a.status = $5'] : []),
     ...(hasQuery ? [`a.title ilike $${hasStatus ? 6 : 5}`] : []),
   ].join(' and ');
-  const text = `select t.total, p.* from (select count(*)::int as total from job_access a where ${own}) t
+  const rows = hasQuery ? 'hits a' : `job_access a where ${own}`;
+  const text = `${hasQuery ? `with hits as materialized (select a.job_id, a.updated_at, a.via from job_access a where ${own})\n` : ''}select t.total, p.* from (select count(*)::int as total from ${rows}) t
 left join lateral (
   select j.id, j.title, j.notarization_type, j.status, j.scheduled_at, j.created_at, j.updated_at,
     u.name as notary_name, c.name as company_name,
@@ -69,7 +72,7 @@ left join lateral (
     (select count(*)::int from documents d where d.job_id = j.id) as document_count,
     page.is_invitation, page.sort_at, page.sort_id
   from (select a.job_id as sort_id, a.updated_at as sort_at, (a.via & ${viaInvitation}) <> 0 as is_invitation
-        from job_access a where ${own}
+        from ${rows}
         order by a.updated_at desc, a.job_id desc limit $3 offset $4) page
   join jobs j on j.id = page.sort_id
   left join users u on u.id = j.notary_id
