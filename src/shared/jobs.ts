@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { plainTextSchema, singleLineTextSchema } from './text.ts';
+import { plainTextSchema, searchTextSchema, singleLineTextSchema } from './text.ts';
 import { sessionPlaceSchema } from './video-signaling.ts';
 import { bypassMethods, identityPlaceSchema } from './identity.ts';
 
@@ -243,7 +243,7 @@ const instantSchema = (name: string) => {
  * each status, with every filter but `status` applied.
  */
 export const jobListQuerySchema = z.object({
-  q: z.string().trim().max(200).optional(),
+  q: searchTextSchema(200).optional(),
   status: jobStatusSchema.optional(),
   notary: z.literal('me', { message: 'Use notary=me to list the jobs whose notary you are.' }).optional(),
   waitingFor: z.literal('me', { message: 'Use waitingFor=me to list the jobs waiting for you.' }).optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { identityEvidenceSchema } from './identity.ts';
+import { searchTextSchema } from './text.ts';
 
 /**
  * The notary's electronic journal (issue 13): entries prepared from what the platform recorded,
@@ -119,8 +120,8 @@ export const journalQuerySchema = z.object({
   pageSize: z.coerce.number().int().min(1).max(100).default(25),
   from: z.iso.date({ message: 'from is a date as YYYY-MM-DD.' }).optional(),
   to: z.iso.date({ message: 'to is a date as YYYY-MM-DD.' }).optional(),
-  act: z.string().trim().max(100).optional(),
-  signer: z.string().trim().max(200).optional(),
+  act: searchTextSchema(100).optional(),
+  signer: searchTextSchema(200).optional(),
   includeTest: z.enum(['true', 'false']).optional(),
 });
 export type JournalQuery = z.infer<typeof journalQuerySchema>;

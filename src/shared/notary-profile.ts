@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isCalendarDay } from './dates.ts';
 import { notaryCertificateSchema, pendingNotarySchema } from './notaries.ts';
-import { singleLineTextSchema } from './text.ts';
+import { searchTextSchema, singleLineTextSchema } from './text.ts';
 import { usStateCodes } from './us-states.ts';
 
 /** What a notary files with their profile. The seal image is PNG or JPEG, the others PDF, PNG or JPEG. */
@@ -103,7 +103,7 @@ export const notaryProfileSchema = z.object({
 export type NotaryProfile = z.infer<typeof notaryProfileSchema>;
 
 export const notarySearchQuerySchema = z.object({
-  q: z.string({ message: 'Search with at most 100 characters.' }).trim().max(100, { message: 'Search with at most 100 characters.' }).default(''),
+  q: searchTextSchema(100).default(''),
   approval: z.enum(['pending', 'approved', 'rejected'], { message: 'approval is pending, approved or rejected.' }).optional(),
   active: z.enum(['true', 'false'], { message: 'active is true or false.' }).optional(),
   page: z.coerce.number({ message: 'page is a number from 1.' }).int({ message: 'page is a number from 1.' }).min(1, { message: 'page is a number from 1.' }).default(1),

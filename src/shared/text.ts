@@ -34,6 +34,19 @@ export function singleLineTextSchema(options: { label: string; max: number; requ
     .refine(isSingleLineText, { message: singleLineMessage(options.label) });
 }
 
+/**
+ * The text of a search box: trimmed, at most `max` characters, one line (see notSingleLine). A NUL
+ * could not reach the database anyway: PostgreSQL's text cannot hold it.
+ */
+export function searchTextSchema(max: number) {
+  const tooLong = { message: `Search with at most ${max} characters.` };
+  return z
+    .string(tooLong)
+    .trim()
+    .max(max, tooLong)
+    .refine(isSingleLineText, { message: 'Search with one line of text, without control characters or text-direction overrides.' });
+}
+
 /** Free text such as a reason: line breaks allowed, other control and text-direction characters not. */
 export function plainTextSchema(options: { label: string; max: number }) {
   return z

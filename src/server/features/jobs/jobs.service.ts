@@ -172,7 +172,9 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
   const offset = (query.page - 1) * query.pageSize;
   // The page of ids is sorted and cut first; the joins and the two per-row counts run for those rows only.
   const pageIds = list.page(query.status, query.pageSize, offset).as('page_ids');
-  const [rows, total] = await Promise.all([
+  // The counts by status run beside the page and its total and are awaited with them, so a failure
+  // of any of the three is the request's error and never an unhandled rejection.
+  const [rows, total, counted] = await Promise.all([
     ctx.db
       .select({
         job: jobs,
@@ -188,6 +190,7 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
       .leftJoin(titleCompanies, eq(titleCompanies.id, jobs.companyId))
       .orderBy(desc(jobs.updatedAt), desc(jobs.id)),
     list.count(query.status),
+    statusCounts,
   ]);
   return {
     items: rows.map(({ job, notaryName, companyName, participantCount, documentCount, isInvitation }) => ({
@@ -207,7 +210,7 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
     total,
     page: query.page,
     pageSize: query.pageSize,
-    ...(statusCounts ? { statusCounts: await statusCounts } : {}),
+    ...(counted ? { statusCounts: counted } : {}),
   };
 }
 

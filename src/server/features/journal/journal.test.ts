@@ -134,6 +134,12 @@ describe('the journal and its export', () => {
     expect(all.items.map((entry: JournalEntry) => entry.content.signerName)).not.toContain('Gus Second');
     expect((await kit.call(notary, 'GET', '/api/notary-log?includeTest=true')).json().items.map((entry: JournalEntry) => entry.content.signerName)).toContain('Gus Second');
     expect((await kit.call(notary, 'GET', '/api/notary-log?from=yesterday')).statusCode).toBe(400);
+    // A search is one line of text: a NUL (which PostgreSQL's text cannot hold) is refused, not a 500
+    for (const query of ['signer=fi%00ona', 'act=%00']) {
+      const refused = await kit.call(notary, 'GET', `/api/notary-log?${query}`);
+      expect(refused.statusCode, query).toBe(400);
+      expect(refused.json(), query).toMatchObject({ error: 'validation_failed', message: 'Search with one line of text, without control characters or text-direction overrides.' });
+    }
     expect((await kit.call(first.signer, 'GET', '/api/notary-log')).statusCode).toBe(403);
 
     const csv = await kit.call(notary, 'GET', '/api/notary-log/export.csv');

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { notaryOptionListSchema } from '#shared/jobs.ts';
 import { okMessageSchema, rejectApplicationInputSchema } from '#shared/auth.ts';
 import { notaryListSchema } from '#shared/notaries.ts';
+import { searchTextSchema } from '#shared/text.ts';
 import { approveNotary, findNotaries, findNotaryOptions, rejectNotary } from './notaries.service.ts';
 import { notaryCertificateRoutes } from './notary-certificate.routes.ts';
 import { notaryProfileRoutes } from './notary-profile.routes.ts';
 
 const admin = ['admin'] as const;
 const limitMessage = { message: 'Ask for 1 to 50 notaries.' };
-const searchMessage = { message: 'Search with at most 100 characters.' };
 
 export const notariesRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(notaryCertificateRoutes);
@@ -24,7 +24,7 @@ export const notariesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/lookup',
     {
       config: { access: ['admin', 'title', 'title_agent', 'notary', 'signer'] },
-      schema: { querystring: z.object({ q: z.string(searchMessage).trim().max(100, searchMessage).default(''), limit: z.coerce.number(limitMessage).int(limitMessage).min(1, limitMessage).max(50, limitMessage).default(20) }), response: { 200: notaryOptionListSchema } },
+      schema: { querystring: z.object({ q: searchTextSchema(100).default(''), limit: z.coerce.number(limitMessage).int(limitMessage).min(1, limitMessage).max(50, limitMessage).default(20) }), response: { 200: notaryOptionListSchema } },
     },
     async (request) => findNotaryOptions(request.ctx, request.query.q, request.query.limit),
   );

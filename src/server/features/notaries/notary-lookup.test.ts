@@ -102,6 +102,14 @@ describe('GET /api/notary/lookup', () => {
     }
   });
 
+  it('refuses a search with a NUL or another control character with a sentence, not a 500', async () => {
+    for (const query of ['q=no%00ra', 'q=no%0Ara', 'q=%E2%80%AEnora']) {
+      const res = await lookup(query);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json(), query).toMatchObject({ error: 'validation_failed', message: 'Search with one line of text, without control characters or text-direction overrides.' });
+    }
+  });
+
   it('is for the people who create jobs: signed-out callers get 401, witnesses, observers and billing staff 403', async () => {
     const signedOut = await t.app.inject({ method: 'GET', url: '/api/notary/lookup' });
     expect(signedOut.statusCode).toBe(401);
