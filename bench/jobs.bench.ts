@@ -293,7 +293,7 @@ async function prepareBackend(kind: Backend['kind'], workDir: string, settings: 
   const database = await createDatabase({ databaseUrl, dataDir: databaseUrl ? null : path.join(dataDir, 'db') });
   await database.migrate();
   const migratedMs = performance.now() - started;
-  const seed = await seedJobs(database.db, { totalJobs, visibleJobs: settings.visibleJobs, otherUsers: 500, email: userEmail, passwordHash });
+  const seed = await seedJobs(database.db, { totalJobs, visibleJobs: settings.visibleJobs, otherUsers: 500, email: userEmail, passwordHash, isVacuumed: kind === 'postgres' });
   const [versionRow] = (await clientOf(database).query('select version() as version')).rows as Array<{ version: string }>;
   const serverVersion = (versionRow?.version ?? 'unknown').split(' ').slice(0, 2).join(' ');
   console.log(
