@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import {
-  concatTransformationMatrix,
-  drawObject,
   PDFArray,
   PDFContentStream,
   PDFContext,
@@ -14,12 +12,10 @@ import {
   PDFRawStream,
   PDFRef,
   PngEmbedder,
-  popGraphicsState,
-  pushGraphicsState,
   type PDFFont,
 } from 'pdf-lib';
 import { LruCache } from '#server/lib/lru-cache.ts';
-import { embedFonts, type Fonts } from './pdf-text.ts';
+import { embedFonts, formatNumber, pushContent, type Fonts } from './pdf-text.ts';
 
 /**
  * What a seal costs whatever the document (issue 14), prepared once per process and reused: a
@@ -192,8 +188,7 @@ export class DocumentAssets {
       ref = this.embedForm(prepared);
       this.forms.set(key, ref);
     }
-    const name = page.node.newXObject('Form', ref);
-    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(1, 0, 0, 1, cx, cy), drawObject(name), popGraphicsState());
+    pushContent(page, `q 1 0 0 1 ${formatNumber(cx)} ${formatNumber(cy)} cm ${getXObjectKey(page, ref)} Do Q`);
   }
 
   private embedForm(prepared: PreparedForm): PDFRef {
@@ -215,10 +210,26 @@ export class DocumentAssets {
   }
 }
 
+/** The page's resource name for each XObject it draws, added once per page however often it is drawn. */
+const xObjectKeys = new WeakMap<PDFPage, Map<PDFRef, string>>();
+
+function getXObjectKey(page: PDFPage, ref: PDFRef): string {
+  let keys = xObjectKeys.get(page);
+  if (!keys) {
+    keys = new Map();
+    xObjectKeys.set(page, keys);
+  }
+  let key = keys.get(ref);
+  if (key === undefined) {
+    key = page.node.newXObject('X', ref).asString();
+    keys.set(ref, key);
+  }
+  return key;
+}
+
 /** Draws an embedded image into the box (x, y, width, height) of the page's current coordinates. */
 export function drawEmbeddedImage(page: PDFPage, image: EmbeddedImage, box: { x: number; y: number; width: number; height: number }): void {
-  const name = page.node.newXObject('Image', image.ref);
-  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(box.width, 0, 0, box.height, box.x, box.y), drawObject(name), popGraphicsState());
+  pushContent(page, `q ${formatNumber(box.width)} 0 0 ${formatNumber(box.height)} ${formatNumber(box.x)} ${formatNumber(box.y)} cm ${getXObjectKey(page, image.ref)} Do Q`);
 }
 
 let scratch: { document: PDFDocument; fonts: Fonts } | null = null;
@@ -286,7 +297,8 @@ export function compressContentStreams(document: PDFDocument): void {
   const flateDecode = PDFName.of('FlateDecode');
   for (const [ref, object] of context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFFlateStream) || object.dict.get(filter) !== flateDecode) continue;
-    const contents = object.getUnencodedContents();
+    // The operators as text, then bytes (one character a byte): the bytes getUnencodedContents writes, without its copy loop.
+    const contents = object instanceof PDFContentStream ? Buffer.from(object.getContentsString(), 'latin1') : object.getUnencodedContents();
     if (contents.length < smallestCompressedStream) {
       object.dict.delete(filter);
       context.assign(ref, PDFRawStream.of(object.dict, contents));

@@ -1,12 +1,12 @@
 import {
   PDFHexString,
   PDFOperator,
-  PDFOperatorNames,
   rgb,
   StandardFonts,
   type PDFDocument,
   type PDFFont,
   type PDFName,
+  type PDFOperatorNames,
   type PDFPage,
   type RGB,
 } from 'pdf-lib';
@@ -225,7 +225,7 @@ function encodeText(font: PDFFont, text: string): PDFHexString {
 }
 
 /** A number as a content stream writes it: four decimals are far below a device pixel, and never exponent notation. */
-function formatNumber(value: number): string {
+export function formatNumber(value: number): string {
   return String(Math.round(value * 10_000) / 10_000);
 }
 
@@ -242,21 +242,38 @@ function getColourOperator(color: RGB): string {
 }
 
 /**
- * One line of text with its baseline starting at (x, y), as page.drawText draws it (same glyphs,
- * same place): "q BT colour font Tm <glyphs> Tj ET Q", written as one operator whose argument is
- * the operators before Q (pdf-lib's operator arguments may be raw strings), instead of eight
- * operator objects and their numbers. `text` must be sanitized and hold no line break.
+ * Appends operators written as text to the page's content, as one operator object: pdf-lib writes
+ * an operator's name as it is, so `text` (complete operators, such as "q 1 0 0 1 5 5 cm") is
+ * written verbatim, without an object for each operator and number.
  */
-export function drawLine(page: PDFPage, text: string, options: { x: number; y: number; size: number; font: PDFFont; color?: RGB }): void {
-  // What pdf-lib's drawText would split into lines or clean: left to it.
-  if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) {
-    page.drawText(text, { ...options, color: options.color ?? ink });
-    return;
-  }
+export function pushContent(page: PDFPage, text: string): void {
+  page.pushOperators(PDFOperator.of(text as PDFOperatorNames, []));
+}
+
+type LineOptions = { x: number; y: number; size: number; font: PDFFont; color?: RGB };
+
+/**
+ * One line of text with its baseline starting at (x, y), as page.drawText draws it (same glyphs,
+ * same place), as content-stream text: "q BT colour font Tm <glyphs> Tj ET Q" (the font added to
+ * the page's resources). Null for text pdf-lib's drawText would split into lines or clean.
+ * `text` must be sanitized.
+ */
+export function formatLine(page: PDFPage, text: string, options: LineOptions): string | null {
+  if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
   const font = getFontKey(page, options.font).asString();
   const glyphs = encodeText(options.font, text).asString();
-  const operators = `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm <${glyphs}> Tj ET`;
-  page.pushOperators(PDFOperator.of(PDFOperatorNames.PopGraphicsState, [operators]));
+  return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm <${glyphs}> Tj ET Q`;
+}
+
+/**
+ * One line of text (formatLine), written as one operator instead of eight operator objects and
+ * their numbers. `text` must be sanitized and hold no line break.
+ */
+export function drawLine(page: PDFPage, text: string, options: LineOptions): void {
+  const line = formatLine(page, text, options);
+  // What pdf-lib's drawText would split into lines or clean: left to it.
+  if (line === null) page.drawText(text, { ...options, color: options.color ?? ink });
+  else pushContent(page, line);
 }
 
 /** Draws text in a box (local coordinates), shrinking it until it fits; vertically centered. */
