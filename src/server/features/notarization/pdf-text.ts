@@ -53,11 +53,26 @@ interface FontTables {
   classes: Int8Array;
   /** Glyph widths in 1/1000 em; NaN until first asked. */
   widths: Float64Array;
-  /** Pair kerning in 1/1000 em, keyed left * 65536 + right. */
+  /** Pair kerning in 1/1000 em of two Latin-1 characters, at left * 256 + right; NaN until first asked. */
+  latinKerning: Float64Array;
+  /** Pair kerning in 1/1000 em of other pairs, keyed left * 65536 + right. */
   kerning: Map<number, number>;
   /** The glyph's code as two hex digits. */
   codes: Map<number, string>;
   supported: Set<number>;
+  /** Every printable ASCII character is the font's own, encoded as its ASCII code (WinAnsi): such text needs no look-up per character. */
+  isAsciiVerbatim: boolean;
+}
+
+const printableAscii = /^[\x20-\x7e]*$/;
+
+/** Whether the font keeps every printable ASCII character and encodes it as its own code. */
+function isAsciiVerbatim(font: PDFFont, supported: Set<number>): boolean {
+  for (let code = 0x20; code <= 0x7e; code += 1) {
+    if (!supported.has(code)) return false;
+    if (font.encodeText(String.fromCharCode(code)).asString() !== code.toString(16).toUpperCase().padStart(2, '0')) return false;
+  }
+  return true;
 }
 
 const standardFontNames = new Set<string>(Object.values(StandardFonts));
@@ -68,7 +83,16 @@ function getTables(font: PDFFont): FontTables | null {
   if (!standardFontNames.has(font.name)) return null;
   let tables = tablesByFont.get(font.name);
   if (!tables) {
-    tables = { classes: new Int8Array(0x10000).fill(unknown), widths: new Float64Array(0x10000).fill(Number.NaN), kerning: new Map(), codes: new Map(), supported: new Set(font.getCharacterSet()) };
+    const supported = new Set(font.getCharacterSet());
+    tables = {
+      classes: new Int8Array(0x10000).fill(unknown),
+      widths: new Float64Array(0x10000).fill(Number.NaN),
+      latinKerning: new Float64Array(0x10000).fill(Number.NaN),
+      kerning: new Map(),
+      codes: new Map(),
+      supported,
+      isAsciiVerbatim: isAsciiVerbatim(font, supported),
+    };
     tablesByFont.set(font.name, tables);
   }
   return tables;
@@ -84,6 +108,7 @@ function classify(supported: Set<number>, character: string): number {
 /** Replaces what the font cannot encode with '?', control characters with spaces; keeps '\n'. */
 export function sanitizeForFont(font: PDFFont, text: string): string {
   const tables = getTables(font);
+  if (tables?.isAsciiVerbatim && printableAscii.test(text)) return text;
   const supported = tables?.supported ?? new Set(font.getCharacterSet());
   let result = '';
   for (const character of text.normalize('NFC').replace(/\r\n?/g, '\n')) {
@@ -114,11 +139,24 @@ function glyphWidth(font: PDFFont, tables: FontTables, code: number): number {
   return width;
 }
 
+function readPairKerning(font: PDFFont, tables: FontTables, left: number, right: number): number {
+  return font.widthOfTextAtSize(String.fromCharCode(left, right), 1000) - glyphWidth(font, tables, left) - glyphWidth(font, tables, right);
+}
+
 function pairKerning(font: PDFFont, tables: FontTables, left: number, right: number): number {
+  if (left < 0x100 && right < 0x100) {
+    const index = left * 0x100 + right;
+    let kern = tables.latinKerning[index] ?? Number.NaN;
+    if (Number.isNaN(kern)) {
+      kern = readPairKerning(font, tables, left, right);
+      tables.latinKerning[index] = kern;
+    }
+    return kern;
+  }
   const key = left * 0x10000 + right;
   let kern = tables.kerning.get(key);
   if (kern === undefined) {
-    kern = font.widthOfTextAtSize(String.fromCharCode(left, right), 1000) - glyphWidth(font, tables, left) - glyphWidth(font, tables, right);
+    kern = readPairKerning(font, tables, left, right);
     tables.kerning.set(key, kern);
   }
   return kern;
@@ -211,6 +249,7 @@ function getFontKey(page: PDFPage, font: PDFFont): PDFName {
 function encodeText(font: PDFFont, text: string): PDFHexString {
   const tables = getTables(font);
   if (!tables || hasSurrogate.test(text)) return font.encodeText(text);
+  if (tables.isAsciiVerbatim && printableAscii.test(text)) return PDFHexString.of(Buffer.from(text, 'latin1').toString('hex').toUpperCase());
   let hex = '';
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
