@@ -15,7 +15,7 @@ import {
   type PDFFont,
 } from 'pdf-lib';
 import { LruCache } from '#server/lib/lru-cache.ts';
-import { embedFonts, formatNumber, pushContent, type Fonts } from './pdf-text.ts';
+import { embedFonts, formatNumber, getPageResources, pushContent, type Fonts } from './pdf-text.ts';
 
 /**
  * What a seal costs whatever the document (issue 14), prepared once per process and reused: a
@@ -211,18 +211,14 @@ export class DocumentAssets {
 }
 
 /** The page's resource name for each XObject it draws, added once per page however often it is drawn. */
-const xObjectKeys = new WeakMap<PDFPage, Map<PDFRef, string>>();
-
 function getXObjectKey(page: PDFPage, ref: PDFRef): string {
-  let keys = xObjectKeys.get(page);
-  if (!keys) {
-    keys = new Map();
-    xObjectKeys.set(page, keys);
-  }
-  let key = keys.get(ref);
+  const resources = getPageResources(page);
+  let key = resources.xObjectKeys.get(ref);
   if (key === undefined) {
-    key = page.node.newXObject('X', ref).asString();
-    keys.set(ref, key);
+    const name = resources.xObject.uniqueKey('X');
+    resources.xObject.set(name, ref);
+    key = name.asString();
+    resources.xObjectKeys.set(ref, key);
   }
   return key;
 }

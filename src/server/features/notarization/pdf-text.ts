@@ -5,8 +5,10 @@ import {
   StandardFonts,
   type PDFDocument,
   type PDFFont,
+  type PDFDict,
   type PDFName,
   type PDFOperatorNames,
+  type PDFRef,
   type PDFPage,
   type RGB,
 } from 'pdf-lib';
@@ -229,19 +231,38 @@ export function wrapText(text: string, font: PDFFont, size: number, maxWidth: nu
   return lines;
 }
 
-/** The page's resource name for each font, added once per page (pdf-lib's drawText adds one per call). */
-const fontKeys = new WeakMap<PDFPage, Map<PDFFont, PDFName>>();
+/** What this module and pdf-assets.ts add to a page's resources: its Font and XObject dictionaries, and the names given so far. */
+interface PageResources {
+  font: PDFDict;
+  xObject: PDFDict;
+  fontKeys: Map<PDFFont, PDFName>;
+  xObjectKeys: Map<PDFRef, string>;
+}
 
-function getFontKey(page: PDFPage, font: PDFFont): PDFName {
-  let keys = fontKeys.get(page);
-  if (!keys) {
-    keys = new Map();
-    fontKeys.set(page, keys);
+const pageResources = new WeakMap<PDFPage, PageResources>();
+
+/**
+ * The page's Font and XObject resource dictionaries, normalized by pdf-lib once per page (its
+ * newFontDictionary and newXObject normalize and look the page's entries up twice on every call).
+ */
+export function getPageResources(page: PDFPage): PageResources {
+  let resources = pageResources.get(page);
+  if (!resources) {
+    const { Font, XObject } = page.node.normalizedEntries();
+    resources = { font: Font, xObject: XObject, fontKeys: new Map(), xObjectKeys: new Map() };
+    pageResources.set(page, resources);
   }
-  let key = keys.get(font);
+  return resources;
+}
+
+/** The page's resource name for each font, added once per page (pdf-lib's drawText adds one per call). */
+function getFontKey(page: PDFPage, font: PDFFont): PDFName {
+  const resources = getPageResources(page);
+  let key = resources.fontKeys.get(font);
   if (!key) {
-    key = page.node.newFontDictionary(font.name, font.ref);
-    keys.set(font, key);
+    key = resources.font.uniqueKey(font.name);
+    resources.font.set(key, font.ref);
+    resources.fontKeys.set(font, key);
   }
   return key;
 }
