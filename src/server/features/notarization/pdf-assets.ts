@@ -278,16 +278,19 @@ function prepareForm(extent: number, draw: (page: PDFPage, fonts: Fonts) => void
   return { contents: deflateSync(Buffer.concat(chunks)), fonts: usedFonts, graphicsStates, box: [-extent, -extent, extent, extent] };
 }
 
-/** Below this many bytes a content stream is stored as it is: deflating it costs more than it saves. */
-const smallestCompressedStream = 256;
+/**
+ * Below this many bytes a content stream is stored as it is: setting up a deflate (tens of
+ * microseconds) costs more than the few hundred bytes it would save (a page's burned fields).
+ */
+const smallestCompressedStream = 1024;
 
 /**
  * Compresses every content stream pdf-lib would deflate at save with node:zlib instead (the same
- * FlateDecode output, several times faster than pdf-lib's JavaScript deflate; at zlib's fastest level,
- * which on the certificate and audit pages' text takes about half the time of the default for ~10%
- * more bytes, a few hundred); a tiny one (the
- * q/Q wrappers around an original page's content, a few drawing operators) is left uncompressed.
- * Call after the last drawing operation, just before save.
+ * FlateDecode output, several times faster than pdf-lib's JavaScript deflate), at zlib's fastest
+ * level: on the certificate and audit pages' text it takes about half the time of the default for
+ * ~10% (a few hundred) more bytes. A small one (the q/Q wrappers around an original page's
+ * content, a page's burned fields) is left uncompressed. Call after the last drawing operation,
+ * just before save.
  */
 export function compressContentStreams(document: PDFDocument): void {
   const { context } = document;
