@@ -14,7 +14,7 @@ import {
   type CertificateFacts,
 } from './certificate-wording.ts';
 import { drawEmbeddedImage, type EmbeddedImage } from './pdf-assets.ts';
-import { drawLine, ink, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
+import { drawLine, formatLine, ink, pushContent, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 
 export { drawTextInBox, ink, measureText, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 
@@ -44,10 +44,14 @@ export interface AuditFacts {
 // ---------------------------------------------------------------------------------------------
 // Appended pages
 
-/** Writes top to bottom, starting a new page when the current one is full. */
+/**
+ * Writes top to bottom, starting a new page when the current one is full. The lines of a page are
+ * collected as content-stream text and appended as one operator (flush), not one per line.
+ */
 class PageWriter {
   readonly pages: PDFPage[] = [];
   private page!: PDFPage;
+  private pending = '';
   y = 0;
 
   constructor(
@@ -58,11 +62,29 @@ class PageWriter {
     this.addPage(false);
   }
 
+  /** The current page, its collected lines written: what is drawn on it next comes after them. */
   get current(): PDFPage {
+    this.flush();
     return this.page;
   }
 
+  /** Appends the collected lines to the current page's content. */
+  flush() {
+    if (!this.pending) return;
+    pushContent(this.page, this.pending);
+    this.pending = '';
+  }
+
+  private line(text: string, options: { x: number; y: number; size: number; font: PDFFont; color: RGB }) {
+    const line = formatLine(this.page, text, options);
+    if (line === null) {
+      this.flush();
+      drawLine(this.page, text, options);
+    } else this.pending += this.pending ? `\n${line}` : line;
+  }
+
   private addPage(isContinuation: boolean) {
+    this.flush();
     this.page = this.document.addPage(letter);
     this.pages.push(this.page);
     this.y = letter[1] - margin;
@@ -75,7 +97,7 @@ class PageWriter {
 
   heading(text: string, size: number, font: PDFFont = this.fonts.bold) {
     this.ensure(size * 1.6);
-    drawLine(this.page, sanitizeForFont(font, text), { x: margin, y: this.y - size, size, font, color: ink });
+    this.line(sanitizeForFont(font, text), { x: margin, y: this.y - size, size, font, color: ink });
     this.y -= size * 1.8;
   }
 
@@ -86,7 +108,7 @@ class PageWriter {
     const lineHeight = size * 1.35;
     for (const line of wrapText(sanitizeForFont(font, text), font, size, letter[0] - 2 * margin - indent)) {
       this.ensure(lineHeight);
-      drawLine(this.page, line, { x: margin + indent, y: this.y - size, size, font, color: options.color ?? ink });
+      this.line(line, { x: margin + indent, y: this.y - size, size, font, color: options.color ?? ink });
       this.y -= lineHeight;
     }
     this.y -= options.gapAfter ?? 0;
@@ -99,10 +121,10 @@ class PageWriter {
     const lines = wrapText(sanitizeForFont(font, value), font, valueSize, letter[0] - 2 * margin - labelWidth);
     const lineHeight = Math.max(valueSize, 10) * 1.35;
     this.ensure(lineHeight * Math.min(lines.length, 3));
-    drawLine(this.page, sanitizeForFont(this.fonts.bold, label), { x: margin, y: this.y - 10, size: 10, font: this.fonts.bold, color: muted });
+    this.line(sanitizeForFont(this.fonts.bold, label), { x: margin, y: this.y - 10, size: 10, font: this.fonts.bold, color: muted });
     for (const line of lines) {
       this.ensure(lineHeight);
-      drawLine(this.page, line, { x: margin + labelWidth, y: this.y - 10, size: valueSize, font, color: ink });
+      this.line(line, { x: margin + labelWidth, y: this.y - 10, size: valueSize, font, color: ink });
       this.y -= lineHeight;
     }
   }
@@ -119,7 +141,7 @@ class PageWriter {
     let x = margin;
     wrapped.forEach((cell, index) => {
       cell.lines.forEach((line, lineIndex) => {
-        drawLine(this.page, line, { x, y: this.y - size - lineIndex * lineHeight, size, font: cell.font, color: ink });
+        this.line(line, { x, y: this.y - size - lineIndex * lineHeight, size, font: cell.font, color: ink });
       });
       x += cells[index]?.width ?? 0;
     });
@@ -188,6 +210,7 @@ export function addNotarialCertificatePage(
     "This certificate and the record above are sealed with the notary's digital certificate. Any change to this file after signing is reported by PDF readers as an invalid signature.",
     { size: 9, color: muted },
   );
+  writer.flush();
   return writer.pages;
 }
 
@@ -247,6 +270,7 @@ export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditF
     );
   }
 
+  writer.flush();
   const pageCount = writer.pages.length;
   writer.pages.forEach((page, index) => {
     const footer = `Audit certificate, page ${index + 1} of ${pageCount}. Job ${audit.jobId}.`;

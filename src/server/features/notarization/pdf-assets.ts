@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { constants, deflateSync } from 'node:zlib';
 import {
-  concatTransformationMatrix,
-  drawObject,
   PDFArray,
   PDFContentStream,
   PDFContext,
@@ -14,12 +12,10 @@ import {
   PDFRawStream,
   PDFRef,
   PngEmbedder,
-  popGraphicsState,
-  pushGraphicsState,
   type PDFFont,
 } from 'pdf-lib';
 import { LruCache } from '#server/lib/lru-cache.ts';
-import { embedFonts, type Fonts } from './pdf-text.ts';
+import { embedFonts, formatNumber, getPageResources, pushContent, type Fonts } from './pdf-text.ts';
 
 /**
  * What a seal costs whatever the document (issue 14), prepared once per process and reused: a
@@ -192,8 +188,7 @@ export class DocumentAssets {
       ref = this.embedForm(prepared);
       this.forms.set(key, ref);
     }
-    const name = page.node.newXObject('Form', ref);
-    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(1, 0, 0, 1, cx, cy), drawObject(name), popGraphicsState());
+    pushContent(page, `q 1 0 0 1 ${formatNumber(cx)} ${formatNumber(cy)} cm ${getXObjectKey(page, ref)} Do Q`);
   }
 
   private embedForm(prepared: PreparedForm): PDFRef {
@@ -215,10 +210,22 @@ export class DocumentAssets {
   }
 }
 
+/** The page's resource name for each XObject it draws, added once per page however often it is drawn. */
+function getXObjectKey(page: PDFPage, ref: PDFRef): string {
+  const resources = getPageResources(page);
+  let key = resources.xObjectKeys.get(ref);
+  if (key === undefined) {
+    const name = resources.xObject.uniqueKey('X');
+    resources.xObject.set(name, ref);
+    key = name.asString();
+    resources.xObjectKeys.set(ref, key);
+  }
+  return key;
+}
+
 /** Draws an embedded image into the box (x, y, width, height) of the page's current coordinates. */
 export function drawEmbeddedImage(page: PDFPage, image: EmbeddedImage, box: { x: number; y: number; width: number; height: number }): void {
-  const name = page.node.newXObject('Image', image.ref);
-  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(box.width, 0, 0, box.height, box.x, box.y), drawObject(name), popGraphicsState());
+  pushContent(page, `q ${formatNumber(box.width)} 0 0 ${formatNumber(box.height)} ${formatNumber(box.x)} ${formatNumber(box.y)} cm ${getXObjectKey(page, image.ref)} Do Q`);
 }
 
 let scratch: { document: PDFDocument; fonts: Fonts } | null = null;
@@ -271,14 +278,19 @@ function prepareForm(extent: number, draw: (page: PDFPage, fonts: Fonts) => void
   return { contents: deflateSync(Buffer.concat(chunks)), fonts: usedFonts, graphicsStates, box: [-extent, -extent, extent, extent] };
 }
 
-/** Below this many bytes a content stream is stored as it is: deflating it costs more than it saves. */
-const smallestCompressedStream = 256;
+/**
+ * Below this many bytes a content stream is stored as it is: setting up a deflate (tens of
+ * microseconds) costs more than the few hundred bytes it would save (a page's burned fields).
+ */
+const smallestCompressedStream = 1024;
 
 /**
  * Compresses every content stream pdf-lib would deflate at save with node:zlib instead (the same
- * FlateDecode output, several times faster than pdf-lib's JavaScript deflate); a tiny one (the
- * q/Q wrappers around an original page's content, a few drawing operators) is left uncompressed.
- * Call after the last drawing operation, just before save.
+ * FlateDecode output, several times faster than pdf-lib's JavaScript deflate), at zlib's fastest
+ * level: on the certificate and audit pages' text it takes about half the time of the default for
+ * ~10% (a few hundred) more bytes. A small one (the q/Q wrappers around an original page's
+ * content, a page's burned fields) is left uncompressed. Call after the last drawing operation,
+ * just before save.
  */
 export function compressContentStreams(document: PDFDocument): void {
   const { context } = document;
@@ -286,10 +298,11 @@ export function compressContentStreams(document: PDFDocument): void {
   const flateDecode = PDFName.of('FlateDecode');
   for (const [ref, object] of context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFFlateStream) || object.dict.get(filter) !== flateDecode) continue;
-    const contents = object.getUnencodedContents();
+    // The operators as text, then bytes (one character a byte): the bytes getUnencodedContents writes, without its copy loop.
+    const contents = object instanceof PDFContentStream ? Buffer.from(object.getContentsString(), 'latin1') : object.getUnencodedContents();
     if (contents.length < smallestCompressedStream) {
       object.dict.delete(filter);
       context.assign(ref, PDFRawStream.of(object.dict, contents));
-    } else context.assign(ref, PDFRawStream.of(object.dict, deflateSync(contents)));
+    } else context.assign(ref, PDFRawStream.of(object.dict, deflateSync(contents, { level: constants.Z_BEST_SPEED })));
   }
 }

@@ -1,12 +1,14 @@
 import {
   PDFHexString,
   PDFOperator,
-  PDFOperatorNames,
   rgb,
   StandardFonts,
   type PDFDocument,
   type PDFFont,
+  type PDFDict,
   type PDFName,
+  type PDFOperatorNames,
+  type PDFRef,
   type PDFPage,
   type RGB,
 } from 'pdf-lib';
@@ -53,11 +55,26 @@ interface FontTables {
   classes: Int8Array;
   /** Glyph widths in 1/1000 em; NaN until first asked. */
   widths: Float64Array;
-  /** Pair kerning in 1/1000 em, keyed left * 65536 + right. */
+  /** Pair kerning in 1/1000 em of two Latin-1 characters, at left * 256 + right; NaN until first asked. */
+  latinKerning: Float64Array;
+  /** Pair kerning in 1/1000 em of other pairs, keyed left * 65536 + right. */
   kerning: Map<number, number>;
   /** The glyph's code as two hex digits. */
   codes: Map<number, string>;
   supported: Set<number>;
+  /** Every printable ASCII character is the font's own, encoded as its ASCII code (WinAnsi): such text needs no look-up per character. */
+  isAsciiVerbatim: boolean;
+}
+
+const printableAscii = /^[\x20-\x7e]*$/;
+
+/** Whether the font keeps every printable ASCII character and encodes it as its own code. */
+function isAsciiVerbatim(font: PDFFont, supported: Set<number>): boolean {
+  for (let code = 0x20; code <= 0x7e; code += 1) {
+    if (!supported.has(code)) return false;
+    if (font.encodeText(String.fromCharCode(code)).asString() !== code.toString(16).toUpperCase().padStart(2, '0')) return false;
+  }
+  return true;
 }
 
 const standardFontNames = new Set<string>(Object.values(StandardFonts));
@@ -68,7 +85,16 @@ function getTables(font: PDFFont): FontTables | null {
   if (!standardFontNames.has(font.name)) return null;
   let tables = tablesByFont.get(font.name);
   if (!tables) {
-    tables = { classes: new Int8Array(0x10000).fill(unknown), widths: new Float64Array(0x10000).fill(Number.NaN), kerning: new Map(), codes: new Map(), supported: new Set(font.getCharacterSet()) };
+    const supported = new Set(font.getCharacterSet());
+    tables = {
+      classes: new Int8Array(0x10000).fill(unknown),
+      widths: new Float64Array(0x10000).fill(Number.NaN),
+      latinKerning: new Float64Array(0x10000).fill(Number.NaN),
+      kerning: new Map(),
+      codes: new Map(),
+      supported,
+      isAsciiVerbatim: isAsciiVerbatim(font, supported),
+    };
     tablesByFont.set(font.name, tables);
   }
   return tables;
@@ -84,6 +110,7 @@ function classify(supported: Set<number>, character: string): number {
 /** Replaces what the font cannot encode with '?', control characters with spaces; keeps '\n'. */
 export function sanitizeForFont(font: PDFFont, text: string): string {
   const tables = getTables(font);
+  if (tables?.isAsciiVerbatim && printableAscii.test(text)) return text;
   const supported = tables?.supported ?? new Set(font.getCharacterSet());
   let result = '';
   for (const character of text.normalize('NFC').replace(/\r\n?/g, '\n')) {
@@ -114,11 +141,24 @@ function glyphWidth(font: PDFFont, tables: FontTables, code: number): number {
   return width;
 }
 
+function readPairKerning(font: PDFFont, tables: FontTables, left: number, right: number): number {
+  return font.widthOfTextAtSize(String.fromCharCode(left, right), 1000) - glyphWidth(font, tables, left) - glyphWidth(font, tables, right);
+}
+
 function pairKerning(font: PDFFont, tables: FontTables, left: number, right: number): number {
+  if (left < 0x100 && right < 0x100) {
+    const index = left * 0x100 + right;
+    let kern = tables.latinKerning[index] ?? Number.NaN;
+    if (Number.isNaN(kern)) {
+      kern = readPairKerning(font, tables, left, right);
+      tables.latinKerning[index] = kern;
+    }
+    return kern;
+  }
   const key = left * 0x10000 + right;
   let kern = tables.kerning.get(key);
   if (kern === undefined) {
-    kern = font.widthOfTextAtSize(String.fromCharCode(left, right), 1000) - glyphWidth(font, tables, left) - glyphWidth(font, tables, right);
+    kern = readPairKerning(font, tables, left, right);
     tables.kerning.set(key, kern);
   }
   return kern;
@@ -191,19 +231,38 @@ export function wrapText(text: string, font: PDFFont, size: number, maxWidth: nu
   return lines;
 }
 
-/** The page's resource name for each font, added once per page (pdf-lib's drawText adds one per call). */
-const fontKeys = new WeakMap<PDFPage, Map<PDFFont, PDFName>>();
+/** What this module and pdf-assets.ts add to a page's resources: its Font and XObject dictionaries, and the names given so far. */
+interface PageResources {
+  font: PDFDict;
+  xObject: PDFDict;
+  fontKeys: Map<PDFFont, PDFName>;
+  xObjectKeys: Map<PDFRef, string>;
+}
 
-function getFontKey(page: PDFPage, font: PDFFont): PDFName {
-  let keys = fontKeys.get(page);
-  if (!keys) {
-    keys = new Map();
-    fontKeys.set(page, keys);
+const pageResources = new WeakMap<PDFPage, PageResources>();
+
+/**
+ * The page's Font and XObject resource dictionaries, normalized by pdf-lib once per page (its
+ * newFontDictionary and newXObject normalize and look the page's entries up twice on every call).
+ */
+export function getPageResources(page: PDFPage): PageResources {
+  let resources = pageResources.get(page);
+  if (!resources) {
+    const { Font, XObject } = page.node.normalizedEntries();
+    resources = { font: Font, xObject: XObject, fontKeys: new Map(), xObjectKeys: new Map() };
+    pageResources.set(page, resources);
   }
-  let key = keys.get(font);
+  return resources;
+}
+
+/** The page's resource name for each font, added once per page (pdf-lib's drawText adds one per call). */
+function getFontKey(page: PDFPage, font: PDFFont): PDFName {
+  const resources = getPageResources(page);
+  let key = resources.fontKeys.get(font);
   if (!key) {
-    key = page.node.newFontDictionary(font.name, font.ref);
-    keys.set(font, key);
+    key = resources.font.uniqueKey(font.name);
+    resources.font.set(key, font.ref);
+    resources.fontKeys.set(font, key);
   }
   return key;
 }
@@ -211,6 +270,7 @@ function getFontKey(page: PDFPage, font: PDFFont): PDFName {
 function encodeText(font: PDFFont, text: string): PDFHexString {
   const tables = getTables(font);
   if (!tables || hasSurrogate.test(text)) return font.encodeText(text);
+  if (tables.isAsciiVerbatim && printableAscii.test(text)) return PDFHexString.of(Buffer.from(text, 'latin1').toString('hex').toUpperCase());
   let hex = '';
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
@@ -225,7 +285,7 @@ function encodeText(font: PDFFont, text: string): PDFHexString {
 }
 
 /** A number as a content stream writes it: four decimals are far below a device pixel, and never exponent notation. */
-function formatNumber(value: number): string {
+export function formatNumber(value: number): string {
   return String(Math.round(value * 10_000) / 10_000);
 }
 
@@ -242,21 +302,38 @@ function getColourOperator(color: RGB): string {
 }
 
 /**
- * One line of text with its baseline starting at (x, y), as page.drawText draws it (same glyphs,
- * same place): "q BT colour font Tm <glyphs> Tj ET Q", written as one operator whose argument is
- * the operators before Q (pdf-lib's operator arguments may be raw strings), instead of eight
- * operator objects and their numbers. `text` must be sanitized and hold no line break.
+ * Appends operators written as text to the page's content, as one operator object: pdf-lib writes
+ * an operator's name as it is, so `text` (complete operators, such as "q 1 0 0 1 5 5 cm") is
+ * written verbatim, without an object for each operator and number.
  */
-export function drawLine(page: PDFPage, text: string, options: { x: number; y: number; size: number; font: PDFFont; color?: RGB }): void {
-  // What pdf-lib's drawText would split into lines or clean: left to it.
-  if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) {
-    page.drawText(text, { ...options, color: options.color ?? ink });
-    return;
-  }
+export function pushContent(page: PDFPage, text: string): void {
+  page.pushOperators(PDFOperator.of(text as PDFOperatorNames, []));
+}
+
+type LineOptions = { x: number; y: number; size: number; font: PDFFont; color?: RGB };
+
+/**
+ * One line of text with its baseline starting at (x, y), as page.drawText draws it (same glyphs,
+ * same place), as content-stream text: "q BT colour font Tm <glyphs> Tj ET Q" (the font added to
+ * the page's resources). Null for text pdf-lib's drawText would split into lines or clean.
+ * `text` must be sanitized.
+ */
+export function formatLine(page: PDFPage, text: string, options: LineOptions): string | null {
+  if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
   const font = getFontKey(page, options.font).asString();
   const glyphs = encodeText(options.font, text).asString();
-  const operators = `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm <${glyphs}> Tj ET`;
-  page.pushOperators(PDFOperator.of(PDFOperatorNames.PopGraphicsState, [operators]));
+  return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm <${glyphs}> Tj ET Q`;
+}
+
+/**
+ * One line of text (formatLine), written as one operator instead of eight operator objects and
+ * their numbers. `text` must be sanitized and hold no line break.
+ */
+export function drawLine(page: PDFPage, text: string, options: LineOptions): void {
+  const line = formatLine(page, text, options);
+  // What pdf-lib's drawText would split into lines or clean: left to it.
+  if (line === null) page.drawText(text, { ...options, color: options.color ?? ink });
+  else pushContent(page, line);
 }
 
 /** Draws text in a box (local coordinates), shrinking it until it fits; vertically centered. */

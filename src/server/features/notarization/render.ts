@@ -1,9 +1,9 @@
-import { concatTransformationMatrix, ParseSpeeds, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, rgb, type PDFPage } from 'pdf-lib';
+import { ParseSpeeds, PDFDocument, PDFName, rgb, type PDFPage } from 'pdf-lib';
 import { toSingleLine } from '#shared/text.ts';
 import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './certificate-pages.ts';
 import { getCertificateBlockText, getNotNotarialBanner, type CertificateFacts } from './certificate-wording.ts';
 import { compressContentStreams, DocumentAssets, drawEmbeddedImage, getScratchDocument, type EmbeddedImage } from './pdf-assets.ts';
-import { drawTextInBox, embedFonts, ink, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
+import { drawTextInBox, embedFonts, formatNumber, ink, pushContent, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 import { drawSealOnce } from './seal.ts';
 
 export { type AuditFacts } from './certificate-pages.ts';
@@ -37,8 +37,21 @@ export interface FieldToBurn {
 /** A box on the page as displayed: fractions 0..1 of the crop box after /Rotate, origin top-left. */
 type Placement = Pick<FieldToBurn, 'x' | 'y' | 'width' | 'height'>;
 
+type DisplayedSize = { box: { x: number; y: number; width: number; height: number }; rotation: 0 | 90 | 180 | 270; width: number; height: number };
+
+/** Each page's displayed size, read once per page (its boxes and rotation are inherited attributes, looked up through the page tree). */
+const displayedSizes = new WeakMap<PDFPage, DisplayedSize>();
+
 /** The page's size as a reader shows it: its crop box, turned by its /Rotate. */
-function getDisplayedSize(page: PDFPage) {
+function getDisplayedSize(page: PDFPage): DisplayedSize {
+  const known = displayedSizes.get(page);
+  if (known) return known;
+  const size = readDisplayedSize(page);
+  displayedSizes.set(page, size);
+  return size;
+}
+
+function readDisplayedSize(page: PDFPage): DisplayedSize {
   const box = page.getCropBox();
   const rotation = (((page.getRotation().angle % 360) + 360) % 360) as 0 | 90 | 180 | 270;
   const isTurned = rotation === 90 || rotation === 270;
@@ -63,9 +76,9 @@ function withFieldFrame(page: PDFPage, field: Placement, draw: (width: number, h
   const radians = (rotation * Math.PI) / 180;
   const cos = Math.round(Math.cos(radians));
   const sin = Math.round(Math.sin(radians));
-  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(cos, sin, -sin, cos, origin[0] ?? 0, origin[1] ?? 0));
+  pushContent(page, `q ${cos} ${sin} ${-sin} ${cos} ${formatNumber(origin[0] ?? 0)} ${formatNumber(origin[1] ?? 0)} cm`);
   draw(width, height);
-  page.pushOperators(popGraphicsState());
+  pushContent(page, 'Q');
 }
 
 function drawImageContained(page: PDFPage, image: EmbeddedImage, width: number, height: number) {
@@ -239,7 +252,7 @@ export async function renderNotarizedPdf(raw: {
     drawSealOnce(assets, page, input.certificate, cx, cy, radius),
   );
   addAuditPages(document, fonts, input.audit, input.certificate);
-  // Last, so nothing drawn afterwards covers it.
+   // Last, so nothing drawn afterwards covers it.
   const { notarialFacts } = input.certificate;
   if (!notarialFacts.isNotarialAct) for (const page of document.getPages()) drawBanner(assets, page, getNotNotarialBanner(notarialFacts));
   document.setProducer('Open RON (pdf-lib)');
