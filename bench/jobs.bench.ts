@@ -1,5 +1,5 @@
 /**
- * Benchmark of the jobs list (issue 14), beside a bare Fastify route (bench/bare-server.ts) in the same run:
+ * Benchmark of the jobs list (issue 14), beside a bare Fastify route (bench/bare-server.ts, measured first and again at the end) in the same run:
  * GET /api/jobs for a title agent who may see 1,000 jobs (page 1, page 50 = the last, and a search
  * q=nguyen), 50 connections, at each table size of BENCH_JOBS (100,000 by default; `npm run bench:all`
  * runs 10,000, 100,000 and 1,000,000), on PGlite and, with BENCH_DATABASE_URL, on PostgreSQL.
@@ -651,8 +651,20 @@ async function main(): Promise<number> {
         diagnosis.push(...measured.diagnosis);
       }
     }
+    // The bare server once more at the end: the two bare runs frame the list rows (a machine that
+    // changed speed during the run shows as two different bare figures)
+    console.log('\nMeasuring the bare Fastify server again, at the end:');
+    const bareAgain = await startBareServer(workDir);
+    const bareEndMeasurement = await measure(
+      { label: 'GET /bare (at the end)', server: 'bare Fastify 5', pid: bareAgain.child.pid, url: `${bareAgain.baseUrl}/bare`, headers: {}, expected: null, settleUrl: null, findServerPids: null },
+      settings,
+    );
+    await stopChild(bareAgain.child);
+    const bareRequestsPerSecond = (bareMeasurement.requestsPerSecond + bareEndMeasurement.requestsPerSecond) / 2;
+    const bareSpread = Math.abs(bareMeasurement.requestsPerSecond - bareEndMeasurement.requestsPerSecond) / bareRequestsPerSecond;
     const loadAtEnd = loadAverage();
-    const measurements = [bareMeasurement, ...results.flatMap((result) => result.measurements)];
+    const bareRows = new Set([bareMeasurement, bareEndMeasurement]);
+    const measurements = [bareMeasurement, ...results.flatMap((result) => result.measurements), bareEndMeasurement];
 
     const listRows = measurements.map((m) => [
       m.scenario.label,
@@ -661,7 +673,7 @@ async function main(): Promise<number> {
       formatMs(m.p50Ms),
       formatMs(m.p99Ms),
       formatMs(m.maxMs),
-      m === bareMeasurement ? 'baseline' : `${((m.requestsPerSecond / bareMeasurement.requestsPerSecond) * 100).toFixed(2)}%`,
+      bareRows.has(m) ? 'baseline' : `${((m.requestsPerSecond / bareRequestsPerSecond) * 100).toFixed(2)}%`,
       m.serverCpuMicroseconds === null ? 'n/a' : (m.serverCpuMicroseconds / 1000).toFixed(2),
       m.databaseCpuMicroseconds === null ? (m.scenario.findServerPids ? 'n/a' : '-') : (m.databaseCpuMicroseconds / 1000).toFixed(2),
       `${m.checked} x 200${m.scenario.expected ? `, ${m.scenario.expected.replace(/"/g, '')}` : ''}`,
@@ -682,6 +694,10 @@ async function main(): Promise<number> {
     console.log(
       `\nMachine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), Node ${process.version}, PGlite ${pgliteVersion()} (embedded, single-threaded WASM). ` +
         `Load average ${loadAtStart} at start, ${loadAtEnd} at end; other processes used up to ${Math.round(busiest * 100)}% of the CPU during a list row.`,
+    );
+    console.log(
+      `The two bare runs: ${bareMeasurement.requestsPerSecond.toFixed(0)} and ${bareEndMeasurement.requestsPerSecond.toFixed(0)} req/s ("vs bare" divides by their mean)` +
+        `${bareSpread > 0.15 ? `; WARNING: they differ by ${Math.round(bareSpread * 100)}%, the machine's speed changed during the run` : ''}.`,
     );
     reportTargets('jobs list', targetsOf(results));
     console.log(`Total run time ${((performance.now() - startedAt) / 1000).toFixed(0)} s.`);
