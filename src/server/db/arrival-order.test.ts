@@ -42,6 +42,22 @@ describe('the arrival-order gate of the embedded database', () => {
     expect(events).toEqual(['statement 1', 'socket', 'statement 2']);
   });
 
+  it('lets the event loop turn between two statements also when nothing was waiting: the next is asked as the first ends', async () => {
+    // Requests read in one poll of the sockets each found the gate free and ran their statement at once,
+    // so a poll of 50 list requests ran 50 statements in one turn of the loop (media-load.bench.ts: the
+    // signaling round trip p99 was 297 ms). What became ready during a statement goes first.
+    const gate = createArrivalGate();
+    const events: string[] = [];
+    await gate.run(async () => {
+      events.push('statement 1');
+      setImmediate(() => events.push('socket'));
+    });
+    await gate.run(async () => {
+      events.push('statement 2');
+    });
+    expect(events).toEqual(['statement 1', 'socket', 'statement 2']);
+  });
+
   it('frees the gate when a statement fails', async () => {
     const gate = createArrivalGate();
     await expect(gate.run(() => Promise.reject(new Error('syntax error')))).rejects.toThrow('syntax error');

@@ -37,7 +37,6 @@ export function createArrivalGate(): ArrivalGate {
   const waiting: Waiter[] = [];
   let isBusy = false;
   let order = 0;
-  let isDispatchQueued = false;
 
   // A binary heap by (ticket, order): the oldest arrival first, its statements in the order asked.
   const before = (left: Waiter, right: Waiter) => left.ticket < right.ticket || (left.ticket === right.ticket && left.order < right.order);
@@ -72,12 +71,18 @@ export function createArrivalGate(): ArrivalGate {
   };
 
   const dispatch = () => {
-    isDispatchQueued = false;
     if (isBusy) return;
     const next = pop();
     if (!next) return;
     isBusy = true;
     next.start();
+  };
+  // A statement's end frees the gate only after a turn of the loop (the check phase, after the poll of
+  // the sockets), whether or not another waits: a statement asked meanwhile queues, so requests read
+  // in one poll never run their statements back to back in one turn.
+  const release = () => {
+    isBusy = false;
+    dispatch();
   };
 
   return {
@@ -92,16 +97,12 @@ export function createArrivalGate(): ArrivalGate {
       }
       order += 1;
       const started = new Promise<void>((resolve) => push({ ticket, order, start: resolve }));
-      if (!isBusy && !isDispatchQueued) dispatch();
+      if (!isBusy) dispatch();
       await started;
       try {
         return await work();
       } finally {
-        isBusy = false;
-        if (waiting.length > 0 && !isDispatchQueued) {
-          isDispatchQueued = true;
-          setImmediate(dispatch);
-        }
+        setImmediate(release);
       }
     },
   };
