@@ -633,13 +633,17 @@ async function main(): Promise<number> {
     const passwordHash = await hashPassword(password);
     const kinds: Backend['kind'][] = [...(settings.hasPglite ? (['pglite'] as const) : []), ...(settings.databaseUrl ? (['postgres'] as const) : [])];
 
+    const measureBare = async (label: string) => {
+      const bare = await startBareServer(workDir);
+      const measurement = await measure(
+        { label, server: 'bare Fastify 5', pid: bare.child.pid, url: `${bare.baseUrl}/bare`, headers: {}, expected: null, settleUrl: null, findServerPids: null },
+        settings,
+      );
+      await stopChild(bare.child);
+      return measurement;
+    };
     console.log('Measuring the bare Fastify server first:');
-    const bare = await startBareServer(workDir);
-    const bareMeasurement = await measure(
-      { label: 'GET /bare', server: 'bare Fastify 5', pid: bare.child.pid, url: `${bare.baseUrl}/bare`, headers: {}, expected: null, settleUrl: null, findServerPids: null },
-      settings,
-    );
-    await stopChild(bare.child);
+    const bareMeasurement = await measureBare('GET /bare');
 
     const results: SizeResult[] = [];
     const diagnosis: string[][] = [];
@@ -654,12 +658,7 @@ async function main(): Promise<number> {
     // The bare server once more at the end: the two bare runs frame the list rows (a machine that
     // changed speed during the run shows as two different bare figures)
     console.log('\nMeasuring the bare Fastify server again, at the end:');
-    const bareAgain = await startBareServer(workDir);
-    const bareEndMeasurement = await measure(
-      { label: 'GET /bare (at the end)', server: 'bare Fastify 5', pid: bareAgain.child.pid, url: `${bareAgain.baseUrl}/bare`, headers: {}, expected: null, settleUrl: null, findServerPids: null },
-      settings,
-    );
-    await stopChild(bareAgain.child);
+    const bareEndMeasurement = await measureBare('GET /bare (at the end)');
     const bareRequestsPerSecond = (bareMeasurement.requestsPerSecond + bareEndMeasurement.requestsPerSecond) / 2;
     const bareSpread = Math.abs(bareMeasurement.requestsPerSecond - bareEndMeasurement.requestsPerSecond) / bareRequestsPerSecond;
     const loadAtEnd = loadAverage();

@@ -24,6 +24,10 @@ const format = (value: number) => (Number.isFinite(value) ? (Math.abs(value) >= 
 
 /** Prints the targets as a Markdown table and says whether all were met; sets process.exitCode under BENCH_STRICT=1. */
 export function reportTargets(benchmark: string, targets: Target[]): boolean {
+  if (targets.length === 0) {
+    console.log(`\n${benchmark}: no target applies to what this run measured.`);
+    return true;
+  }
   console.log(`\nTargets of ${benchmark}:\n`);
   console.log('| target | measured | limit | met |');
   console.log('|---|---|---|---|');
