@@ -20,11 +20,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { children, findFreePort, killChildrenNow, readNumber, stopChild, tailOf } from './bench-kit.ts';
 import { readMachineBusyMs, readProcessCpuMs } from './proc-cpu.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -89,16 +89,7 @@ interface CpuSnapshot {
   serverMs: number | null;
 }
 
-const children = new Set<ChildProcess>();
 const workDirs = new Set<string>();
-
-function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (got "${raw}").`);
-  return value;
-}
 
 function readSettings(env: NodeJS.ProcessEnv): Settings {
   const databaseUrl = env.BENCH_DATABASE_URL ? env.BENCH_DATABASE_URL : null;
@@ -115,26 +106,6 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     hasInfoLogRun: env.BENCH_INFO_LOG !== '0',
     databaseUrl,
   };
-}
-
-async function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
-}
-
-function tailOf(logPath: string, lines = 20): string {
-  try {
-    return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no output)';
-  }
 }
 
 /** Runs a TypeScript entry point with node + tsx; its output goes to a file so this process never drains it. */
@@ -204,18 +175,9 @@ async function startApp(name: string, workDir: string, env: Record<string, strin
   return { name, baseUrl, child, logPath, token: signedIn.sessionToken, password };
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** The last resort on Ctrl-C, a time-out or an uncaught error: no waiting, no graceful close. */
-function killChildrenNow(): void {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+function killAllNow(): void {
+  killChildrenNow();
   for (const dir of workDirs) fs.rmSync(dir, { recursive: true, force: true });
   workDirs.clear();
 }
@@ -403,16 +365,16 @@ async function main(): Promise<number> {
   }
 }
 
-process.on('exit', killChildrenNow);
+process.on('exit', killAllNow);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    killChildrenNow();
+    killAllNow();
     process.exit(130);
   });
 }
 setTimeout(() => {
   console.error(`\nThe benchmark did not finish within ${overallTimeoutMs / 1000} s; stopping.`);
-  killChildrenNow();
+  killAllNow();
   process.exit(2);
 }, overallTimeoutMs).unref();
 
@@ -420,7 +382,7 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(`\nBenchmark failed: ${error instanceof Error ? error.message : String(error)}`);
-    killChildrenNow();
+    killAllNow();
     process.exit(1);
   },
 );

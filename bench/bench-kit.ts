@@ -1,5 +1,5 @@
 /**
- * What the HTTP benchmarks share (bench/jobs.bench.ts, bench/upload.bench.ts): the child processes
+ * What the HTTP benchmarks share (bench/auth.bench.ts, bench/jobs.bench.ts, bench/upload.bench.ts): the child processes
  * they start and stop, the clean-ups run once on success, failure, Ctrl-C or time-out, and small
  * helpers for settings and timing.
  */
