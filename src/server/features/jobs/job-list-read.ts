@@ -1,5 +1,6 @@
 import type { JobListItem, JobStatus } from '#shared/jobs.ts';
 import type { Db } from '#server/db/client.ts';
+import { containsPattern } from '#server/db/like.ts';
 import { prepareStatement, queryPrepared, type PreparedStatement } from '#server/db/prepared.ts';
 import { hasCompanyStaffRole } from './job-access.ts';
 
@@ -82,11 +83,6 @@ order by p.sort_at desc, p.sort_id desc`;
   const statement = prepareStatement(`jobs_list_${key || 'all'}`, text);
   statements.set(key, statement);
   return statement;
-}
-
-/** A substring pattern for ILIKE with the default escape character (backslash): %, _ and \ match themselves. */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
 /** The statement and its values for one list query (the benchmark EXPLAINs exactly this). */

@@ -17,6 +17,7 @@ import {
 } from '#shared/jobs.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
+import { containsPattern } from '#server/db/like.ts';
 import { isRootDb } from '#server/db/prepared.ts';
 import { documents, jobAccess, jobParticipants, jobs, titleCompanies, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -30,7 +31,7 @@ import { leaveOpenSessions } from '#server/features/video/session-membership.ts'
 import { announceAccessChange } from './access-change.ts';
 import { findCompanyIdOf, getJobAccess, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
 import { invitedJobIds } from './job-invitations.ts';
-import { containsPattern, personalViaMask, readPersonalList, viaInvitation } from './job-list-read.ts';
+import { personalViaMask, readPersonalList, viaInvitation } from './job-list-read.ts';
 import { assertNotaryNotAmong, assertNotaryNotOnJob } from './notary-conflict.ts';
 import { assertNotaryCanTakeWork } from '#server/features/notaries/notary-eligibility.ts';
 import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, gte, ilike, inArray, lt, sql } from 'drizzle
 import { journalFieldNames, journalPolicyFor, type JournalFinalizeField } from '#shared/journal-policies.ts';
 import { normalizeJournalContent, type FinalizeJournalInput, type JournalEntry, type JournalEntryContent, type JournalQuery } from '#shared/journal.ts';
 import type { DbOrTx } from '#server/db/client.ts';
+import { containsPattern } from '#server/db/like.ts';
 import { notarizedDocuments, notaryJournalAddenda, notaryJournalEntries, notaryProfiles } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '#server/lib/errors.ts';
@@ -281,7 +282,7 @@ export function journalConditions(notaryId: string, query: Pick<JournalQuery, 'f
     query.from ? gte(notaryJournalEntries.finalizedAt, new Date(`${query.from}T00:00:00Z`)) : undefined,
     query.to ? lt(notaryJournalEntries.finalizedAt, new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000)) : undefined,
     query.act ? sql`${notaryJournalEntries.content}->>'actType' = ${query.act}` : undefined,
-    query.signer ? ilike(sql`${notaryJournalEntries.content}->>'signerName'`, `%${query.signer.replace(/[\\%_]/g, (character) => `\\${character}`)}%`) : undefined,
+    query.signer ? ilike(sql`${notaryJournalEntries.content}->>'signerName'`, containsPattern(query.signer)) : undefined,
   );
 }
 

@@ -5,6 +5,7 @@ import { incompleteProfileMessage } from '#shared/notary-profile.ts';
 import { toSingleLine } from '#shared/text.ts';
 import { findUsStateCodesByNameWord } from '#shared/us-states.ts';
 import type { DbOrTx } from '#server/db/client.ts';
+import { containsPattern, escapeLike } from '#server/db/like.ts';
 import { notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, notFound } from '#server/lib/errors.ts';
@@ -142,11 +143,6 @@ export async function rejectNotary(ctx: Ctx, userId: string, reason: string): Pr
   return { ok: true, message: `${toSingleLine(notary.name)} was not approved and was told by email, with your reason.` };
 }
 
-/** `%` and `_` of a search are plain characters in ILIKE. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
-}
-
 /**
  * Approved, active notaries with a commission in force that a job creator may pick, with their commission state and county. Every
  * word of the search must match the name or county (any part) or the state (its two letters, or
@@ -160,7 +156,7 @@ export async function findNotaryOptions(ctx: Ctx, query: string, limit: number) 
     gte(notaryProfiles.commissionExpiresOn, getCalendarDay(new Date())),
   ];
   for (const word of query.split(/\s+/).filter(Boolean)) {
-    const pattern = `%${escapeLike(word)}%`;
+    const pattern = containsPattern(word);
     const statesNamed = findUsStateCodesByNameWord(word);
     conditions.push(
       or(

@@ -21,7 +21,8 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
-import { escapeLike, toNotarySummary } from './notaries.service.ts';
+import { containsPattern, escapeLike } from '#server/db/like.ts';
+import { toNotarySummary } from './notaries.service.ts';
 import { getNotaryCertificate } from './notary-certificate.service.ts';
 import { findWorkBlocker, findOwnWorkBlocker } from './notary-eligibility.ts';
 import { findExpiryWarnings, findMissingProfileItems } from './notary-profile-checks.ts';
@@ -288,7 +289,7 @@ export async function searchNotaries(ctx: Ctx, query: z.output<typeof notarySear
   if (query.approval) conditions.push(eq(notaryProfiles.approvalStatus, query.approval));
   if (query.active) conditions.push(eq(notaryProfiles.isActive, query.active === 'true'));
   for (const word of query.q.split(/\s+/).filter(Boolean)) {
-    const pattern = `%${escapeLike(word)}%`;
+    const pattern = containsPattern(word);
     conditions.push(
       or(
         ilike(users.name, pattern),
