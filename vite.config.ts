@@ -7,7 +7,13 @@ import { defineConfig, type Plugin } from 'vite';
 
 function readBuildId(): string {
   try {
-    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() + '-' + Date.now().toString(36);
+    return (
+      execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim() +
+      '-' +
+      Date.now().toString(36)
+    );
   } catch {
     return Date.now().toString(36);
   }
@@ -24,7 +30,9 @@ function precompress(): Plugin {
     },
     closeBundle() {
       const walk = (dir: string): string[] =>
-        fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+        fs
+          .readdirSync(dir, { withFileTypes: true })
+          .flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
       for (const file of walk(outDir)) {
         if (!/\.(js|css|html|svg|json)$/.test(file)) continue;
         const content = fs.readFileSync(file);

@@ -237,7 +237,18 @@ async function measure(scenario: Scenario, settings: Settings): Promise<Measurem
 /** The ratio is taken against the mean of the bare runs (one before the app rows, one after) so drift during the run cancels out. */
 function formatTable(measurements: Measurement[], bareRequestsPerSecond: number): { table: string; hasFailure: boolean } {
   let hasFailure = false;
-  const header = ['Route', 'Server', 'Conn.', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', 'Server CPU µs/req', 'Other load', 'Target (>= 40% of bare, p99 < 20 ms)'];
+  const header = [
+    'Route',
+    'Server',
+    'Conn.',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'vs bare',
+    'Server CPU µs/req',
+    'Other load',
+    'Target (>= 40% of bare, p99 < 20 ms)',
+  ];
   const rows = measurements.map((m) => {
     const ratio = m.requestsPerSecond / bareRequestsPerSecond;
     let verdict = m.scenario.isBaseline ? 'baseline' : 'no target';
@@ -283,7 +294,12 @@ async function main(): Promise<number> {
       appRuns.push({ name: 'app-pglite-info', label: 'app, PGlite, LOG_LEVEL=info', env: { LOG_LEVEL: 'info' }, hasLogin: false });
     }
     if (settings.databaseUrl) {
-      appRuns.push({ name: 'app-postgres-warn', label: 'app, PostgreSQL, LOG_LEVEL=warn', env: { LOG_LEVEL: 'warn', DATABASE_URL: settings.databaseUrl }, hasLogin: true });
+      appRuns.push({
+        name: 'app-postgres-warn',
+        label: 'app, PostgreSQL, LOG_LEVEL=warn',
+        env: { LOG_LEVEL: 'warn', DATABASE_URL: settings.databaseUrl },
+        hasLogin: true,
+      });
     }
     const started = await Promise.all([startBareServer(workDir), ...appRuns.map((run) => startApp(run.name, workDir, run.env))]);
     const [bareServer, ...apps] = started as [Server, ...AppServer[]];
@@ -350,7 +366,9 @@ async function main(): Promise<number> {
     );
     const busiest = Math.max(...measurements.map((m) => m.otherCpuShare));
     if (busiest > 0.1) {
-      console.log(`Warning: other processes used up to ${Math.round(busiest * 100)}% of the CPU during a row; the figures are disturbed. Rerun on a quiet machine.`);
+      console.log(
+        `Warning: other processes used up to ${Math.round(busiest * 100)}% of the CPU during a row; the figures are disturbed. Rerun on a quiet machine.`,
+      );
     }
     if (hasFailure) {
       console.log(settings.isStrict ? 'A target was missed (BENCH_STRICT=1: failing).' : 'A target was missed (set BENCH_STRICT=1 to fail the run).');

@@ -1,5 +1,5 @@
 /**
- * Benchmark of credential analysis (issue 12): how long the server takes to read and check an ID,
+ * Benchmark of credential analysis: how long the server takes to read and check an ID,
  * in this process, on images made by test/id-documents.ts.
  *
  *   npm run bench:identity        (tsx bench/identity.bench.ts, about a minute)
@@ -12,7 +12,7 @@
  */
 import os from 'node:os';
 import sharp from 'sharp';
-import { analyseCredential, stopCredentialReader } from '#server/features/identity/credential-reader.ts';
+import { analyseCredential, stopCredentialReader } from '#server/features/identity/credential/credential-reader.ts';
 import { makeAamvaText, makeLicenceBack, makeLicenceFront, makePassportPage, samplePassport } from '../test/id-documents.ts';
 
 const runs = Number(process.env.BENCH_IDENTITY_RUNS ?? 10);
@@ -46,8 +46,15 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
 
-console.log(`Open RON credential analysis benchmark: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, ${new Date().toISOString()}`);
-console.log(`Load average before: ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}; ${runs} runs per case after one warm-up.`);
+console.log(
+  `Open RON credential analysis benchmark: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, ${new Date().toISOString()}`,
+);
+console.log(
+  `Load average before: ${os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')}; ${runs} runs per case after one warm-up.`,
+);
 console.log('');
 console.log('| case | median ms | slowest ms | CPU ms per analysis | result |');
 console.log('|---|---|---|---|---|');
@@ -63,9 +70,16 @@ for (const item of await cases()) {
     if (!reading.passed) throw new Error(`${item.name} run ${run + 1} did not pass`);
   }
   const cpu = process.cpuUsage(cpuBefore);
-  console.log(`| ${item.name} | ${median(times).toFixed(0)} | ${Math.max(...times).toFixed(0)} | ${((cpu.user + cpu.system) / 1000 / runs).toFixed(0)} | passed ${runs} of ${runs} |`);
+  console.log(
+    `| ${item.name} | ${median(times).toFixed(0)} | ${Math.max(...times).toFixed(0)} | ${((cpu.user + cpu.system) / 1000 / runs).toFixed(0)} | passed ${runs} of ${runs} |`,
+  );
 }
 await stopCredentialReader();
 console.log('');
-console.log(`Load average after: ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}`);
+console.log(
+  `Load average after: ${os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')}`,
+);
 console.log('CPU is this process only; the OCR runs in a worker thread of this process, so it is included.');

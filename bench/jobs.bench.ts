@@ -1,5 +1,5 @@
 /**
- * Benchmark of the jobs list (issue 14), beside a bare Fastify route (bench/bare-server.ts, measured first and again at the end) in the same run:
+ * Benchmark of the jobs list, beside a bare Fastify route (bench/bare-server.ts, measured first and again at the end) in the same run:
  * GET /api/jobs for a title agent who may see 1,000 jobs (page 1, page 50 = the last, and a search
  * q=nguyen), 50 connections, at each table size of BENCH_JOBS (100,000 by default; `npm run bench:all`
  * runs 10,000, 100,000 and 1,000,000), on PGlite and, with BENCH_DATABASE_URL, on PostgreSQL.
@@ -141,8 +141,6 @@ interface Measurement {
   otherCpuShare: number;
 }
 
-
-
 function readSettings(env: NodeJS.ProcessEnv): Settings {
   const databaseUrl = env.BENCH_DATABASE_URL ? env.BENCH_DATABASE_URL : null;
   if (databaseUrl) {
@@ -170,12 +168,7 @@ function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-const loadAverage = () =>
-  fs
-    .readFileSync('/proc/loadavg', 'utf8')
-    .split(' ')
-    .slice(0, 3)
-    .join(' ');
+const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 function pgliteVersion(): string {
   try {
@@ -293,7 +286,14 @@ async function prepareBackend(kind: Backend['kind'], workDir: string, settings: 
   const database = await createDatabase({ databaseUrl, dataDir: databaseUrl ? null : path.join(dataDir, 'db') });
   await database.migrate();
   const migratedMs = performance.now() - started;
-  const seed = await seedJobs(database.db, { totalJobs, visibleJobs: settings.visibleJobs, otherUsers: 500, email: userEmail, passwordHash, isVacuumed: kind === 'postgres' });
+  const seed = await seedJobs(database.db, {
+    totalJobs,
+    visibleJobs: settings.visibleJobs,
+    otherUsers: 500,
+    email: userEmail,
+    passwordHash,
+    isVacuumed: kind === 'postgres',
+  });
   const [versionRow] = (await clientOf(database).query('select version() as version')).rows as Array<{ version: string }>;
   const serverVersion = (versionRow?.version ?? 'unknown').split(' ').slice(0, 2).join(' ');
   console.log(
@@ -324,7 +324,9 @@ function summarizePlan(lines: string[]): string {
   });
   // the person's range of job_access (the prepared list, decision 031): how many index entries each read kept
   for (const line of lines) {
-    const access = line.match(/(Index Only Scan( Backward)?|Index Scan( Backward)?) using (job_access_\w+) on job_access a .*actual time=[\d.]+\.\.[\d.]+ rows=([\d.]+) loops=(\d+)/);
+    const access = line.match(
+      /(Index Only Scan( Backward)?|Index Scan( Backward)?) using (job_access_\w+) on job_access a .*actual time=[\d.]+\.\.[\d.]+ rows=([\d.]+) loops=(\d+)/,
+    );
     if (access) scans.push(`${access[1]} of ${access[4]} keeps ${Math.round(Number(access[5]) * Number(access[6]))}`);
   }
   const buffers = lines.find((line) => /^\s*Buffers:/.test(line))?.trim();
@@ -348,22 +350,29 @@ async function diagnose(backend: Backend, cases: ListCase[], settings: Settings)
   const client = clientOf(database);
   const captured: Array<{ query: string; params: unknown[] }> = [];
   const logger = { logQuery: (query: string, params: unknown[]) => void captured.push({ query, params }) };
-  const loggingDb = (
-    backend.kind === 'pglite'
-      ? drizzlePglite(client as unknown as PGlite, { schema, logger })
-      : drizzleNodePostgres(client as unknown as pg.Pool, { schema, logger })
-  ) as unknown as Db;
+  const loggingDb = (backend.kind === 'pglite'
+    ? drizzlePglite(client as unknown as PGlite, { schema, logger })
+    : drizzleNodePostgres(client as unknown as pg.Pool, { schema, logger })) as unknown as Db;
   const user = { id: seed.userId, roles: ['title_agent'] };
   const ctxOf = (db: Db) => ({ db, user }) as unknown as Ctx;
   const rows: string[][] = [];
-  console.log(`  ${backend.label} (${backend.serverVersion}), ${backend.totalJobs} jobs: plans of findJobs' queries (EXPLAIN (ANALYZE, BUFFERS), parameters as sent):`);
+  console.log(
+    `  ${backend.label} (${backend.serverVersion}), ${backend.totalJobs} jobs: plans of findJobs' queries (EXPLAIN (ANALYZE, BUFFERS), parameters as sent):`,
+  );
   for (const listCase of cases) {
     const query = jobListQuerySchema.parse(listCase.query);
     captured.length = 0;
     const appResult = await findJobs(ctxOf(loggingDb), query);
     // The list's common shapes run one prepared statement (job-list-read.ts), past drizzle's logger
     if (captured.length === 0) {
-      const call = personalListCall({ userId: seed.userId, viaMask: personalViaMask(user.roles), status: query.status, q: query.q || undefined, limit: query.pageSize, offset: (query.page - 1) * query.pageSize });
+      const call = personalListCall({
+        userId: seed.userId,
+        viaMask: personalViaMask(user.roles),
+        status: query.status,
+        q: query.q || undefined,
+        limit: query.pageSize,
+        offset: (query.page - 1) * query.pageSize,
+      });
       captured.push({ query: call.statement.text, params: call.values });
     }
     for (const [index, statement] of captured.entries()) {
@@ -375,7 +384,8 @@ async function diagnose(backend: Backend, cases: ListCase[], settings: Settings)
     const appMs: number[] = [];
     for (let run = 0; run < 4; run += 1) {
       const app = await timed(() => findJobs(ctxOf(database.db), query));
-      if (app.result.total !== appResult.total) throw new Error(`${backend.label} ${listCase.name}: findJobs answered ${app.result.total}, then ${appResult.total}`);
+      if (app.result.total !== appResult.total)
+        throw new Error(`${backend.label} ${listCase.name}: findJobs answered ${app.result.total}, then ${appResult.total}`);
       if (run > 0) appMs.push(app.ms);
     }
     rows.push([backend.label, String(backend.totalJobs), listCase.name, String(appResult.total), median(appMs).toFixed(2)]);
@@ -479,7 +489,9 @@ async function warmUp(scenario: Scenario, settings: Settings): Promise<void> {
     });
   });
   await settle(scenario);
-  console.log(`  ${scenario.server}: warm-up of the just-started app, ${settings.appWarmupSeconds} s: ${answers} answers, the longest waited ${Math.round(longestMs)} ms (not measured)`);
+  console.log(
+    `  ${scenario.server}: warm-up of the just-started app, ${settings.appWarmupSeconds} s: ${answers} answers, the longest waited ${Math.round(longestMs)} ms (not measured)`,
+  );
 }
 
 /** autocannon leaves its last requests queued in the server: wait until one more request gets through. */
@@ -534,7 +546,9 @@ async function checkList(app: AppServer, url: string, total: number, pageLength:
   const response = await fetch(`${app.baseUrl}${url}`, { headers: { authorization: `Bearer ${app.token}` } });
   const body = (await response.json()) as { total?: number; items?: unknown[] };
   if (response.status !== 200 || body.total !== total || body.items?.length !== pageLength) {
-    throw new Error(`${app.name} GET ${url}: status ${response.status}, total ${body.total} (expected ${total}), ${body.items?.length} items (expected ${pageLength})`);
+    throw new Error(
+      `${app.name} GET ${url}: status ${response.status}, total ${body.total} (expected ${total}), ${body.items?.length} items (expected ${pageLength})`,
+    );
   }
 }
 
@@ -555,7 +569,14 @@ interface SizeResult {
 }
 
 /** Prepares one database of one size, diagnoses, runs the app on it, loads its three lists, and releases it. */
-async function measureSize(kind: Backend['kind'], totalJobs: number, workDir: string, settings: Settings, password: string, passwordHash: string): Promise<{ result: SizeResult; diagnosis: string[][] }> {
+async function measureSize(
+  kind: Backend['kind'],
+  totalJobs: number,
+  workDir: string,
+  settings: Settings,
+  password: string,
+  passwordHash: string,
+): Promise<{ result: SizeResult; diagnosis: string[][] }> {
   const backend = await prepareBackend(kind, workDir, settings, totalJobs, passwordHash);
   try {
     const seed = backend.seed;
@@ -575,11 +596,27 @@ async function measureSize(kind: Backend['kind'], totalJobs: number, workDir: st
     await checkList(app, '/api/jobs?page=1&pageSize=20', settings.visibleJobs, 20);
     await checkList(app, `/api/jobs?page=${lastPage}&pageSize=20`, settings.visibleJobs, 20);
     await checkList(app, `/api/jobs?page=1&pageSize=20&q=${seed.searchTerm}`, seed.searchTotal, Math.min(20, seed.searchTotal));
-    const common = { server: `app, ${backend.label}, ${totalJobs} jobs`, pid: app.child.pid, headers, settleUrl: `${app.baseUrl}/api/jobs?page=1&pageSize=1`, findServerPids: backend.findServerPids };
+    const common = {
+      server: `app, ${backend.label}, ${totalJobs} jobs`,
+      pid: app.child.pid,
+      headers,
+      settleUrl: `${app.baseUrl}/api/jobs?page=1&pageSize=1`,
+      findServerPids: backend.findServerPids,
+    };
     const scenarios: Scenario[] = [
       { ...common, label: 'GET /api/jobs?page=1', url: `${app.baseUrl}/api/jobs?page=1&pageSize=20`, expected: `"total":${settings.visibleJobs}` },
-      { ...common, label: `GET /api/jobs?page=${lastPage}`, url: `${app.baseUrl}/api/jobs?page=${lastPage}&pageSize=20`, expected: `"total":${settings.visibleJobs}` },
-      { ...common, label: `GET /api/jobs?q=${seed.searchTerm}`, url: `${app.baseUrl}/api/jobs?page=1&pageSize=20&q=${seed.searchTerm}`, expected: `"total":${seed.searchTotal}` },
+      {
+        ...common,
+        label: `GET /api/jobs?page=${lastPage}`,
+        url: `${app.baseUrl}/api/jobs?page=${lastPage}&pageSize=20`,
+        expected: `"total":${settings.visibleJobs}`,
+      },
+      {
+        ...common,
+        label: `GET /api/jobs?q=${seed.searchTerm}`,
+        url: `${app.baseUrl}/api/jobs?page=1&pageSize=20&q=${seed.searchTerm}`,
+        expected: `"total":${seed.searchTotal}`,
+      },
     ];
     await warmUp(scenarios[0] as Scenario, settings);
     const measurements: Measurement[] = [];
@@ -612,7 +649,14 @@ function targetsOf(results: SizeResult[]): Target[] {
         targets.push({ name: `${name}, p99 / p50`, measured: m.p99Ms / m.p50Ms, kind: 'max', limit: 3, unit: 'x' });
       } else if (reference) {
         const base = reference.measurements[index];
-        if (base) targets.push({ name: `${name}, req/s vs ${referenceSize} jobs`, measured: m.requestsPerSecond / base.requestsPerSecond, kind: 'min', limit: 0.5, unit: 'x' });
+        if (base)
+          targets.push({
+            name: `${name}, req/s vs ${referenceSize} jobs`,
+            measured: m.requestsPerSecond / base.requestsPerSecond,
+            kind: 'min',
+            limit: 0.5,
+            unit: 'x',
+          });
       }
     });
   }
@@ -627,8 +671,12 @@ async function main(): Promise<number> {
   const loadAtStart = loadAverage();
   try {
     const cpus = os.cpus();
-    console.log(`Open RON jobs list benchmark: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString()}`);
-    console.log(`Load average at start: ${loadAtStart}. ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured per row, ${settings.connections} connections.`);
+    console.log(
+      `Open RON jobs list benchmark: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString()}`,
+    );
+    console.log(
+      `Load average at start: ${loadAtStart}. ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured per row, ${settings.connections} connections.`,
+    );
     const password = randomBytes(12).toString('base64url');
     const passwordHash = await hashPassword(password);
     const kinds: Backend['kind'][] = [...(settings.hasPglite ? (['pglite'] as const) : []), ...(settings.databaseUrl ? (['postgres'] as const) : [])];
@@ -636,7 +684,16 @@ async function main(): Promise<number> {
     const measureBare = async (label: string) => {
       const bare = await startBareServer(workDir);
       const measurement = await measure(
-        { label, server: 'bare Fastify 5', pid: bare.child.pid, url: `${bare.baseUrl}/bare`, headers: {}, expected: null, settleUrl: null, findServerPids: null },
+        {
+          label,
+          server: 'bare Fastify 5',
+          pid: bare.child.pid,
+          url: `${bare.baseUrl}/bare`,
+          headers: {},
+          expected: null,
+          settleUrl: null,
+          findServerPids: null,
+        },
         settings,
       );
       await stopChild(bare.child);
@@ -679,10 +736,25 @@ async function main(): Promise<number> {
       `${m.answeredConnections}/${settings.connections}`,
       `${Math.round(m.otherCpuShare * 100)}%`,
     ]);
-    console.log(`\nJobs list, ${settings.connections} connections: one autocannon run, ${settings.warmupSeconds} s warm-up then a ${settings.durationSeconds} s measured window:\n`);
+    console.log(
+      `\nJobs list, ${settings.connections} connections: one autocannon run, ${settings.warmupSeconds} s warm-up then a ${settings.durationSeconds} s measured window:\n`,
+    );
     console.log(
       formatTable(
-        ['Request', 'Server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'vs bare (req/s)', 'app CPU ms/req', 'PostgreSQL CPU ms/req', 'answers checked', 'conns answered', 'other load'],
+        [
+          'Request',
+          'Server',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'vs bare (req/s)',
+          'app CPU ms/req',
+          'PostgreSQL CPU ms/req',
+          'answers checked',
+          'conns answered',
+          'other load',
+        ],
         listRows,
         new Set([2, 3, 4, 5, 6, 7, 8]),
       ),

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the notary journal's exports (issue 13): GET /api/notary-log/export.csv (and the JSON
+ * Benchmark of the notary journal's exports: GET /api/notary-log/export.csv (and the JSON
  * export beside it) over HTTP for a notary whose journal holds N final entries, N = 10,000 then
  * 100,000, with the time, the rows per second and the memory of the process during the export; and
  * the signed PDF at its limit (5,000 entries), once.
@@ -72,7 +72,21 @@ function collectGarbage() {
 }
 
 /** Reads `url` to its end, counting bytes and lines, while memory is sampled. */
-async function measureDownload(port: number, url: string, token: string): Promise<{ seconds: number; bytes: number; lines: number; status: number; peakRss: number; peakHeap: number; baseRss: number; baseHeap: number; body: Buffer | null }> {
+async function measureDownload(
+  port: number,
+  url: string,
+  token: string,
+): Promise<{
+  seconds: number;
+  bytes: number;
+  lines: number;
+  status: number;
+  peakRss: number;
+  peakHeap: number;
+  baseRss: number;
+  baseHeap: number;
+  body: Buffer | null;
+}> {
   collectGarbage();
   await new Promise((resolve) => setTimeout(resolve, 200));
   const baseRss = process.memoryUsage.rss();
@@ -101,7 +115,17 @@ async function measureDownload(port: number, url: string, token: string): Promis
           const usage = process.memoryUsage();
           peakRss = Math.max(peakRss, usage.rss);
           peakHeap = Math.max(peakHeap, usage.heapUsed);
-          resolve({ seconds: (performance.now() - started) / 1000, bytes, lines, status: response.statusCode ?? 0, peakRss, peakHeap, baseRss, baseHeap, body: isKept ? Buffer.concat(keep) : null });
+          resolve({
+            seconds: (performance.now() - started) / 1000,
+            bytes,
+            lines,
+            status: response.statusCode ?? 0,
+            peakRss,
+            peakHeap,
+            baseRss,
+            baseHeap,
+            body: isKept ? Buffer.concat(keep) : null,
+          });
         });
         response.on('error', reject);
       });
@@ -173,7 +197,8 @@ async function openBackend(kind: 'pglite' | 'postgres', workDir: string, adminUr
   url.pathname = `/${name}`;
   const database = await createDatabase({ databaseUrl: url.toString(), dataDir: null });
   cleanups.push(() => database.close());
-  const version = ((await database.db.execute(sql`show server_version`)) as unknown as { rows: Array<{ server_version: string }> }).rows[0]?.server_version ?? '?';
+  const version =
+    ((await database.db.execute(sql`show server_version`)) as unknown as { rows: Array<{ server_version: string }> }).rows[0]?.server_version ?? '?';
   return { database, label: `PostgreSQL ${version.split(' ')[0]}` };
 }
 
@@ -182,18 +207,47 @@ async function runBackend(kind: 'pglite' | 'postgres', sizes: number[], pdfEntri
   cleanups.push(async () => fs.rmSync(workDir, { recursive: true, force: true }));
   const { database, label } = await openBackend(kind, workDir, adminUrl);
   await database.migrate();
-  const [notary] = await database.db.insert(users).values({ email, name: 'Bench Notary', roles: ['notary'], passwordHash: await hashPassword(password) }).returning({ id: users.id });
+  const [notary] = await database.db
+    .insert(users)
+    .values({ email, name: 'Bench Notary', roles: ['notary'], passwordHash: await hashPassword(password) })
+    .returning({ id: users.id });
   if (!notary) throw new Error('no notary');
-  await database.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'VA', commissionNumber: 'VA-BENCH', commissionExpiresOn: '2031-06-30', county: 'Fairfax', approvalStatus: 'approved', approvedAt: new Date() });
-  const config = parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATA_DIR: workDir, WEB_DIST_DIR: '/nonexistent-web-build', MFA_REQUIRED_ROLES: 'none', PUBLIC_URL: 'http://127.0.0.1' });
+  await database.db.insert(notaryProfiles).values({
+    userId: notary.id,
+    commissionState: 'VA',
+    commissionNumber: 'VA-BENCH',
+    commissionExpiresOn: '2031-06-30',
+    county: 'Fairfax',
+    approvalStatus: 'approved',
+    approvedAt: new Date(),
+  });
+  const config = parseConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: workDir,
+    WEB_DIST_DIR: '/nonexistent-web-build',
+    MFA_REQUIRED_ROLES: 'none',
+    PUBLIC_URL: 'http://127.0.0.1',
+  });
   const app = await buildApp(
-    { db: database.db, dbKind: database.kind, config, realtime: createInProcessRealtime(), secretsKey: randomBytes(32), storage: createLocalStorage(path.join(workDir, 'blobs')) },
+    {
+      db: database.db,
+      dbKind: database.kind,
+      config,
+      realtime: createInProcessRealtime(),
+      secretsKey: randomBytes(32),
+      storage: createLocalStorage(path.join(workDir, 'blobs')),
+    },
     { logger: false, isEmailDeliveryStarted: false },
   );
   await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());
   const { port } = app.server.address() as AddressInfo;
-  const login = await fetch(`http://127.0.0.1:${port}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const login = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   const token = ((await login.json()) as { sessionToken?: string }).sessionToken;
   if (!token) throw new Error(`sign-in answered ${login.status}`);
 
@@ -247,14 +301,24 @@ async function runBackend(kind: 'pglite' | 'postgres', sizes: number[], pdfEntri
 }
 
 async function main() {
-  const sizes = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number).filter((value) => value > 0);
+  const sizes = (process.env.BENCH_SIZES ?? '10000,100000')
+    .split(',')
+    .map(Number)
+    .filter((value) => value > 0);
   const pdfEntries = Number(process.env.BENCH_PDF_ENTRIES ?? 5000);
   const adminUrl = process.env.DATABASE_URL ?? null;
-  if (adminUrl && !/@(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(adminUrl)) throw new Error('DATABASE_URL must be a loopback server: the benchmark creates and drops a database there.');
-  if (!(globalThis as { gc?: unknown }).gc) console.warn('Run with node --expose-gc (npm run bench:journal) for memory figures measured from a collected heap.');
-  console.log(`Journal export benchmark: ${os.cpus().length} cores, Node ${process.version}, sizes ${sizes.join(', ')}${pdfEntries ? `, PDF at ${pdfEntries}` : ''}`);
+  if (adminUrl && !/@(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(adminUrl))
+    throw new Error('DATABASE_URL must be a loopback server: the benchmark creates and drops a database there.');
+  if (!(globalThis as { gc?: unknown }).gc)
+    console.warn('Run with node --expose-gc (npm run bench:journal) for memory figures measured from a collected heap.');
+  console.log(
+    `Journal export benchmark: ${os.cpus().length} cores, Node ${process.version}, sizes ${sizes.join(', ')}${pdfEntries ? `, PDF at ${pdfEntries}` : ''}`,
+  );
   const results: Result[] = [];
-  const backends: Array<'pglite' | 'postgres'> = [...(process.env.BENCH_SKIP_PGLITE === '1' ? [] : ['pglite' as const]), ...(adminUrl ? ['postgres' as const] : [])];
+  const backends: Array<'pglite' | 'postgres'> = [
+    ...(process.env.BENCH_SKIP_PGLITE === '1' ? [] : ['pglite' as const]),
+    ...(adminUrl ? ['postgres' as const] : []),
+  ];
   for (const kind of backends) {
     results.push(...(await runBackend(kind, sizes, pdfEntries, adminUrl)));
     await cleanUp();

@@ -1,5 +1,5 @@
 /**
- * Media under query load (issue 14, "Media never waits on a query"): PGlite runs in the app's event
+ * Media under query load (media never waits on a query): PGlite runs in the app's event
  * loop, and so does the media hub. This benchmark puts both in THIS process, as main.ts does, and
  * checks that a 3-person session keeps forwarding while the jobs list is at full load.
  *
@@ -212,7 +212,11 @@ function readChildrenCpuMs(): number {
 }
 
 const round = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' ');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ');
 
 function percentile(values: number[], fraction: number): number {
   if (values.length === 0) return NaN;
@@ -438,7 +442,13 @@ interface WindowResult {
   childrenCpuPercent: number;
 }
 
-async function measureWindow(label: string, session: BenchSession, ping: PingChannel, loop: IntervalHistogram, load?: Load): Promise<{ result: WindowResult; cannon: AutocannonResult | null }> {
+async function measureWindow(
+  label: string,
+  session: BenchSession,
+  ping: PingChannel,
+  loop: IntervalHistogram,
+  load?: Load,
+): Promise<{ result: WindowResult; cannon: AutocannonResult | null }> {
   const loadPid = load?.pid;
   const rooms = [session.room];
   const { participants } = session;
@@ -540,7 +550,9 @@ function printWindows(results: WindowResult[]): void {
 async function main(): Promise<number> {
   const startedAt = performance.now();
   const cpus = os.cpus();
-  console.log(`Open RON media-under-load benchmark: ${cores} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString()}`);
+  console.log(
+    `Open RON media-under-load benchmark: ${cores} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString()}`,
+  );
   const loadAtStart = loadAverage();
   console.log(`Load average at start: ${loadAtStart}.`);
 
@@ -557,7 +569,13 @@ async function main(): Promise<number> {
   cleanups.push(() => database.close());
   await database.migrate();
   const seedStarted = performance.now();
-  const seed = await seedJobs(database.db, { totalJobs: settings.totalJobs, visibleJobs: settings.visibleJobs, otherUsers: 500, email: userEmail, passwordHash });
+  const seed = await seedJobs(database.db, {
+    totalJobs: settings.totalJobs,
+    visibleJobs: settings.visibleJobs,
+    otherUsers: 500,
+    email: userEmail,
+    passwordHash,
+  });
   console.log(
     `PGlite in this process, seeded in ${round((performance.now() - seedStarted) / 1000, 1)} s: ${seed.rows.jobs} jobs (${settings.visibleJobs} visible to ${userEmail}), ${seed.rows.users} users, ${seed.rows.participants} participants.`,
   );
@@ -582,7 +600,9 @@ async function main(): Promise<number> {
   const job = (await created.json()) as { id?: string };
   if (created.status !== 201 || !job.id) throw new Error(`POST /api/jobs answered ${created.status}: ${JSON.stringify(job)}`);
   const jobId = job.id;
-  console.log(`App (buildApp, PGlite, werift hub) listening at ${baseUrl} in this process; the agent signed in and sees ${list.total} seeded jobs and the one it created.`);
+  console.log(
+    `App (buildApp, PGlite, werift hub) listening at ${baseUrl} in this process; the agent signed in and sees ${list.total} seeded jobs and the one it created.`,
+  );
 
   const media = await launchBenchBrowser(settings.browserNice);
   cleanups.push(() => media.close());
@@ -622,7 +642,13 @@ async function main(): Promise<number> {
   if (cannon.non2xx > 0 || cannon.errors > 0) console.log('Warning: some list requests did not succeed; the load was lighter than it looks.');
 
   reportTargets('media under load', [
-    { name: 'RTP forwarding delay p99 (hub histogram bucket), jobs list at full load on PGlite', measured: loaded.figures.forwardP99Ms, kind: 'max', limit: 20, unit: 'ms' },
+    {
+      name: 'RTP forwarding delay p99 (hub histogram bucket), jobs list at full load on PGlite',
+      measured: loaded.figures.forwardP99Ms,
+      kind: 'max',
+      limit: 20,
+      unit: 'ms',
+    },
     { name: 'signaling WebSocket round trip p99 (live channel ping), same load', measured: percentile(loaded.pings, 0.99), kind: 'max', limit: 50, unit: 'ms' },
   ]);
   console.log(`Total run time ${round((performance.now() - startedAt) / 1000)} s.`);

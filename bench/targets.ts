@@ -1,5 +1,5 @@
 /**
- * The targets of a benchmark (issue 14), checked in one place: each benchmark measures, then hands
+ * The targets of a benchmark, checked in one place: each benchmark measures, then hands
  * its figures here. The table is printed; with BENCH_STRICT=1 a missed target makes the process exit
  * non-zero (through process.exitCode, so the benchmark still cleans up). `npm run bench:all` runs
  * every benchmark and sums up.
@@ -32,14 +32,18 @@ export function reportTargets(benchmark: string, targets: Target[]): boolean {
   console.log('| target | measured | limit | met |');
   console.log('|---|---|---|---|');
   for (const target of targets) {
-    console.log(`| ${target.name} | ${format(target.measured)} ${target.unit} | ${target.kind === 'min' ? '≥' : '≤'} ${format(target.limit)} ${target.unit} | ${isMet(target) ? 'yes' : 'NO'} |`);
+    console.log(
+      `| ${target.name} | ${format(target.measured)} ${target.unit} | ${target.kind === 'min' ? '≥' : '≤'} ${format(target.limit)} ${target.unit} | ${isMet(target) ? 'yes' : 'NO'} |`,
+    );
   }
   const missed = targets.filter((target) => !isMet(target));
   if (missed.length === 0) {
     console.log(`\n${benchmark}: all ${targets.length} targets met.`);
     return true;
   }
-  console.log(`\n${benchmark}: ${missed.length} of ${targets.length} targets missed${isStrict ? ' (BENCH_STRICT=1: failing)' : ' (set BENCH_STRICT=1 to fail the run)'}.`);
+  console.log(
+    `\n${benchmark}: ${missed.length} of ${targets.length} targets missed${isStrict ? ' (BENCH_STRICT=1: failing)' : ' (set BENCH_STRICT=1 to fail the run)'}.`,
+  );
   if (isStrict) process.exitCode = 1;
   return false;
 }

@@ -1,5 +1,5 @@
 /**
- * Benchmark of a document upload (issue 14): POST /api/jobs/:id/documents of a ~20 MB PDF (20 pages,
+ * Benchmark of a document upload: POST /api/jobs/:id/documents of a ~20 MB PDF (20 pages,
  * each a 1 MB uncompressed image, as a scan is), in MB/s, beside fs.promises.copyFile of the same file
  * and beside the upload route's own steps run here in-process.
  *
@@ -21,7 +21,7 @@
  * blob (a few bytes of the first image differ), and every answer is checked: 201, one document whose
  * sha256, sizeBytes and pageCount are the file's. Afterwards the last document is downloaded (200, the
  * same bytes) and DATA_DIR/tmp must be empty. The route's steps are then timed in-process on the same
- * file system, with the functions the route calls, beside the steps the route took before issue 14.
+ * file system, with the functions the route calls, beside the steps it took before it received into memory.
  * Children are stopped on exit, on error, on time-out and on Ctrl-C; temporary folders (and the
  * PostgreSQL database) are removed. The target: at least 150 MB/s per database (bench/targets.ts).
  *
@@ -96,7 +96,6 @@ interface StepRow {
   note: string;
 }
 
-
 function readSettings(env: NodeJS.ProcessEnv): Settings {
   const databaseUrl = env.BENCH_DATABASE_URL ? env.BENCH_DATABASE_URL : null;
   if (databaseUrl) {
@@ -150,7 +149,8 @@ async function startApp(backend: Backend, workDir: string, password: string): Pr
   child.once('exit', () => children.delete(child));
   const deadline = Date.now() + startupTimeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited during start-up (code ${child.exitCode ?? child.signalCode}):\n${tailOf(logPath)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${name} exited during start-up (code ${child.exitCode ?? child.signalCode}):\n${tailOf(logPath)}`);
     if (fs.readFileSync(logPath, 'utf8').includes('Open RON is running at')) break;
     if (Date.now() > deadline) throw new Error(`${name} did not start within ${startupTimeoutMs / 1000} s:\n${tailOf(logPath)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -217,7 +217,9 @@ async function makeUploadPdf(megabytes: number): Promise<UploadPdf> {
   for (let index = 0; index < pageCount; index += 1) {
     const pixels = randomBytes(width * height * 3);
     if (index === 0) pixels.write(markerText, 0, 'latin1');
-    const image = pdf.context.register(pdf.context.stream(pixels, { Type: 'XObject', Subtype: 'Image', Width: width, Height: height, ColorSpace: 'DeviceRGB', BitsPerComponent: 8 }));
+    const image = pdf.context.register(
+      pdf.context.stream(pixels, { Type: 'XObject', Subtype: 'Image', Width: width, Height: height, ColorSpace: 'DeviceRGB', BitsPerComponent: 8 }),
+    );
     const page = pdf.addPage([612, 792]);
     const name = page.node.newXObject('Scan', image);
     page.pushOperators(pushGraphicsState(), concatTransformationMatrix(540, 0, 0, 540 * (height / width), 36, 100), drawObject(name), popGraphicsState());
@@ -308,7 +310,13 @@ async function measureUploads(app: AppServer, backend: Backend, upload: UploadPd
       items = undefined;
     }
     const stored = items?.[0];
-    if (result.status !== 201 || items?.length !== 1 || stored?.sha256 !== variant.sha256 || stored.sizeBytes !== variant.bytes.length || stored.pageCount !== upload.pageCount) {
+    if (
+      result.status !== 201 ||
+      items?.length !== 1 ||
+      stored?.sha256 !== variant.sha256 ||
+      stored.sizeBytes !== variant.bytes.length ||
+      stored.pageCount !== upload.pageCount
+    ) {
       throw new Error(`${app.name}: upload ${run} (${client}) answered ${result.status}: ${result.text.slice(0, 300)}`);
     }
     last = { id: stored.id, bytes: variant.bytes };
@@ -320,7 +328,8 @@ async function measureUploads(app: AppServer, backend: Backend, upload: UploadPd
   if (last) {
     const response = await fetch(`${app.baseUrl}/api/jobs/${job.id}/documents/${last.id}/file`, { headers });
     const body = Buffer.from(await response.arrayBuffer());
-    if (response.status !== 200 || !body.equals(last.bytes)) throw new Error(`${app.name}: the stored document answered ${response.status} with ${body.length} bytes that differ from the upload`);
+    if (response.status !== 200 || !body.equals(last.bytes))
+      throw new Error(`${app.name}: the stored document answered ${response.status} with ${body.length} bytes that differ from the upload`);
   }
   const temporaryDirectory = path.join(backend.dataDir, 'tmp');
   const leftOver = fs.existsSync(temporaryDirectory) ? fs.readdirSync(temporaryDirectory) : [];
@@ -331,7 +340,7 @@ async function measureUploads(app: AppServer, backend: Backend, upload: UploadPd
 /**
  * fs.promises.copyFile of the same file, the upload route's steps here in-process (the functions
  * receiveDocument and addDocuments call, fed from a file stream), and for comparison the steps the
- * route took before issue 14 (stream to a temp file, read it back and parse, copy into storage).
+ * route took before it received into memory (stream to a temp file, read it back and parse, copy into storage).
  */
 async function measureSteps(workDir: string, upload: UploadPdf, settings: Settings): Promise<StepRow[]> {
   const scratch = path.join(workDir, 'scratch');
@@ -372,7 +381,8 @@ async function measureSteps(workDir: string, upload: UploadPdf, settings: Settin
       await fs.promises.rm(file.filePath);
       return { pageCount, sha256: file.sha256 };
     });
-    if (previous.result.pageCount !== upload.pageCount || previous.result.sha256 !== previousVariant.sha256) throw new Error('the previous steps read the file differently');
+    if (previous.result.pageCount !== upload.pageCount || previous.result.sha256 !== previousVariant.sha256)
+      throw new Error('the previous steps read the file differently');
     fs.rmSync(variantPath);
     if (run === 0) continue; // warm-up
     copyRow.samplesMs.push(copy.ms);
@@ -392,7 +402,8 @@ async function measureSteps(workDir: string, upload: UploadPdf, settings: Settin
 
 function formatTable(header: string[], rows: string[][], rightAligned: Set<number>): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join(' | ')} |`;
   const rule = `| ${widths.map((width, column) => (rightAligned.has(column) ? `${'-'.repeat(Math.max(1, width - 1))}:` : '-'.repeat(width))).join(' | ')} |`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
@@ -419,13 +430,15 @@ async function main(): Promise<void> {
     const results: UploadResult[] = [];
     for (const backend of backends) {
       const app = await startApp(backend, workDir, password);
-      console.log(`Uploading the ${sizeMb.toFixed(1)} MB PDF (${upload.pageCount} pages) to the app on ${backend.label}, 1 warm-up + ${settings.uploadRuns} runs ...`);
+      console.log(
+        `Uploading the ${sizeMb.toFixed(1)} MB PDF (${upload.pageCount} pages) to the app on ${backend.label}, 1 warm-up + ${settings.uploadRuns} runs ...`,
+      );
       results.push(await measureUploads(app, backend, upload, settings, 'node:http'));
       // the same through fetch + FormData once, to show what a Node client's own encoding adds (not a target)
       if (backend.kind === 'pglite') results.push(await measureUploads(app, backend, upload, settings, 'fetch + FormData'));
       await stopChild(app.child);
     }
-    console.log('Timing the route\'s steps in-process ...');
+    console.log("Timing the route's steps in-process ...");
     const steps = await measureSteps(workDir, upload, settings);
     const loadAtEnd = loadAverage();
 
@@ -447,7 +460,9 @@ async function main(): Promise<void> {
         return [row.label, ms.toFixed(1), megabytesPerSecond(ms).toFixed(0), `${((copyMs / ms) * 100).toFixed(1)}%`, row.note];
       }),
     ];
-    console.log(`\nUpload of a ${sizeMb.toFixed(1)} MB PDF (${upload.bytes.length} bytes, ${upload.pageCount} pages), median of ${settings.uploadRuns} after a warm-up (MB = 10^6 bytes):\n`);
+    console.log(
+      `\nUpload of a ${sizeMb.toFixed(1)} MB PDF (${upload.bytes.length} bytes, ${upload.pageCount} pages), median of ${settings.uploadRuns} after a warm-up (MB = 10^6 bytes):\n`,
+    );
     console.log(formatTable(['Operation', 'median ms', 'MB/s', 'vs copyFile', 'notes'], rows, new Set([1, 2, 3])));
     console.log(
       `\nMachine: ${cpus.length} cores, Node ${process.version}, ${backends.map((backend) => `${backend.label} (${backend.serverVersion})`).join(' and ')}. ` +

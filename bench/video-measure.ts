@@ -104,8 +104,7 @@ export function compareSnapshots(before: Snapshot, after: Snapshot, participants
   const seconds = (after.at - before.at) / 1000;
   const oneCoreMs = after.at - before.at;
   const hubCpuPercent = ((after.hubCpuMs - before.hubCpuMs) / oneCoreMs) * 100;
-  const browserCpuPercent =
-    before.browserCpuMs === null || after.browserCpuMs === null ? null : ((after.browserCpuMs - before.browserCpuMs) / oneCoreMs) * 100;
+  const browserCpuPercent = before.browserCpuMs === null || after.browserCpuMs === null ? null : ((after.browserCpuMs - before.browserCpuMs) / oneCoreMs) * 100;
   const machineBusyPercent = ((after.machineBusyMs - before.machineBusyMs) / oneCoreMs) * 100;
   const delays = windowP99Ms(before.delays, after.delays);
   const received = after.hubPacketsReceived - before.hubPacketsReceived;

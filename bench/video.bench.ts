@@ -1,5 +1,5 @@
 /**
- * Benchmark of the media hub (issue 11): the werift hub runs in this process; real Chromium
+ * Benchmark of the media hub: the werift hub runs in this process; real Chromium
  * participants (one headless browser, one context each, fake camera and microphone) join it over
  * loopback.
  *
@@ -69,7 +69,12 @@ function checkSegments(): string {
     return onDisk !== segment.bytes;
   });
   if (mismatched.length === 0) return `All ${segmentChecks.length} reported segments match their files on disk.`;
-  const examples = mismatched.slice(0, 3).map(({ segment }) => `${path.basename(segment.filePath)} reported ${segment.bytes} B, ${fs.existsSync(segment.filePath) ? fs.statSync(segment.filePath).size : 'no file'} on disk`);
+  const examples = mismatched
+    .slice(0, 3)
+    .map(
+      ({ segment }) =>
+        `${path.basename(segment.filePath)} reported ${segment.bytes} B, ${fs.existsSync(segment.filePath) ? fs.statSync(segment.filePath).size : 'no file'} on disk`,
+    );
   return `Warning: ${mismatched.length} of ${segmentChecks.length} reported segments differ from their files on disk at the end of the run (${examples.join('; ')}).`;
 }
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -162,7 +167,8 @@ function judgeStep(figures: WindowFigures, baselineSentFps: number): { hub: stri
   if (figures.notConnected > 0) hub.push(`${figures.notConnected} participant(s) no longer connected at the hub`);
   if (figures.droppedPercent > criterion.maxDroppedPercent) browser.push(`receivers dropped ${round(figures.droppedPercent, 1)}% of frames`);
   if (figures.minDecodedToSent < criterion.minDecodedToSent) browser.push(`a receiver decoded ${round(figures.minDecodedToSent * 100)}% of the frames sent`);
-  if (figures.sentFps < baselineSentFps * criterion.minSentFpsToBaseline) browser.push(`senders at ${round(figures.sentFps, 1)} fps (one session: ${round(baselineSentFps, 1)})`);
+  if (figures.sentFps < baselineSentFps * criterion.minSentFpsToBaseline)
+    browser.push(`senders at ${round(figures.sentFps, 1)} fps (one session: ${round(baselineSentFps, 1)})`);
   return { hub, browser };
 }
 
@@ -226,7 +232,12 @@ function printTable(title: string, headers: string[], rows: string[]): void {
 async function main(): Promise<void> {
   const cpus = os.cpus();
   console.log(`Open RON media hub benchmark: ${cores} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString()}`);
-  console.log(`Load average before: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}${gc ? '' : '; no --expose-gc, so RSS figures include garbage'}`);
+  console.log(
+    `Load average before: ${os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}${gc ? '' : '; no --expose-gc, so RSS figures include garbage'}`,
+  );
   const media = await launchBenchBrowser(browserNice);
   const sfu = createWeriftSfu({ iceServers: [], iceAdditionalHostAddresses: ['127.0.0.1'], onError });
   try {
@@ -234,16 +245,72 @@ async function main(): Promise<void> {
     const { joinRows, costRows, recordRows } = await measureSizes(sfu, media);
     const capacity = await measureCapacity(sfu, media);
     const cpu = ['hub CPU %', 'Chromium CPU %', 'other CPU %'];
-    console.log(`\nCPU in % of one core (${cores} cores = ${cores * 100}%). Load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    printTable('Join to first frames shown (ms, p50 / max over newcomers)', ['participants', 'joins', 'newcomer sees first other', 'newcomer sees all others', 'others see newcomer'], joinRows);
-    printTable('Forwarding, steady window', ['participants', 'video streams forwarded', ...cpu, 'hub CPU % per participant', 'hub memory growth MB (RSS / heap + buffers)', 'per participant MB', 'hub in / out Mbit/s', 'forwarding p99 ms', 'sent / decoded fps'], costRows);
-    printTable('With the recorder on (4 s segments)', ['participants', ...cpu, 'extra hub CPU % per recorded participant', 'extra memory MB per recorded participant (RSS / heap + buffers)', 'forwarding p99 ms', 'segments', 'MB reported', 'stop() took s'], recordRows);
-    printTable('Concurrent 3-person sessions', ['sessions', 'participants', ...cpu, 'machine busy %', 'hub in / out Mbit/s', 'hub event-loop delay p99 / max ms', 'forwarding p99 ms', 'hub loss %', 'sent fps mean / min', 'decoded fps mean / min', 'dropped %', 'sender limited by', 'verdict'], capacity.rows);
+    console.log(
+      `\nCPU in % of one core (${cores} cores = ${cores * 100}%). Load average after: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    printTable(
+      'Join to first frames shown (ms, p50 / max over newcomers)',
+      ['participants', 'joins', 'newcomer sees first other', 'newcomer sees all others', 'others see newcomer'],
+      joinRows,
+    );
+    printTable(
+      'Forwarding, steady window',
+      [
+        'participants',
+        'video streams forwarded',
+        ...cpu,
+        'hub CPU % per participant',
+        'hub memory growth MB (RSS / heap + buffers)',
+        'per participant MB',
+        'hub in / out Mbit/s',
+        'forwarding p99 ms',
+        'sent / decoded fps',
+      ],
+      costRows,
+    );
+    printTable(
+      'With the recorder on (4 s segments)',
+      [
+        'participants',
+        ...cpu,
+        'extra hub CPU % per recorded participant',
+        'extra memory MB per recorded participant (RSS / heap + buffers)',
+        'forwarding p99 ms',
+        'segments',
+        'MB reported',
+        'stop() took s',
+      ],
+      recordRows,
+    );
+    printTable(
+      'Concurrent 3-person sessions',
+      [
+        'sessions',
+        'participants',
+        ...cpu,
+        'machine busy %',
+        'hub in / out Mbit/s',
+        'hub event-loop delay p99 / max ms',
+        'forwarding p99 ms',
+        'hub loss %',
+        'sent fps mean / min',
+        'decoded fps mean / min',
+        'dropped %',
+        'sender limited by',
+        'verdict',
+      ],
+      capacity.rows,
+    );
     const perSession = capacity.lastHubGoodFigures ? capacity.lastHubGoodFigures.hubCpuPercent / capacity.lastHubGood : NaN;
     console.log(`\nLast step good end to end (hub and browser): ${capacity.lastGood} session(s).`);
     console.log(`Last step the hub kept within its criterion: ${capacity.lastHubGood} session(s); the steps stopped at ${capacity.stoppedBy}.`);
     console.log(checkSegments());
-    console.log(`Hub CPU per 3-person session at that step: ${round(perSession, 1)}% of a core (one core, the hub's event loop, would be full at about ${round(100 / perSession)} sessions: an extrapolation, not a measurement).`);
+    console.log(
+      `Hub CPU per 3-person session at that step: ${round(perSession, 1)}% of a core (one core, the hub's event loop, would be full at about ${round(100 / perSession)} sessions: an extrapolation, not a measurement).`,
+    );
     if (errors.length > 0) console.log(`\n${errors.length} error(s) during the run; first: ${String(errors[0])}`);
     console.log(`\nTotal ${round((Date.now() - startedAt) / 1000)} s.`);
   } finally {

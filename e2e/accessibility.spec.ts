@@ -3,7 +3,7 @@ import { findSeriousViolations } from './helpers.ts';
 import { openRolePages, openRoute, secondFactorRoutes, signedInRoutes, signedOutRoutes, type RolePages, type SignedInRole } from './role-pages.ts';
 
 /**
- * axe on every page of the SPEC route table, signed out and signed in as each role (the pages that
+ * axe on every page of the router, signed out and signed in as each role (the pages that
  * differ by role are visited by each): no serious or critical violation of WCAG 2.1 A and AA. One
  * page per role is reused and the data comes from the API, so the whole file stays quick.
  */
@@ -45,6 +45,26 @@ test.describe('accessibility of every page', () => {
       await expectAccessible(page, '/dashboard?tab=jobs', 'the notifications');
     };
     await Promise.all([signedOut(), ...(['admin', 'notary', 'title', 'signer'] as const).map(signedIn)]);
+  });
+
+  test('the signing workspace on a desktop and on a phone, as each role: every scrollable pane is reachable by keyboard and named', async () => {
+    const { jobId, documentId } = pages;
+    for (const role of ['title', 'notary', 'signer'] as const) {
+      const page = pages[role];
+      for (const height of [720, 800]) {
+        await page.setViewportSize({ width: 1280, height });
+        await openRoute(page, `/signing/${jobId}/${documentId}`);
+        await expectAccessible(page, `/signing/${jobId}/${documentId}`, `desktop ${height}, ${role}, as it opens`);
+        await expect(page.getByRole('img', { name: /page 1$/ })).toBeVisible();
+        await expectAccessible(page, `/signing/${jobId}/${documentId}`, `desktop ${height}, ${role}, pages drawn`);
+      }
+      // And on a 390 px phone, for each role too.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await openRoute(page, `/signing/${jobId}/${documentId}`);
+      await expect(page.getByRole('img', { name: /page 1$/ })).toBeVisible();
+      await expectAccessible(page, `/signing/${jobId}/${documentId}`, `phone, ${role}`);
+      await page.setViewportSize({ width: 1280, height: 720 });
+    }
   });
 
   test('the workspace on a phone, with its tools open', async () => {

@@ -2,7 +2,7 @@ import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { findSeriousViolations, openAdminPage, registerApprovedNotary, registerSigner, uniqueEmail } from './helpers.ts';
 
 /**
- * Issue 13's availability: the notary's online switch in the sidebar (on, still on after a reload,
+ * A notary's availability: the notary's online switch in the sidebar (on, still on after a reload,
  * off; a failure puts it back with 'Failed to update availability'; a heartbeat every 30 s while
  * online), hidden from everyone else, and the Availability tab's scheduled slots.
  */
@@ -13,7 +13,9 @@ let notary: Page;
 
 /** The calendar day `days` from today in the notary's zone, as a date input takes it. */
 function dayFromNow(days: number): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(Date.now() + days * 24 * 3600 * 1000));
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(Date.now() + days * 24 * 3600 * 1000),
+  );
 }
 
 test.describe.serial('notary availability', () => {
@@ -104,7 +106,9 @@ test.describe.serial('notary availability', () => {
     await expect(availabilitySwitch()).toHaveCount(0);
     await notary.unroute('**/api/notary-availability/status');
 
-    await notary.route('**/api/notary-availability/status', (route) => route.fulfill({ status: 403, json: { error: 'forbidden', message: 'You do not have permission to do that.' } }));
+    await notary.route('**/api/notary-availability/status', (route) =>
+      route.fulfill({ status: 403, json: { error: 'forbidden', message: 'You do not have permission to do that.' } }),
+    );
     await notary.goto('/dashboard?tab=jobs');
     await expect(notary.getByText('Welcome, Olive Online')).toBeVisible();
     await notary.waitForTimeout(500);

@@ -6,14 +6,19 @@ import { openAdminPage, registerApprovedNotary, uniqueEmail, waitForMail } from 
 /** No serious or critical accessibility violation on what the page shows now. */
 async function expectAccessible(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+  expect(
+    violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id}: ${violation.help}`),
+  ).toEqual([]);
 }
 
 /** Drops files on a drop zone the way a browser does: a drop event carrying them. */
 async function dropFiles(page: Page, files: Array<{ name: string; type: string; base64: string }>) {
   const dataTransfer = await page.evaluateHandle((list) => {
     const transfer = new DataTransfer();
-    for (const file of list) transfer.items.add(new File([Uint8Array.from(atob(file.base64), (character) => character.charCodeAt(0))], file.name, { type: file.type }));
+    for (const file of list)
+      transfer.items.add(new File([Uint8Array.from(atob(file.base64), (character) => character.charCodeAt(0))], file.name, { type: file.type }));
     return transfer;
   }, files);
   const zone = page.getByTestId('drop-zone');
@@ -194,13 +199,16 @@ test.describe.serial('controls: role homes, the notary picker, drop zones and th
     await signer.getByLabel('Confirm password').fill('signer password');
     await signer.getByRole('button', { name: 'Create account' }).click();
     await expect(signer).toHaveURL(/\/jobs\/detail\?jobId=/);
-    await expect(signer.getByRole('group', { name: 'Actions on this job' }).locator('.button.primary')).toHaveText('Open signing workspace');
+    // The job is ready: the signer's next step is the identity step.
+    await expect(signer.getByRole('group', { name: 'Actions on this job' }).locator('.button.primary')).toHaveText('Prove your identity');
 
     await signer.goto('/dashboard?tab=jobs');
     const waiting = signer.getByRole('region', { name: 'Waiting for you' });
     await expect(waiting.getByText(jobTitle)).toBeVisible();
-    await expect(waiting.getByText('The documents are ready. The notary will set a time for your session.')).toBeVisible();
-    await expect(waiting.getByRole('link', { name: `View the job: ${jobTitle}` })).toBeVisible();
+    await expect(
+      waiting.getByText('The documents are ready. Prove your identity and check your camera now; you enter when the notary opens the session.'),
+    ).toBeVisible();
+    await expect(waiting.getByRole('link', { name: `Get ready for the session: ${jobTitle}` })).toBeVisible();
     await expectAccessible(signer);
     await signer.context().close();
   });

@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from '@playwright/test';
+import { expect, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from '@playwright/test';
 import * as OTPAuth from 'otpauth';
 import { makePng } from '../test/png-fixtures.ts';
 
@@ -158,19 +158,30 @@ export async function completeNotaryProfileByApi(page: Page) {
   const me = (await (await page.request.get('/api/auth/me')).json()) as { user: { name: string } };
   const put = await page.request.put('/api/notary/profile', {
     headers,
-    data: { commissionedName: me.user.name, commissionStartsOn: '2023-06-01', bondAmountCents: 1_000_000, bondExpiresOn: '2031-05-31', eoAmountCents: 2_500_000, eoExpiresOn: '2031-05-31' },
+    data: {
+      commissionedName: me.user.name,
+      commissionStartsOn: '2023-06-01',
+      bondAmountCents: 1_000_000,
+      bondExpiresOn: '2031-05-31',
+      eoAmountCents: 2_500_000,
+      eoExpiresOn: '2031-05-31',
+    },
   });
   expect(put.status(), await put.text()).toBe(200);
   const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
   const png = makePng(120, 120);
   for (const kind of ['commission_certificate', 'bond', 'eo_insurance', 'seal_image']) {
-    const file = kind === 'seal_image' ? { name: 'seal.png', mimeType: 'image/png', buffer: png } : { name: `${kind}.pdf`, mimeType: 'application/pdf', buffer: pdf };
+    const file =
+      kind === 'seal_image' ? { name: 'seal.png', mimeType: 'image/png', buffer: png } : { name: `${kind}.pdf`, mimeType: 'application/pdf', buffer: pdf };
     const res = await page.request.post('/api/notary/profile/upload', { headers, multipart: { kind, file } });
     expect(res.status(), await res.text()).toBe(201);
   }
   const image = `data:image/png;base64,${makePng(300, 100, { color: [0, 51, 91] }).toString('base64')}`;
   for (const kind of ['signature', 'initials']) {
-    const res = await page.request.post(kind === 'signature' ? '/api/signature' : '/api/initials', { headers, data: { imageDataUrl: image, method: 'draw' } });
+    const res = await page.request.post(kind === 'signature' ? '/api/signature' : '/api/initials', {
+      headers,
+      data: { imageDataUrl: image, method: 'draw', hasAgreedToSignElectronically: true },
+    });
     expect(res.status(), await res.text()).toBe(201);
   }
 }
@@ -192,14 +203,33 @@ export async function registerApprovedNotary(page: Page, admin: Page, name: stri
   await approveApplication(admin, name);
 }
 
+/**
+ * On /signature or /initials (or in the adopt dialog): ticks the consent to sign electronically
+ * when the form asks for it, which it does only before a first signature or initials is adopted.
+ */
+export async function agreeToSignElectronicallyIfAsked(scope: Page | Locator) {
+  await expect(scope.getByRole('button', { name: /^(Save (signature|initials)|Adopt and sign)$/ })).toBeEnabled();
+  const consent = scope.getByRole('checkbox', { name: /I agree to sign electronically/ });
+  if ((await consent.count()) > 0) await consent.check();
+}
+
 /** Draws two strokes on the signature (or initials) pad of the page. */
 export async function drawSignature(page: Page, kind: 'Signature' | 'Initials' = 'Signature') {
   const pad = page.getByRole('img', { name: new RegExp(`^${kind} drawing area`) });
   const box = await pad.boundingBox();
   if (!box) throw new Error('the drawing pad is not on screen');
   const strokes: Array<Array<[number, number]>> = [
-    [[0.1, 0.6], [0.25, 0.3], [0.4, 0.7], [0.55, 0.35], [0.7, 0.6]],
-    [[0.2, 0.8], [0.8, 0.75]],
+    [
+      [0.1, 0.6],
+      [0.25, 0.3],
+      [0.4, 0.7],
+      [0.55, 0.35],
+      [0.7, 0.6],
+    ],
+    [
+      [0.2, 0.8],
+      [0.8, 0.75],
+    ],
   ];
   for (const stroke of strokes) {
     const [first, ...rest] = stroke;
@@ -242,7 +272,11 @@ const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
  * (which doubled the time); it would skip cross-origin frames, and these pages have none.
  */
 export async function findSeriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).setLegacyMode().withTags(wcagTags).options({ resultTypes: ['violations'] }).analyze();
+  const results = await new AxeBuilder({ page })
+    .setLegacyMode()
+    .withTags(wcagTags)
+    .options({ resultTypes: ['violations'] })
+    .analyze();
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);

@@ -1,37 +1,15 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { makeAamvaText, makeLicenceBack, makeLicenceFront } from '../test/id-documents.ts';
 import { makePdf } from '../test/pdf-fixtures.ts';
 import { uniqueEmail } from './helpers.ts';
+import { giveDetails, sendLicencePhotos, takeSelfieAndAnswer } from './identity-steps.ts';
 import { apiCall, apiGet, claimInvitations, openRolePages, type RolePages } from './role-pages.ts';
 
 /**
- * Issue 12's journey: a signer starts the identity step on a computer, continues on a 390 px phone
+ * The identity step end to end: a signer starts the identity step on a computer, continues on a 390 px phone
  * from the resume link (ID photos uploaded, a selfie from the fake camera, the questions answered),
  * the computer carries on by itself, and the notary admits the signer to the session.
  */
-
-const person = { legalName: 'Sam Signer', birthDate: '1984-07-09', street: '1208 Maple Avenue', city: 'Richmond', state: 'VA', zip: '23220' };
-const weekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
-/** What the person typed answers each development question (the provider makes them from it). */
-const answers: Record<string, string> = {
-  'In which year were you born?': '1984',
-  'In which month were you born?': 'July',
-  'On which day of the month were you born?': '9',
-  'On which day of the week were you born?': weekdays[new Date(Date.UTC(1984, 6, 9)).getUTCDay()] ?? '',
-  'In which decade were you born?': '1980s',
-  'What is the house number of your address?': '1208',
-  'On which street do you live?': 'Maple Avenue',
-  'In which city do you live?': 'Richmond',
-  'In which state do you live?': 'Virginia',
-  'What is your ZIP code?': '23220',
-  'What are the last two digits of your ZIP code?': '20',
-  'What is the first digit of your ZIP code?': '2',
-  'With which letter does your last name begin?': 'S',
-  'With which letter does your first name begin?': 'S',
-  'How many letters are in your last name?': '6',
-};
 
 async function noSeriousViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
@@ -61,7 +39,11 @@ test.describe.serial('proving identity before the session', () => {
     documentId = uploaded.items[0]?.id ?? '';
     const current = await apiGet<{ version: number }>(title.request, `/api/jobs/${jobId}`);
     await apiCall(title.request, 'patch', `/api/jobs/${jobId}`, { data: { status: 'ready', version: current.version } });
-    const [claimed] = await claimInvitations([{ name: 'Sam Signer', email }], () => browser.newContext().then((context) => context.newPage()), 'signer password');
+    const [claimed] = await claimInvitations(
+      [{ name: 'Sam Signer', email }],
+      () => browser.newContext().then((context) => context.newPage()),
+      'signer password',
+    );
     if (!claimed) throw new Error('the invitation was not claimed');
     desktop = claimed;
     phone = await (await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true })).newPage();
@@ -75,15 +57,7 @@ test.describe.serial('proving identity before the session', () => {
 
   test('the computer asks for the details first and hands the rest to the phone', async () => {
     await desktop.goto(`/session/${jobId}`);
-    await expect(desktop.getByRole('heading', { name: 'Your details' })).toBeVisible({ timeout: 20_000 });
-    await desktop.getByLabel('Full legal name').fill(person.legalName);
-    await desktop.getByLabel('Date of birth').fill(person.birthDate);
-    await desktop.getByLabel('Street address').fill(person.street);
-    await desktop.getByLabel('City').fill(person.city);
-    await desktop.getByLabel('State').selectOption(person.state);
-    await desktop.getByLabel('ZIP code').fill(person.zip);
-    await desktop.getByRole('button', { name: 'Continue to your ID' }).click();
-    await expect(desktop.getByRole('heading', { name: 'Photograph your ID' })).toBeVisible({ timeout: 15_000 });
+    await giveDetails(desktop);
     await desktop.getByRole('button', { name: 'Continue on your phone' }).click();
     const link = desktop.getByRole('link', { name: /\/verify\/resume\// });
     await expect(link).toBeVisible({ timeout: 15_000 });
@@ -96,35 +70,11 @@ test.describe.serial('proving identity before the session', () => {
     await expect(phone.getByRole('heading', { name: 'Photograph your ID' })).toBeVisible({ timeout: 20_000 });
     await noSeriousViolations(phone);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await phone.getByLabel('Driver’s licence').check();
-    const back = await makeLicenceBack({ text: makeAamvaText({ state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: person.birthDate }) });
-    await phone.getByLabel('Or give a photo file: front of the card').setInputFiles({ name: 'front.png', mimeType: 'image/png', buffer: await makeLicenceFront() });
-    await phone.getByLabel('Or give a photo file: back of the card').setInputFiles({ name: 'back.png', mimeType: 'image/png', buffer: back });
-    await phone.getByRole('button', { name: 'Send both photos' }).click();
-    await expect(phone.getByRole('heading', { name: 'Take a selfie' })).toBeVisible({ timeout: 30_000 });
+    await sendLicencePhotos(phone);
   });
 
   test('on the phone: a selfie from the camera, then the questions within the time limit', async () => {
-    await phone.getByRole('button', { name: /^Use the camera/ }).click();
-    const take = phone.getByRole('button', { name: /^Take the photo/ });
-    await expect(take).toBeEnabled({ timeout: 15_000 });
-    await take.click();
-    await phone.getByRole('button', { name: /^Send/ }).click();
-    await expect(phone.getByRole('heading', { name: 'Answer questions about yourself' })).toBeVisible({ timeout: 20_000 });
-    await expect(phone.getByText(/development provider/).first()).toBeVisible();
-    await phone.getByRole('button', { name: 'Start the questions' }).click();
-    await expect(phone.getByRole('timer')).toBeVisible({ timeout: 15_000 });
-    const groups = phone.locator('fieldset.kba-question');
-    await expect(groups).toHaveCount(5);
-    for (const group of await groups.all()) {
-      const prompt = ((await group.locator('legend').textContent()) ?? '').replace(/^\d+\.\s*/, '').trim();
-      const expected = answers[prompt];
-      expect(expected, `an answer for "${prompt}"`).toBeDefined();
-      await group.getByLabel(expected ?? '', { exact: true }).check();
-    }
-    await phone.getByRole('button', { name: 'Send my answers' }).click();
-    await expect(phone.getByText('You answered 5 of 5 questions correctly: you passed.')).toBeVisible({ timeout: 20_000 });
-    await phone.getByRole('button', { name: 'Continue' }).click();
+    await takeSelfieAndAnswer(phone);
     await expect(phone.getByText('Done. Go back to your computer: it carries on by itself.')).toBeVisible({ timeout: 20_000 });
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
@@ -137,21 +87,28 @@ test.describe.serial('proving identity before the session', () => {
     const { sessionId } = await apiCall<{ sessionId: string }>(notary.request, 'post', '/api/video/session', { data: { jobId } });
     await apiCall(notary.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId: 'notary-desk' } });
     await desktop.getByLabel(/I agree that this session is recorded/).check();
-    const enter = desktop.getByRole('button', { name: 'Enter the session' });
+    const enter = desktop.getByRole('button', { name: 'Enter the room' });
     await expect(enter).toBeEnabled({ timeout: 30_000 });
     await enter.click();
-    const waiting = await apiGet<{ participants: Array<{ participantId: string; name: string; lobbyState: string }> }>(notary.request, `/api/video/session/${sessionId}`);
+    const waiting = await apiGet<{ participants: Array<{ participantId: string; name: string; lobbyState: string }> }>(
+      notary.request,
+      `/api/video/session/${sessionId}`,
+    );
     const sam = waiting.participants.find((participant) => participant.name === 'Sam Signer');
     expect(sam?.lobbyState).toBe('waiting');
     await apiCall(notary.request, 'post', `/api/video/session/${sessionId}/participants/${sam?.participantId}/admit`);
     await expect(desktop.getByRole('region', { name: 'Video call' })).toBeVisible({ timeout: 30_000 });
 
     // The notary sees what was read and checked, beside the call, and confirms.
-    const list = await apiGet<{ items: Array<{ name: string; check: { status: string; credential: { status: string }; kba: { status: string }; selfie: { status: string } } | null }> }>(
-      notary.request,
-      `/api/jobs/${jobId}/identity`,
-    );
-    expect(list.items[0]?.check).toMatchObject({ status: 'ready', credential: { status: 'passed' }, kba: { status: 'passed' }, selfie: { status: 'received' } });
+    const list = await apiGet<{
+      items: Array<{ name: string; check: { status: string; credential: { status: string }; kba: { status: string }; selfie: { status: string } } | null }>;
+    }>(notary.request, `/api/jobs/${jobId}/identity`);
+    expect(list.items[0]?.check).toMatchObject({
+      status: 'ready',
+      credential: { status: 'passed' },
+      kba: { status: 'passed' },
+      selfie: { status: 'received' },
+    });
 
     await apiCall(notary.request, 'post', `/api/video/session/${sessionId}/activate/notary-desk`);
     await notary.setViewportSize({ width: 390, height: 844 });
@@ -162,7 +119,13 @@ test.describe.serial('proving identity before the session', () => {
     await expect(review.getByText('SIGNER').first()).toBeVisible();
     await review.getByLabel('Your reason for Sam Signer').fill('Face on camera matches the licence photo');
     await review.getByRole('button', { name: /^Confirm/ }).click();
-    await expect.poll(async () => (await apiGet<{ items: Array<{ check: { status: string } | null }> }>(notary.request, `/api/jobs/${jobId}/identity`)).items[0]?.check?.status, { timeout: 15_000 }).toBe('confirmed');
+    await expect
+      .poll(
+        async () =>
+          (await apiGet<{ items: Array<{ check: { status: string } | null }> }>(notary.request, `/api/jobs/${jobId}/identity`)).items[0]?.check?.status,
+        { timeout: 15_000 },
+      )
+      .toBe('confirmed');
     expect(await notary.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 });

@@ -2,7 +2,7 @@ import { expect, test, type CDPSession, type Locator, type Page } from '@playwri
 import { openRolePages, openRoute, secondFactorRoutes, signedInRoutes, signedOutRoutes, type RolePages, type SignedInRole } from './role-pages.ts';
 
 /**
- * The pages as people hold them: on a 390 x 844 touch phone every route of the SPEC route table fits
+ * The pages as people hold them: on a 390 x 844 touch phone every route of the router (src/web/router.tsx) fits
  * the screen's width, nothing fixed floats over a control, and every control is a 44 px target. The
  * signing workspace has one scroll container, and a notice never moves the work area. Then a signer
  * goes the whole way by touch: opens the invitation, signs and finishes.
@@ -24,9 +24,12 @@ function findLayoutProblems(page: Page): Promise<LayoutProblems> {
       const style = getComputedStyle(element);
       return box.width > 0 && box.height > 0 && style.visibility !== 'hidden' && !element.closest('[hidden], .visually-hidden, dialog:not([open])');
     };
-    const describe = (element: Element) => `${element.tagName.toLowerCase()} "${(element.getAttribute('aria-label') ?? element.textContent ?? '').trim().slice(0, 40)}"`;
+    const describe = (element: Element) =>
+      `${element.tagName.toLowerCase()} "${(element.getAttribute('aria-label') ?? element.textContent ?? '').trim().slice(0, 40)}"`;
     const all = [...document.querySelectorAll('body *')];
-    const floating = all.filter((element) => ['fixed', 'sticky'].includes(getComputedStyle(element).position) && isShown(element) && !element.closest('dialog[open]'));
+    const floating = all.filter(
+      (element) => ['fixed', 'sticky'].includes(getComputedStyle(element).position) && isShown(element) && !element.closest('dialog[open]'),
+    );
     const controls = [...document.querySelectorAll('button, a[href], input, select, textarea, summary, [role="button"]')].filter(
       (element) => isShown(element) && !(element instanceof HTMLInputElement && element.type === 'hidden'),
     );
@@ -76,7 +79,9 @@ function findScrollContainers(page: Page) {
     return {
       isPageScrolling: root.scrollHeight > root.clientHeight + 1 || root.scrollWidth > root.clientWidth + 1,
       containers: scrolling.map((element) => element.className.toString()),
-      nested: scrolling.filter((element) => scrolling.some((other) => other !== element && other.contains(element))).map((element) => element.className.toString()),
+      nested: scrolling
+        .filter((element) => scrolling.some((other) => other !== element && other.contains(element)))
+        .map((element) => element.className.toString()),
     };
   });
 }
@@ -95,8 +100,17 @@ async function drawWithFinger(page: Page, cdp: CDPSession, area: Locator) {
   const box = await area.boundingBox();
   if (!box) throw new Error('the drawing area is not on screen');
   const strokes: Array<Array<[number, number]>> = [
-    [[0.1, 0.6], [0.25, 0.3], [0.4, 0.7], [0.55, 0.35], [0.7, 0.6]],
-    [[0.2, 0.8], [0.8, 0.75]],
+    [
+      [0.1, 0.6],
+      [0.25, 0.3],
+      [0.4, 0.7],
+      [0.55, 0.35],
+      [0.7, 0.6],
+    ],
+    [
+      [0.2, 0.8],
+      [0.8, 0.75],
+    ],
   ];
   // Each event is stamped a frame after the one before, and the finger rests before it lifts, as a
   // hand does: events sent all at once would read as a fling, and the next tap would only stop it.
@@ -156,7 +170,11 @@ test.describe('pages on a 390 px touch phone', () => {
     expect(await workAreaTop(notary)).toEqual(before);
     await notary.route(`**/api/jobs/${jobId}/documents/${documentId}/fields`, (route) =>
       route.request().method() === 'POST'
-        ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'unavailable', message: 'The field could not be saved. Try again.' }) })
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: 'unavailable', message: 'The field could not be saved. Try again.' }),
+          })
         : route.fallback(),
     );
     const sheet = notary.locator('.pages .pdf-page[data-page="1"]');
@@ -248,16 +266,14 @@ test.describe('pages on a 390 px touch phone', () => {
       await expect(page.getByRole('button', { name: 'Sign here' })).toBeInViewport();
       await page.getByRole('button', { name: 'Sign here' }).tap();
 
-      // No signature yet: the workspace sends the signer to make one, then back.
-      await expect(page).toHaveURL(/\/signature\?next=/);
-      expect((await findLayoutProblems(page)).scrollWidth).toBeLessThanOrEqual(390);
-      await drawWithFinger(page, cdp, page.getByRole('img', { name: /^Signature drawing area/ }));
-      await page.getByRole('button', { name: 'Save signature' }).tap();
+      // No signature yet: it is adopted in a dialog over the workspace, and the field is signed at once.
+      const dialog = page.getByRole('dialog', { name: 'Adopt your signature' });
+      await expect(dialog).toBeVisible();
       await expect(page).toHaveURL(/\/signing\//);
-
-      await page.getByRole('button', { name: 'Tools and your fields (1 left)' }).tap();
-      await page.getByRole('list', { name: 'Your remaining fields' }).getByRole('button', { name: 'Signature on page 1' }).tap();
-      await page.getByRole('button', { name: 'Sign here' }).tap();
+      expect((await findLayoutProblems(page)).scrollWidth).toBeLessThanOrEqual(390);
+      await drawWithFinger(page, cdp, dialog.getByRole('img', { name: /^Signature drawing area/ }));
+      await dialog.getByRole('checkbox', { name: /I agree to sign electronically/ }).tap();
+      await dialog.getByRole('button', { name: 'Adopt and sign' }).tap();
       await expect(page.getByRole('img', { name: 'Signature for Tara Touch, signed' })).toBeVisible();
       await page.getByRole('button', { name: 'Tools and your fields' }).tap();
       await expect(page.getByText('You have filled all your fields. The notary will complete the document.')).toBeVisible();

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { uniqueEmail } from './helpers.ts';
+import { findSeriousViolations, logIn, uniqueEmail } from './helpers.ts';
 
 /**
  * The embedded default: no SMTP_URL. This file runs its own server (E2E_PORT + 1, fresh data) so
@@ -15,6 +15,8 @@ const phone = { width: 390, height: 844 };
 let server: ChildProcess;
 let output = '';
 let dataDir: string;
+const adminEmail = uniqueEmail('admin');
+const adminPassword = 'admin password 1';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -61,7 +63,9 @@ async function expectNoSideways(page: Page) {
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phone.width);
 }
 
-test('the administrator reads waiting mail at /admin/mail, a newcomer confirms their address from it, and an invitation then waits on their dashboard', async ({ browser }) => {
+test('the administrator reads waiting mail at /admin/mail, a newcomer confirms their address from it, and an invitation then waits on their dashboard', async ({
+  browser,
+}) => {
   const startLine = output.split('\n').find((line) => line.includes('Open RON is running'));
   expect(startLine).toContain('mail kept in the local mailbox at /admin/mail');
   expect(output).toContain('mail is kept in a local mailbox that administrators read at');
@@ -74,9 +78,9 @@ test('the administrator reads waiting mail at /admin/mail, a newcomer confirms t
   const admin = await newPhonePage(browser);
   await admin.goto(adminLink);
   await admin.getByLabel('Full name').fill('Ada Admin');
-  await admin.getByLabel('Email').fill(uniqueEmail('admin'));
-  await admin.getByLabel('Password', { exact: true }).fill('admin password 1');
-  await admin.getByLabel('Confirm password').fill('admin password 1');
+  await admin.getByLabel('Email').fill(adminEmail);
+  await admin.getByLabel('Password', { exact: true }).fill(adminPassword);
+  await admin.getByLabel('Confirm password').fill(adminPassword);
   await admin.getByRole('button', { name: 'Create account' }).click();
   await expect(admin.getByText('Welcome, Ada Admin')).toBeVisible();
   await admin.getByRole('link', { name: 'Mail' }).click();
@@ -144,6 +148,34 @@ test('the administrator reads waiting mail at /admin/mail, a newcomer confirms t
   await newcomer.context().close();
 });
 
+test('the administrator goes from the dashboard to the mailbox, then to the templates, and previews one safely', async ({ browser }) => {
+  const admin = await newPhonePage(browser);
+  await logIn(admin, adminEmail, adminPassword);
+  await expect(admin.getByText('Welcome, Ada Admin')).toBeVisible();
+  await admin.getByRole('link', { name: 'Mail' }).click();
+  await expect(admin).toHaveURL(/\/admin\/mail$/);
+  await admin.getByRole('navigation', { name: 'Mail sections' }).getByRole('link', { name: 'Templates' }).click();
+  await expect(admin).toHaveURL(/\/admin\/mail\/templates$/);
+  await expect(admin.getByRole('heading', { name: 'Email templates' })).toBeVisible();
+  await expect(admin.getByRole('link', { name: 'Templates' })).toHaveAttribute('aria-current', 'page');
+
+  const reset = admin.getByRole('article', { name: 'Password reset link' });
+  await expect(reset).toContainText('Sent when someone asks to reset the password');
+  await reset.getByRole('button', { name: 'Show preview' }).click();
+  await expect(reset.getByRole('button', { name: 'Hide preview' })).toHaveAttribute('aria-expanded', 'true');
+  await expect(reset).toContainText('Reset your Open RON password');
+  await expect(reset).toContainText(`${baseUrl}/login?resetToken=`);
+  // The HTML is shown in a frame that may run nothing and reach nothing of this page.
+  const frame = reset.locator('iframe');
+  await expect(frame).toHaveAttribute('sandbox', '');
+  await expect(frame).toHaveAttribute('title', 'HTML of “Password reset link”');
+  await expect(reset.frameLocator('iframe').getByText('Hello Ada Lovelace,')).toBeVisible();
+
+  expect.soft(await findSeriousViolations(admin), '/admin/mail/templates').toEqual([]);
+  await expectNoSideways(admin);
+  await admin.context().close();
+});
+
 test('a person who is not an administrator is told the mailbox is for administrators', async ({ browser }) => {
   const page = await newPhonePage(browser);
   await page.goto('/register/user');
@@ -157,5 +189,8 @@ test('a person who is not an administrator is told the mailbox is for administra
   await page.goto('/admin/mail');
   await expect(page.getByText('Only administrators can read the local mailbox.')).toBeVisible();
   expect((await page.request.get('/api/admin/mail')).status()).toBe(403);
+  await page.goto('/admin/mail/templates');
+  await expect(page.getByText('Only administrators can preview the email templates.')).toBeVisible();
+  expect((await page.request.get('/api/admin/mail/templates')).status()).toBe(403);
   await page.context().close();
 });

@@ -39,7 +39,7 @@ test('a job page asks before deleting, removing, bypassing or cancelling in the 
   await expect(dialog.getByText('Give a reason.')).toBeVisible();
   await dialog.getByLabel('Your reason, as it goes on record').fill('Known personally to the notary');
   await dialog.getByRole('button', { name: 'Bypass ID' }).click();
-  await expect(page.getByRole('cell', { name: 'The notary knows the person personally: Known personally to the notary' })).toBeVisible();
+  await expect(page.getByRole('cell', { name: 'Waived: the notary knows the person personally (Known personally to the notary)' })).toBeVisible();
 
   await page.getByRole('button', { name: 'Remove' }).click();
   dialog = page.getByRole('dialog', { name: 'Remove Cora Confirm from this job?' });

@@ -6,7 +6,7 @@ import { completeNotaryProfileByApi, openAdminPage, totpCode, uniqueEmail, waitF
  * One signed-in page per role, with the data each needs, made through the API (page.request) rather
  * than the UI: an approved notary, an approved title company whose job (one PDF, one invited
  * signer, a signature field, the session started) that notary holds, and that signer. Page-level
- * specs (layout, accessibility) then visit every route of the SPEC route table in a loop.
+ * specs (layout, accessibility) then visit every route of the router in a loop.
  */
 export interface RolePages {
   admin: Page;
@@ -18,13 +18,15 @@ export interface RolePages {
   pendingMfa: Page;
   jobId: string;
   documentId: string;
+  /** The approved title company the title page's person works for. */
+  companyId: string;
   /** An unused invitation link for a second signer of the job (a /claim/:token URL path). */
   spareClaimPath: string;
   spareSignerEmail: string;
   close: () => Promise<void>;
 }
 
-/** The routes of the SPEC route table a person opens without signing in (redirects to /login left out). */
+/** The routes a person opens without signing in (redirects to /login left out). */
 export function signedOutRoutes(pages: Pick<RolePages, 'spareClaimPath'>): string[] {
   return [
     '/login',
@@ -45,7 +47,6 @@ export function signedOutRoutes(pages: Pick<RolePages, 'spareClaimPath'>): strin
     '/session/complete',
     '/billing/pending',
     '/billing/company',
-    '/admin/new-title-company',
     '/admin/notaryloop-test',
     '/verify/resume/a-token',
     '/verify',
@@ -64,12 +65,23 @@ export type SignedInRole = 'admin' | 'notary' | 'title' | 'signer';
  * look the same whoever is signed in (redirects, signature capture, help, what is not built) once,
  * as the signer.
  */
-export function signedInRoutes(role: SignedInRole, pages: Pick<RolePages, 'jobId' | 'documentId'>): string[] {
-  const { jobId, documentId } = pages;
+export function signedInRoutes(role: SignedInRole, pages: Pick<RolePages, 'jobId' | 'documentId' | 'companyId'>): string[] {
+  const { jobId, documentId, companyId } = pages;
   return [
     '/dashboard?tab=jobs',
     '/dashboard?tab=security',
-    ...(role === 'admin' ? ['/dashboard?tab=approvals', '/admin/mail'] : []),
+    ...(role === 'admin'
+      ? [
+          '/dashboard?tab=approvals',
+          '/admin/mail',
+          '/admin/mail/templates',
+          '/admin/users',
+          '/admin/title-companies',
+          '/admin/new-title-company',
+          `/companies/${companyId}`,
+        ]
+      : []),
+    ...(role === 'title' ? ['/company', `/companies/${companyId}`] : []),
     ...(role === 'admin' || role === 'notary' ? [`/jobs/${jobId}/recording`] : []),
     `/jobs/detail?jobId=${jobId}`,
     '/signing',
@@ -92,7 +104,12 @@ export function baseUrl(): string {
 type RequestOptions = NonNullable<Parameters<APIRequestContext['post']>[1]>;
 
 /** A state-changing call from the page's context: cookie sessions need a same-origin Origin header. */
-export async function apiCall<T>(request: APIRequestContext, method: 'post' | 'patch', url: string, options: Pick<RequestOptions, 'data' | 'multipart'> = {}): Promise<T> {
+export async function apiCall<T>(
+  request: APIRequestContext,
+  method: 'post' | 'patch',
+  url: string,
+  options: Pick<RequestOptions, 'data' | 'multipart'> = {},
+): Promise<T> {
   const response = await request[method](url, { headers: { origin: baseUrl() }, ...options });
   if (!response.ok()) throw new Error(`${method.toUpperCase()} ${url} answered ${response.status()}: ${await response.text()}`);
   return (await response.json()) as T;
@@ -106,7 +123,7 @@ export async function apiGet<T>(request: APIRequestContext, url: string): Promis
 
 /**
  * The notary runs the job's live session through the real routes: opens it, enters it, admits the
- * signers (who enter too), opens the room, starts the session (the job moves in session) and starts
+ * signers (each known personally to the notary, who enter too), opens the room, starts the session (the job moves in session) and starts
  * recording it. Fields are filled only then (decision 022).
  */
 export async function startRecordedSession(jobId: string, notary: Page, signers: Array<{ page: Page; participantId: string }>) {
@@ -114,8 +131,10 @@ export async function startRecordedSession(jobId: string, notary: Page, signers:
   await apiCall(notary.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId: 'notary-desk' } });
   const base = `/api/video/session/${sessionId}`;
   for (const [index, signer] of signers.entries()) {
-    // A bypass without a method (issue 12): they enter, and the output still says identity was not proven.
-    await apiCall(notary.request, 'post', `/api/jobs/${jobId}/signers/${signer.participantId}/id-bypass`, { data: { enabled: true, reason: 'Identity step not under test here' } });
+    // Identified by the notary's personal knowledge (a bypass the state allows), so they may enter.
+    await apiCall(notary.request, 'post', `/api/jobs/${jobId}/signers/${signer.participantId}/id-bypass`, {
+      data: { enabled: true, reason: 'Identity step not under test here', method: 'personal_knowledge' },
+    });
     await apiCall(signer.page.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId: `signer-${index}` } });
     await apiCall(notary.request, 'post', `${base}/participants/${signer.participantId}/admit`);
   }
@@ -138,7 +157,7 @@ export async function confirmEmail(page: Page, email: string) {
   await apiCall(page.request, 'post', '/api/auth/verify-email', { data: { token } });
 }
 
-/** Makes the web app see the session the cookie holds: SPEC section 4 judges signed-in by the stored user. */
+/** Makes the web app see the session the cookie holds: the web app judges signed-in by the stored user. */
 export async function storeUserInPage(page: Page) {
   const { user } = await apiGet<{ user: unknown }>(page.request, '/api/auth/me');
   await page.goto('/help');
@@ -149,11 +168,21 @@ export async function storeUserInPage(page: Page) {
 export async function createApprovedNotary(page: Page, admin: Page, name: string) {
   const email = uniqueEmail('notary');
   const registered = await apiCall<SignedInResponse & { ticket: string | null }>(page.request, 'post', '/api/auth/register/notary', {
-    data: { name, email, password: 'notary password', commissionState: 'VA', commissionNumber: 'VA-1357', commissionExpiresOn: '2031-05-31', county: 'Arlington' },
+    data: {
+      name,
+      email,
+      password: 'notary password',
+      commissionState: 'VA',
+      commissionNumber: 'VA-1357',
+      commissionExpiresOn: '2031-05-31',
+      county: 'Arlington',
+    },
   });
   expect(registered.ticket).toBeTruthy();
   const { secret } = await apiCall<{ secret: string }>(page.request, 'post', '/api/auth/mfa/totp/setup/start');
-  const linked = await apiCall<{ completedSignIn: SignedInResponse | null }>(page.request, 'post', '/api/auth/mfa/totp/setup/verify', { data: { token: totpCode(secret) } });
+  const linked = await apiCall<{ completedSignIn: SignedInResponse | null }>(page.request, 'post', '/api/auth/mfa/totp/setup/verify', {
+    data: { token: totpCode(secret) },
+  });
   const id = linked.completedSignIn?.user?.id ?? '';
   await completeNotaryProfileByApi(page);
   await apiCall(admin.request, 'post', `/api/notary/approve/${id}`);
@@ -212,7 +241,9 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
   };
   const signer = await newPage();
   const signerClaim = await claimPath(signerEmail);
-  await apiCall(signer.request, 'post', `/api/invites${signerClaim.replace('/claim', '')}/claim`, { data: { name: 'Sam Signer', email: signerEmail, password: 'signer password' } });
+  await apiCall(signer.request, 'post', `/api/invites${signerClaim.replace('/claim', '')}/claim`, {
+    data: { name: 'Sam Signer', email: signerEmail, password: 'signer password' },
+  });
   await storeUserInPage(signer);
   const spareClaimPath = await claimPath(spareSignerEmail);
 
@@ -233,17 +264,29 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
   await startRecordedSession(job.id, notary, [{ page: signer, participantId: sam?.id ?? '' }]);
 
   const anonymous = await newPage();
-  // Half-way through signing in: the pending session cookie and the pending-MFA record of SPEC section 3.
+  // Half-way through signing in: the pending session cookie and the pending-MFA record in session storage.
   const pendingMfa = await newPage();
   const pendingEmail = uniqueEmail('pending-notary');
   const response = await apiCall<unknown>(pendingMfa.request, 'post', '/api/auth/register/notary', {
-    data: { name: 'Pia Pending', email: pendingEmail, password: 'notary password', commissionState: 'TX', commissionNumber: 'TX-24680', commissionExpiresOn: '2030-01-31', county: 'Travis' },
+    data: {
+      name: 'Pia Pending',
+      email: pendingEmail,
+      password: 'notary password',
+      commissionState: 'TX',
+      commissionNumber: 'TX-24680',
+      commissionExpiresOn: '2030-01-31',
+      county: 'Travis',
+    },
   });
   await pendingMfa.goto('/help');
-  await pendingMfa.evaluate(
-    (record) => sessionStorage.setItem('pendingMfa', JSON.stringify(record)),
-    { jobId: null, signerId: null, safeNext: null, rememberDevice: true, email: pendingEmail, response },
-  );
+  await pendingMfa.evaluate((record) => sessionStorage.setItem('pendingMfa', JSON.stringify(record)), {
+    jobId: null,
+    signerId: null,
+    safeNext: null,
+    rememberDevice: true,
+    email: pendingEmail,
+    response,
+  });
   return {
     admin,
     notary,
@@ -253,6 +296,7 @@ export async function openRolePages(browser: Browser, options: BrowserContextOpt
     pendingMfa,
     jobId: job.id,
     documentId,
+    companyId: company?.id ?? '',
     spareClaimPath,
     spareSignerEmail,
     close: async () => {

@@ -51,7 +51,9 @@ async function furnishJob(pages: RolePages) {
   await place('notarial_certificate', 2, 0.1, 0.15, 0.8, 0.2, null);
 
   await signer.goto('/help');
-  await apiCall(signer.request, 'post', '/api/signature', { data: { imageDataUrl: await makeSignatureImage(signer, 'Sam Signer'), method: 'type' } });
+  await apiCall(signer.request, 'post', '/api/signature', {
+    data: { imageDataUrl: await makeSignatureImage(signer, 'Sam Signer'), method: 'type', hasAgreedToSignElectronically: true },
+  });
   const fields = await apiGet<{ items: Array<{ id: string; type: string; participantId: string | null; version: number }> }>(signer.request, base);
   for (const field of fields.items.filter((item) => item.participantId === sam?.id && ['signature', 'date_signed'].includes(item.type))) {
     await apiCall(signer.request, 'post', `${base}/${field.id}/fill`, { data: { version: field.version } });
@@ -70,7 +72,12 @@ test('the main screens, on a desktop and on a phone', async ({ browser }) => {
     await openRoute(anonymous, '/verify');
     await capture(anonymous, 'verify');
 
-    for (const [role, page] of [['admin', admin], ['notary', notary], ['title-company', title], ['signer', signer]] as const) {
+    for (const [role, page] of [
+      ['admin', admin],
+      ['notary', notary],
+      ['title-company', title],
+      ['signer', signer],
+    ] as const) {
       await openRoute(page, '/dashboard?tab=jobs');
       await expect(page.getByRole('link', { name: 'Refinance closing for Sam Signer' }).first()).toBeVisible();
       await capture(page, `dashboard-${role}`);

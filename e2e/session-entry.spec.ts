@@ -66,10 +66,12 @@ test.describe.serial('entering the live session', () => {
     const claimed = await claimInvitations(people, () => newPage(browser, opened), 'entry password');
     [signer, denied, observer] = claimed as [Page, Page, Page];
     // Entering is what this journey is about, not the identity step (identity-journey.spec): the notary
-    // lets the signers past it with a bypass without a method.
+    // lets the signers past it as people they know personally (a bypass the state allows).
     const onJob = await apiGet<{ participants: Array<{ id: string; role: string }> }>(notary.request, `/api/jobs/${jobId}`);
     for (const participant of onJob.participants.filter((item) => item.role === 'signer')) {
-      await apiCall(notary.request, 'post', `/api/jobs/${jobId}/signers/${participant.id}/id-bypass`, { data: { enabled: true, reason: 'Identity step not under test here' } });
+      await apiCall(notary.request, 'post', `/api/jobs/${jobId}/signers/${participant.id}/id-bypass`, {
+        data: { enabled: true, reason: 'Identity step not under test here', method: 'personal_knowledge' },
+      });
     }
   });
 
@@ -118,27 +120,27 @@ test.describe.serial('entering the live session', () => {
     await expect(signer.getByText('Your browser can make video connections.')).toBeVisible();
     await expect(signer.getByText('The notary has not opened the session yet.')).toBeVisible();
     await expect(signer.getByText(/^The identity questions of this platform come from its development provider/)).toBeVisible();
-    await expect(signer.getByRole('button', { name: 'Enter the session' })).toBeDisabled();
+    await expect(signer.getByRole('button', { name: 'Enter the room' })).toBeDisabled();
     await expectNoSeriousViolations(signer, '/session/:jobId, pre-join');
   });
 
   test('the notary opens the session from the pre-join screen and is taken to the room', async () => {
     await notary.goto(`/session/${jobId}`);
     await notary.getByLabel(/I agree that this session is recorded/).check();
-    await notary.getByRole('button', { name: 'Open the session and enter' }).click();
+    await notary.getByRole('button', { name: 'Enter the room' }).click();
     await expect(notary).toHaveURL(new RegExp(`/session/${jobId}/${documentId}$`));
     const choice = await notary.evaluate((id) => sessionStorage.getItem(`session_devices:${id}`), jobId);
     expect(JSON.parse(choice ?? '{}')).toMatchObject({ deviceGroupId: expect.stringMatching(/^dg-/), videoOff: false, audioMuted: false });
     // Back on the entry page, the notary who is in the session has its controls.
     await notary.goto(`/session/${jobId}`);
     await expect(notary.getByRole('heading', { name: 'Session controls' })).toBeVisible();
-    await expect(notary.getByRole('button', { name: 'Return to the session' })).toBeVisible();
+    await expect(notary.getByRole('button', { name: 'Return to the room' })).toBeVisible();
   });
 
   test('entering needs consent to the recording', async () => {
     await keepNotaryPresent();
     await signer.goto(`/session/${jobId}`);
-    const enter = signer.getByRole('button', { name: 'Enter the session' });
+    const enter = signer.getByRole('button', { name: 'Enter the room' });
     await expect(enter).toBeEnabled();
     await enter.click();
     await expect(signer.getByRole('alert').filter({ hasText: 'You must agree to the session being recorded to enter it.' })).toBeVisible();
@@ -151,7 +153,7 @@ test.describe.serial('entering the live session', () => {
   test('a signer waits in the lobby, the notary admits them, and they are sent to the room', async () => {
     await keepNotaryPresent();
     await signer.getByLabel(/I agree that this session is recorded/).check();
-    await signer.getByRole('button', { name: 'Enter the session' }).click();
+    await signer.getByRole('button', { name: 'Enter the room' }).click();
     await expect(signer.getByText('The notary will let you in')).toBeVisible();
     await expectNoSeriousViolations(signer, '/session/:jobId, lobby');
 
@@ -167,7 +169,7 @@ test.describe.serial('entering the live session', () => {
     for (const page of [observer, denied]) {
       await page.goto(`/session/${jobId}`);
       await page.getByLabel(/I agree that this session is recorded/).check();
-      await page.getByRole('button', { name: 'Enter the session' }).click();
+      await page.getByRole('button', { name: 'Enter the room' }).click();
       await expect(page.getByText('The notary will let you in')).toBeVisible();
     }
     await expect(observer.getByText('You are an observer: you will see and hear the session, and you do not sign.')).toBeVisible();
@@ -184,9 +186,10 @@ test.describe.serial('entering the live session', () => {
   });
 
   test('the notary starts the session, records it, and everyone sees the recording indicator', async () => {
-    await notary.getByRole('button', { name: 'Start the session' }).click();
-    await expect(notary.getByText('The session has started.').first()).toBeVisible();
-    await notary.getByRole('button', { name: 'Start recording' }).click();
+    // One start: the notarization and its recording together.
+    await expect(notary.getByRole('button', { name: 'Start recording' })).toHaveCount(0);
+    await notary.getByRole('button', { name: 'Start the notarization' }).click();
+    await expect(notary.getByText('The notarization has started and is being recorded.').first()).toBeVisible();
     const indicatorOf = (page: Page) => page.getByRole('status').filter({ hasText: 'This session is being recorded' });
     await expect(indicatorOf(notary)).toContainText(/^Recording/);
     await expect(indicatorOf(notary).locator('.recording-dot')).toBeVisible();
@@ -209,7 +212,7 @@ test.describe.serial('entering the live session', () => {
     await phonePage.goto(`/session/${jobId}`);
     await expect(phonePage.getByLabel('Microphone level')).toBeVisible();
     await expectFitsPhone(phonePage, 'pre-join');
-    const enter = await phonePage.getByRole('button', { name: /Enter the session|Return to the session/ }).boundingBox();
+    const enter = await phonePage.getByRole('button', { name: /Enter the room|Return to the room/ }).boundingBox();
     expect(enter?.height ?? 0).toBeGreaterThanOrEqual(44);
   });
 

@@ -4,21 +4,28 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import AxeBuilder from '@axe-core/playwright';
 import { expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
 import { makePng } from '../test/png-fixtures.ts';
-import { approveApplication, drawSignature, findSeriousViolations, openAdminPage, registerNotary, uniqueEmail } from './helpers.ts';
+import {
+  agreeToSignElectronicallyIfAsked,
+  approveApplication,
+  drawSignature,
+  findSeriousViolations,
+  openAdminPage,
+  registerNotary,
+  uniqueEmail,
+} from './helpers.ts';
 import { cuttableNetwork, type NetworkCut } from './network-cut.ts';
 import { apiCall, apiGet, claimInvitations, confirmEmail } from './role-pages.ts';
 
 /**
- * The whole live notarization in three Chromium browsers with fake cameras (issues 11 and 13): a
+ * The whole live notarization in three Chromium browsers with fake cameras: a
  * notary registers, completes the commission profile on a phone, is approved and goes online; the
  * notary opens the session, admits a signer and a witness, each decodes the others' video, the notary
  * records, the signer fills a field, the signer's network drops and comes back by itself, the notary
  * seals, the session ends for everyone, and the stored recording decodes, lasts as long as the
- * session and is hashed into the audit chain.
+ * session and is hashed into the audit chain. The journal of an act is notarial-act.spec.ts.
  */
 
 /** Three browsers, a media hub and a recorder share two cores: every step gets 15 s rather than 5. */
@@ -37,7 +44,13 @@ interface PlaybackSegment {
   url: string;
 }
 interface JobRecordings {
-  recordings: Array<{ recordingId: string; status: string; startedAt: string; stoppedAt: string | null; tracks: Array<{ participantId: string; name: string; segments: PlaybackSegment[] }> }>;
+  recordings: Array<{
+    recordingId: string;
+    status: string;
+    startedAt: string;
+    stoppedAt: string | null;
+    tracks: Array<{ participantId: string; name: string; segments: PlaybackSegment[] }>;
+  }>;
 }
 
 /** Frames the tile of this person has shown: their camera really arrived through the hub. */
@@ -117,9 +130,13 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
       await documents.locator('input[type="file"]').setInputFiles(file);
       await expect(documents.getByRole('link', { name: file.name })).toBeVisible({ timeout: 15_000 });
     }
-    for (const [path, kind] of [['/signature', 'Signature'], ['/initials', 'Initials']] as const) {
+    for (const [path, kind] of [
+      ['/signature', 'Signature'],
+      ['/initials', 'Initials'],
+    ] as const) {
       await notary.goto(path);
       await drawSignature(notary, kind);
+      await agreeToSignElectronicallyIfAsked(notary);
       await notary.getByRole('button', { name: `Save ${kind.toLowerCase()}` }).click();
       await expect(notary.getByText(`${kind} saved.`)).toBeVisible();
     }
@@ -151,7 +168,9 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
       { name: signerName, email: uniqueEmail('journey-signer'), role: 'signer' },
       { name: witnessName, email: uniqueEmail('journey-witness'), role: 'witness' },
     ];
-    const job = await apiCall<{ id: string }>(notary.request, 'post', '/api/jobs', { data: { title: jobTitle, notarizationType: 'acknowledgment', notaryId, signers: people } });
+    const job = await apiCall<{ id: string }>(notary.request, 'post', '/api/jobs', {
+      data: { title: jobTitle, notarizationType: 'acknowledgment', notaryId, signers: people },
+    });
     jobId = job.id;
     const uploaded = await apiCall<{ items: Array<{ id: string }> }>(notary.request, 'post', `/api/jobs/${jobId}/documents`, {
       multipart: { files: { name: 'journey-deed.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Journey deed') } },
@@ -168,9 +187,11 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     [signer, witness] = claimed as [Page, Page];
     signerNetwork = await cuttableNetwork(signer);
     // The identity step has its own journey (identity-journey.spec): here the notary lets the signer
-    // and the witness past it with a bypass without a method.
+    // and the witness past it as people they know personally (a bypass the state allows).
     for (const participant of assets.participants.filter((person) => person.role !== 'observer')) {
-      await apiCall(notary.request, 'post', `/api/jobs/${jobId}/signers/${participant.id}/id-bypass`, { data: { enabled: true, reason: 'Identity step not under test here' } });
+      await apiCall(notary.request, 'post', `/api/jobs/${jobId}/signers/${participant.id}/id-bypass`, {
+        data: { enabled: true, reason: 'Identity step not under test here', method: 'personal_knowledge' },
+      });
     }
   });
 
@@ -182,13 +203,13 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     test.setTimeout(120_000);
     await notary.goto(`/session/${jobId}`);
     await notary.getByLabel(/I agree that this session is recorded/).check();
-    await notary.getByRole('button', { name: 'Open the session and enter' }).click();
+    await notary.getByRole('button', { name: 'Enter the room' }).click();
     await expect(notary).toHaveURL(new RegExp(`/session/${jobId}/${documentId}$`));
 
     for (const page of [signer, witness]) {
       await page.goto(`/session/${jobId}`);
       await page.getByLabel(/I agree that this session is recorded/).check();
-      await page.getByRole('button', { name: 'Enter the session' }).click();
+      await page.getByRole('button', { name: 'Enter the room' }).click();
       await expect(page.getByText('The notary will let you in')).toBeVisible();
     }
     const waiting = notary.getByRole('list', { name: 'Waiting to be let in' });
@@ -209,9 +230,8 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
   });
 
   test('the notary starts and records the session; everyone sees that it is recording', async () => {
-    await notary.getByRole('button', { name: 'Start the session' }).click();
-    await expect(notary.getByRole('region', { name: 'Session controls' }).getByRole('paragraph').filter({ hasText: 'The session has started.' })).toBeVisible();
-    await notary.getByRole('button', { name: 'Start recording' }).click();
+    await notary.getByRole('button', { name: 'Start the notarization' }).click();
+    await expect(notary.getByRole('region', { name: 'Session controls' }).getByText('The notarization has started and is being recorded.')).toBeVisible();
     for (const page of [notary, signer, witness]) {
       await expect(page.getByRole('status').filter({ hasText: 'This session is being recorded' })).toBeVisible({ timeout: 15_000 });
     }
@@ -234,7 +254,8 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     await signerNetwork.set(true);
     await expect(signerCall.getByText(/^Your connection dropped\. Reconnecting/)).toBeVisible({ timeout: 30_000 });
     // On a loaded machine another person's connection may wobble at the same time: the banner then names both.
-    for (const page of [notary, witness]) await expect(page.getByText(/lost their connection\. Waiting for them to come back…$/).filter({ hasText: signerName })).toBeVisible({ timeout: 30_000 });
+    for (const page of [notary, witness])
+      await expect(page.getByText(/lost their connection\. Waiting for them to come back…$/).filter({ hasText: signerName })).toBeVisible({ timeout: 30_000 });
     await signerNetwork.set(false);
     for (const page of [notary, witness]) await expect(page.getByText(/lost their connection/)).toHaveCount(0, { timeout: 40_000 });
     const before = await framesShownOf(notary, new RegExp(`${signerName}, Signer`));
@@ -243,26 +264,29 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
 
   test('the notary seals the job in the session and ends it for everyone', async () => {
     test.setTimeout(120_000);
-    // A few seconds more of everyone on the recording before the act is sealed.
-    await notary.waitForTimeout(3_000);
-    // In one CI run (2026-11-23) this click, right after the signer's reconnect, sent no fill at all;
-    // not yet explained (see the closing note of that session). A person presses again; so does the test.
+    // The cut reached the signer's signaling, not their media through the hub: the recording holds
+    // no gap of theirs longer than the policy allows, so the act is sealed (the refusal when someone
+    // is out of the recorded call too long is recording-gaps.test.ts).
     await baseExpect(async () => {
       await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click({ timeout: 5_000 });
       await expect(notary.getByRole('img', { name: new RegExp(`Notary seal of ${notaryName}`) }).first()).toBeVisible({ timeout: 5_000 });
     }).toPass({ timeout: 40_000 });
     await notary.getByRole('button', { name: 'Complete this document' }).click();
+    await notary
+      .getByRole('dialog', { name: /^Complete .*\?$/ })
+      .getByRole('button', { name: 'Complete the document' })
+      .click();
     await expect(notary.getByText('journey-deed.pdf is complete.')).toBeVisible({ timeout: 20_000 });
     await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
-    await expect(notary.getByText('The job is sealed and digitally signed.')).toBeVisible({ timeout: 60_000 });
+    await notary.getByRole('dialog', { name: 'Seal and complete the job?' }).getByRole('button', { name: 'Seal and sign' }).click();
+    await expect(notary.getByText('The job is sealed and digitally signed.').first()).toBeVisible({ timeout: 60_000 });
 
-    await notary.getByRole('button', { name: 'End the session' }).click();
+    await notary.getByRole('button', { name: 'End the session' }).first().click();
     await notary.getByRole('dialog', { name: 'End the session for everyone?' }).getByRole('button', { name: 'End the session' }).click();
     for (const page of [notary, signer, witness]) {
       await expect(page).toHaveURL(new RegExp(`/session/complete\\?jobId=${jobId}$`), { timeout: 40_000 });
       await expect(page.getByRole('heading', { name: 'The session has ended' })).toBeVisible();
     }
-    await expect(notary.getByText('The job is sealed and digitally signed. Its notarized documents')).toBeVisible();
     await expect(signer.getByText('The notary sealed the documents.', { exact: false })).toBeVisible();
   });
 
@@ -275,7 +299,10 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     expect(recording.status).toBe('stopped');
     const recordedSeconds = (Date.parse(recording.stoppedAt) - Date.parse(recording.startedAt)) / 1000;
     expect(recording.tracks.map((track) => track.name).sort()).toEqual([notaryName, signerName, witnessName].sort());
-    const audit = await apiGet<{ events: Array<{ action: string; data: Record<string, unknown> }>; verification: { isValid: boolean } }>(notary.request, `/api/jobs/${jobId}/audit`);
+    const audit = await apiGet<{ events: Array<{ action: string; data: Record<string, unknown> }>; verification: { isValid: boolean } }>(
+      notary.request,
+      `/api/jobs/${jobId}/audit`,
+    );
     expect(audit.verification.isValid).toBe(true);
     const chained = new Set(audit.events.filter((event) => event.action === 'recording.segment_saved').map((event) => event.data.sha256));
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-journey-'));
@@ -292,7 +319,9 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
           fs.writeFileSync(file, body);
           const probe = await probeSeconds(file);
           expect(probe.codecs, `${track.name}'s segment has video`).toContain('vp8');
-          expect(probe.seconds, `${track.name}'s segment from ${segment.startedAt} to ${segment.endedAt} lasts about as long as it was recorded`).toBeLessThan((Date.parse(segment.endedAt) - Date.parse(segment.startedAt)) / 1000 + 3);
+          expect(probe.seconds, `${track.name}'s segment from ${segment.startedAt} to ${segment.endedAt} lasts about as long as it was recorded`).toBeLessThan(
+            (Date.parse(segment.endedAt) - Date.parse(segment.startedAt)) / 1000 + 3,
+          );
           seconds += probe.seconds;
         }
         // Nobody's track claims more than the session lasted. The notary never left: their track
@@ -300,65 +329,11 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
         // network, a browser starved of CPU): that is a gap in their track, listed on the certificate.
         expect(seconds, `${track.name}'s recorded seconds against ${recordedSeconds} s of session`).toBeLessThan(recordedSeconds + 5);
         expect(seconds, `${track.name} was recorded`).toBeGreaterThan(0);
-        if (track.name === notaryName) expect(seconds, `the notary's recorded seconds against ${recordedSeconds} s of session`).toBeGreaterThan(recordedSeconds - 5);
+        if (track.name === notaryName)
+          expect(seconds, `the notary's recorded seconds against ${recordedSeconds} s of session`).toBeGreaterThan(recordedSeconds - 5);
       }
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }
-  });
-
-  test('the notary finishes the drafted journal entry on the job page, finds it in the journal, adds an addendum and keeps the journal as CSV, JSON and a signed PDF', async () => {
-    await notary.goto(`/jobs/detail?jobId=${jobId}`);
-    const drafts = notary.getByRole('region', { name: 'Journal entries to finish' });
-    await expect(drafts).toBeVisible({ timeout: 20_000 });
-    await expect(drafts.getByText(/Not proven: identity verification bypassed by the notary/)).toBeVisible();
-    await drafts.getByRole('button', { name: 'Finalize in my journal' }).click();
-    await expect(drafts.getByText('Give the signer’s address.')).toBeVisible();
-    await drafts.getByLabel(`Address of ${signerName}`).fill('1208 Maple Avenue, Richmond, VA 23220');
-    await drafts.getByLabel('Fee charged (dollars)').fill('25');
-    await drafts.getByRole('button', { name: 'Finalize in my journal' }).click();
-    await expect(drafts.getByText(/The entry is in your journal now/)).toBeVisible({ timeout: 15_000 });
-
-    await notary.goto('/dashboard?tab=journal');
-    const entry = notary.locator('details', { hasText: signerName });
-    await expect(entry).toBeVisible({ timeout: 15_000 });
-    await entry.locator('summary').click();
-    await expect(entry.getByText('$25.00')).toBeVisible();
-    const { violations } = await new AxeBuilder({ page: notary }).analyze();
-    baseExpect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
-    const downloading = notary.waitForEvent('download');
-    await notary.getByRole('link', { name: 'Download as CSV' }).click();
-    const download = await downloading;
-    const csv = fs.readFileSync((await download.path()) ?? '', 'utf8');
-    baseExpect(csv.split('\r\n')[0]).toMatch(/^Finalized at,Notarized at,Act,/);
-    baseExpect(csv).toContain(signerName);
-    baseExpect(csv).toContain('"1208 Maple Avenue, Richmond, VA 23220"');
-
-    // A correction is an addendum: the entry itself stays as it was.
-    await entry.getByLabel('Add an addendum').fill('The signer also showed a utility bill with the same address.');
-    await entry.getByRole('button', { name: 'Add', exact: true }).click();
-    await expect(entry.getByText('The signer also showed a utility bill with the same address.')).toBeVisible();
-
-    // A filter that matches nothing says so.
-    const search = notary.getByRole('search', { name: 'Search the journal' });
-    await search.getByLabel('Signer').fill('Nobody Of That Name');
-    await expect(notary.getByText('No finalized entry matches these filters. Clear a filter to see more.')).toBeVisible();
-    await search.getByLabel('Signer').fill('');
-    await expect(entry).toBeVisible();
-
-    // The journal the notary keeps when they leave: JSON with the addendum, and a signed PDF.
-    const jsonDownload = notary.waitForEvent('download');
-    await notary.getByRole('link', { name: 'Download as JSON' }).click();
-    const jsonText = fs.readFileSync((await (await jsonDownload).path()) ?? '', 'utf8');
-    baseExpect(jsonText).toContain('"format":"open-ron-notary-journal"');
-    baseExpect(jsonText).toContain('The signer also showed a utility bill with the same address.');
-    const pdfDownload = notary.waitForEvent('download');
-    await notary.getByRole('link', { name: 'Download signed PDF' }).click();
-    const pdf = fs.readFileSync((await (await pdfDownload).path()) ?? '');
-    baseExpect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
-    baseExpect(pdf.includes('/ByteRange')).toBe(true);
-    // The PDF prints the SHA-256 of the JSON export of the same selection: each proves the other.
-    const { stdout: pdfText } = await promisify(execFile)('pdftotext', ['-layout', (await (await pdfDownload).path()) ?? '', '-']);
-    baseExpect(pdfText.replace(/\s+/g, '')).toContain(createHash('sha256').update(jsonText).digest('hex'));
   });
 });

@@ -17,17 +17,21 @@ interface Entered {
 /** Enters the session as the API does for the pre-join screen, and hands the room the device group. */
 async function enter(page: Page, jobId: string): Promise<Entered> {
   const deviceGroupId = `dg-e2e-${Math.random().toString(36).slice(2, 10)}`;
-  const joined = await apiCall<{ participantId: string }>(page.request, 'post', `/api/jobs/${jobId}/session/join`, { data: { consentToRecording: true, deviceGroupId } });
-  await page.evaluate(
-    ({ key, choice }) => sessionStorage.setItem(key, JSON.stringify(choice)),
-    { key: `session_devices:${jobId}`, choice: { deviceGroupId, cameraId: null, microphoneId: null, videoOff: false, audioMuted: false } },
-  );
+  const joined = await apiCall<{ participantId: string }>(page.request, 'post', `/api/jobs/${jobId}/session/join`, {
+    data: { consentToRecording: true, deviceGroupId },
+  });
+  await page.evaluate(({ key, choice }) => sessionStorage.setItem(key, JSON.stringify(choice)), {
+    key: `session_devices:${jobId}`,
+    choice: { deviceGroupId, cameraId: null, microphoneId: null, videoOff: false, audioMuted: false },
+  });
   return { participantId: joined.participantId, deviceGroupId };
 }
 
 /** The label of the camera or microphone track a tile shows; for the self-view, the camera the person sends. */
 function trackLabel(page: Page, participantId: string) {
-  return page.locator(`figure[data-participant-id="${participantId}"] video`).evaluate((video: HTMLVideoElement) => (video.srcObject as MediaStream | null)?.getVideoTracks()[0]?.label ?? null);
+  return page
+    .locator(`figure[data-participant-id="${participantId}"] video`)
+    .evaluate((video: HTMLVideoElement) => (video.srcObject as MediaStream | null)?.getVideoTracks()[0]?.label ?? null);
 }
 
 /** The loudest sample of a tile's sound over a second and a half (0 is silence): the other side really hears it. */
@@ -54,7 +58,21 @@ function loudestSound(page: Page, participantId: string) {
 
 /** Frames the tile's video element has shown: the other person's camera really arrived. */
 function framesShown(page: Page, participantId: string) {
-  return page.locator(`figure[data-participant-id="${participantId}"] video`).evaluate((video: HTMLVideoElement) => (video.videoWidth > 0 ? video.getVideoPlaybackQuality().totalVideoFrames : 0));
+  return page
+    .locator(`figure[data-participant-id="${participantId}"] video`)
+    .evaluate((video: HTMLVideoElement) => (video.videoWidth > 0 ? video.getVideoPlaybackQuality().totalVideoFrames : 0));
+}
+
+/** The window and every element above the document pane that has scrolled: none may (the panes scroll inside themselves). */
+function scrolledAncestors(page: Page) {
+  return page.locator('.pages').evaluate((pane) => {
+    const moved: string[] = [];
+    if (window.scrollY !== 0) moved.push(`window ${window.scrollY}`);
+    for (let element = pane.parentElement; element; element = element.parentElement) {
+      if (element.scrollTop !== 0) moved.push(`${element.tagName.toLowerCase()}.${element.className} ${element.scrollTop}`);
+    }
+    return moved;
+  });
 }
 
 test.describe.serial('the session room', () => {
@@ -126,7 +144,9 @@ test.describe.serial('the session room', () => {
     // Chromium's second fake camera gives frames its encoder never sends (as a depth camera would):
     // the picture would freeze for the notary, so the room keeps the previous camera and says why.
     await camera.selectOption({ label: 'fake_device_1' });
-    await expect(signerCall.getByRole('status').filter({ hasText: 'That camera gives no picture the call can send. You are still on your previous camera.' })).toBeVisible({ timeout: 15_000 });
+    await expect(
+      signerCall.getByRole('status').filter({ hasText: 'That camera gives no picture the call can send. You are still on your previous camera.' }),
+    ).toBeVisible({ timeout: 15_000 });
     expect(await trackLabel(signer, signerEntry.participantId)).toBe('fake_device_0');
 
     await camera.selectOption({ label: 'fake_device_2' });
@@ -168,25 +188,116 @@ test.describe.serial('the session room', () => {
     const notaryCall = notary.getByRole('region', { name: 'Video call' });
     await expect(tiles(signer).first()).toHaveAttribute('data-participant-id', notaryEntry.participantId);
     await notaryCall.getByLabel('Place of Sam Signer').selectOption('0');
-    for (const page of [notary, signer]) await expect(tiles(page).first()).toHaveAttribute('data-participant-id', signerEntry.participantId, { timeout: 15_000 });
+    for (const page of [notary, signer])
+      await expect(tiles(page).first()).toHaveAttribute('data-participant-id', signerEntry.participantId, { timeout: 15_000 });
     // A second change is drawn from the version the first one made.
     await notaryCall.getByLabel('Place of Nadia Notary').selectOption('0');
-    for (const page of [notary, signer]) await expect(tiles(page).first()).toHaveAttribute('data-participant-id', notaryEntry.participantId, { timeout: 15_000 });
+    for (const page of [notary, signer])
+      await expect(tiles(page).first()).toHaveAttribute('data-participant-id', notaryEntry.participantId, { timeout: 15_000 });
     await expect(signer.getByRole('region', { name: 'Video call' }).getByLabel(/^Place of/)).toHaveCount(0);
   });
 
-  test("the notary runs the recording from the room, and the signer sees it", async () => {
+  test('the notary runs the recording from the room, and the signer sees it', async () => {
     const { notary, signer } = pages;
     // openRolePages started the session and its recording (decision 022: fields need one).
     const controls = notary.getByRole('region', { name: 'Session controls' });
     const recordedForSigner = signer.getByRole('status').filter({ hasText: 'This session is being recorded' });
-    await expect(controls.getByText('The session has started.').first()).toBeVisible({ timeout: 10_000 });
+    await expect(controls.getByText('The notarization is under way and recorded.')).toBeVisible({ timeout: 10_000 });
     await expect(recordedForSigner).toBeVisible({ timeout: 15_000 });
     await controls.getByRole('button', { name: 'Stop recording' }).click();
+    await notary.getByRole('dialog', { name: 'Stop the recording?' }).getByRole('button', { name: 'Stop recording' }).click();
     await expect(recordedForSigner).toHaveCount(0, { timeout: 15_000 });
-    await controls.getByRole('button', { name: 'Start recording' }).click();
+    await controls.getByRole('button', { name: 'Resume the recording' }).click();
     await expect(recordedForSigner).toBeVisible({ timeout: 15_000 });
     await expect(signer.getByRole('region', { name: 'Session controls' })).toHaveCount(0);
+  });
+
+  test('a thumbnail or a field link scrolls the document pane, never the window: the toolbar stays at the top (desktop and phone)', async () => {
+    const { notary, signer } = pages;
+    await notary.setViewportSize({ width: 1280, height: 800 });
+    await notary.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Page 3', exact: true }).click();
+    await expect.poll(() => notary.locator('.pages').evaluate((element) => element.scrollTop)).toBeGreaterThan(0);
+    await expect(notary.locator('.pages .pdf-page[data-page="3"]')).toBeInViewport();
+    expect(await scrolledAncestors(notary)).toEqual([]);
+    await expect(notary.locator('.workspace-bar')).toBeInViewport({ ratio: 1 });
+    expect((await notary.locator('.session-room').boundingBox())?.y).toBe(0);
+
+    await signer.setViewportSize({ width: 390, height: 844 });
+    try {
+      await signer.locator('.pages').evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
+      await signer.getByRole('button', { name: /^Tools and your fields/ }).click();
+      await signer.getByRole('list', { name: 'Your remaining fields' }).getByRole('button', { name: 'Initials on page 1' }).click();
+      await expect(signer.getByRole('button', { name: 'Initial here' })).toBeFocused();
+      await expect(signer.getByRole('button', { name: 'Initial here' })).toBeInViewport();
+      expect(await scrolledAncestors(signer)).toEqual([]);
+      await expect(signer.getByRole('button', { name: 'Hide video' })).toBeInViewport({ ratio: 1 });
+      await expect(signer.locator('.workspace-bar')).toBeInViewport({ ratio: 1 });
+    } finally {
+      await signer.setViewportSize({ width: 1280, height: 720 });
+    }
+  });
+
+  test('the notary reviews identity beside the call: the review scrolls by itself and the video stays in view', async () => {
+    const { notary } = pages;
+    await notary.setViewportSize({ width: 1280, height: 800 });
+    const review = notary.locator('.identity-review');
+    if (!(await review.evaluate((element) => (element as HTMLDetailsElement).open))) await review.locator('summary').click();
+    // Everything under the call (the session controls and the review) is read by scrolling it alone.
+    await review.locator('summary').evaluate((element) => element.closest('.session-room-controls')?.scrollTo({ top: 99_999 }));
+    await review.getByRole('button').last().scrollIntoViewIfNeeded();
+    await expect(review.getByRole('button').last()).toBeInViewport();
+    await expect(notary.locator(`figure[data-participant-id="${signerEntry.participantId}"]`)).toBeInViewport({ ratio: 1 });
+    await expect(notary.locator(`figure[data-participant-id="${notaryEntry.participantId}"]`)).toBeInViewport({ ratio: 1 });
+    expect(await scrolledAncestors(notary)).toEqual([]);
+  });
+
+  test('a signer with no saved signature adopts one in a dialog in the room, and the field is signed without leaving the call', async () => {
+    test.setTimeout(90_000);
+    const { notary, signer } = pages;
+    const signerCall = signer.getByRole('region', { name: 'Video call' });
+    // Any navigation of the page, a same-document one (another route) included, is recorded.
+    const navigations: string[] = [];
+    signer.on('framenavigated', (frame) => {
+      if (frame === signer.mainFrame()) navigations.push(frame.url());
+    });
+    await signer.evaluate(() => Object.assign(window, { roomMarker: 'still here' }));
+    const connection = () => signer.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/api/video/token')).length);
+    const tokensBefore = await connection();
+
+    await signer.locator('.field-box.type-signature.mine').first().getByRole('button', { name: 'Sign here' }).click();
+    const dialog = signer.getByRole('dialog', { name: 'Adopt your signature' });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole('radio', { name: 'Type' }).check();
+    await dialog.getByLabel('Type your full name').fill('Sam Signer');
+    // The first adoption asks for consent to sign electronically; without it nothing is saved.
+    await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
+    await expect(dialog.getByRole('alert')).toContainText('Agree to sign electronically');
+    await dialog.getByRole('checkbox', { name: /I agree to sign electronically/ }).check();
+    await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
+    await expect(dialog).toHaveCount(0);
+    // The field clicked is signed with no second click.
+    await expect(signer.getByRole('img', { name: 'Signature for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
+    await expect(notary.getByRole('img', { name: 'Signature for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
+
+    // Initials next: consent was given once and is not asked again.
+    await signer.getByRole('button', { name: 'Initial here' }).click();
+    const initials = signer.getByRole('dialog', { name: 'Adopt your initials' });
+    await initials.getByRole('radio', { name: 'Type' }).check();
+    await initials.getByLabel('Type your initials').fill('SS');
+    await expect(initials.getByRole('checkbox', { name: /I agree to sign electronically/ })).toHaveCount(0);
+    await initials.getByRole('button', { name: 'Adopt and sign' }).click();
+    await expect(initials).toHaveCount(0);
+    await expect(signer.getByRole('img', { name: 'Initials for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
+
+    // Never left the room: no navigation, the same page and the same connection, nobody saw a drop.
+    expect(navigations).toEqual([]);
+    expect(new URL(signer.url()).pathname).toBe(roomUrl);
+    expect(await signer.evaluate(() => (window as unknown as { roomMarker?: string }).roomMarker)).toBe('still here');
+    expect(await connection()).toBe(tokensBefore);
+    await expect(signerCall.getByRole('figure', { name: /Nadia Notary, Notary/ })).toBeVisible();
+    await expect(notary.getByText(/lost their connection/)).toHaveCount(0);
+    const framesBefore = await framesShown(notary, signerEntry.participantId);
+    await expect.poll(() => framesShown(notary, signerEntry.participantId), { timeout: 15_000 }).toBeGreaterThan(framesBefore);
   });
 
   test('the room has no serious accessibility violation', async () => {

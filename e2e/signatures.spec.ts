@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { makePng } from '../test/png-fixtures.ts';
-import { registerSigner, uniqueEmail } from './helpers.ts';
+import { agreeToSignElectronicallyIfAsked, registerSigner, uniqueEmail } from './helpers.ts';
 
 /** Drags the mouse through points given as fractions of the pad. */
 async function drawStroke(page: Page, pad: Locator, points: Array<[number, number]>) {
@@ -29,9 +29,21 @@ test('a signer draws strokes, undoes one, clears, draws again and saves the sign
   await expect(page.getByRole('radio', { name: 'Draw' })).toBeChecked();
 
   const pad = page.getByRole('img', { name: /^Signature drawing area/ });
-  await drawStroke(page, pad, [[0.1, 0.6], [0.2, 0.3], [0.3, 0.7], [0.4, 0.35]]);
-  await drawStroke(page, pad, [[0.45, 0.5], [0.6, 0.45], [0.7, 0.6]]);
-  await drawStroke(page, pad, [[0.75, 0.3], [0.8, 0.7]]);
+  await drawStroke(page, pad, [
+    [0.1, 0.6],
+    [0.2, 0.3],
+    [0.3, 0.7],
+    [0.4, 0.35],
+  ]);
+  await drawStroke(page, pad, [
+    [0.45, 0.5],
+    [0.6, 0.45],
+    [0.7, 0.6],
+  ]);
+  await drawStroke(page, pad, [
+    [0.75, 0.3],
+    [0.8, 0.7],
+  ]);
   await expect(pad).toHaveAccessibleName('Signature drawing area: 3 strokes drawn');
   const preview = page.getByRole('img', { name: 'Preview of the signature to save' });
   await expectLoadedImage(preview);
@@ -45,9 +57,19 @@ test('a signer draws strokes, undoes one, clears, draws again and saves the sign
   await expect(page.getByText('Nothing to save yet.')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Undo' })).toBeDisabled();
 
-  await drawStroke(page, pad, [[0.15, 0.5], [0.3, 0.25], [0.5, 0.75], [0.7, 0.3], [0.85, 0.55]]);
-  await drawStroke(page, pad, [[0.2, 0.8], [0.8, 0.8]]);
+  await drawStroke(page, pad, [
+    [0.15, 0.5],
+    [0.3, 0.25],
+    [0.5, 0.75],
+    [0.7, 0.3],
+    [0.85, 0.55],
+  ]);
+  await drawStroke(page, pad, [
+    [0.2, 0.8],
+    [0.8, 0.8],
+  ]);
   await expect(pad).toHaveAccessibleName('Signature drawing area: 2 strokes drawn');
+  await agreeToSignElectronicallyIfAsked(page);
   await page.getByRole('button', { name: 'Save signature' }).click();
   await expect(page.getByText('Signature saved.')).toBeVisible();
   await expect(page.getByText('No signature saved yet')).toHaveCount(0);
@@ -65,7 +87,11 @@ test('type mode, chosen with the keyboard, saves the name in a script font and r
   await registerSigner(page, 'Tara Typist', uniqueEmail('type'), 'long enough pw');
   await page.goto('/signature');
   const pad = page.getByRole('img', { name: /^Signature drawing area/ });
-  await drawStroke(page, pad, [[0.2, 0.5], [0.8, 0.5]]);
+  await drawStroke(page, pad, [
+    [0.2, 0.5],
+    [0.8, 0.5],
+  ]);
+  await agreeToSignElectronicallyIfAsked(page);
   await page.getByRole('button', { name: 'Save signature' }).click();
   await expect(page.getByText('Signature saved.')).toBeVisible();
   const first = await (await page.request.get('/api/signature/me')).json();
@@ -80,6 +106,7 @@ test('type mode, chosen with the keyboard, saves the name in a script font and r
   await expectLoadedImage(page.getByRole('img', { name: 'Preview of the signature to save' }));
   expect(await page.evaluate(() => document.fonts.check('96px "Great Vibes"', 'Tara'))).toBe(true);
 
+  await agreeToSignElectronicallyIfAsked(page);
   await page.getByRole('button', { name: 'Save signature' }).click();
   await expect(page.getByText('New signature saved. Documents you already signed keep the earlier one.')).toBeVisible();
   const second = await (await page.request.get('/api/signature/me')).json();
@@ -104,6 +131,7 @@ test('initials are uploaded as an image, refused when not an image, and shown ag
   const preview = page.getByRole('img', { name: 'Preview of the initials to save' });
   await expectLoadedImage(preview);
   await expect(page.getByRole('alert')).toHaveCount(0);
+  await agreeToSignElectronicallyIfAsked(page);
   await page.getByRole('button', { name: 'Save initials' }).click();
   await expect(page.getByText('Initials saved.')).toBeVisible();
 
@@ -125,7 +153,12 @@ test('after saving, ?next= returns to an internal page, and an outside address i
 
   await page.goto('/initials?next=%2Fhelp');
   await expect(page.getByRole('link', { name: 'Back', exact: true })).toHaveAttribute('href', '/help');
-  await drawStroke(page, page.getByRole('img', { name: /^Initials drawing area/ }), [[0.3, 0.3], [0.5, 0.7], [0.7, 0.3]]);
+  await drawStroke(page, page.getByRole('img', { name: /^Initials drawing area/ }), [
+    [0.3, 0.3],
+    [0.5, 0.7],
+    [0.7, 0.3],
+  ]);
+  await agreeToSignElectronicallyIfAsked(page);
   await page.getByRole('button', { name: 'Save initials' }).click();
   await expect(page).toHaveURL(/\/help$/);
   await expect(page.getByRole('heading', { name: 'Help' })).toBeVisible();
@@ -146,6 +179,7 @@ test('typed initials saved at once, while the script font is still arriving, are
   await page.goto('/initials');
   await page.getByRole('radio', { name: 'Type' }).check();
   await page.getByLabel('Type your initials').fill('HH');
+  await agreeToSignElectronicallyIfAsked(page);
   await page.getByRole('button', { name: /Save initials|Preparing/ }).click();
   await expect(page.getByText('Initials saved.')).toBeVisible();
 });

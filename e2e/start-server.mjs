@@ -23,7 +23,10 @@ const smtp = new SMTPServer({
   onData(stream, _session, callback) {
     simpleParser(stream)
       .then((mail) => {
-        const to = [mail.to].flat().flatMap((entry) => entry?.value ?? []).map((address) => address.address);
+        const to = [mail.to]
+          .flat()
+          .flatMap((entry) => entry?.value ?? [])
+          .map((address) => address.address);
         fs.appendFileSync(mailFile, `${JSON.stringify({ to, subject: mail.subject, text: mail.text })}\n`);
         callback();
       })

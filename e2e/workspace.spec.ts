@@ -1,6 +1,16 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { drawSignature, openAdminPage, placeFieldByClick, pointOnPage, registerApprovedNotary, uniqueEmail, waitForMail } from './helpers.ts';
+import {
+  agreeToSignElectronicallyIfAsked,
+  drawSignature,
+  findSeriousViolations,
+  openAdminPage,
+  placeFieldByClick,
+  pointOnPage,
+  registerApprovedNotary,
+  uniqueEmail,
+  waitForMail,
+} from './helpers.ts';
 import { apiGet, startRecordedSession } from './role-pages.ts';
 
 /**
@@ -40,6 +50,7 @@ test.describe.serial('the signing workspace', () => {
     await admin.context().close();
     await notary.goto('/signature');
     await drawSignature(notary);
+    await agreeToSignElectronicallyIfAsked(notary);
     await notary.getByRole('button', { name: 'Save signature' }).click();
     await expect(notary.getByText('Signature saved.')).toBeVisible();
 
@@ -69,10 +80,12 @@ test.describe.serial('the signing workspace', () => {
     await expect(signer).toHaveURL(/\/jobs\/detail\?jobId=/);
     await signer.goto('/signature');
     await drawSignature(signer);
+    await agreeToSignElectronicallyIfAsked(signer);
     await signer.getByRole('button', { name: 'Save signature' }).click();
     await expect(signer.getByText('Signature saved.')).toBeVisible();
     await signer.goto('/initials');
     await signer.getByRole('radio', { name: 'Type' }).check();
+    await agreeToSignElectronicallyIfAsked(signer);
     await signer.getByRole('button', { name: 'Save initials' }).click();
     await expect(signer.getByText('Initials saved.')).toBeVisible();
 
@@ -102,17 +115,24 @@ test.describe.serial('the signing workspace', () => {
     expect(Math.abs(placed.y - target.y)).toBeLessThan(4);
   });
 
-  test('the notary chooses a field type and clicks where it goes, on any page', async () => {
+  test('the notary chooses a field type and clicks where it goes, on any page, and the field leaves the printed label to its left visible', async () => {
     const dateButton = notary.getByRole('button', { name: 'Date', exact: true });
     await dateButton.click();
     await expect(dateButton).toHaveAttribute('aria-pressed', 'true');
     const target = await pointOnPage(notary, 2, 0.7, 0.3);
+    // Before the click, the cursor shows the box where the click will put it.
+    await notary.mouse.move(target.x, target.y);
+    const preview = (await notary.locator('.placement-cursor').boundingBox()) ?? { x: 0, y: 0, width: 0, height: 0 };
     await notary.mouse.click(target.x, target.y);
     const field = notary.locator('.pdf-page[data-page="2"]').getByRole('group', { name: `Date for ${signerName}` });
     await expect(field).toBeVisible();
-    const placed = await centreOf(field);
-    expect(Math.abs(placed.x - target.x)).toBeLessThan(4);
-    expect(Math.abs(placed.y - target.y)).toBeLessThan(4);
+    // People click on the line just after its printed label ("Date: ____"): the field sits on the
+    // line from the click rightwards (its bottom-left corner at the click), never over the label.
+    const { box } = await centreOf(field);
+    expect(Math.abs(box.x - target.x)).toBeLessThan(4);
+    expect(Math.abs(box.y + box.height - target.y)).toBeLessThan(4);
+    expect(Math.abs(preview.x - box.x)).toBeLessThan(4);
+    expect(Math.abs(preview.y - box.y)).toBeLessThan(4);
     await expect(dateButton).toHaveAttribute('aria-pressed', 'false');
   });
 
@@ -226,16 +246,15 @@ test.describe.serial('the signing workspace', () => {
   test('"Follow the notary" is offered only to participants, only while the session is live', async () => {
     await signer.goto(workspaceUrl);
     await expect(signer.getByRole('img', { name: 'deed-of-trust.pdf, page 1', exact: true })).toBeVisible();
-    await expect(signer.getByText('Fields are filled once the notary starts the session.')).toBeVisible();
+    await expect(signer.getByText('Fields are filled once the notary starts the notarization.')).toBeVisible();
     await expect(signer.getByLabel('Follow the notary')).toHaveCount(0);
 
     await notary.goto(jobUrl);
     await notary.getByRole('button', { name: 'Mark ready' }).click();
     await expect(notary.getByText('The job is now ready.')).toBeVisible();
-    await notary.getByRole('button', { name: 'Start session' }).click();
-    await expect(notary.getByText('The job is now in session.')).toBeVisible();
     // Fields are filled only while the live session runs and is recorded (decision 022): the session
-    // pages are not part of this journey, so the notary opens, starts and records it through the API.
+    // pages are not part of this journey, so the notary opens, starts and records it through the API
+    // (starting it moves the job to in session).
     const jobId = new URL(jobUrl, 'http://localhost').searchParams.get('jobId') ?? '';
     const job = await apiGet<{ participants: Array<{ id: string; name: string }> }>(notary.request, `/api/jobs/${jobId}`);
     await startRecordedSession(jobId, notary, [{ page: signer, participantId: job.participants.find((person) => person.name === signerName)?.id ?? '' }]);
@@ -341,6 +360,19 @@ test.describe.serial('the signing workspace', () => {
 
   test('filled seal and certificate fields show what will be printed; sealing needs recorded media', async () => {
     test.setTimeout(120_000);
+    // A fill button wider than its field is never cut mid-word: it fits, or ends in an ellipsis
+    // and carries its whole name as its accessible name and title.
+    for (const button of await notary.locator('.pages .fill-button').all()) {
+      const words = ((await button.textContent()) ?? '').trim();
+      await expect(button).toHaveAttribute('title', words);
+      await expect(button).toHaveAccessibleName(words);
+      const isCut = await button.evaluate(
+        (element) =>
+          element.scrollWidth > element.clientWidth + 1 ||
+          element.getBoundingClientRect().right > (element.closest('.field-content')?.getBoundingClientRect().right ?? 0) + 1,
+      );
+      if (isCut) expect(await button.evaluate((element) => getComputedStyle(element).textOverflow), words).toBe('ellipsis');
+    }
     await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click();
     const seal = notary.getByRole('img', { name: `Notary seal of ${notaryName}, Notary Public, State of Virginia` });
     await expect(seal).toBeVisible();
@@ -354,12 +386,25 @@ test.describe.serial('the signing workspace', () => {
     await expect(signer.getByRole('img', { name: `Notary seal of ${notaryName}, Notary Public, State of Virginia` })).toBeVisible({ timeout: 5_000 });
 
     await expect(notary.getByText('Every field is filled. Complete the document, then seal the job.')).toBeVisible();
+    // Completing freezes every field: it is asked first, and keeping it changes nothing.
     await notary.getByRole('button', { name: 'Complete this document' }).click();
+    const confirm = notary.getByRole('dialog', { name: 'Complete deed-of-trust.pdf?' });
+    await expect(confirm).toContainText('cannot be undone');
+    await notary.keyboard.press('Escape');
+    await expect(confirm).toHaveCount(0);
+    await expect(notary.getByRole('button', { name: 'Complete this document' })).toBeVisible();
+    await notary.getByRole('button', { name: 'Complete this document' }).click();
+    await notary.getByRole('dialog', { name: 'Complete deed-of-trust.pdf?' }).getByRole('button', { name: 'Complete the document' }).click();
     await expect(notary.getByText('deed-of-trust.pdf is complete.')).toBeVisible();
+    // Frozen fields take no focus: the pages pane itself must, to be read by keyboard (axe's scrollable-region-focusable).
+    expect(await findSeriousViolations(notary)).toEqual([]);
     await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
+    await notary.getByRole('dialog', { name: 'Seal and complete the job?' }).getByRole('button', { name: 'Seal and sign' }).click();
     // No media reaches the hub in this journey (nobody joined the session's video), so the act has
     // no recorded audio-video to rest on and is not sealed (decision 022).
-    await expect(notary.getByText('The session’s recording stored no media: there is nothing to seal the act on. The job cannot be sealed.')).toBeVisible({ timeout: 60_000 });
+    await expect(
+      notary.getByText('The session’s recording stored no media: there is nothing to seal the act on. The job cannot be sealed.').first(),
+    ).toBeVisible({ timeout: 60_000 });
 
     // The job's history reads as sentences, with times in the viewer's format (en-US here).
     await signer.goto(jobUrl);

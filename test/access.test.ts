@@ -60,7 +60,9 @@ describe('route access declarations', () => {
         'PUT /api/admin/users/:id/password',
       ]),
     );
-    expect(t.app.apiRoutes.every((route) => route.access === 'public' || route.access === 'signed-in' || route.access === 'mfa' || Array.isArray(route.access))).toBe(true);
+    expect(
+      t.app.apiRoutes.every((route) => route.access === 'public' || route.access === 'signed-in' || route.access === 'mfa' || Array.isArray(route.access)),
+    ).toBe(true);
     expect(restrictedRoutes().length).toBeGreaterThan(0);
   });
 
@@ -79,7 +81,17 @@ describe('route access declarations', () => {
   });
 
   it('refuses to build an app with an API route that does not say who may call it', async () => {
-    const app = await buildApp({ db: t.db, dbKind: t.database.kind, config: t.config, realtime: createInProcessRealtime(), secretsKey: Buffer.alloc(32), storage: createLocalStorage(t.blobRoot) }, { logger: false, isEmailDeliveryStarted: false });
+    const app = await buildApp(
+      {
+        db: t.db,
+        dbKind: t.database.kind,
+        config: t.config,
+        realtime: createInProcessRealtime(),
+        secretsKey: Buffer.alloc(32),
+        storage: createLocalStorage(t.blobRoot),
+      },
+      { logger: false, isEmailDeliveryStarted: false },
+    );
     try {
       expect(() => app.get('/api/unguarded', async () => ({ ok: true }))).toThrow(/GET \/api\/unguarded does not declare who may call it/);
       expect(() => app.get('/healthz', async () => ({ ok: true }))).not.toThrow();
@@ -195,7 +207,10 @@ describe('session tokens', () => {
   it('answers 401 session_expired to a token past its expiry', async () => {
     const user = await t.createUser();
     const { token } = await signIn(user);
-    await t.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.tokenHash, hashToken(token)));
+    await t.db
+      .update(sessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(sessions.tokenHash, hashToken(token)));
     const res = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ error: 'session_expired', message: 'Your session has expired. Please sign in again.' });
@@ -204,7 +219,10 @@ describe('session tokens', () => {
   it('answers 401 session_expired to a revoked token', async () => {
     const user = await t.createUser();
     const { token } = await signIn(user);
-    await t.db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.tokenHash, hashToken(token)));
+    await t.db
+      .update(sessions)
+      .set({ revokedAt: new Date() })
+      .where(eq(sessions.tokenHash, hashToken(token)));
     const res = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({ error: 'session_expired' });

@@ -175,10 +175,11 @@ export async function joinChromium(
   const page = await context.newPage();
   await page.goto(media.pageUrl);
   const answer = async (offer: ParticipantOffer) => {
-    const description = await page.evaluate(
-      (input) => (window as unknown as BrowserPage).answerHub(input),
-      { offer: offer.offer, publish: offer.publish, configuration },
-    );
+    const description = await page.evaluate((input) => (window as unknown as BrowserPage).answerHub(input), {
+      offer: offer.offer,
+      publish: offer.publish,
+      configuration,
+    });
     await room.acceptAnswer(participantId, { type: 'answer', sdp: description.sdp });
   };
   await answer(await room.join(participantId));

@@ -26,6 +26,8 @@ export interface TestApp {
   blobRoot: string;
   /** Signs a user in through the real login route and returns headers carrying the bearer token. */
   signInAs(user: TestUser): Promise<Record<string, string>>;
+  /** The headers of one sign-in per user, kept for the app's life (tests that do not test signing in). */
+  headersFor(user: TestUser): Promise<Record<string, string>>;
   createUser(options?: Partial<TestUserOptions>): Promise<TestUser>;
   close(): Promise<void>;
 }
@@ -93,12 +95,19 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
   const ownsDatabase = !shared.databaseOf;
   const { database, drop } = shared.databaseOf ? { database: shared.databaseOf.database, drop: async () => {} } : await createTestDatabase();
   const ownsRealtime = !shared.realtime;
-  const realtime =
-    shared.realtime ?? (process.env.TEST_REDIS_URL ? await createRedisRealtime(process.env.TEST_REDIS_URL) : createInProcessRealtime());
+  const realtime = shared.realtime ?? (process.env.TEST_REDIS_URL ? await createRedisRealtime(process.env.TEST_REDIS_URL) : createInProcessRealtime());
   const secretsKey = shared.databaseOf?.secretsKey ?? randomBytes(32);
   const blobRoot = shared.databaseOf?.blobRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ron-blobs-'));
   const app = await buildApp(
-    { db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage: createLocalStorage(blobRoot), ...(shared.video ? { video: shared.video } : {}) },
+    {
+      db: database.db,
+      dbKind: database.kind,
+      config,
+      realtime,
+      secretsKey,
+      storage: createLocalStorage(blobRoot),
+      ...(shared.video ? { video: shared.video } : {}),
+    },
     // Without SMTP_URL the outbox is not delivered by a timer: tests read queued mail from the table
     // (delivery would replace its links), or call app.emailDelivery.runOnce() themselves.
     { ...(shared.logStream ? { logStream: shared.logStream } : { logger: false }), isEmailDeliveryStarted: Boolean(env.SMTP_URL) },
@@ -127,6 +136,7 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
     return { id: row.id, name, email, password, roles };
   };
 
+  const headersOf = new Map<string, Record<string, string>>();
   const signInAs = async (user: TestUser) => {
     const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
     if (response.statusCode !== 200) throw new Error(`sign-in failed for ${user.email}: ${response.statusCode} ${response.body}`);
@@ -143,6 +153,13 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
     blobRoot,
     createUser,
     signInAs,
+    headersFor: async (user: TestUser) => {
+      const known = headersOf.get(user.id);
+      if (known) return known;
+      const headers = await signInAs(user);
+      headersOf.set(user.id, headers);
+      return headers;
+    },
     close: async () => {
       await app.close();
       if (ownsRealtime) await realtime.close();

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { writeBarcode } from 'zxing-wasm/full';
-import { loadBarcodeModule } from '#server/features/identity/barcode-reader.ts';
+import { loadBarcodeModule } from '#server/features/identity/credential/barcode-reader.ts';
 
 /**
  * Test images of identity documents: the back of a US licence with a real AAMVA PDF417, its front,
@@ -77,6 +77,8 @@ export function makeAamvaText(overrides: Partial<LicenceData> = {}): string {
   return header + designator + subfile;
 }
 
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 const cardWidth = 1012;
 const cardHeight = 638;
 
@@ -91,7 +93,10 @@ export async function makePdf417(text: string): Promise<Buffer> {
 /** The back of a licence: a light card with a line of print and the barcode, optionally photographed tilted. */
 export async function makeLicenceBack(options: { text?: string; rotation?: number } = {}): Promise<Buffer> {
   const barcode = await makePdf417(options.text ?? makeAamvaText());
-  const fitted = await sharp(barcode).resize({ width: cardWidth - 80, height: cardHeight - 140, fit: 'inside' }).png().toBuffer();
+  const fitted = await sharp(barcode)
+    .resize({ width: cardWidth - 80, height: cardHeight - 140, fit: 'inside' })
+    .png()
+    .toBuffer();
   const background = Buffer.from(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${cardWidth}" height="${cardHeight}"><rect width="100%" height="100%" rx="30" fill="#f1f4f8"/>` +
       '<text x="40" y="60" font-family="DejaVu Sans" font-size="26" fill="#333">This card is the property of the issuing state.</text></svg>',
@@ -104,16 +109,32 @@ export async function makeLicenceBack(options: { text?: string; rotation?: numbe
   return sharp(card).rotate(options.rotation, { background: '#ffffff' }).png().toBuffer();
 }
 
-/** The front of a licence: a coloured card with a photo box and printed text. */
+/** A date as the card prints it: MM/DD/YYYY in the United States, YYYY/MM/DD in Canada. */
+function toPrintedDate(iso: string, country: 'USA' | 'CAN'): string {
+  const [year = '', month = '', day = ''] = iso.split('-');
+  return country === 'CAN' ? `${year}/${month}/${day}` : `${month}/${day}/${year}`;
+}
+
+/**
+ * The front of a licence as states print it: the title, a photo box, and the numbered fields
+ * (1 family name, 2 given names, 8 address) with the number, date of birth and expiry date.
+ */
 export async function makeLicenceFront(data: Partial<LicenceData> = {}): Promise<Buffer> {
   const licence = { ...sampleLicence, ...data };
+  const title = licence.subfileType === 'ID' ? 'IDENTIFICATION CARD' : 'DRIVER LICENSE';
+  const line = (y: number, size: number, text: string) => `<text x="360" y="${y}" font-family="DejaVu Sans" font-size="${size}">${escapeXml(text)}</text>`;
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${cardWidth}" height="${cardHeight}"><rect width="100%" height="100%" rx="30" fill="#dbe8f5"/>` +
-    `<text x="40" y="70" font-family="DejaVu Sans" font-size="40" font-weight="bold">${licence.state} DRIVER LICENSE</text>` +
+    `<text x="40" y="70" font-family="DejaVu Sans" font-size="40" font-weight="bold">${escapeXml(licence.state)} ${title}</text>` +
     '<rect x="40" y="120" width="280" height="360" fill="#9aa7b4"/>' +
-    `<text x="360" y="170" font-family="DejaVu Sans" font-size="30">${licence.lastName}</text>` +
-    `<text x="360" y="220" font-family="DejaVu Sans" font-size="30">${licence.firstName} ${licence.middleName ?? ''}</text>` +
-    `<text x="360" y="290" font-family="DejaVu Sans" font-size="26">DOB ${licence.birthDate}  EXP ${licence.expiryDate}</text></svg>`;
+    line(150, 26, `DL ${licence.documentNumber}`) +
+    line(205, 30, `1 ${licence.lastName}`) +
+    line(250, 30, `2 ${[licence.firstName, licence.middleName].filter(Boolean).join(' ')}`) +
+    line(300, 24, `8 ${licence.street}`) +
+    line(335, 24, `${licence.city}, ${licence.state} ${licence.postalCode.slice(0, 5)}`) +
+    line(395, 28, `DOB ${toPrintedDate(licence.birthDate, licence.country)}`) +
+    line(445, 28, `EXP ${toPrintedDate(licence.expiryDate, licence.country)}`) +
+    '</svg>';
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
 
@@ -192,8 +213,6 @@ export function makePassportZone(overrides: Partial<PassportData> = {}): [string
   const second = `${numberPart}${data.nationality}${birthPart}${data.sex}${expiryPart}${personalPart}${composite}`;
   return [first, second];
 }
-
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A passport photo page with a photo box, printed fields and the zone at the bottom. */
 export async function makePassportPage(overrides: Partial<PassportData> = {}): Promise<Buffer> {

@@ -63,19 +63,19 @@ export function createJobKit(t: TestApp) {
   async function uploadPdf(user: TestUser, jobId: string): Promise<string> {
     pdf ??= await makePdf(2);
     const body = buildMultipart([{ name: 'deed.pdf', content: pdf }]);
-    const res = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents`, headers: { ...(await headersFor(user)), ...body.headers }, payload: body.payload });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${jobId}/documents`,
+      headers: { ...(await headersFor(user)), ...body.headers },
+      payload: body.payload,
+    });
     expect(res.statusCode, res.body).toBe(201);
     return res.json().items[0].id as string;
   }
 
   /** The token of the newest invitation emailed to an address. */
   async function invitationTokenFor(address: string): Promise<string> {
-    const [mail] = await t.db
-      .select()
-      .from(emailOutbox)
-      .where(eq(emailOutbox.toAddress, address.toLowerCase()))
-      .orderBy(desc(emailOutbox.createdAt))
-      .limit(1);
+    const [mail] = await t.db.select().from(emailOutbox).where(eq(emailOutbox.toAddress, address.toLowerCase())).orderBy(desc(emailOutbox.createdAt)).limit(1);
     const token = mail?.textBody.match(new RegExp(`${t.config.publicUrl}/claim/([\\w-]+)`))?.[1];
     if (!token) throw new Error(`no invitation link was emailed to ${address}`);
     return token;
@@ -99,14 +99,17 @@ export function createJobKit(t: TestApp) {
 
   /**
    * The job's notary completes every document and seals the job (POST /complete-job), the only way to
-   * `completed`. Signers and witnesses not yet past the identity step are let past it with a bypass
-   * without a method (issue 12): sealing is what these tests are about, and the output says their
-   * identity was not proven.
+   * `completed`. Signers and witnesses not yet past the identity step are identified by the notary's
+   * personal knowledge (a bypass with a method the state allows): sealing is what these tests are about.
    */
   async function sealJob(notary: TestUser, jobId: string): Promise<Job> {
     for (const participant of (await getJob(notary, jobId)).participants) {
       if (participant.role === 'observer' || participant.isIdBypassed) continue;
-      const res = await call(notary, 'POST', `/api/jobs/${jobId}/signers/${participant.id}/id-bypass`, { enabled: true, reason: 'Identity step not under test here' });
+      const res = await call(notary, 'POST', `/api/jobs/${jobId}/signers/${participant.id}/id-bypass`, {
+        enabled: true,
+        reason: 'Identity step not under test here',
+        method: 'personal_knowledge',
+      });
       expect(res.statusCode, res.body).toBe(200);
     }
     const documents = (await call(notary, 'GET', `/api/jobs/${jobId}/documents`)).json().items as Array<{ id: string; status: string }>;
@@ -122,7 +125,11 @@ export function createJobKit(t: TestApp) {
   /** Saves a signature (or initials) image through the API, as the signature page does. */
   async function saveSignature(user: TestUser, kind: 'signature' | 'initials' = 'signature') {
     const imageDataUrl = `data:image/png;base64,${makePng(60, 20, { color: [0, 51, 91] }).toString('base64')}`;
-    const res = await call(user, 'POST', kind === 'signature' ? '/api/signature' : '/api/initials', { imageDataUrl, method: 'draw' });
+    const res = await call(user, 'POST', kind === 'signature' ? '/api/signature' : '/api/initials', {
+      imageDataUrl,
+      method: 'draw',
+      hasAgreedToSignElectronically: true,
+    });
     expect(res.statusCode, res.body).toBe(201);
   }
 
@@ -141,7 +148,20 @@ export function createJobKit(t: TestApp) {
     return startLiveSession(t, jobId, await headersFor(notary), people);
   }
 
-  return { headersFor, call, createNotary, createJob, getJob, uploadPdf, invitationTokenFor, acceptInvitation, moveJob, sealJob, saveSignature, startRecordedSession };
+  return {
+    headersFor,
+    call,
+    createNotary,
+    createJob,
+    getJob,
+    uploadPdf,
+    invitationTokenFor,
+    acceptInvitation,
+    moveJob,
+    sealJob,
+    saveSignature,
+    startRecordedSession,
+  };
 }
 
 export type JobKit = ReturnType<typeof createJobKit>;

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { and, desc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { recordingSegments, recordings } from '#server/db/schema/index.ts';
-import { storeRecordingSegment } from '#server/features/video/recordings.service.ts';
+import { storeRecordingSegment } from '#server/features/video/recording/recordings.service.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import type { TestApp } from './create-test-app.ts';
 
@@ -15,7 +15,7 @@ type Headers = Record<string, string>;
 
 /**
  * A live session the way the notary runs one, through the real routes: open it, enter it, let the
- * signers in (each let past the identity step by a bypass without a method), open the room, start it
+ * signers in (each let past the identity step by the notary's personal knowledge), open the room, start it
  * (the job moves to in session) and start the recording.
  * `signers` are people on the job who accepted their invitation (their job participant ids).
  */
@@ -30,8 +30,12 @@ export async function startRecordedSession(t: TestApp, jobId: string, notary: He
   await call(notary, `/api/jobs/${jobId}/session/join`, { consentToRecording: true, deviceGroupId: 'notary-desk' });
   const base = `/api/video/session/${sessionId}`;
   for (const [index, signer] of signers.entries()) {
-    // A bypass without a method (issue 12): they enter, and the output still says identity was not proven.
-    await call(notary, `/api/jobs/${jobId}/signers/${signer.participantId}/id-bypass`, { enabled: true, reason: 'Identity step not under test here' });
+    // Identified by the notary's personal knowledge (a bypass the state allows), so they may enter.
+    await call(notary, `/api/jobs/${jobId}/signers/${signer.participantId}/id-bypass`, {
+      enabled: true,
+      reason: 'Identity step not under test here',
+      method: 'personal_knowledge',
+    });
     await call(signer.headers, `/api/jobs/${jobId}/session/join`, { consentToRecording: true, deviceGroupId: `signer-${index}` });
     await call(notary, `${base}/participants/${signer.participantId}/admit`);
   }
@@ -48,7 +52,22 @@ export function makeWebm(): Promise<Buffer> {
   webm ??= (async () => {
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-webm-'));
     const file = path.join(directory, 'testsrc.webm');
-    await promisify(execFile)('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '2', '-c:v', 'libvpx', '-b:v', '100k', '-y', file]);
+    await promisify(execFile)('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=160x120:rate=10',
+      '-t',
+      '2',
+      '-c:v',
+      'libvpx',
+      '-b:v',
+      '100k',
+      '-y',
+      file,
+    ]);
     const bytes = fs.readFileSync(file);
     fs.rmSync(directory, { recursive: true, force: true });
     return bytes;

@@ -17,11 +17,19 @@ export async function makePdf(pageCount = 1, title = 'Test document'): Promise<B
 }
 
 /** A multipart/form-data body with files (and optional fields, sent first unless fieldsLast) for app.inject. */
-export function buildMultipart(files: Array<{ name: string; content: Buffer; contentType?: string }>, fields: Record<string, string> = {}, options: { fieldsLast?: boolean } = {}) {
+export function buildMultipart(
+  files: Array<{ name: string; content: Buffer; contentType?: string }>,
+  fields: Record<string, string> = {},
+  options: { fieldsLast?: boolean } = {},
+) {
   const boundary = `----ron${Math.random().toString(16).slice(2)}`;
-  const fieldChunks = Object.entries(fields).map(([key, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`));
+  const fieldChunks = Object.entries(fields).map(([key, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`),
+  );
   const fileChunks = files.flatMap((file) => [
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: ${file.contentType ?? 'application/pdf'}\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: ${file.contentType ?? 'application/pdf'}\r\n\r\n`,
+    ),
     file.content,
     Buffer.from('\r\n'),
   ]);
@@ -42,7 +50,15 @@ export function makeBrokenPdf(): Buffer {
 export async function makeEncryptedPdf(): Promise<Buffer> {
   const pdf = await PDFDocument.create();
   pdf.addPage([612, 792]);
-  const encryption = pdf.context.obj({ Filter: 'Standard', V: 2, R: 3, Length: 128, P: -3904, O: PDFHexString.of('00'.repeat(32)), U: PDFHexString.of('00'.repeat(32)) });
+  const encryption = pdf.context.obj({
+    Filter: 'Standard',
+    V: 2,
+    R: 3,
+    Length: 128,
+    P: -3904,
+    O: PDFHexString.of('00'.repeat(32)),
+    U: PDFHexString.of('00'.repeat(32)),
+  });
   pdf.context.trailerInfo.Encrypt = pdf.context.register(encryption);
   return Buffer.from(await pdf.save({ useObjectStreams: false }));
 }
@@ -61,5 +77,17 @@ export async function makeQpdfEncryptedPdf(): Promise<Buffer | null> {
     throw error;
   } finally {
     await fs.promises.rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** The text of a PDF as pdftotext (poppler-utils) extracts it, UTF-8, white space collapsed. */
+export async function readPdfText(bytes: Buffer): Promise<string> {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-pdf-text-'));
+  try {
+    fs.writeFileSync(path.join(directory, 'out.pdf'), bytes);
+    const { stdout } = await promisify(execFile)('pdftotext', ['-enc', 'UTF-8', path.join(directory, 'out.pdf'), '-']);
+    return stdout.replace(/\s+/g, ' ');
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
   }
 }

@@ -42,3 +42,24 @@ export function makePng(width: number, height: number, options: PngOptions = {})
 export function toPngDataUrl(png: Buffer): string {
   return `data:image/png;base64,${png.toString('base64')}`;
 }
+
+/**
+ * A real black-and-white PNG of the given size: one bit a pixel, all white, so even a very large
+ * image is a small file (16000 × 16000 is about 50 KB) whose decoding would still take seconds.
+ */
+export function makeBilevelPng(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 1; // bit depth
+  header[9] = 0; // colour type: greyscale
+  const rowBytes = Math.ceil(width / 8);
+  const raw = Buffer.alloc((rowBytes + 1) * height, 0xff);
+  for (let row = 0; row < height; row += 1) raw[row * (rowBytes + 1)] = 0;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}

@@ -64,7 +64,10 @@ describe('session cache across app instances', () => {
   it('serves a cached session for a while when a change bypasses the broadcast, which is why every change broadcasts', async () => {
     const token = await signIn(a);
     expect((await me(b, token)).statusCode).toBe(200);
-    await a.db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.tokenHash, hashToken(token)));
+    await a.db
+      .update(sessions)
+      .set({ revokedAt: new Date() })
+      .where(eq(sessions.tokenHash, hashToken(token)));
     expect((await me(b, token)).statusCode).toBe(200);
     expect((await me(a, token)).statusCode).toBe(401);
   });
@@ -89,7 +92,15 @@ describe('session cache across app instances', () => {
     const registered = await a.app.inject({
       method: 'POST',
       url: '/api/auth/register/notary',
-      payload: { name: 'Nia Notary', email: `nia-${Date.now()}@example.test`, password: 'notary password', commissionState: 'TX', commissionNumber: 'TX-9', commissionExpiresOn: '2030-01-31', county: 'Travis' },
+      payload: {
+        name: 'Nia Notary',
+        email: `nia-${Date.now()}@example.test`,
+        password: 'notary password',
+        commissionState: 'TX',
+        commissionNumber: 'TX-9',
+        commissionExpiresOn: '2030-01-31',
+        county: 'Travis',
+      },
     });
     const { user, sessionToken } = registered.json() as { user: { id: string }; sessionToken: string };
     expect((await me(b, sessionToken)).json().user.status).toBe('pending');

@@ -103,7 +103,10 @@ export function sessionTokenOf(headers: Record<string, string>): string {
  */
 export function writeSignalPage(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html lang="en"><title>signaling test</title><body><script src="/signal-client.js"></script></body></html>');
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><html lang="en"><title>signaling test</title><body><script src="/signal-client.js"></script></body></html>',
+  );
   fs.writeFileSync(path.join(dir, 'signal-client.js'), signalScript);
 }
 

@@ -32,10 +32,20 @@ beforeAll(async () => {
   t = await createTestApp({ PUBLIC_URL: publicUrl, REGISTRATIONS_PER_ADDRESS_PER_HOUR: '1000' });
   headers = await t.signInAs(await t.createUser({ roles: ['title_agent'] }));
   const invited = `invited-${randomUUID().slice(0, 8)}@example.test`;
-  const created = await t.app.inject({ method: 'POST', url: '/api/jobs', headers, payload: { title: 'Deed', notarizationType: 'jurat', signers: [{ name: 'Sam', email: invited }] } });
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/jobs',
+    headers,
+    payload: { title: 'Deed', notarizationType: 'jurat', signers: [{ name: 'Sam', email: invited }] },
+  });
   job = created.json() as Job;
   const body = buildMultipart([{ name: 'deed.pdf', content: await makePdf(1) }]);
-  const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...headers, ...body.headers }, payload: body.payload });
+  const uploaded = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${job.id}/documents`,
+    headers: { ...headers, ...body.headers },
+    payload: body.payload,
+  });
   documentId = uploaded.json().items[0].id as string;
   const field = await t.app.inject({
     method: 'POST',
@@ -56,27 +66,56 @@ const notaryRegistration = { commissionState: 'TX', commissionNumber: 'C-1', com
 
 /** Each input: the request carrying the bad value, the field's path in the error, its label. */
 const inputs: Array<{ input: string; path: string; label: string; request: (value: string) => InjectOptions }> = [
-  { input: 'job title (create)', path: 'title', label: 'The job title', request: (value) => ({ method: 'POST', url: '/api/jobs', headers, payload: { title: value, notarizationType: 'jurat' } }) },
+  {
+    input: 'job title (create)',
+    path: 'title',
+    label: 'The job title',
+    request: (value) => ({ method: 'POST', url: '/api/jobs', headers, payload: { title: value, notarizationType: 'jurat' } }),
+  },
   {
     input: 'participant name (create job)',
     path: 'signers.0.name',
     label: 'The participant’s name',
-    request: (value) => ({ method: 'POST', url: '/api/jobs', headers, payload: { title: 'Deed', notarizationType: 'jurat', signers: [{ name: value, email: unique() }] } }),
+    request: (value) => ({
+      method: 'POST',
+      url: '/api/jobs',
+      headers,
+      payload: { title: 'Deed', notarizationType: 'jurat', signers: [{ name: value, email: unique() }] },
+    }),
   },
-  { input: 'job title (edit)', path: 'title', label: 'The job title', request: (value) => ({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers, payload: { title: value, version: job.version } }) },
-  { input: 'participant name (add)', path: 'name', label: 'The participant’s name', request: (value) => ({ method: 'POST', url: `/api/jobs/${job.id}/signers`, headers, payload: { name: value, email: unique() } }) },
+  {
+    input: 'job title (edit)',
+    path: 'title',
+    label: 'The job title',
+    request: (value) => ({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers, payload: { title: value, version: job.version } }),
+  },
+  {
+    input: 'participant name (add)',
+    path: 'name',
+    label: 'The participant’s name',
+    request: (value) => ({ method: 'POST', url: `/api/jobs/${job.id}/signers`, headers, payload: { name: value, email: unique() } }),
+  },
   {
     input: 'participant name (edit)',
     path: 'name',
     label: 'The participant’s name',
     request: (value) => ({ method: 'PATCH', url: `/api/jobs/${job.id}/signers/${job.participants[0]?.id}`, headers, payload: { name: value } }),
   },
-  { input: 'registration name', path: 'name', label: 'Your name', request: (value) => ({ method: 'POST', url: '/api/auth/register/user', payload: { ...registration(value), name: value } }) },
+  {
+    input: 'registration name',
+    path: 'name',
+    label: 'Your name',
+    request: (value) => ({ method: 'POST', url: '/api/auth/register/user', payload: { ...registration(value), name: value } }),
+  },
   {
     input: 'notary commission number',
     path: 'commissionNumber',
     label: 'The commission number',
-    request: (value) => ({ method: 'POST', url: '/api/auth/register/notary', payload: { ...registration(value), ...notaryRegistration, commissionNumber: value } }),
+    request: (value) => ({
+      method: 'POST',
+      url: '/api/auth/register/notary',
+      payload: { ...registration(value), ...notaryRegistration, commissionNumber: value },
+    }),
   },
   {
     input: 'notary county',
@@ -94,27 +133,51 @@ const inputs: Array<{ input: string; path: string; label: string; request: (valu
     input: 'name when claiming an invitation',
     path: 'name',
     label: 'Your name',
-    request: (value) => ({ method: 'POST', url: `/api/invites/${inviteToken}/claim`, payload: { name: value, email: 'whoever@example.test', password: 'a long password' } }),
+    request: (value) => ({
+      method: 'POST',
+      url: `/api/invites/${inviteToken}/claim`,
+      payload: { name: value, email: 'whoever@example.test', password: 'a long password' },
+    }),
   },
   {
     input: 'document name (rename)',
     path: 'name',
     label: 'The document name',
-    request: (value) => ({ method: 'PATCH', url: `/api/jobs/${job.id}/documents/${documentId}`, headers: { ...headers, 'if-match': '1' }, payload: { name: value, clientSnapshotVersion: 1 } }),
+    request: (value) => ({
+      method: 'PATCH',
+      url: `/api/jobs/${job.id}/documents/${documentId}`,
+      headers: { ...headers, 'if-match': '1' },
+      payload: { name: value, clientSnapshotVersion: 1 },
+    }),
   },
   {
     input: 'document name (flush beacon)',
     path: 'name',
     label: 'The document name',
-    request: (value) => ({ method: 'POST', url: `/api/jobs/${job.id}/documents/${documentId}/flush`, headers, payload: { name: value, clientSnapshotVersion: 1 } }),
+    request: (value) => ({
+      method: 'POST',
+      url: `/api/jobs/${job.id}/documents/${documentId}/flush`,
+      headers,
+      payload: { name: value, clientSnapshotVersion: 1 },
+    }),
   },
   {
     input: 'text typed into a field',
     path: 'value',
     label: 'The field text',
-    request: (value) => ({ method: 'POST', url: `/api/jobs/${job.id}/documents/${documentId}/fields/${fieldId}/fill`, headers, payload: { value, version: 1 } }),
+    request: (value) => ({
+      method: 'POST',
+      url: `/api/jobs/${job.id}/documents/${documentId}/fields/${fieldId}/fill`,
+      headers,
+      payload: { value, version: 1 },
+    }),
   },
-  { input: 'audit asset tag', path: 'tag', label: 'The tag', request: (value) => ({ method: 'POST', url: `/api/jobs/${job.id}/audit/assets`, headers, payload: { tag: value, docId: documentId } }) },
+  {
+    input: 'audit asset tag',
+    path: 'tag',
+    label: 'The tag',
+    request: (value) => ({ method: 'POST', url: `/api/jobs/${job.id}/audit/assets`, headers, payload: { tag: value, docId: documentId } }),
+  },
 ];
 
 describe.each(inputs)('the $input', ({ path, label, request }) => {
@@ -128,25 +191,38 @@ describe.each(inputs)('the $input', ({ path, label, request }) => {
 describe('an uploaded file’s name', () => {
   /** An upload whose file name is sent as an RFC 5987 extended parameter, which can carry any character. */
   async function uploadNamed(value: string) {
-    const before = await t.db.select({ count: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, job.id));
+    const before = await t.db
+      .select({ count: sql<number>`count(*)::int` })
+      .from(documents)
+      .where(eq(documents.jobId, job.id));
     const body = buildMultipart([{ name: 'placeholder.pdf', content: await makePdf(1) }]);
-    const payload = Buffer.from(body.payload.toString('latin1').replace('filename="placeholder.pdf"', `filename*=UTF-8''${encodeURIComponent(value)}.pdf`), 'latin1');
+    const payload = Buffer.from(
+      body.payload.toString('latin1').replace('filename="placeholder.pdf"', `filename*=UTF-8''${encodeURIComponent(value)}.pdf`),
+      'latin1',
+    );
     const res = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...headers, ...body.headers }, payload });
-    const after = await t.db.select({ count: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, job.id));
+    const after = await t.db
+      .select({ count: sql<number>`count(*)::int` })
+      .from(documents)
+      .where(eq(documents.jobId, job.id));
     return { res, isUnchanged: after[0]?.count === before[0]?.count };
   }
 
   it.each(badValues.slice(1))('is refused with 400 naming the field when it holds %s, and nothing is stored', async (_name, value) => {
     const { res, isUnchanged } = await uploadNamed(value);
     expect(res.statusCode, res.body).toBe(400);
-    expect(res.json()).toMatchObject({ error: 'validation_failed', message: refusal('The file name'), detail: [{ path: 'files', message: refusal('The file name') }] });
+    expect(res.json()).toMatchObject({
+      error: 'validation_failed',
+      message: refusal('The file name'),
+      detail: [{ path: 'files', message: refusal('The file name') }],
+    });
     expect(isUnchanged).toBe(true);
   });
 
   it('never stores a name with a line break: the multipart parser drops such a part, so the upload has no file', async () => {
     const { res, isUnchanged } = await uploadNamed('Sam\nBcc: x@evil');
     expect(res.statusCode, res.body).toBe(400);
-    expect(res.json()).toMatchObject({ error: 'no_files' });
+    expect(res.json()).toMatchObject({ error: 'no_file' });
     expect(isUnchanged).toBe(true);
   });
 });
@@ -156,23 +232,38 @@ describe('free-text reasons', () => {
     for (const value of ['Changed\u0000', 'Changed\u202E']) {
       const res = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers, payload: { title: 'Deed', reason: value, version: job.version } });
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json()).toMatchObject({ error: 'validation_failed', detail: [{ path: 'reason', message: 'The reason must be plain text, without control characters or text-direction overrides.' }] });
+      expect(res.json()).toMatchObject({
+        error: 'validation_failed',
+        detail: [{ path: 'reason', message: 'The reason must be plain text, without control characters or text-direction overrides.' }],
+      });
     }
   });
 });
 
 describe('emails quoting names and titles stored before these rules', () => {
   it('keep each name and title on its own line: no fake header lines, a one-line subject', async () => {
-    const created = await t.app.inject({ method: 'POST', url: '/api/jobs', headers, payload: { title: 'Old job', notarizationType: 'jurat', signers: [{ name: 'Old', email: unique() }] } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/jobs',
+      headers,
+      payload: { title: 'Old job', notarizationType: 'jurat', signers: [{ name: 'Old', email: unique() }] },
+    });
     const old = created.json() as Job;
     const participantId = old.participants[0]?.id ?? '';
     await t.db.update(jobs).set({ title: 'Old job\r\nBcc: x@evil' }).where(eq(jobs.id, old.id));
-    await t.db.update(jobParticipants).set({ name: 'Sam\nBcc: y@evil', invitedAt: new Date(Date.now() - 3600_000) }).where(eq(jobParticipants.id, participantId));
+    await t.db
+      .update(jobParticipants)
+      .set({ name: 'Sam\nBcc: y@evil', invitedAt: new Date(Date.now() - 3600_000) })
+      .where(eq(jobParticipants.id, participantId));
     const reminded = await t.app.inject({ method: 'POST', url: `/api/jobs/${old.id}/signers/${participantId}/remind`, headers, payload: {} });
     expect(reminded.statusCode, reminded.body).toBe(200);
     const notified = await t.app.inject({ method: 'POST', url: `/api/jobs/${old.id}/notify`, headers });
     expect(notified.statusCode, notified.body).toBe(200);
-    const mails = await t.db.select().from(emailOutbox).where(eq(emailOutbox.toAddress, old.participants[0]?.email ?? '')).orderBy(desc(emailOutbox.createdAt));
+    const mails = await t.db
+      .select()
+      .from(emailOutbox)
+      .where(eq(emailOutbox.toAddress, old.participants[0]?.email ?? ''))
+      .orderBy(desc(emailOutbox.createdAt));
     expect(mails.map((mail) => mail.kind)).toEqual(['job_update', 'job_invite_reminder', 'job_invite']);
     for (const mail of mails.slice(0, 2)) {
       expect(mail.subject).not.toMatch(/[\r\n]/);

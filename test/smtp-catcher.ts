@@ -7,6 +7,10 @@ export interface CaughtMail {
   to: string;
   subject: string;
   text: string;
+  /** The HTML alternative, or null when the message was text only. */
+  html: string | null;
+  /** The top-level Content-Type, e.g. multipart/alternative when text and HTML were both sent. */
+  contentType: string;
   /** The Message-ID header, with its angle brackets. */
   messageId: string;
 }
@@ -65,6 +69,11 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
             to: recipient.toLowerCase(),
             subject: parsed.subject ?? '',
             text: parsed.text ?? '',
+            html: typeof parsed.html === 'string' ? parsed.html : null,
+            contentType:
+              parsed.headers.get('content-type') && typeof parsed.headers.get('content-type') === 'object'
+                ? String((parsed.headers.get('content-type') as { value: string }).value)
+                : '',
             messageId: parsed.messageId ?? '',
           });
           callback();

@@ -19,8 +19,8 @@ export interface VideoCast {
 /**
  * A ready job with a notary, a signer, a witness and an observer who all accepted their invitations.
  * Unless `identity` is 'unproven', the notary lets the signer and the witness skip the identity step
- * (id-bypass with a reason and no method: the output still says their identity was not proven), so
- * the session tests are not about the identity step (issue 12).
+ * (id-bypass by personal knowledge, with a reason), so the session tests are not about the identity
+ * step.
  */
 export async function castVideoJob(t: TestApp, kit: JobKit, options: { isAccepted?: boolean; identity?: 'known' | 'unproven' } = {}): Promise<VideoCast> {
   const agent = await t.createUser({ roles: ['title_agent'] });
@@ -45,7 +45,11 @@ export async function castVideoJob(t: TestApp, kit: JobKit, options: { isAccepte
   };
   if (options.identity !== 'unproven') {
     for (const person of [signer, witness]) {
-      const known = await kit.call(notary, 'POST', `/api/jobs/${job.id}/signers/${idOf(person)}/id-bypass`, { enabled: true, reason: 'Identity step not under test here' });
+      const known = await kit.call(notary, 'POST', `/api/jobs/${job.id}/signers/${idOf(person)}/id-bypass`, {
+        enabled: true,
+        reason: 'Identity step not under test here',
+        method: 'personal_knowledge',
+      });
       expect(known.statusCode, known.body).toBe(200);
     }
   }

@@ -19,7 +19,9 @@ describe('ICE_SERVERS', () => {
       /^Invalid configuration: ICE_SERVERS must be a JSON array of \{urls, username\?, credential\?\}; it is not valid JSON/,
     );
     expect(() => parseConfig({ ICE_SERVERS: '{"urls":"stun:x"}' })).toThrow(/ICE_SERVERS must be a JSON array .*; it is not an array\.$/);
-    expect(() => parseConfig({ ICE_SERVERS: '[{"urls":"stun:x"},{"urls":3}]' })).toThrow(/ICE_SERVERS must be a JSON array .*; entry 1 does not have that shape\.$/);
+    expect(() => parseConfig({ ICE_SERVERS: '[{"urls":"stun:x"},{"urls":3}]' })).toThrow(
+      /ICE_SERVERS must be a JSON array .*; entry 1 does not have that shape\.$/,
+    );
     expect(() => parseConfig({ ICE_SERVERS: '[{"urls":"http://turn.example.test"}]' })).toThrow(
       'Invalid configuration: ICE_SERVERS entry 0: "http://turn.example.test" is not a stun:, turn: or turns: url.',
     );
@@ -29,7 +31,9 @@ describe('ICE_SERVERS', () => {
   });
 
   it('lists an ICE_SERVERS problem together with the others', () => {
-    expect(() => parseConfig({ ICE_SERVERS: 'nope', PORT: 'x' })).toThrow(/PORT: .*; ICE_SERVERS must be a JSON array|ICE_SERVERS must be a JSON array.*; PORT: /);
+    expect(() => parseConfig({ ICE_SERVERS: 'nope', PORT: 'x' })).toThrow(
+      /PORT: .*; ICE_SERVERS must be a JSON array|ICE_SERVERS must be a JSON array.*; PORT: /,
+    );
   });
 });
 
@@ -46,5 +50,26 @@ describe('ICE_TRANSPORT_POLICY', () => {
     expect(() => parseConfig({ ICE_TRANSPORT_POLICY: 'relay', ICE_SERVERS: '[{"urls":"stun:stun.example.test"}]' })).toThrow(
       /ICE_TRANSPORT_POLICY=relay sends all media through a TURN server, but ICE_SERVERS names none/,
     );
+  });
+});
+
+describe('request timeouts', () => {
+  it('default to bounds a 50 MB upload on a 1 Mbit/s line fits in, with a stalled or trickling body cut far earlier', () => {
+    const { timeouts } = parseConfig({});
+    expect(timeouts).toEqual({ requestMs: 600_000, headersMs: 30_000, bodyWindowMs: 30_000, bodyMinBytesPerSecond: 1024, connectionIdleMs: 300_000 });
+    const uploadSeconds = (50 * 1024 * 1024 * 8) / 1_000_000;
+    expect(uploadSeconds * 1000).toBeLessThan(timeouts.requestMs);
+    expect(1_000_000 / 8).toBeGreaterThan(timeouts.bodyMinBytesPerSecond * 10);
+  });
+
+  it('are set in seconds, fractions allowed, and refused when they contradict each other', () => {
+    expect(parseConfig({ BODY_IDLE_SECONDS: '0.5', CONNECTION_IDLE_SECONDS: '0' }).timeouts).toMatchObject({ bodyWindowMs: 500, connectionIdleMs: 0 });
+    expect(() => parseConfig({ HEADERS_TIMEOUT_SECONDS: '60', REQUEST_TIMEOUT_SECONDS: '30' })).toThrow(
+      'HEADERS_TIMEOUT_SECONDS may not exceed REQUEST_TIMEOUT_SECONDS',
+    );
+    expect(() => parseConfig({ BODY_IDLE_SECONDS: '60', CONNECTION_IDLE_SECONDS: '90' })).toThrow(
+      'CONNECTION_IDLE_SECONDS must be 0 (off) or at least twice BODY_IDLE_SECONDS',
+    );
+    expect(() => parseConfig({ REQUEST_TIMEOUT_SECONDS: '0' })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
   });
 });

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { roles, type Role } from '#shared/roles.ts';
 import { parseIceServers } from './providers/video/video-provider.ts';
 
-const booleanFromString = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const booleanFromString = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -17,15 +15,39 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
     .optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://').optional(),
-  SESSION_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
+  /** Minutes between two VACUUM (ANALYZE) and CHECKPOINT passes on the embedded database; 0 turns them off. */
+  EMBEDDED_VACUUM_MINUTES: z.coerce
+    .number()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(60),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://')
+    .optional(),
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(12),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   COOKIE_SECURE: booleanFromString.optional(),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
   LOGIN_MAX_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(50),
   LOGIN_WINDOW_MINUTES: z.coerce.number().int().positive().default(15),
   REGISTRATIONS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(20),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  // A 50 MB upload on a 1 Mbit/s line takes about 7 minutes: the whole request may take 10; its body
+  // must keep arriving at 1 KB/s or more, judged every 30 s, so a stalled or trickling client is cut early.
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(600),
+  HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(30),
+  BODY_IDLE_SECONDS: z.coerce.number().positive().max(3600).default(30),
+  BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),
+  CONNECTION_IDLE_SECONDS: z.coerce.number().min(0).max(86_400).default(300),
   TRUST_PROXY: booleanFromString.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CHAT_WIDGET_URL: z.url().optional(),
@@ -33,13 +55,20 @@ const envSchema = z.object({
     .string()
     .refine((value) => Buffer.from(value, 'base64').length === 32, 'SECRETS_KEY must be 32 bytes, base64 encoded (openssl rand -base64 32)')
     .optional(),
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'SMTP_URL must start with smtp:// or smtps://').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'SMTP_URL must start with smtp:// or smtps://')
+    .optional(),
   MAIL_FROM: z.string().default('Open RON <no-reply@localhost>'),
   SUPPORT_EMAIL: z.email({ message: 'SUPPORT_EMAIL must be an email address.' }).optional(),
   EMAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   TSA_URL: z.url().optional(),
-  DOCUMENT_MAX_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  DOCUMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(50 * 1024 * 1024),
   S3_BUCKET: z.string().optional(),
   S3_ENDPOINT: z.url().optional(),
   S3_REGION: z.string().default('us-east-1'),
@@ -53,6 +82,8 @@ const envSchema = z.object({
   WEB_DIST_DIR: z.string().default('./dist/web'),
   /** 'allow' lets the development KBA provider run with NODE_ENV=production (it proves nothing: decision 025). */
   IDENTITY_DEV_PROVIDER: z.enum(['allow'], { message: 'IDENTITY_DEV_PROVIDER is either unset or allow.' }).optional(),
+  /** How long the analysis of one upload of ID photos may run before it is stopped and fails. */
+  IDENTITY_ANALYSIS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   RECORDING_RETENTION_YEARS: z.coerce.number().int().min(1).max(100).default(10),
   ICE_SERVERS: z
     .string()
@@ -65,7 +96,9 @@ const envSchema = z.object({
         return z.NEVER;
       }
     }),
-  ICE_TRANSPORT_POLICY: z.enum(['all', 'relay'], { message: 'ICE_TRANSPORT_POLICY must be all (any path) or relay (media only through the TURN servers of ICE_SERVERS).' }).default('all'),
+  ICE_TRANSPORT_POLICY: z
+    .enum(['all', 'relay'], { message: 'ICE_TRANSPORT_POLICY must be all (any path) or relay (media only through the TURN servers of ICE_SERVERS).' })
+    .default('all'),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -86,7 +119,17 @@ export function parseConfig(env: Record<string, string | undefined>) {
   const values = parsed.data;
   const hasTurn = values.ICE_SERVERS.some((server) => (typeof server.urls === 'string' ? [server.urls] : server.urls).some((url) => /^turns?:/i.test(url)));
   if (values.ICE_TRANSPORT_POLICY === 'relay' && !hasTurn) {
-    throw new Error('Invalid configuration: ICE_TRANSPORT_POLICY=relay sends all media through a TURN server, but ICE_SERVERS names none (add a turn: or turns: url with its username and credential).');
+    throw new Error(
+      'Invalid configuration: ICE_TRANSPORT_POLICY=relay sends all media through a TURN server, but ICE_SERVERS names none (add a turn: or turns: url with its username and credential).',
+    );
+  }
+  if (values.HEADERS_TIMEOUT_SECONDS > values.REQUEST_TIMEOUT_SECONDS) {
+    throw new Error('Invalid configuration: HEADERS_TIMEOUT_SECONDS may not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request).');
+  }
+  if (values.CONNECTION_IDLE_SECONDS > 0 && values.CONNECTION_IDLE_SECONDS < 2 * values.BODY_IDLE_SECONDS) {
+    throw new Error(
+      'Invalid configuration: CONNECTION_IDLE_SECONDS must be 0 (off) or at least twice BODY_IDLE_SECONDS, so a stalled upload is answered 408 before its connection is dropped.',
+    );
   }
   const publicUrl = new URL(values.PUBLIC_URL ?? `http://localhost:${values.PORT}`);
   return {
@@ -96,6 +139,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     publicUrl: publicUrl.origin,
     dataDir: path.resolve(values.DATA_DIR),
     databaseUrl: values.DATABASE_URL ?? null,
+    /** Embedded PGlite only: the interval of tasks/embedded-maintenance.ts. */
+    embeddedVacuumMs: values.EMBEDDED_VACUUM_MINUTES * 60_000,
     redisUrl: values.REDIS_URL ?? null,
     session: {
       ttlMs: values.SESSION_TTL_HOURS * 3600_000,
@@ -111,6 +156,15 @@ export function parseConfig(env: Record<string, string | undefined>) {
       passwordResetsPerEmailPerHour: values.PASSWORD_RESETS_PER_EMAIL_PER_HOUR,
       passwordResetsPerAddressPerHour: values.PASSWORD_RESETS_PER_ADDRESS_PER_HOUR,
       emailCodesPerUserPerHour: values.EMAIL_CODES_PER_USER_PER_HOUR,
+    },
+    /** How long a client may take to send a request (lib/request-timeouts.ts); WebSockets are not bound by them. */
+    timeouts: {
+      requestMs: Math.round(values.REQUEST_TIMEOUT_SECONDS * 1000),
+      headersMs: Math.round(values.HEADERS_TIMEOUT_SECONDS * 1000),
+      bodyWindowMs: Math.round(values.BODY_IDLE_SECONDS * 1000),
+      bodyMinBytesPerSecond: values.BODY_MIN_BYTES_PER_SECOND,
+      /** A connection with no traffic either way for this long is closed; 0 never. */
+      connectionIdleMs: Math.round(values.CONNECTION_IDLE_SECONDS * 1000),
     },
     trustProxy: values.TRUST_PROXY,
     logLevel: values.LOG_LEVEL,
@@ -146,7 +200,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
     },
     webDistDir: path.resolve(values.WEB_DIST_DIR),
     /** Identity proofing (decision 025): which identity-data provider makes the knowledge-based questions. */
-    identity: { developmentProvider: values.IDENTITY_DEV_PROVIDER ?? null },
+    identity: { developmentProvider: values.IDENTITY_DEV_PROVIDER ?? null, analysisTimeoutMs: values.IDENTITY_ANALYSIS_TIMEOUT_MS },
     /** Options of the media hub (createWeriftSfu): STUN/TURN servers its peers gather candidates from. */
     video: {
       iceServers: values.ICE_SERVERS,

@@ -25,7 +25,13 @@ async function findFreePort(): Promise<number> {
 
 /** Starts `tsx src/server/main.ts --demo` as npm run demo would, without a web build; resolves with its output once it listens. */
 async function startServer(port: number): Promise<{ output: () => string; exited: Promise<number | null> }> {
-  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+  };
   Object.assign(env, { MFA_REQUIRED_ROLES: 'none', WEB_DIST_DIR: path.join(dataDir, 'no-web-build'), LOG_LEVEL: 'warn', NODE_ENV: 'production' });
   for (const name of ['DATABASE_URL', 'S3_BUCKET', 'SMTP_URL', 'REDIS_URL', 'SECRETS_KEY', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) delete env[name];
   // Node with tsx's loader, not the tsx command: the command relays SIGTERM only if the server
@@ -59,7 +65,11 @@ describe('npm start on an embedded DATA_DIR', () => {
     const { output, exited } = await startServer(port);
     const password = output().match(/password: (demo-\S+)/)?.[1];
     const base = `http://127.0.0.1:${port}`;
-    const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'agent@demo.open-ron.test', password }) });
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'agent@demo.open-ron.test', password }),
+    });
     expect(login.status).toBe(200);
     const authorization = `Bearer ${((await login.json()) as { sessionToken: string }).sessionToken}`;
     const created = await fetch(`${base}/api/jobs`, {
@@ -70,7 +80,11 @@ describe('npm start on an embedded DATA_DIR', () => {
     expect(created.status).toBe(201);
     const jobId = ((await created.json()) as { id: string }).id;
     const upload = buildMultipart([{ name: 'deed.pdf', content: await makePdf(3) }]);
-    const uploaded = await fetch(`${base}/api/jobs/${jobId}/documents`, { method: 'POST', headers: { authorization, ...upload.headers }, body: upload.payload });
+    const uploaded = await fetch(`${base}/api/jobs/${jobId}/documents`, {
+      method: 'POST',
+      headers: { authorization, ...upload.headers },
+      body: upload.payload,
+    });
     expect(uploaded.status).toBe(201);
 
     expect(fs.readdirSync(path.join(dataDir, 'blobs')).length).toBeGreaterThan(0);

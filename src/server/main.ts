@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.ts';
-import { startIdentityPurger } from './features/identity/identity.service.ts';
 import { startNotaryExpiryWarner } from './features/notaries/notary-expiry.service.ts';
 import { parseConfig } from './config.ts';
 import { createDatabase } from './db/client.ts';
@@ -13,6 +12,8 @@ import { localMailboxPath } from './providers/email/email.ts';
 import { createStorage } from './providers/storage/storage.ts';
 import { createRealtime } from './providers/realtime/realtime.ts';
 import { createWeriftSfu } from './providers/video/werift-sfu.ts';
+import { startEmbeddedMaintenance } from './tasks/embedded-maintenance.ts';
+import { startIdentityPurger } from './tasks/identity-purger.ts';
 
 // Before anything opens a file: whatever this process creates is its own (files 0600, directories 0700).
 process.umask(privateUmask);
@@ -42,6 +43,8 @@ const app = await buildApp({ db: database.db, dbKind: database.kind, config, rea
 const stopIdentityPurger = startIdentityPurger({ db: database.db, storage, secretsKey, log: app.log });
 // Notaries and administrators are warned 30 days before a commission, certificate, bond or E&O expires (decision 027).
 const stopNotaryExpiryWarner = startNotaryExpiryWarner({ db: database.db, publicUrl: config.publicUrl, log: app.log });
+// The embedded database has no autovacuum nor checkpointer: a task vacuums and checkpoints it (decision 038).
+const embeddedMaintenance = startEmbeddedMaintenance(database, app.log, config.embeddedVacuumMs);
 
 const banner: string[] = [];
 if (process.argv.includes('--demo')) {
@@ -78,6 +81,7 @@ async function shutDown(signal: string) {
   app.log.info({ signal }, 'shutting down');
   stopIdentityPurger();
   stopNotaryExpiryWarner();
+  await embeddedMaintenance?.stop();
   await app.close();
   await video.close();
   await realtime.close();

@@ -3,6 +3,7 @@ import { formatCalendarDay, formatDateTime, type DateOptions } from './dates.ts'
 import type { documentTags } from './documents.ts';
 import { fieldLabels, fieldTypes, type FieldType } from './fields.ts';
 import { jobStatusLabels, jobStatuses, notarizationTypes, type JobStatus } from './jobs.ts';
+import { roleLabels, roles, type Role } from './roles.ts';
 
 /**
  * Every audit event as a sentence people read, in the job's history and on the audit pages of the
@@ -76,6 +77,17 @@ function withReason(sentence: string, reason: string | null): string {
 
 const roleWords: Record<string, string> = { signer: 'a signer', witness: 'a witness', observer: 'an observer', notary: 'the notary' };
 
+const companyRoleWords: Record<string, string> = { title: 'title staff', title_agent: 'an agent' };
+
+function describeCompanyRole(role: string | null): string {
+  return (role && companyRoleWords[role]) ?? 'a member';
+}
+
+function describeJobType(data: Record<string, unknown>): string {
+  const name = readText(data, 'jobTypeName');
+  return name ? `the job type ${quote(name)}` : 'a job type';
+}
+
 function describeRole(role: string | null): string | null {
   return role ? (roleWords[role] ?? `a ${role.replace(/_/g, ' ')}`) : null;
 }
@@ -117,6 +129,57 @@ function describeDocument(data: Record<string, unknown>, key = 'documentName'): 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Administrators' changes to an account: data { userId, userName, before, after }
+
+/** "the notary role", "the title company role"; null for what is not a role this version knows. */
+function describeRoleName(value: unknown): string | null {
+  return typeof value === 'string' && (roles as readonly string[]).includes(value) ? `the ${roleLabels[value as Role].toLowerCase()} role` : null;
+}
+
+/** "the signer role", "the signer and notary roles", or null when none was recorded. */
+function describeRoleList(value: unknown): string | null {
+  const known = (Array.isArray(value) ? value : []).filter((role): role is Role => typeof role === 'string' && (roles as readonly string[]).includes(role));
+  if (known.length === 0) return null;
+  const words = known.map((role) => roleLabels[role].toLowerCase());
+  return `the ${joinClauses(words)} role${words.length === 1 ? '' : 's'}`;
+}
+
+function describeAccountCreated({ actor, data }: Facts): string {
+  const after = readRecord(data, 'after');
+  const name = readText(data, 'userName') ?? readText(after, 'name');
+  const email = readText(after, 'email');
+  const roleList = describeRoleList(after.roles);
+  const who = name ? `${name}${email ? ` (${email})` : ''}` : (email ?? 'a person');
+  return `${actor} created an account for ${who}${roleList ? ` with ${roleList}` : ''} and emailed them a link to set their password.`;
+}
+
+function describeAccountUpdate({ actor, data }: Facts): string {
+  const before = readRecord(data, 'before');
+  const after = readRecord(data, 'after');
+  const oldName = readText(before, 'name');
+  const newName = readText(after, 'name');
+  const oldEmail = readText(before, 'email');
+  const newEmail = readText(after, 'email');
+  const person = oldName ?? readText(data, 'userName') ?? 'an account';
+  const clauses: string[] = [];
+  if (newName) clauses.push(`renamed ${person} to ${newName}`);
+  if (newEmail) {
+    const whose = clauses.length > 0 ? 'their' : person === 'an account' ? 'an account’s' : `${person}’s`;
+    clauses.push(`changed ${whose} email ${oldEmail ? `from ${oldEmail} ` : ''}to ${newEmail}; the new address must be confirmed`);
+  }
+  return clauses.length > 0 ? `${actor} ${joinClauses(clauses)}.` : `${actor} changed the details of ${person}.`;
+}
+
+function describeRoleRemoved({ actor, data }: Facts): string {
+  const person = readText(data, 'userName') ?? 'an account';
+  const companies = (Array.isArray(data.companiesLeft) ? data.companiesLeft : []).filter(
+    (name): name is string => typeof name === 'string' && name.trim() !== '',
+  );
+  const sentence = `${actor} took ${describeRoleName(data.role) ?? 'a role'} from ${person}`;
+  return companies.length > 0 ? `${sentence}, which also removed them from ${joinClauses(companies.map((name) => name.trim()))}.` : `${sentence}.`;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The sentences
 
 function describeStatusChange({ actor, data }: Facts): string {
@@ -155,7 +218,11 @@ function describeNotaryChange({ actor, data }: Facts): string {
   const hadNotary = Boolean(fromName ?? readText(data, 'from'));
   const hasNotary = Boolean(toName ?? readText(data, 'to'));
   if (hadNotary && hasNotary) {
-    return fromName && toName ? `${actor} replaced ${fromName} with ${toName} as the job’s notary.` : toName ? `${actor} made ${toName} the job’s notary.` : `${actor} changed the job’s notary.`;
+    return fromName && toName
+      ? `${actor} replaced ${fromName} with ${toName} as the job’s notary.`
+      : toName
+        ? `${actor} made ${toName} the job’s notary.`
+        : `${actor} changed the job’s notary.`;
   }
   if (hasNotary) return `${actor} assigned ${toName ?? 'a notary'} to the job.`;
   if (hadNotary) return `${actor} removed ${fromName ?? 'the notary'} from the job.`;
@@ -225,7 +292,8 @@ function describeDocumentUpdate({ actor, data }: Facts): string {
 function describeNotarization({ actor, data }: Facts): string {
   const document = describeDocument(data);
   if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.`;
-  if (data.isNotarialAct === false) return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.`;
+  if (data.isNotarialAct === false)
+    return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.`;
   return `${actor} sealed ${document} with the notary’s digital certificate.`;
 }
 
@@ -241,8 +309,10 @@ function describeSignatureSaved(kind: 'signature' | 'initials') {
 
 /** One sentence per action: a new action in audit.ts without an entry here fails typecheck. */
 const journalSentences = {
-  'journal.finalized': ({ actor, data }: Facts) => `${actor} finalized ${plural(readCount(data, 'entries') ?? 0, 'journal entry', 'journal entries')} of this job.`,
-  'journal.marked_test': ({ actor, data }: Facts) => `${actor} marked ${plural(readCount(data, 'entries') ?? 0, 'journal entry', 'journal entries')} of this job as test entries.`,
+  'journal.finalized': ({ actor, data }: Facts) =>
+    `${actor} finalized ${plural(readCount(data, 'entries') ?? 0, 'journal entry', 'journal entries')} of this job.`,
+  'journal.marked_test': ({ actor, data }: Facts) =>
+    `${actor} marked ${plural(readCount(data, 'entries') ?? 0, 'journal entry', 'journal entries')} of this job as test entries.`,
   'journal.addendum_added': ({ actor }: Facts) => `${actor} added an addendum to a finalized journal entry.`,
   'journal.read_by_admin': ({ actor }: Facts) => `${actor} read a notary’s journal as an administrator.`,
   'journal.entry_deleted': ({ actor }: Facts) => `${actor} deleted a journal entry whose retention period had ended.`,
@@ -285,13 +355,16 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'participant.id_bypass_changed': ({ actor, data }) => {
     const name = readText(data, 'name') ?? 'a participant';
     const method = readText(data, 'method');
-    if (data.enabled === true && method === 'personal_knowledge') return withReason(`${actor} identified ${name} by personal knowledge instead of the identity step.`, readText(data, 'reason'));
-    if (data.enabled === true && method === 'credible_witness') return withReason(`${actor} identified ${name} through a credible witness instead of the identity step.`, readText(data, 'reason'));
+    if (data.enabled === true && method === 'personal_knowledge')
+      return withReason(`${actor} identified ${name} by personal knowledge instead of the identity step.`, readText(data, 'reason'));
+    if (data.enabled === true && method === 'credible_witness')
+      return withReason(`${actor} identified ${name} through a credible witness instead of the identity step.`, readText(data, 'reason'));
     if (data.enabled === true) return withReason(`${actor} let ${name} skip identity verification.`, readText(data, 'reason'));
     if (data.enabled === false) return `${actor} required identity verification of ${name} again.`;
     return `${actor} changed whether ${name} skips identity verification.`;
   },
-  'participant.access_requested': ({ data }) => `A new invitation link was requested for ${readText(data, 'name') ?? 'a participant'} and emailed to their address.`,
+  'participant.access_requested': ({ data }) =>
+    `A new invitation link was requested for ${readText(data, 'name') ?? 'a participant'} and emailed to their address.`,
   'invite.claimed': ({ actor, hasActor, data }) => {
     const participant = readText(data, 'participantName');
     const who = hasActor ? actor : (participant ?? 'A participant');
@@ -319,6 +392,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'field.removed': describeFieldRemoval,
   'field.filled': describeFieldFill,
   'signature.saved': describeSignatureSaved('signature'),
+  'signature.esign_consented': ({ actor }) => `${actor} agreed to sign electronically.`,
   'initials.saved': describeSignatureSaved('initials'),
   'user.password_set_by_admin': ({ actor, data }) => `${actor} set a new password for ${readText(data, 'userName') ?? 'an account'}.`,
   'user.password_reset': ({ data }) => {
@@ -328,6 +402,23 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'user.email_verified': ({ data }) => {
     const name = readText(data, 'userName');
     return `${name ? `The email address of ${name}` : 'An account’s email address'} was confirmed with an emailed link.`;
+  },
+  'user.created': describeAccountCreated,
+  'user.updated': describeAccountUpdate,
+  'user.deactivated': ({ actor, data }) =>
+    `${actor} deactivated the account of ${readText(data, 'userName') ?? 'a person'}: they were signed out everywhere and cannot sign in.`,
+  'user.reactivated': ({ actor, data }) => `${actor} reactivated the account of ${readText(data, 'userName') ?? 'a person'}.`,
+  'user.role_added': ({ actor, data }) => `${actor} gave ${readText(data, 'userName') ?? 'an account'} ${describeRoleName(data.role) ?? 'a role'}.`,
+  'user.role_removed': describeRoleRemoved,
+  'user.signature_reset': ({ actor, data }) => {
+    const before = readRecord(data, 'before');
+    const what =
+      before.hasSignature === true && before.hasInitials === false
+        ? 'signature'
+        : before.hasSignature === false && before.hasInitials === true
+          ? 'initials'
+          : 'signature and initials';
+    return `${actor} cleared the saved ${what} of ${readText(data, 'userName') ?? 'a person'}.`;
   },
   'mfa.totp_enabled': ({ actor }) => `${actor} linked an authenticator app.`,
   'mfa.backup_codes_generated': ({ actor, data }) => {
@@ -347,6 +438,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'notary.approved': ({ actor, data }) => `${actor} approved the notary account of ${readText(data, 'notaryName') ?? 'a notary'}.`,
   'notary.rejected': ({ actor, data }) =>
     withReason(`${actor} turned down the notary application of ${readText(data, 'notaryName') ?? 'a notary'}.`, readText(data, 'reason')),
+  'notary.profile_created': ({ actor, data }) => `${actor} put the commission of ${readText(data, 'notaryName') ?? 'a notary'} on file; it waits for approval.`,
   'notary.profile_updated': ({ actor, data }) => {
     const fields = Array.isArray(data.fields) ? data.fields.length : 0;
     const sentence = `${actor} updated the notary profile of ${readText(data, 'notaryName') ?? 'a notary'} (${plural(fields, 'field')})`;
@@ -363,6 +455,27 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'title_company.approved': ({ actor, data }) => `${actor} approved the title company ${readText(data, 'companyName') ?? 'an applicant'}.`,
   'title_company.rejected': ({ actor, data }) =>
     withReason(`${actor} turned down the title company ${readText(data, 'companyName') ?? 'an applicant'}.`, readText(data, 'reason')),
+  'title_company.created': ({ actor, data }) => `${actor} created the title company ${readText(data, 'companyName') ?? 'a company'}, approved.`,
+  'title_company.updated': ({ actor, data }) => {
+    const fields = Array.isArray(data.fields) ? data.fields.filter((field): field is string => typeof field === 'string' && field.trim() !== '') : [];
+    return `${actor} updated the title company ${readText(data, 'companyName') ?? 'a company'}${fields.length ? ` (${joinClauses(fields)})` : ''}.`;
+  },
+  'title_company.closed': ({ actor, data }) => {
+    const members = Array.isArray(data.members) ? data.members.length : null;
+    const lost = members === null ? '' : members === 0 ? '; it had no members' : `; ${plural(members, 'member')} lost access to its jobs`;
+    return `${actor} closed the title company ${readText(data, 'companyName') ?? 'a company'}${lost}.`;
+  },
+  'title_company.member_invited': ({ actor, data }) =>
+    `${actor} invited ${readText(data, 'name') ?? 'someone'} to join ${readText(data, 'companyName') ?? 'a title company'} as ${describeCompanyRole(readText(data, 'role'))}.`,
+  'title_company.member_joined': ({ actor, data }) =>
+    `${readText(data, 'name') ?? actor} joined ${readText(data, 'companyName') ?? 'a title company'} as ${describeCompanyRole(readText(data, 'role'))}.`,
+  'title_company.member_removed': ({ actor, data }) =>
+    `${actor} removed ${readText(data, 'name') ?? 'a member'} from ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'title_company.invite_revoked': ({ actor, data }) =>
+    `${actor} withdrew the invitation of ${readText(data, 'name') ?? 'someone'} to join ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'title_company.job_type_created': ({ actor, data }) => `${actor} added ${describeJobType(data)} to ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'title_company.job_type_updated': ({ actor, data }) => `${actor} changed ${describeJobType(data)} of ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'title_company.job_type_deleted': ({ actor, data }) => `${actor} deleted ${describeJobType(data)} of ${readText(data, 'companyName') ?? 'a title company'}.`,
   'mail.read': ({ actor, data }) => {
     const page = readCount(data, 'page');
     const messages = Array.isArray(data.messageIds) ? data.messageIds.length : null;
@@ -415,16 +528,26 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   },
   'identity.ready': ({ data }) => `${readText(data, 'name') ?? 'A participant'} finished every step of identity proofing; the notary’s review is next.`,
   'identity.reviewed': ({ actor, data }) =>
-    withReason(`${actor} ${data.decision === 'confirmed' ? 'confirmed' : 'rejected'} the identity of ${readText(data, 'name') ?? 'a participant'}.`, readText(data, 'reason')),
+    withReason(
+      `${actor} ${data.decision === 'confirmed' ? 'confirmed' : 'rejected'} the identity of ${readText(data, 'name') ?? 'a participant'}.`,
+      readText(data, 'reason'),
+    ),
   'identity.resume_link_created': ({ data }) => `${readText(data, 'name') ?? 'A participant'} asked for a link to continue the identity step on a phone.`,
   'identity.expired': ({ data }) => {
     const reason = readText(data, 'reason');
-    const why = reason === 'session_ended' ? ' with the session: a later session needs a new one' : reason === 'person_changed' ? ' because the name or email on their place changed' : '';
+    const why =
+      reason === 'session_ended'
+        ? ' with the session: a later session needs a new one'
+        : reason === 'person_changed'
+          ? ' because the name or email on their place changed'
+          : '';
     return `The identity check of ${readText(data, 'name') ?? 'a participant'} ended${why}.`;
   },
-  'identity.reset': ({ actor, data }) => `${actor} restarted the identity step of ${readText(data, 'name') ?? 'a person'} (${plural(readCount(data, 'checks') ?? 0, 'check')} ended).`,
+  'identity.reset': ({ actor, data }) =>
+    `${actor} restarted the identity step of ${readText(data, 'name') ?? 'a person'} (${plural(readCount(data, 'checks') ?? 0, 'check')} ended).`,
   ...journalSentences,
-  'identity.purged': ({ data }) => `The ID photos and stated details of ${readText(data, 'name') ?? 'a participant'} were deleted at the end of their retention (${plural(readCount(data, 'images') ?? 0, 'image')}).`,
+  'identity.purged': ({ data }) =>
+    `The ID photos and stated details of ${readText(data, 'name') ?? 'a participant'} were deleted at the end of their retention (${plural(readCount(data, 'images') ?? 0, 'image')}).`,
 };
 
 const credentialCheckWords: Record<string, string> = {
@@ -434,6 +557,7 @@ const credentialCheckWords: Record<string, string> = {
   not_expired: 'expired',
   name_matches: 'name does not match',
   birth_date_matches: 'birth date does not match',
+  front_matches: 'front does not match the barcode',
 };
 
 function identityPolicyWords(code: string | null): string {

@@ -6,6 +6,7 @@ import {
   getSafeNextPath,
   isSafeNextPath,
   isSessionPath,
+  getSignInToAcceptPath,
   readLoginQuery,
   type InstantNotaryState,
   type PostLoginInput,
@@ -20,7 +21,9 @@ function nextAction(overrides: Partial<NextAction>): NextAction {
   return { nextAction: null, jobId: null, pendingSetup: null, startWith: null, route: null, ...overrides };
 }
 
-function loginInput(overrides: { response?: Partial<PostLoginInput['response']>; next?: string | null; instantNotary?: InstantNotaryState } = {}): PostLoginInput {
+function loginInput(
+  overrides: { response?: Partial<PostLoginInput['response']>; next?: string | null; instantNotary?: InstantNotaryState } = {},
+): PostLoginInput {
   return {
     response: { user: signer, mfa_required: false, enrolled: false, twofaRequired: false, ticket: null, nextAction: null, ...overrides.response },
     next: overrides.next ?? null,
@@ -85,19 +88,18 @@ describe('decideAuthenticatedPath for elevated roles', () => {
   });
 
   it('treats a user holding an elevated role among others as elevated', () => {
-    expect(decideAuthenticatedPath({ roles: ['signer', 'observer'] }, null, nextAction({ nextAction: 'gnw-setup', jobId: 'j1' }), noInstantJob).path).toBe('/dashboard');
+    expect(decideAuthenticatedPath({ roles: ['signer', 'observer'] }, null, nextAction({ nextAction: 'gnw-setup', jobId: 'j1' }), noInstantJob).path).toBe(
+      '/dashboard',
+    );
   });
 
   it('reads the single `role` field as well as the roles list', () => {
     expect(decideAuthenticatedPath({ role: 'notary' }, null, null, activeInstantJob).path).toBe('/dashboard');
   });
 
-  it.each(['/session', '/session/job-1', '/signing/job-1/doc-2', '//evil.example', 'https://evil.example'])(
-    'never sends an elevated user to %s',
-    (next) => {
-      expect(decideAuthenticatedPath({ roles: ['admin'] }, next, null, noInstantJob).path).toBe('/dashboard');
-    },
-  );
+  it.each(['/session', '/session/job-1', '/signing/job-1/doc-2', '//evil.example', 'https://evil.example'])('never sends an elevated user to %s', (next) => {
+    expect(decideAuthenticatedPath({ roles: ['admin'] }, next, null, noInstantJob).path).toBe('/dashboard');
+  });
 });
 
 describe('decideAuthenticatedPath for signers and other non-elevated users', () => {
@@ -139,7 +141,10 @@ describe('decideAuthenticatedPath for signers and other non-elevated users', () 
   });
 
   it('resumes an active instant-notary job at /gnw/start when there is no next path', () => {
-    expect(decideAuthenticatedPath(signer, null, nextAction({ route: '/help' }), activeInstantJob)).toEqual({ path: '/gnw/start', clearInstantNotaryJob: false });
+    expect(decideAuthenticatedPath(signer, null, nextAction({ route: '/help' }), activeInstantJob)).toEqual({
+      path: '/gnw/start',
+      clearInstantNotaryJob: false,
+    });
   });
 
   it('resumes an active instant-notary job at /gnw/start when next is /gnw-login', () => {
@@ -171,9 +176,12 @@ describe('decideAuthenticatedPath for signers and other non-elevated users', () 
     expect(decideAuthenticatedPath(signer, '//evil.example', nextAction({ route: '/jobs/detail' }), noInstantJob).path).toBe('/jobs/detail');
   });
 
-  it.each(['/session/job-1', '/signing', 'https://evil.example/x', '//evil.example'])('filters a server route of %s and falls back to the dashboard', (route) => {
-    expect(decideAuthenticatedPath(signer, null, nextAction({ route }), noInstantJob).path).toBe('/dashboard');
-  });
+  it.each(['/session/job-1', '/signing', 'https://evil.example/x', '//evil.example'])(
+    'filters a server route of %s and falls back to the dashboard',
+    (route) => {
+      expect(decideAuthenticatedPath(signer, null, nextAction({ route }), noInstantJob).path).toBe('/dashboard');
+    },
+  );
 
   it('falls back to the dashboard with nothing else to go on', () => {
     expect(decideAuthenticatedPath(signer, null, null, noInstantJob)).toEqual({ path: '/dashboard', clearInstantNotaryJob: false });
@@ -229,13 +237,20 @@ describe('isSafeNextPath', () => {
 });
 
 describe('isSessionPath and getSafeNextPath', () => {
-  it.each(['/session', '/session/', '/session/job-1', '/session/job-1/doc-2', '/session/complete', '/signing', '/signing/job-1/doc-2', '/session?x=1', '/signing#top'])(
-    'treats %s as a session path',
-    (path) => {
-      expect(isSessionPath(path)).toBe(true);
-      expect(getSafeNextPath(path)).toBeNull();
-    },
-  );
+  it.each([
+    '/session',
+    '/session/',
+    '/session/job-1',
+    '/session/job-1/doc-2',
+    '/session/complete',
+    '/signing',
+    '/signing/job-1/doc-2',
+    '/session?x=1',
+    '/signing#top',
+  ])('treats %s as a session path', (path) => {
+    expect(isSessionPath(path)).toBe(true);
+    expect(getSafeNextPath(path)).toBeNull();
+  });
 
   it.each(['/Session/job-1', '/SIGNING', '/dashboard/../session/job-1', '/%73ession/job-1', '/./signing', '/%2e%2e/signing'])(
     'treats %s as a session path the way the router would see it',
@@ -256,6 +271,15 @@ describe('isSessionPath and getSafeNextPath', () => {
   });
 });
 
+describe('getSignInToAcceptPath', () => {
+  it('sends an invited person with an account to sign in, back to the invitation, with their address pre-filled', () => {
+    expect(getSignInToAcceptPath({ token: 'tok_en-1', jobId: 'j1', email: 'pat@example.test' })).toBe(
+      '/login?next=%2Fclaim%2Ftok_en-1&jobId=j1&email=pat%40example.test',
+    );
+    expect(getSignInToAcceptPath({ token: 't', jobId: null, email: null })).toBe('/login?next=%2Fclaim%2Ft');
+  });
+});
+
 describe('readLoginQuery', () => {
   it('reads every login parameter by its own name', () => {
     expect(readLoginQuery(new URLSearchParams('jobId=j1&signerId=s1&next=%2Fhelp&resetToken=r1'))).toEqual({
@@ -263,7 +287,14 @@ describe('readLoginQuery', () => {
       signerId: 's1',
       next: '/help',
       resetToken: 'r1',
+      email: null,
     });
+  });
+
+  it('reads an invited address to pre-fill the email field, and only something shaped like one', () => {
+    expect(readLoginQuery(new URLSearchParams('email=%20Pat%40Example.test%20')).email).toBe('pat@example.test');
+    expect(readLoginQuery(new URLSearchParams('email=not-an-address')).email).toBeNull();
+    expect(readLoginQuery(new URLSearchParams(`email=${'a'.repeat(250)}%40example.test`)).email).toBeNull();
   });
 
   it.each([
@@ -290,7 +321,7 @@ describe('readLoginQuery', () => {
   });
 
   it('trims values and answers null for every missing parameter', () => {
-    expect(readLoginQuery(new URLSearchParams('jobId=%20j5%20'))).toEqual({ jobId: 'j5', signerId: null, next: null, resetToken: null });
+    expect(readLoginQuery(new URLSearchParams('jobId=%20j5%20'))).toEqual({ jobId: 'j5', signerId: null, next: null, resetToken: null, email: null });
   });
 
   it('returns the next parameter as given, leaving the safety check to isSafeNextPath', () => {

@@ -3,13 +3,20 @@ import { getEffectiveRole, getRoleHome, hasElevatedRole, type RoleBearer } from 
 
 export const dashboardFallbackPath = '/dashboard';
 
-/** Login query parameters and their aliases (SPEC section 2, login page). */
+/** Login query parameters and their aliases, as the login page accepts them. */
 export interface LoginQuery {
   jobId: string | null;
   signerId: string | null;
   next: string | null;
   resetToken: string | null;
+  /**
+   * The address an invitation was sent to, from the invitation's sign-in link: it only pre-fills the
+   * email field, and proves nothing (the password or the emailed link does).
+   */
+  email: string | null;
 }
+
+const invitedEmailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function readLoginQuery(params: URLSearchParams): LoginQuery {
   const first = (...names: string[]) => {
@@ -24,11 +31,28 @@ export function readLoginQuery(params: URLSearchParams): LoginQuery {
     signerId: first('signerId', 'signer_id', 'signer'),
     next: first('next'),
     resetToken: first('resetToken'),
+    email: readInvitedEmail(first('email')),
   };
 }
 
+function readInvitedEmail(value: string | null): string | null {
+  const email = value?.toLowerCase() ?? null;
+  return email && email.length <= 254 && invitedEmailPattern.test(email) ? email : null;
+}
+
 /**
- * SPEC section 5: `next` is accepted only if it starts with / and is neither protocol-relative
+ * Where "Sign in to accept" on an invitation goes: sign in, then back to the invitation, with the
+ * address it was sent to in the email field.
+ */
+export function getSignInToAcceptPath({ token, jobId, email }: { token: string; jobId: string | null; email: string | null }): string {
+  const query = new URLSearchParams({ next: `/claim/${token}` });
+  if (jobId) query.set('jobId', jobId);
+  if (email) query.set('email', email);
+  return `/login?${query.toString()}`;
+}
+
+/**
+ * `next` is accepted only if it starts with / and is neither protocol-relative
  * nor an http(s) URL. Backslashes count as slashes (browsers treat `/\evil` as `//evil`).
  */
 export function isSafeNextPath(next: string | null | undefined): next is string {
@@ -42,7 +66,7 @@ export function isSafeNextPath(next: string | null | undefined): next is string 
 }
 
 /**
- * SPEC section 4: paths under /session and /signing are never post-login targets. The path is
+ * Paths under /session and /signing are never post-login targets. The path is
  * compared the way the router will see it: dot segments resolved, percent-escapes decoded and
  * letters folded (the router matches case-insensitively), so `/Session` or `/x/../signing` count too.
  */
@@ -95,7 +119,7 @@ function buildSetupPath(pendingSetup: NonNullable<NextAction['pendingSetup']>): 
   return `/setup?${params.toString()}`;
 }
 
-/** The one place that decides where a person goes after the login call answers (SPEC section 4). */
+/** The one place that decides where a person goes after the login call answers. */
 export function decidePostLogin(input: PostLoginInput): PostLoginDecision {
   const { response, instantNotary } = input;
   if (response.mfa_required) {

@@ -19,7 +19,12 @@ export const authMessages = {
   signInRequired: 'Please sign in to continue.',
 } as const;
 
-const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' }));
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .pipe(z.email({ message: 'Enter a valid email address.' }));
 const passwordSchema = z
   .string()
   .min(minimumPasswordLength, { message: authMessages.passwordTooShort })
@@ -125,17 +130,15 @@ export const registerResponseSchema = loginResponseSchema.extend({
 });
 export type RegisterResponse = z.infer<typeof registerResponseSchema>;
 
-export const passwordConfirmationSchema = z
-  .object({ password: z.string(), confirmPassword: z.string() })
-  .superRefine((value, context) => {
-    if (!value.password || !value.confirmPassword) {
-      context.addIssue({ code: 'custom', message: authMessages.missingPasswordFields });
-    } else if (value.password !== value.confirmPassword) {
-      context.addIssue({ code: 'custom', message: authMessages.passwordsDoNotMatch });
-    } else if (value.password.length < minimumPasswordLength) {
-      context.addIssue({ code: 'custom', message: authMessages.passwordTooShort });
-    }
-  });
+export const passwordConfirmationSchema = z.object({ password: z.string(), confirmPassword: z.string() }).superRefine((value, context) => {
+  if (!value.password || !value.confirmPassword) {
+    context.addIssue({ code: 'custom', message: authMessages.missingPasswordFields });
+  } else if (value.password !== value.confirmPassword) {
+    context.addIssue({ code: 'custom', message: authMessages.passwordsDoNotMatch });
+  } else if (value.password.length < minimumPasswordLength) {
+    context.addIssue({ code: 'custom', message: authMessages.passwordTooShort });
+  }
+});
 
 /** The answer of calls that only confirm what they did, in a sentence. */
 export const okMessageSchema = z.object({ ok: z.literal(true), message: z.string() });

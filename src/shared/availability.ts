@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * A notary's availability (issue 13, SPEC sections 4, 7 and 9): live (online or offline, kept alive by
+ * A notary's availability: live (online or offline, kept alive by
  * a heartbeat) and scheduled (slots of time).
  *
  * Live: `session_id` names the browser that went online, a random id the browser keeps in local
@@ -11,8 +11,9 @@ import { z } from 'zod';
  * browser closes counts as offline within 90 s without anything running.
  *
  * Scheduled: slots are sent as local date-times (`2026-12-01T09:00`, no offset) with the IANA zone
- * they are meant in (`timeZone`), the way the notary reads their calendar; the server stores instants
- * and the zone, and answers with ISO instants. A local time that does not exist in the zone (the hour
+ * they are meant in (`timeZone`, else the zone of the notary's profile), the way the notary reads
+ * their calendar, or as ISO instants (`2026-12-01T15:00:00Z`); the server stores instants and the
+ * zone (the request's, else the profile's, else UTC), and answers with ISO instants. A local time that does not exist in the zone (the hour
  * skipped when clocks move forward) is refused; one that happens twice means the first.
  */
 
@@ -28,7 +29,7 @@ export const slotLimits = {
   daysAhead: 366,
 } as const;
 
-/** The messages the toggle shows (SPEC section 8). */
+/** The messages the toggle shows when the status fails to load or a change fails. */
 export const availabilityMessages = {
   loadFailed: 'Failed to load availability status',
   updateFailed: 'Failed to update availability',
@@ -56,7 +57,10 @@ export const toggleAvailabilityInputSchema = z
   });
 export type ToggleAvailabilityInput = z.infer<typeof toggleAvailabilityInputSchema>;
 
-export const heartbeatInputSchema = z.object({ session_id: sessionIdSchema('Send the session_id of the browser that went online.') }, { error: 'Send a JSON object with the session_id of the browser that went online.' });
+export const heartbeatInputSchema = z.object(
+  { session_id: sessionIdSchema('Send the session_id of the browser that went online.') },
+  { error: 'Send a JSON object with the session_id of the browser that went online.' },
+);
 export type HeartbeatInput = z.infer<typeof heartbeatInputSchema>;
 
 export const availabilityStatusSchema = z.object({
@@ -89,7 +93,16 @@ const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 function getZoneFormat(timeZone: string): Intl.DateTimeFormat {
   let format = zoneFormats.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
     zoneFormats.set(timeZone, format);
   }
   return format;
@@ -97,13 +110,21 @@ function getZoneFormat(timeZone: string): Intl.DateTimeFormat {
 
 /** The local date-time ("2026-12-01T09:00") an instant shows in a zone. */
 export function toLocalDateTime(instant: Date, timeZone: string): string {
-  const parts = Object.fromEntries(getZoneFormat(timeZone).formatToParts(instant).map((part) => [part.type, part.value]));
+  const parts = Object.fromEntries(
+    getZoneFormat(timeZone)
+      .formatToParts(instant)
+      .map((part) => [part.type, part.value]),
+  );
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
 }
 
 function offsetMsAt(instantMs: number, timeZone: string): number {
   const wholeSeconds = Math.floor(instantMs / 1000) * 1000;
-  const parts = Object.fromEntries(getZoneFormat(timeZone).formatToParts(new Date(wholeSeconds)).map((part) => [part.type, Number(part.value)]));
+  const parts = Object.fromEntries(
+    getZoneFormat(timeZone)
+      .formatToParts(new Date(wholeSeconds))
+      .map((part) => [part.type, Number(part.value)]),
+  );
   const asUtc = Date.UTC(parts.year ?? 0, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
   return asUtc - wholeSeconds;
 }
@@ -132,71 +153,119 @@ function isCalendarDateTime(value: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60;
 }
 
-const localDateTimeSchema = (label: string) =>
+/** An ISO 8601 instant with its offset: `2026-12-01T15:00:00Z`, `2026-12-01T09:00:00.000-06:00`. */
+const instantPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+export function isInstant(value: string): boolean {
+  return instantPattern.test(value) && isCalendarDateTime(value.slice(0, 16)) && !Number.isNaN(Date.parse(value));
+}
+
+const slotTimeMessage = (label: string) =>
+  `Send the slot’s ${label} as a local date and time such as 2026-12-01T09:00, or an instant such as 2026-12-01T15:00:00Z.`;
+const slotTimeSchema = (label: string) =>
   z
-    .string({ error: `Send the slot’s ${label} as a local date and time such as 2026-12-01T09:00.` })
-    .regex(localDateTimePattern, { message: `Send the slot’s ${label} as a local date and time such as 2026-12-01T09:00.` })
-    .refine(isCalendarDateTime, { message: `The slot’s ${label} is not a real date and time.` });
+    .string({ error: slotTimeMessage(label) })
+    .refine((value) => localDateTimePattern.test(value) || instantPattern.test(value), { message: slotTimeMessage(label), abort: true })
+    .refine((value) => (instantPattern.test(value) ? isInstant(value) : isCalendarDateTime(value)), {
+      message: `The slot’s ${label} is not a real date and time.`,
+    });
 
 export const timeZoneSchema = z
   .string({ error: 'Send the time zone the times are in, such as America/Chicago.' })
   .refine(isKnownTimeZone, { message: 'Send a time zone such as America/Chicago; that one is not known.' });
 
 export const availabilitySlotInputSchema = z.object(
-  { start: localDateTimeSchema('start'), end: localDateTimeSchema('end') },
+  { start: slotTimeSchema('start'), end: slotTimeSchema('end') },
   { error: 'Each slot needs a start and an end.' },
 );
+export type AvailabilitySlotInput = z.infer<typeof availabilitySlotInputSchema>;
 
 function formatMinutes(minutes: number): string {
   return minutes % 60 === 0 ? `${minutes / 60} hours` : `${minutes} minutes`;
 }
 
-/** The rules one request can be checked against on its own; the server adds the past and existing slots. */
+/** The instant a slot's time means: an ISO instant as it says, a local date-time in the zone (null if none or skipped). */
+export function toSlotInstant(value: string, timeZone: string | null): Date | null {
+  if (instantPattern.test(value)) return isInstant(value) ? new Date(value) : null;
+  return timeZone ? toInstant(value, timeZone) : null;
+}
+
+export interface SlotProblem {
+  path: Array<string | number>;
+  message: string;
+}
+
+/**
+ * What is wrong with a request's slots on their own: a local time the zone skips, an end not after
+ * the start, a length out of bounds, two slots overlapping. `timeZone` is the zone local times are
+ * read in (the request's, else the notary's profile's); local times without one are left to the
+ * caller, which knows whether the profile names a zone.
+ */
+export function findSlotProblems(slots: AvailabilitySlotInput[], timeZone: string | null): SlotProblem[] {
+  const problems: SlotProblem[] = [];
+  const ranges: Array<{ index: number; start: number; end: number }> = [];
+  slots.forEach((slot, index) => {
+    const name = slots.length > 1 ? `Slot ${index + 1}` : 'The slot';
+    const isStartLocal = !instantPattern.test(slot.start);
+    const isEndLocal = !instantPattern.test(slot.end);
+    if ((isStartLocal || isEndLocal) && !timeZone) return;
+    const start = toSlotInstant(slot.start, timeZone);
+    const end = toSlotInstant(slot.end, timeZone);
+    if (!start || !end) {
+      const which = !start ? slot.start : slot.end;
+      problems.push({
+        path: ['slots', index, !start ? 'start' : 'end'],
+        message: `${name}: ${which.replace('T', ' ')} does not exist in ${timeZone} (the clocks skip that hour).`,
+      });
+      return;
+    }
+    const minutes = (end.getTime() - start.getTime()) / 60_000;
+    if (minutes <= 0) {
+      problems.push({ path: ['slots', index, 'end'], message: `${name} must end after it starts.` });
+      return;
+    }
+    if (minutes < slotLimits.minMinutes) {
+      problems.push({ path: ['slots', index, 'end'], message: `${name} must last at least ${slotLimits.minMinutes} minutes.` });
+      return;
+    }
+    if (minutes > slotLimits.maxHours * 60) {
+      problems.push({ path: ['slots', index, 'end'], message: `${name} may last at most ${formatMinutes(slotLimits.maxHours * 60)}.` });
+      return;
+    }
+    const overlapping = ranges.find((other) => other.start < end.getTime() && start.getTime() < other.end);
+    if (overlapping) {
+      problems.push({ path: ['slots', index], message: `Slots ${overlapping.index + 1} and ${index + 1} overlap.` });
+      return;
+    }
+    ranges.push({ index, start: start.getTime(), end: end.getTime() });
+  });
+  return problems;
+}
+
+/**
+ * The rules one request can be checked against on its own; the server adds the past and existing
+ * slots. A body of just `{ slots }` is valid: `timeZone` is optional, and without it local times are read in
+ * the zone of the notary's profile (the server checks those once it has read the profile).
+ */
 export const createAvailabilityInputSchema = z
   .object(
     {
-      timeZone: timeZoneSchema,
+      timeZone: timeZoneSchema.optional(),
       slots: z
         .array(availabilitySlotInputSchema, { error: 'Send slots as a list of { start, end }.' })
         .min(1, { message: 'Add at least one slot.' })
         .max(slotLimits.perRequest, { message: `Add at most ${slotLimits.perRequest} slots at a time.` }),
     },
-    { error: 'Send a JSON object with timeZone and slots.' },
+    { error: 'Send a JSON object with slots, and timeZone for local times.' },
   )
   .superRefine((input, context) => {
     // The fields' own checks run first; a zone or time they refused is not looked at again.
-    if (!isKnownTimeZone(input.timeZone)) return;
-    const ranges: Array<{ index: number; start: number; end: number }> = [];
-    input.slots.forEach((slot, index) => {
-      if (!isCalendarDateTime(slot.start) || !isCalendarDateTime(slot.end)) return;
-      const name = input.slots.length > 1 ? `Slot ${index + 1}` : 'The slot';
-      const start = toInstant(slot.start, input.timeZone);
-      const end = toInstant(slot.end, input.timeZone);
-      if (!start || !end) {
-        const which = !start ? slot.start : slot.end;
-        context.addIssue({ code: 'custom', path: ['slots', index, !start ? 'start' : 'end'], message: `${name}: ${which.replace('T', ' ')} does not exist in ${input.timeZone} (the clocks skip that hour).` });
-        return;
-      }
-      const minutes = (end.getTime() - start.getTime()) / 60_000;
-      if (minutes <= 0) {
-        context.addIssue({ code: 'custom', path: ['slots', index, 'end'], message: `${name} must end after it starts.` });
-        return;
-      }
-      if (minutes < slotLimits.minMinutes) {
-        context.addIssue({ code: 'custom', path: ['slots', index, 'end'], message: `${name} must last at least ${slotLimits.minMinutes} minutes.` });
-        return;
-      }
-      if (minutes > slotLimits.maxHours * 60) {
-        context.addIssue({ code: 'custom', path: ['slots', index, 'end'], message: `${name} may last at most ${formatMinutes(slotLimits.maxHours * 60)}.` });
-        return;
-      }
-      const overlapping = ranges.find((other) => other.start < end.getTime() && start.getTime() < other.end);
-      if (overlapping) {
-        context.addIssue({ code: 'custom', path: ['slots', index], message: `Slots ${overlapping.index + 1} and ${index + 1} overlap.` });
-        return;
-      }
-      ranges.push({ index, start: start.getTime(), end: end.getTime() });
-    });
+    if (input.timeZone !== undefined && !isKnownTimeZone(input.timeZone)) return;
+    const isEveryTimeReal = input.slots.every((slot) =>
+      [slot.start, slot.end].every((value) => (instantPattern.test(value) ? isInstant(value) : isCalendarDateTime(value))),
+    );
+    if (!isEveryTimeReal) return;
+    for (const problem of findSlotProblems(input.slots, input.timeZone ?? null)) context.addIssue({ code: 'custom', ...problem });
   });
 export type CreateAvailabilityInput = z.infer<typeof createAvailabilityInputSchema>;
 

@@ -118,3 +118,59 @@ export function formatFieldDate(day: string, stateCode: string | null | undefine
 export function formatFieldValue(field: { type: string; value: string | null }, stateCode: string | null | undefined): string | null {
   return field.value !== null && (field.type === 'date' || field.type === 'date_signed') ? formatFieldDate(field.value, stateCode) : field.value;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The written record (audit certificate, seal refusals): "26 November 2026 at 22:14:05 UTC"
+
+const recordFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The day, the 24-hour clock with seconds and the zone's short name of an instant in `timeZone` (UTC if unknown). */
+function getRecordParts(date: Date, timeZone: string): { day: string; clock: string; zone: string } {
+  let format = recordFormats.get(timeZone);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions = {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    };
+    try {
+      format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone });
+    } catch {
+      format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone: 'UTC' });
+    }
+    recordFormats.set(timeZone, format);
+  }
+  const part = (type: Intl.DateTimeFormatPartTypes) => format.formatToParts(date).find((item) => item.type === type)?.value ?? '';
+  return { day: `${part('day')} ${part('month')} ${part('year')}`, clock: `${part('hour')}:${part('minute')}:${part('second')}`, zone: part('timeZoneName') };
+}
+
+/** "26 November 2026 at 22:14:05 UTC". */
+export function formatRecordTime(date: Date, timeZone = 'UTC'): string {
+  const { day, clock, zone } = getRecordParts(date, timeZone);
+  return `${day} at ${clock} ${zone}`;
+}
+
+/** "on 26 November 2026 from 22:14:05 to 22:14:45 UTC"; both days in full when the span crosses midnight. */
+export function formatRecordSpan(from: Date, to: Date, timeZone = 'UTC'): string {
+  const start = getRecordParts(from, timeZone);
+  const end = getRecordParts(to, timeZone);
+  if (start.day === end.day && start.zone === end.zone) return `on ${start.day} from ${start.clock} to ${end.clock} ${end.zone}`;
+  return `from ${formatRecordTime(from, timeZone)} to ${formatRecordTime(to, timeZone)}`;
+}
+
+/** "40 seconds", "2 minutes 5 seconds", "1 hour 3 minutes": a length of time, rounded to the second. */
+export function formatDuration(milliseconds: number): string {
+  const total = Math.max(0, Math.round(milliseconds / 1000));
+  const unit = (count: number, name: string) => `${count} ${name}${count === 1 ? '' : 's'}`;
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (hours > 0) return minutes > 0 ? `${unit(hours, 'hour')} ${unit(minutes, 'minute')}` : unit(hours, 'hour');
+  if (minutes > 0) return seconds > 0 ? `${unit(minutes, 'minute')} ${unit(seconds, 'second')}` : unit(minutes, 'minute');
+  return unit(seconds, 'second');
+}

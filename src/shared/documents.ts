@@ -22,7 +22,10 @@ export type JobDocument = z.infer<typeof documentSchema>;
 export const documentListSchema = z.object({ items: z.array(documentSchema) });
 
 export const reorderDocumentsInputSchema = z.object({
-  order: z.array(z.uuid({ message: 'Document ids must be UUIDs.' })).min(1, { message: 'Send the new order of the documents.' }).max(200),
+  order: z
+    .array(z.uuid({ message: 'Document ids must be UUIDs.' }))
+    .min(1, { message: 'Send the new order of the documents.' })
+    .max(200),
 });
 
 /** A document's name as people see it; an upload's file name follows the same rule. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorBodySchema, getErrorText } from './errors.ts';
+import { errorBodySchema, errorCodes, getErrorText, readErrorCode } from './errors.ts';
 
 describe('getErrorText', () => {
   it('shows the message field when there is one', () => {
@@ -9,13 +9,13 @@ describe('getErrorText', () => {
   });
 
   it('shows the error field plus the detail field when there is no message', () => {
-    expect(getErrorText({ error: 'no_files', detail: 'Choose at least one PDF.' }, 'Upload failed')).toBe('no_files: Choose at least one PDF.');
+    expect(getErrorText({ error: 'no_file', detail: 'Choose at least one PDF.' }, 'Upload failed')).toBe('no_file: Choose at least one PDF.');
   });
 
   it('shows the error field alone when there is no message and no text detail', () => {
-    expect(getErrorText({ error: 'no_files' }, 'Upload failed')).toBe('no_files');
+    expect(getErrorText({ error: 'no_file' }, 'Upload failed')).toBe('no_file');
     expect(getErrorText({ error: 'validation_failed', detail: [{ path: 'email' }] }, 'Failed')).toBe('validation_failed');
-    expect(getErrorText({ error: 'no_files', detail: '   ' }, 'Failed')).toBe('no_files');
+    expect(getErrorText({ error: 'no_file', detail: '   ' }, 'Failed')).toBe('no_file');
   });
 
   it('skips a blank or non-text message', () => {
@@ -49,5 +49,20 @@ describe('errorBodySchema', () => {
 
   it('refuses a body without a message', () => {
     expect(errorBodySchema.safeParse({ error: 'forbidden' }).success).toBe(false);
+  });
+});
+
+describe('readErrorCode', () => {
+  it('reads a code this server sends and nothing else', () => {
+    expect(readErrorCode({ error: 'stale_version', message: 'Changed meanwhile.' })).toBe('stale_version');
+    expect(readErrorCode({ error: 'no_files' })).toBeNull();
+    expect(readErrorCode({ message: 'no code' })).toBeNull();
+    expect(readErrorCode('stale_version')).toBeNull();
+    expect(readErrorCode(null)).toBeNull();
+  });
+
+  it('lists each code once, in snake case', () => {
+    expect(new Set(errorCodes).size).toBe(errorCodes.length);
+    for (const code of errorCodes) expect(code).toMatch(/^[a-z]+(_[a-z0-9]+)*$/);
   });
 });

@@ -2,7 +2,18 @@ import { z } from 'zod';
 import { isCalendarDay } from './dates.ts';
 import { singleLineTextSchema } from './text.ts';
 
-export const fieldTypes = ['signature', 'initials', 'date_signed', 'date', 'name', 'text', 'checkbox', 'notary_signature', 'notary_seal', 'notarial_certificate'] as const;
+export const fieldTypes = [
+  'signature',
+  'initials',
+  'date_signed',
+  'date',
+  'name',
+  'text',
+  'checkbox',
+  'notary_signature',
+  'notary_seal',
+  'notarial_certificate',
+] as const;
 export const fieldTypeSchema = z.enum(fieldTypes, { message: 'Choose a field type.' });
 export type FieldType = z.infer<typeof fieldTypeSchema>;
 

@@ -25,6 +25,21 @@ export interface KbaRule {
   citation: string;
 }
 
+/**
+ * How long the notary or a signer may be out of the recorded call (left it, lost the connection)
+ * before the act cannot be sealed (decision 033). No state in this table gives a number of seconds:
+ * each requires the session to be recorded, and the number is this platform's rule.
+ */
+export interface InterruptionRule {
+  /** A stretch longer than this without the person's media recorded blocks the seal. */
+  maxSeconds: number;
+  /** True when maxSeconds is the platform's rule because the state sets no number. */
+  isPlatformRule: boolean;
+  /** What the state requires of the recording, as a sentence with its subject ("Texas requires …"). */
+  requirement: string;
+  citation: string;
+}
+
 export interface IdentityPolicy {
   /** Two-letter state code, or 'RULONA' for the default row. */
   code: string;
@@ -52,7 +67,12 @@ export interface IdentityPolicy {
   redoOnRejoin: boolean;
   /** A passed step counts for this many hours (platform rule: a new day means a new step). */
   validForHours: number;
+  /** How long the notary or a signer may be out of the recorded call. */
+  recordingInterruption: InterruptionRule;
 }
+
+/** The platform's limit where a state gives no number: segments are about 4 s, a reconnect takes a few. */
+const platformInterruptionSeconds = 10;
 
 const platformSelfie = 'Platform rule: the notary compares the person on camera with the ID photograph (no state figure is claimed).';
 
@@ -84,6 +104,12 @@ export const identityPolicies: readonly IdentityPolicy[] = [
     witnessesProveIdentity: true,
     redoOnRejoin: true,
     validForHours: 24,
+    recordingInterruption: {
+      maxSeconds: platformInterruptionSeconds,
+      isPlatformRule: true,
+      requirement: 'Texas requires continuous, synchronous audio-visual feeds and a recording of the session',
+      citation: '1 Tex. Admin. Code § 87.71(1); § 87.41(g)',
+    },
   },
   {
     code: 'VA',
@@ -113,6 +139,12 @@ export const identityPolicies: readonly IdentityPolicy[] = [
     witnessesProveIdentity: true,
     redoOnRejoin: true,
     validForHours: 24,
+    recordingInterruption: {
+      maxSeconds: platformInterruptionSeconds,
+      isPlatformRule: true,
+      requirement: 'Virginia requires the electronic notary to keep a copy of the recording of the video and audio conference',
+      citation: 'Va. Code § 47.1-14(C)',
+    },
   },
   {
     code: 'FL',
@@ -141,6 +173,12 @@ export const identityPolicies: readonly IdentityPolicy[] = [
     witnessesProveIdentity: true,
     redoOnRejoin: true,
     validForHours: 24,
+    recordingInterruption: {
+      maxSeconds: platformInterruptionSeconds,
+      isPlatformRule: true,
+      requirement: 'Florida requires an uninterrupted and unedited copy of the recording of the audio-video communication',
+      citation: 'Fla. Stat. § 117.245(2); § 117.265(2)',
+    },
   },
   {
     code: 'RULONA',
@@ -169,6 +207,12 @@ export const identityPolicies: readonly IdentityPolicy[] = [
     witnessesProveIdentity: true,
     redoOnRejoin: true,
     validForHours: 24,
+    recordingInterruption: {
+      maxSeconds: platformInterruptionSeconds,
+      isPlatformRule: true,
+      requirement: 'The Revised Uniform Law on Notarial Acts requires an audio-visual recording of the performance of the notarial act',
+      citation: 'RULONA § 14A(c)(3)',
+    },
   },
 ];
 
@@ -182,7 +226,24 @@ export function policyFor(stateCode: string | null | undefined): IdentityPolicy 
   return row;
 }
 
+/**
+ * Whether a bypass stands in for the identity step under this policy: it names a method (how the
+ * notary identified the person instead) and the policy allows that method. A bypass without a
+ * method, or with one the row no longer allows, counts for nothing.
+ */
+export function isBypassAllowed(person: { isIdBypassed: boolean; idBypassMethod: string | null }, policy: Pick<IdentityPolicy, 'bypassMethods'>): boolean {
+  return person.isIdBypassed && person.idBypassMethod !== null && (policy.bypassMethods as string[]).includes(person.idBypassMethod);
+}
+
 /** Correct answers needed to pass a quiz of `questionCount` questions: the pass mark, rounded up. */
 export function correctAnswersToPass(kba: Pick<KbaRule, 'passPercent'>, questionCount: number): number {
   return Math.ceil((kba.passPercent * questionCount) / 100 - 1e-9);
+}
+
+/** The rule in one sentence, saying whose rule the number is: "Texas requires … and sets no number of seconds; this platform allows at most 10 seconds (…)." */
+export function describeInterruptionRule(rule: InterruptionRule): string {
+  const seconds = `${rule.maxSeconds} second${rule.maxSeconds === 1 ? '' : 's'}`;
+  return rule.isPlatformRule
+    ? `${rule.requirement} (${rule.citation}) and sets no number of seconds; this platform allows at most ${seconds} (a platform rule, not a statute).`
+    : `${rule.requirement} (${rule.citation}) and allows at most ${seconds}.`;
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { formatRecordTime } from './dates.ts';
 
 /**
- * The identity step (issue 12, decision 025): credential analysis of a government photo ID, a
+ * The identity step (decision 025): credential analysis of a government photo ID, a
  * selfie, knowledge-based questions, then the notary's judgement in the session. The contract of
  * every identity call, shared by the server and the pages.
  */
@@ -20,7 +21,8 @@ export const documentTypeNames: Record<DocumentType, string> = {
 export const maxIdentityImageBytes = 8 * 1024 * 1024;
 export const identityImageTypes = ['image/jpeg', 'image/png', 'image/webp'] as const;
 
-const isoDate = (name: string) => z.string({ message: `${name} is required.` }).regex(/^\d{4}-\d{2}-\d{2}$/, { message: `${name} must be a date as YYYY-MM-DD.` });
+const isoDate = (name: string) =>
+  z.string({ message: `${name} is required.` }).regex(/^\d{4}-\d{2}-\d{2}$/, { message: `${name} must be a date as YYYY-MM-DD.` });
 
 /** What the person states about themselves when the step starts: matched against the ID, and the source of the development questions. */
 export const identityStartInputSchema = z.object({
@@ -29,15 +31,21 @@ export const identityStartInputSchema = z.object({
   address: z.object({
     street: z.string({ message: 'Enter your street address.' }).trim().min(3, { message: 'Enter your street address.' }).max(200),
     city: z.string({ message: 'Enter your city.' }).trim().min(2, { message: 'Enter your city.' }).max(100),
-    state: z.string({ message: 'Enter your state.' }).trim().regex(/^[A-Za-z]{2}$/, { message: 'Enter your state as two letters, for example TX.' }),
-    postalCode: z.string({ message: 'Enter your ZIP code.' }).trim().regex(/^\d{5}(-\d{4})?$/, { message: 'Enter a 5-digit ZIP code.' }),
+    state: z
+      .string({ message: 'Enter your state.' })
+      .trim()
+      .regex(/^[A-Za-z]{2}$/, { message: 'Enter your state as two letters, for example TX.' }),
+    postalCode: z
+      .string({ message: 'Enter your ZIP code.' })
+      .trim()
+      .regex(/^\d{5}(-\d{4})?$/, { message: 'Enter a 5-digit ZIP code.' }),
   }),
 });
 export type IdentityStartInput = z.infer<typeof identityStartInputSchema>;
 
 /** One check made on an ID, with its result in a sentence. */
 export const credentialCheckSchema = z.object({
-  id: z.enum(['readable', 'format', 'check_digits', 'not_expired', 'name_matches', 'birth_date_matches']),
+  id: z.enum(['readable', 'format', 'check_digits', 'not_expired', 'name_matches', 'birth_date_matches', 'front_matches']),
   passed: z.boolean(),
   sentence: z.string(),
 });
@@ -64,6 +72,14 @@ export const kbaStatuses = ['pending', 'in_progress', 'passed', 'failed', 'locke
  */
 export const identityCheckStatuses = ['in_progress', 'ready', 'confirmed', 'rejected', 'locked', 'expired'] as const;
 export type IdentityCheckStatus = (typeof identityCheckStatuses)[number];
+
+/**
+ * A participant's identity as the job page shows it: not needed for their role, not
+ * started, a check's own status, or waived (the notary identified them another way, or let them
+ * skip the step). On a closed job, the last check's outcome.
+ */
+export const participantIdentityStates = ['not_required', 'not_started', 'waived', ...identityCheckStatuses] as const;
+export type ParticipantIdentityState = (typeof participantIdentityStates)[number];
 
 export const identityCheckSchema = z.object({
   checkId: z.string(),
@@ -107,6 +123,63 @@ export const identityCheckSchema = z.object({
   nextStep: z.string(),
 });
 export type IdentityCheck = z.infer<typeof identityCheckSchema>;
+
+/** The part of the identity step to show the person next. */
+export type IdentityStage = 'details' | 'credential' | 'selfie' | 'questions' | 'done' | 'locked' | 'rejected';
+
+/** What decides the next part of the step: the check's status and each part's, as a check carries them. */
+export interface IdentityProgress {
+  status: IdentityCheckStatus;
+  credential: { required: boolean; status: (typeof stepStatuses)[number] };
+  selfie: { required: boolean; status: 'pending' | 'received' };
+  kba: { status: (typeof kbaStatuses)[number]; lockedUntil: string | null };
+}
+
+/**
+ * What the person does next, read from their check (null: no check yet): the one decision behind
+ * the server's next-step sentence and the part of the step the pages show. A required part not
+ * passed comes first, in the order ID photos, selfie, questions.
+ */
+export function getIdentityStage(check: IdentityProgress | null): IdentityStage {
+  if (!check || check.status === 'expired') return 'details';
+  if (check.status === 'ready' || check.status === 'confirmed') return 'done';
+  if (check.status === 'rejected') return 'rejected';
+  if (check.status === 'locked' || check.kba.status === 'locked') return 'locked';
+  if (check.credential.required && check.credential.status !== 'passed') return 'credential';
+  if (check.selfie.required && check.selfie.status !== 'received') return 'selfie';
+  if (check.kba.status !== 'passed') return 'questions';
+  return 'done';
+}
+
+/** The sentences of describeNextStep that the pages show on their own too. */
+export const nextStepSentences = {
+  expired: 'This identity check has expired. Start a new one.',
+  confirmed: 'The notary confirmed your identity.',
+  ready: 'Your identity step is complete. The notary will look at it in the session.',
+} as const;
+
+/** What to do next, in a sentence, for the person whose check it is (IdentityCheck.nextStep). */
+export function describeNextStep(check: IdentityProgress): string {
+  const stage = getIdentityStage(check);
+  switch (stage) {
+    case 'details':
+      return nextStepSentences.expired;
+    case 'done':
+      return check.status === 'confirmed' ? nextStepSentences.confirmed : nextStepSentences.ready;
+    case 'rejected':
+      return 'The notary did not accept your identity proof. The notary will tell you what to do next.';
+    case 'locked':
+      return check.kba.lockedUntil
+        ? `You answered the questions wrongly too often. You can try again after ${formatRecordTime(new Date(check.kba.lockedUntil))}.`
+        : 'You answered the questions wrongly too often. Ask the notary about another way to prove your identity.';
+    case 'credential':
+      return check.credential.status === 'failed' ? 'Your ID could not be accepted. Take new photos of it.' : 'Take photos of your government photo ID.';
+    case 'selfie':
+      return 'Take a photo of your face.';
+    case 'questions':
+      return check.kba.status === 'in_progress' ? 'Answer the questions before the time runs out.' : 'Answer a few questions about yourself.';
+  }
+}
 
 export const kbaQuestionsSchema = z.object({
   attemptId: z.string(),
@@ -185,3 +258,7 @@ export const identityEvidenceSchema = z.object({
   documentNumber: z.string().nullable(),
   documentNumberNote: z.string().nullable(),
 });
+
+/** What an administrator's identity reset ended: the person's checks, and their saved signatures where asked. */
+export const identityResetResultSchema = z.object({ ok: z.literal(true), checksEnded: z.number(), signaturesCleared: z.number() });
+export type IdentityResetResult = z.infer<typeof identityResetResultSchema>;

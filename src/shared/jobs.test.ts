@@ -72,7 +72,9 @@ describe('getTransitionBlocker', () => {
   });
 
   it('asks for a signer, then a document, before a draft becomes ready', () => {
-    expect(getTransitionBlocker('draft', 'ready', { ...everyFact, signerCount: 0, documentCount: 0 })).toBe('Add at least one signer before marking the job ready.');
+    expect(getTransitionBlocker('draft', 'ready', { ...everyFact, signerCount: 0, documentCount: 0 })).toBe(
+      'Add at least one signer before marking the job ready.',
+    );
     expect(getTransitionBlocker('draft', 'ready', { ...everyFact, documentCount: 0 })).toBe('Upload at least one document before marking the job ready.');
   });
 
@@ -83,7 +85,9 @@ describe('getTransitionBlocker', () => {
   });
 
   it('asks for a date, then a notary, before a job is scheduled', () => {
-    expect(getTransitionBlocker('ready', 'scheduled', { ...everyFact, scheduledAt: null, hasNotary: false })).toBe('Set a date and time before scheduling the job.');
+    expect(getTransitionBlocker('ready', 'scheduled', { ...everyFact, scheduledAt: null, hasNotary: false })).toBe(
+      'Set a date and time before scheduling the job.',
+    );
     expect(getTransitionBlocker('ready', 'scheduled', { ...everyFact, hasNotary: false })).toBe('Assign a notary before scheduling the job.');
   });
 
@@ -109,7 +113,12 @@ describe('isNotaryAmong', () => {
   });
 
   it('finds no one when neither account nor email match', () => {
-    expect(isNotaryAmong(notary, [{ userId: 'u-2', email: 'sam@example.test' }, { userId: null, email: 'nora@example.org' }])).toBe(false);
+    expect(
+      isNotaryAmong(notary, [
+        { userId: 'u-2', email: 'sam@example.test' },
+        { userId: null, email: 'nora@example.org' },
+      ]),
+    ).toBe(false);
   });
 });
 
@@ -121,12 +130,18 @@ describe('jobTransitionActors', () => {
   });
 
   it('refuses a move outside the table before asking who makes it', () => {
-    expect(getTransitionRefusal('draft', 'completed', ['admin', 'preparer', 'notary'])).toEqual({ kind: 'invalid_transition', message: 'A draft job cannot become completed.' });
+    expect(getTransitionRefusal('draft', 'completed', ['admin', 'preparer', 'notary'])).toEqual({
+      kind: 'invalid_transition',
+      message: 'A draft job cannot become completed.',
+    });
   });
 
   it('lets only the notary start and pause a session, and names them in the refusal', () => {
     expect(getTransitionRefusal('ready', 'in_session', ['notary'])).toBeNull();
-    expect(getTransitionRefusal('scheduled', 'in_session', ['admin', 'preparer'])).toEqual({ kind: 'forbidden', message: 'Only the job’s notary may start the session.' });
+    expect(getTransitionRefusal('scheduled', 'in_session', ['admin', 'preparer'])).toEqual({
+      kind: 'forbidden',
+      message: 'Only the job’s notary may start the session.',
+    });
     expect(getTransitionRefusal('in_session', 'ready', ['preparer'])).toEqual({ kind: 'forbidden', message: 'Only the job’s notary may pause the session.' });
   });
 

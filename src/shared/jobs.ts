@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { plainTextSchema, searchTextSchema, singleLineTextSchema } from './text.ts';
 import { sessionPlaceSchema } from './video-signaling.ts';
-import { bypassMethods, identityPlaceSchema } from './identity.ts';
+import { bypassMethods, identityPlaceSchema, participantIdentityStates } from './identity.ts';
 
 /** Job statuses and the only moves between them (the state machine every route obeys). */
 export const jobStatuses = ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] as const;
@@ -84,7 +84,8 @@ export type TransitionRefusal = { kind: 'invalid_transition' | 'forbidden'; mess
  * route of its own is invalid here (409). Preconditions come after (getTransitionBlocker).
  */
 export function getTransitionRefusal(from: JobStatus, to: JobStatus, actors: readonly JobActor[]): TransitionRefusal | null {
-  if (!canTransition(from, to)) return { kind: 'invalid_transition', message: `A ${jobStatusLabels[from].toLowerCase()} job cannot become ${jobStatusLabels[to].toLowerCase()}.` };
+  if (!canTransition(from, to))
+    return { kind: 'invalid_transition', message: `A ${jobStatusLabels[from].toLowerCase()} job cannot become ${jobStatusLabels[to].toLowerCase()}.` };
   const allowed = jobTransitionActors[from][to] ?? [];
   if (!actors.some((actor) => allowed.includes(actor))) {
     const names = jobActors.filter((actor) => allowed.includes(actor)).map((actor) => actorNames[actor]);
@@ -163,7 +164,12 @@ const reasonSchema = plainTextSchema({ label: 'The reason', max: 500 });
 
 export const signerInputSchema = z.object({
   name: participantNameSchema,
-  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(254)
+    .pipe(z.email({ message: 'Enter a valid email address.' })),
   role: participantRoleSchema.default('signer'),
 });
 export type SignerInput = z.input<typeof signerInputSchema>;
@@ -185,7 +191,10 @@ export const createJobInputSchema = z.object({
   notarizationType: notarizationTypeSchema,
   signers: z.array(signerInputSchema).max(10, { message: 'A job has at most 10 participants.' }).default([]),
   scheduledAt: scheduledAtSchema,
+  /** Omitted: the company's default notary, if it has one; null: no notary yet. */
   notaryId: z.uuid().nullable().optional(),
+  /** The company's job type the job is made from: its instructions for the notary go with the job. */
+  jobTypeId: z.uuid({ message: 'Choose one of the company’s job types.' }).nullable().optional(),
 });
 export type CreateJobInput = z.input<typeof createJobInputSchema>;
 
@@ -213,6 +222,8 @@ export const participantSchema = z.object({
   idBypassMethod: z.enum(bypassMethods).nullable(),
   invitedAt: z.string().nullable(),
   lastRemindedAt: z.string().nullable(),
+  /** The person's identity now; given with the job's participants, left out of a single participant's change. */
+  identityState: z.enum(participantIdentityStates).optional(),
 });
 export type Participant = z.infer<typeof participantSchema>;
 
@@ -296,7 +307,12 @@ export const jobSchema = jobSummarySchema.extend({
   createdBy: z.string().nullable(),
   participants: z.array(participantSchema),
   permissions: jobPermissionsSchema,
+  /** How the notary may identify a person instead of the identity step: what the notary's commissioning state allows. */
+  idBypassMethods: z.array(z.enum(bypassMethods)),
   allowedTransitions: z.array(jobStatusSchema),
+  /** The company job type the job was made from (its name now), and its instructions for the notary as they were when the job was created. */
+  jobTypeName: z.string().nullable(),
+  notaryInstructions: z.string().nullable(),
 });
 export type Job = z.infer<typeof jobSchema>;
 
@@ -304,21 +320,38 @@ export const addSignerInputSchema = signerInputSchema;
 export const updateSignerInputSchema = z
   .object({
     name: participantNameSchema.optional(),
-    email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })).optional(),
+    email: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .max(254)
+      .pipe(z.email({ message: 'Enter a valid email address.' }))
+      .optional(),
     role: participantRoleSchema.optional(),
   })
   .refine((value) => Object.keys(value).length > 0, { message: 'Nothing to change.' });
 export const remindSignerInputSchema = z.object({
-  emailOverride: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Enter a valid email address.' })).optional().nullable(),
+  emailOverride: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(254)
+    .pipe(z.email({ message: 'Enter a valid email address.' }))
+    .optional()
+    .nullable(),
 });
 export const idBypassInputSchema = z
   .object({
     enabled: z.boolean(),
     reason: reasonSchema.optional().default(''),
-    /** How the notary knows who the person is instead (issue 12): allowed by the job's state policy. */
+    /** How the notary knows who the person is instead: required to bypass, and allowed by the job's state policy. */
     method: z.enum(bypassMethods, { message: 'method is personal_knowledge or credible_witness.' }).optional(),
   })
-  .refine((value) => !value.enabled || value.reason.length >= 3, { message: 'Give a reason for bypassing identity verification.', path: ['reason'] });
+  .refine((value) => !value.enabled || value.reason.length >= 3, { message: 'Give a reason for bypassing identity verification.', path: ['reason'] })
+  .refine((value) => !value.enabled || value.method !== undefined, {
+    message: 'Say how you identified the person instead: personal knowledge or a credible witness, as the rules of your commissioning state allow.',
+    path: ['method'],
+  });
 export const replaceNotaryInputSchema = z.object({ notaryId: z.uuid({ message: 'Choose a notary.' }).nullable() });
 
 /**
@@ -332,7 +365,7 @@ export const canEnterSchema = z.object({
   notices: z.array(z.string()),
   /** The caller's place in the job's open session (lobby state, recording), for the pre-join screen and the lobby. */
   session: sessionPlaceSchema,
-  /** The caller's identity step (issue 12): the pre-join screen shows it until it is satisfied. */
+  /** The caller's identity step: the pre-join screen shows it until it is satisfied. */
   identity: identityPlaceSchema,
 });
 export type CanEnter = z.infer<typeof canEnterSchema>;

@@ -1,7 +1,7 @@
 import { policyFor } from './identity-policies.ts';
 
 /**
- * What each state's journal must hold before an entry is finalized, as data (issue 13, decision
+ * What each state's journal must hold before an entry is finalized, as data (decision
  * 026). A state is a row with its citation; a state without a row gets the RULONA default. Whether
  * the ID's number may be recorded and how long the journal is kept come from the identity policy
  * row of the same state (identity-policies.ts), so each figure is written down once.

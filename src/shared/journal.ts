@@ -1,15 +1,22 @@
 import { z } from 'zod';
 import { identityEvidenceSchema } from './identity.ts';
-import { searchTextSchema } from './text.ts';
+import { plainTextSchema, searchTextSchema, singleLineTextSchema } from './text.ts';
 
 /**
- * The notary's electronic journal (issue 13): entries prepared from what the platform recorded,
+ * The notary's electronic journal: entries prepared from what the platform recorded,
  * completed and finalized by the notary, then never changed (addenda only).
  */
 
 export const journalWitnessSchema = z.object({
-  name: z.string({ message: 'Give each credible witness’s name.' }).trim().min(2, { message: 'Give each credible witness’s name.' }).max(200),
-  address: z.string({ message: 'Give each credible witness’s address.' }).trim().min(5, { message: 'Give each credible witness’s address.' }).max(300).nullable(),
+  name: z
+    .string({ message: 'Give each credible witness’s name.' })
+    .pipe(singleLineTextSchema({ label: 'A credible witness’s name', max: 200 }))
+    .pipe(z.string().min(2, { message: 'Give each credible witness’s name.' })),
+  address: z
+    .string({ message: 'Give each credible witness’s address.' })
+    .pipe(plainTextSchema({ label: 'A credible witness’s address', max: 300 }))
+    .pipe(z.string().min(5, { message: 'Give each credible witness’s address.' }))
+    .nullable(),
 });
 export type JournalWitness = z.infer<typeof journalWitnessSchema>;
 /** A credible witness as an entry holds it (the draft may not have the address yet). */
@@ -94,16 +101,29 @@ export const preparedJournalSchema = z.object({
   ),
 });
 
-const address = z.string({ message: 'Give the signer’s address.' }).trim().min(5, { message: 'Give the signer’s address.' }).max(300);
+/**
+ * The journal's free text is plain text: a NUL could not be stored (jsonb cannot hold it; it answered
+ * 500), and lone surrogates and direction overrides are refused as in every other text.
+ */
+const address = z
+  .string({ message: 'Give the signer’s address.' })
+  .pipe(plainTextSchema({ label: 'The signer’s address', max: 300 }))
+  .pipe(z.string().min(5, { message: 'Give the signer’s address.' }));
 export const finalizeJournalInputSchema = z.object({
   entries: z
     .array(
       z.object({
         id: z.uuid({ message: 'Each entry needs the id of its draft.' }),
         signerAddress: address,
-        feeCents: z.number({ message: 'feeCents is a whole number of cents.' }).int({ message: 'feeCents is a whole number of cents.' }).min(0).max(10_000_00).nullable().optional(),
-        notes: z.string().trim().max(2000).nullable().optional(),
-        documentType: z.string().trim().max(200).nullable().optional(),
+        feeCents: z
+          .number({ message: 'feeCents is a whole number of cents.' })
+          .int({ message: 'feeCents is a whole number of cents.' })
+          .min(0)
+          .max(10_000_00)
+          .nullable()
+          .optional(),
+        notes: plainTextSchema({ label: 'The notes', max: 2000 }).nullable().optional(),
+        documentType: singleLineTextSchema({ label: 'The document type', max: 200 }).nullable().optional(),
         documentDate: z.iso.date({ message: 'documentDate is a date as YYYY-MM-DD.' }).nullable().optional(),
         credibleWitnesses: z.array(journalWitnessSchema).max(10).optional(),
       }),
@@ -113,7 +133,12 @@ export const finalizeJournalInputSchema = z.object({
 });
 export type FinalizeJournalInput = z.infer<typeof finalizeJournalInputSchema>;
 
-export const journalAddendumInputSchema = z.object({ text: z.string({ message: 'Write the addendum.' }).trim().min(3, { message: 'Write the addendum.' }).max(2000) });
+export const journalAddendumInputSchema = z.object({
+  text: z
+    .string({ message: 'Write the addendum.' })
+    .pipe(plainTextSchema({ label: 'The addendum', max: 2000 }))
+    .pipe(z.string().min(3, { message: 'Write the addendum.' })),
+});
 
 export const journalQuerySchema = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -138,7 +163,9 @@ export const journalExportVersion = 1;
 export const journalPdfMaxEntries = 5000;
 
 /** Fills the fields a row stored before they existed, so every reader sees one shape. */
-export function normalizeJournalContent(content: Partial<JournalEntryContent> & Pick<JournalEntryContent, 'actType' | 'documentName' | 'signerName' | 'signerEmail' | 'identityMethod'>): JournalEntryContent {
+export function normalizeJournalContent(
+  content: Partial<JournalEntryContent> & Pick<JournalEntryContent, 'actType' | 'documentName' | 'signerName' | 'signerEmail' | 'identityMethod'>,
+): JournalEntryContent {
   return {
     notarizedAt: null,
     documentType: null,

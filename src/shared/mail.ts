@@ -3,7 +3,12 @@ import { z } from 'zod';
 /** Without SMTP_URL, mail is delivered to the local mailbox, which administrators read at /admin/mail. */
 export const mailboxQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
-  pageSize: z.coerce.number().int().min(1, { message: 'pageSize must be between 1 and 100.' }).max(100, { message: 'pageSize must be between 1 and 100.' }).default(20),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1, { message: 'pageSize must be between 1 and 100.' })
+    .max(100, { message: 'pageSize must be between 1 and 100.' })
+    .default(20),
 });
 export type MailboxQuery = z.input<typeof mailboxQuerySchema>;
 
@@ -26,3 +31,17 @@ export const mailboxPageSchema = z.object({
   isLocalMailbox: z.boolean(),
 });
 export type MailboxPage = z.infer<typeof mailboxPageSchema>;
+
+/** One email template rendered with sample facts, for the administrators' preview at /admin/mail/templates. */
+export const mailTemplatePreviewSchema = z.object({
+  name: z.string(),
+  title: z.string(),
+  purpose: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  html: z.string(),
+});
+export type MailTemplatePreview = z.infer<typeof mailTemplatePreviewSchema>;
+
+export const mailTemplatePreviewsSchema = z.object({ templates: z.array(mailTemplatePreviewSchema) });
+export type MailTemplatePreviews = z.infer<typeof mailTemplatePreviewsSchema>;

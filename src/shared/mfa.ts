@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { loginResponseSchema } from './auth.ts';
 
-/** SPEC sections 5, 8 and 9: multi-factor texts and constants, word for word. */
+/** Multi-factor texts, word for word as people see them, and constants: code lengths, lifetimes, cooldowns, delays. */
 export const mfaMessages = {
   authenticatorLinked: 'Authenticator linked!',
   setupCodeInvalid: 'Enter the 6-digit code from your authenticator app.',
@@ -42,7 +42,10 @@ export function normalizeDigitsInput(value: string): string {
 
 /** Keeps letters and digits only, uppercased, at most twelve (backup code input). */
 export function normalizeBackupCodeInput(value: string): string {
-  return value.replace(/[^a-z0-9]/gi, '').toUpperCase().slice(0, mfaConstants.backupCodeMaxLength);
+  return value
+    .replace(/[^a-z0-9]/gi, '')
+    .toUpperCase()
+    .slice(0, mfaConstants.backupCodeMaxLength);
 }
 
 const optionalIdSchema = z.string().trim().min(1).max(100).optional().nullable();
@@ -105,7 +108,7 @@ export const passwordResetMessages = {
 } as const;
 
 /**
- * SPEC section 8: reads the cooldown from a rate-limit answer (429, the text 'rate limit', or
+ * Reads the cooldown from a rate-limit answer (429, the text 'rate limit', or
  * code_already_sent): the seconds value in its message, else the 120 s default. Null when the
  * failure is not a rate limit.
  */

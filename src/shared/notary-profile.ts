@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { isCalendarDay } from './dates.ts';
 import { notaryCertificateSchema, pendingNotarySchema } from './notaries.ts';
+import { timeZoneSchema } from './availability.ts';
 import { searchTextSchema, singleLineTextSchema } from './text.ts';
 import { usStateCodes } from './us-states.ts';
 
 /** What a notary files with their profile. The seal image is PNG or JPEG, the others PDF, PNG or JPEG. */
 export const notaryFileKinds = ['commission_certificate', 'bond', 'eo_insurance', 'seal_image'] as const;
-export const notaryFileKindSchema = z.enum(notaryFileKinds, { message: 'Say which document this is: commission_certificate, bond, eo_insurance or seal_image.' });
+export const notaryFileKindSchema = z.enum(notaryFileKinds, {
+  message: 'Say which document this is: commission_certificate, bond, eo_insurance or seal_image.',
+});
 export type NotaryFileKind = z.infer<typeof notaryFileKindSchema>;
 export const notaryFileKindLabels: Record<NotaryFileKind, string> = {
   commission_certificate: 'Commission certificate',
@@ -22,9 +25,7 @@ export type NotaryExpiryItem = (typeof notaryExpiryItems)[number];
 export const notaryExpiryWarningDays = 30;
 
 const calendarDay = (label: string) =>
-  z
-    .string({ message: `${label} must be a date as YYYY-MM-DD.` })
-    .refine(isCalendarDay, { message: `${label} must be a real date as YYYY-MM-DD.` });
+  z.string({ message: `${label} must be a date as YYYY-MM-DD.` }).refine(isCalendarDay, { message: `${label} must be a real date as YYYY-MM-DD.` });
 /** Dollars and cents as whole cents: at least $1, at most $100,000,000. */
 const amountCents = (label: string) =>
   z
@@ -36,7 +37,13 @@ const amountCents = (label: string) =>
 /** PUT /api/notary/profile and /api/notary/profile/{id}: every field optional; null clears an optional one. */
 export const updateNotaryProfileInputSchema = z
   .object({
-    commissionedName: singleLineTextSchema({ label: 'The name as commissioned', max: 160, requiredMessage: 'Enter your name as it appears on your commission.' }).nullable().optional(),
+    commissionedName: singleLineTextSchema({
+      label: 'The name as commissioned',
+      max: 160,
+      requiredMessage: 'Enter your name as it appears on your commission.',
+    })
+      .nullable()
+      .optional(),
     commissionNumber: singleLineTextSchema({ label: 'The commission number', max: 60, requiredMessage: 'Enter your commission number.' }).optional(),
     commissionState: z.enum(usStateCodes, { message: 'Choose the state of your commission.' }).optional(),
     county: singleLineTextSchema({ label: 'The county', max: 80, requiredMessage: 'Enter the county of your commission.' }).optional(),
@@ -46,6 +53,8 @@ export const updateNotaryProfileInputSchema = z
     bondExpiresOn: calendarDay('The bond expiry date').nullable().optional(),
     eoAmountCents: amountCents('The E&O insurance amount').nullable().optional(),
     eoExpiresOn: calendarDay('The E&O insurance expiry date').nullable().optional(),
+    /** The IANA zone the notary works in: slots sent without a zone, and dates in their journal. */
+    timeZone: timeZoneSchema.nullable().optional(),
   })
   .strict();
 export type UpdateNotaryProfileInput = z.input<typeof updateNotaryProfileInputSchema>;
@@ -86,6 +95,7 @@ export const notaryProfileSchema = z.object({
   bondExpiresOn: z.string().nullable(),
   eoAmountCents: z.number().nullable(),
   eoExpiresOn: z.string().nullable(),
+  timeZone: z.string().nullable(),
   approvalStatus: z.enum(['pending', 'approved', 'rejected']),
   isActive: z.boolean(),
   /** The certificate the next seal is signed with (the same as GET /api/notary/certificate). */
@@ -93,7 +103,10 @@ export const notaryProfileSchema = z.object({
   signature: savedImageSchema.nullable(),
   initials: savedImageSchema.nullable(),
   files: z.array(notaryProfileFileSchema),
-  /** Sentences: what an administrator needs before approving. Empty when complete. */
+  /**
+   * Sentences: before approval, what an administrator needs to approve (empty when complete); once
+   * approved, only what the notary still needs to seal (a signature, initials).
+   */
   missing: z.array(z.string()),
   /** Items expired or expiring within 30 days. */
   warnings: z.array(notaryExpiryWarningSchema),
@@ -106,7 +119,11 @@ export const notarySearchQuerySchema = z.object({
   q: searchTextSchema(100).default(''),
   approval: z.enum(['pending', 'approved', 'rejected'], { message: 'approval is pending, approved or rejected.' }).optional(),
   active: z.enum(['true', 'false'], { message: 'active is true or false.' }).optional(),
-  page: z.coerce.number({ message: 'page is a number from 1.' }).int({ message: 'page is a number from 1.' }).min(1, { message: 'page is a number from 1.' }).default(1),
+  page: z.coerce
+    .number({ message: 'page is a number from 1.' })
+    .int({ message: 'page is a number from 1.' })
+    .min(1, { message: 'page is a number from 1.' })
+    .default(1),
   pageSize: z.coerce
     .number({ message: 'Ask for 1 to 100 notaries a page.' })
     .int({ message: 'Ask for 1 to 100 notaries a page.' })
@@ -127,3 +144,27 @@ export type NotaryTitleCompany = z.infer<typeof notaryTitleCompanySchema>;
 
 /** The sentence an approval refusal starts with; the missing items follow as a list. */
 export const incompleteProfileMessage = (name: string) => `${name} cannot be approved yet: the profile is incomplete.`;
+
+/** What GET /api/notary/profile answers (404 notary_profile_missing) to a notary whose commission is not on file yet. */
+export const notaryProfileMissingMessage = 'Enter your commission details to ask for approval.';
+
+/** The commission fields a profile cannot exist without, in the order a person fills them in. */
+export const requiredCommissionFields = ['commissionState', 'commissionNumber', 'county', 'commissionExpiresOn'] as const;
+export type RequiredCommissionField = (typeof requiredCommissionFields)[number];
+const requiredCommissionLabels: Record<RequiredCommissionField, string> = {
+  commissionState: 'the commissioning state',
+  commissionNumber: 'the commission number',
+  county: 'the county',
+  commissionExpiresOn: 'the commission expiry date',
+};
+
+/**
+ * The sentence refusing to put a commission on file without all four required fields, naming those
+ * not given; null when all are there. Empty text counts as not given.
+ */
+export function describeMissingCommissionFields(input: Partial<Record<RequiredCommissionField, string | null | undefined>>): string | null {
+  const missing = requiredCommissionFields.filter((field) => !input[field]?.trim()).map((field) => requiredCommissionLabels[field]);
+  if (missing.length === 0) return null;
+  const list = missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}`;
+  return `The commission details are not on file yet: enter ${list}.`;
+}

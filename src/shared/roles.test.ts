@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { elevatedRoles, getEffectiveRole, getRoleHome, getUserRoles, hasAnyRole, hasElevatedRole, roles } from './roles.ts';
+import { canCreateJobs, elevatedRoles, getEffectiveRole, getRoleHome, getUserRoles, hasAnyRole, hasElevatedRole, roles } from './roles.ts';
 
 describe('getEffectiveRole', () => {
   it('picks admin whenever the user has it, wherever it is listed', () => {
@@ -79,5 +79,14 @@ describe('hasElevatedRole and hasAnyRole', () => {
 describe('getRoleHome', () => {
   it('sends every role to the dashboard', () => {
     for (const role of roles) expect(getRoleHome(role)).toBe('/dashboard');
+  });
+});
+
+describe('canCreateJobs', () => {
+  it('offers New Signing Request to the roles POST /api/jobs admits, never to billing, finance, observers or witnesses alone', () => {
+    for (const role of ['admin', 'notary', 'title', 'title_agent', 'signer']) expect(canCreateJobs({ roles: [role] }), role).toBe(true);
+    for (const role of ['billing', 'finance', 'observer', 'witness']) expect(canCreateJobs({ roles: [role] }), role).toBe(false);
+    expect(canCreateJobs({ roles: ['billing', 'title'] })).toBe(true);
+    expect(canCreateJobs(null)).toBe(false);
   });
 });

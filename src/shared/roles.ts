@@ -4,11 +4,19 @@ export const roles = ['admin', 'notary', 'title', 'title_agent', 'billing', 'fin
 export const roleSchema = z.enum(roles);
 export type Role = z.infer<typeof roleSchema>;
 
-/** SPEC section 4 and 6: these roles skip the instant-notary flows after sign-in. */
+/** The elevated roles: they skip the instant-notary flows after sign-in. */
 export const elevatedRoles: readonly Role[] = ['admin', 'notary', 'title', 'title_agent', 'billing', 'finance', 'observer'];
 
-/** Roles whose sidebar shows Dashboard Home and Help (SPEC section 6). */
+/** Roles whose sidebar shows Dashboard Home and Help. */
 export const sidebarNavigationRoles: readonly Role[] = ['signer', 'admin', 'notary', 'title', 'title_agent', 'witness', 'observer'];
+
+/** Roles that may create a job (POST /api/jobs); the others (billing, finance, observers, witnesses) are not offered New Signing Request. */
+export const jobCreatorRoles: readonly Role[] = ['admin', 'title', 'title_agent', 'notary', 'signer'];
+
+/** Whether New Signing Request is offered: the same list POST /api/jobs admits. */
+export function canCreateJobs(user: RoleBearer | null | undefined): boolean {
+  return hasAnyRole(user, jobCreatorRoles);
+}
 
 export const roleLabels: Record<Role, string> = {
   admin: 'Administrator',
@@ -31,7 +39,7 @@ function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (roles as readonly string[]).includes(value);
 }
 
-/** The roles of a user record that may carry either `roles` (list) or `role` (single), SPEC section 3. */
+/** The roles of a user record that may carry either `roles` (list) or `role` (single). */
 export function getUserRoles(user: RoleBearer | null | undefined): Role[] {
   if (!user) return [];
   const listed = Array.isArray(user.roles) ? user.roles.filter(isRole) : [];
@@ -39,7 +47,7 @@ export function getUserRoles(user: RoleBearer | null | undefined): Role[] {
   return isRole(user.role) ? [user.role] : [];
 }
 
-/** SPEC section 6: admin if present, else notary, else the first role, else signer. */
+/** The effective role: admin if present, else notary, else the first role, else signer. */
 export function getEffectiveRole(user: RoleBearer | null | undefined): Role {
   const userRoles = getUserRoles(user);
   if (userRoles.includes('admin')) return 'admin';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { singleLineTextSchema } from './text.ts';
 
-/** A saved signature or initials image (SPEC section 7, Signature). */
+/** A saved signature or initials image, each kind with its own route. */
 export const signatureKinds = ['signature', 'initials'] as const;
 export const signatureKindSchema = z.enum(signatureKinds);
 export type SignatureKind = z.infer<typeof signatureKindSchema>;
@@ -29,6 +29,10 @@ export const signatureMessages = {
   notPng: 'The image is not a PNG file.',
   badDimensions: `The image must be between 1 and ${signatureLimits.maxDimension} pixels wide and high.`,
   empty: 'Draw, type or upload something first.',
+  consentRequired: 'Agree to sign electronically before adopting your first signature or initials.',
+  /** What the person agrees to, shown beside the checkbox and kept in the audit trail as they read it. */
+  consentWording:
+    'I agree to sign electronically: the signature and initials I adopt here are as binding as my handwritten ones, and I agree to receive the documents I sign as electronic records.',
 } as const;
 
 export type PngInspection = { isValid: true; width: number; height: number; sizeBytes: number } | { isValid: false; message: string };
@@ -70,12 +74,10 @@ export function inspectPngDataUrl(dataUrl: string): PngInspection {
   return { isValid: true, width, height, sizeBytes };
 }
 
-export const pngDataUrlSchema = z
-  .string({ message: signatureMessages.notDataUrl })
-  .superRefine((value, context) => {
-    const inspection = inspectPngDataUrl(value);
-    if (!inspection.isValid) context.addIssue({ code: 'custom', message: inspection.message });
-  });
+export const pngDataUrlSchema = z.string({ message: signatureMessages.notDataUrl }).superRefine((value, context) => {
+  const inspection = inspectPngDataUrl(value);
+  if (!inspection.isValid) context.addIssue({ code: 'custom', message: inspection.message });
+});
 
 /** The name typed in type mode, drawn in a script font by the browser: one line, like every name. */
 export const typedSignatureTextSchema = singleLineTextSchema({ label: 'The typed name', max: 60 });
@@ -83,6 +85,8 @@ export const typedSignatureTextSchema = singleLineTextSchema({ label: 'The typed
 export const saveSignatureInputSchema = z.object({
   imageDataUrl: pngDataUrlSchema,
   method: signatureMethodSchema,
+  /** Consent to sign electronically: needed the first time (no current signature or initials yet), recorded once. */
+  hasAgreedToSignElectronically: z.boolean().optional(),
 });
 export type SaveSignatureInput = z.infer<typeof saveSignatureInputSchema>;
 

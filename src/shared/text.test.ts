@@ -38,12 +38,24 @@ describe('singleLineTextSchema', () => {
   });
 });
 
+describe('invisible characters in a name or title', () => {
+  it('refuses a byte-order mark, a zero-width space and a word joiner, which hide inside a name', () => {
+    for (const text of ['Deed\ufeffx', 'Ann\u200bLee', 'Ann\u2060Lee']) expect(isSingleLineText(text), JSON.stringify(text)).toBe(false);
+  });
+
+  it('keeps the joiners that scripts and emoji need', () => {
+    for (const text of ['می\u200cخواهم', 'क्\u200dष', '👩\u200d💻 Ada']) expect(isSingleLineText(text), JSON.stringify(text)).toBe(true);
+  });
+});
+
 describe('plainTextSchema', () => {
   const reasonSchema = plainTextSchema({ label: 'The reason', max: 100 });
   it('allows line breaks and tabs but not other controls or overrides', () => {
     expect(reasonSchema.parse('Known to me\r\n\tpersonally')).toBe('Known to me\r\n\tpersonally');
     expect(reasonSchema.safeParse('Known\u0000').success).toBe(false);
-    expect(reasonSchema.safeParse('Known\u202E').error?.issues[0]?.message).toBe('The reason must be plain text, without control characters or text-direction overrides.');
+    expect(reasonSchema.safeParse('Known\u202E').error?.issues[0]?.message).toBe(
+      'The reason must be plain text, without control characters or text-direction overrides.',
+    );
   });
 });
 

@@ -93,5 +93,10 @@ export function getUsStateName(code: string): string {
 export function findUsStateCodesByNameWord(word: string): UsStateCode[] {
   const needle = word.trim().toLowerCase();
   if (needle.length < 3) return [];
-  return usStateCodes.filter((code) => usStates[code].name.toLowerCase().split(/\s+/).some((part) => part.startsWith(needle)));
+  return usStateCodes.filter((code) =>
+    usStates[code].name
+      .toLowerCase()
+      .split(/\s+/)
+      .some((part) => part.startsWith(needle)),
+  );
 }

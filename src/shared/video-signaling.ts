@@ -61,7 +61,7 @@ export const signalClientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('restart-ice') }),
   /** The sender muted, unmuted, turned their camera off or on: shown to everyone. */
   z.object({ type: z.literal('media-state'), audioMuted: z.boolean(), videoOff: z.boolean() }),
-  /** Round trip of the signaling socket (the network-quality indicator and issue 14's figure). */
+  /** Round trip of the signaling socket: keeps it alive and feeds the network-quality indicator. */
   z.object({ type: z.literal('ping'), at: z.number() }),
 ]);
 export type SignalClientMessage = z.infer<typeof signalClientMessageSchema>;

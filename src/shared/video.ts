@@ -120,7 +120,8 @@ export const sharedVideoMapInputSchema = z.object({
       const people = new Set<string>();
       assignments.forEach((assignment, index) => {
         if (slots.has(assignment.slot)) context.addIssue({ code: 'custom', path: [index, 'slot'], message: `Slot ${assignment.slot} is given twice.` });
-        if (people.has(assignment.participantId)) context.addIssue({ code: 'custom', path: [index, 'participantId'], message: 'Each person is shown in one slot only.' });
+        if (people.has(assignment.participantId))
+          context.addIssue({ code: 'custom', path: [index, 'participantId'], message: 'Each person is shown in one slot only.' });
         slots.add(assignment.slot);
         people.add(assignment.participantId);
       });

@@ -1,4 +1,4 @@
-/** Every URL string the web app links to (SPEC section 2). */
+/** Every URL string the web app links to. */
 export const paths = {
   home: '/',
   login: '/login',
@@ -22,9 +22,14 @@ export const paths = {
   dashboard: '/dashboard',
   dashboardTab: (tab: string) => `/dashboard?tab=${encodeURIComponent(tab)}`,
   newTitleCompany: '/admin/new-title-company',
+  adminUsers: '/admin/users',
+  adminTitleCompanies: '/admin/title-companies',
+  /** The signed-in title staff member's or agent's own company (a choice when they have several). */
+  myCompany: '/company',
+  company: (companyId: string) => `/companies/${encodeURIComponent(companyId)}`,
   adminMail: '/admin/mail',
-  jobDetail: (jobId: string, start?: string | null) =>
-    `/jobs/detail?jobId=${encodeURIComponent(jobId)}${start ? `&start=${encodeURIComponent(start)}` : ''}`,
+  adminMailTemplates: '/admin/mail/templates',
+  jobDetail: (jobId: string, start?: string | null) => `/jobs/detail?jobId=${encodeURIComponent(jobId)}${start ? `&start=${encodeURIComponent(start)}` : ''}`,
   jobRecording: (jobId: string) => `/jobs/${encodeURIComponent(jobId)}/recording`,
   billingPending: '/billing/pending',
   help: '/help',

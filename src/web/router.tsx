@@ -46,7 +46,7 @@ function notBuilt(title: string, capability: string) {
   return <NotBuiltPage title={title} capability={capability} />;
 }
 
-/** SPEC section 2: '/' and unknown paths go to the role home when a user is stored, else /login. */
+/** '/' and unknown paths go to the role home when a user is stored, else /login. */
 function RoleHomeRedirect() {
   const user = getStoredUser();
   return <Navigate to={user ? getRoleHome(getEffectiveRole(user)) : '/login'} replace />;
@@ -96,8 +96,13 @@ export const routes: RouteObject[] = [
       { path: '/gnw', element: <Navigate to="/gnw/start" replace /> },
       { path: '/gnw/setup', element: notBuilt('Notarize Now setup', instantCapability) },
       { path: '/dashboard', element: page(loadDashboard, 'Dashboard') },
-      { path: '/admin/new-title-company', element: notBuilt('New title company', 'Creating title companies from the admin area') },
+      { path: '/admin/new-title-company', element: page(() => import('./pages/admin-new-title-company.tsx'), 'New title company') },
+      { path: '/admin/title-companies', element: page(() => import('./pages/admin-title-companies.tsx'), 'Title companies') },
+      { path: '/admin/users', element: page(() => import('./pages/admin-users.tsx'), 'Users') },
+      { path: '/company', element: page(() => import('./pages/my-company.tsx'), 'Company') },
+      { path: '/companies/:companyId', element: page(() => import('./pages/company.tsx'), 'Title company') },
       { path: '/admin/mail', element: page(() => import('./pages/admin-mail.tsx'), 'Mail') },
+      { path: '/admin/mail/templates', element: page(() => import('./pages/admin-mail-templates.tsx'), 'Mail templates') },
       { path: '/admin/notaryloop-test', element: notBuilt('Notary loop test', 'The admin notary loop test') },
       { path: '/jobs/detail', element: page(() => import('./pages/job-detail.tsx'), 'Job Details') },
       { path: '/jobs/:jobId/recording', element: page(() => import('./pages/job-recording.tsx'), 'Session Recording') },

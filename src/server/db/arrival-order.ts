@@ -3,8 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * Embedded PGlite runs one statement at a time, in the app's own event loop. Left to its own FIFO lock,
  * each statement of a request queues again behind every request that arrived meanwhile, so a request of
- * k statements waits k rounds of the queue and some wait many seconds while others are served (issue 14,
- * decision 029). Here each HTTP request takes a ticket when it arrives and every statement it runs
+ * k statements waits k rounds of the queue and some wait many seconds while others are served (decision
+ * 029). Here each HTTP request takes a ticket when it arrives and every statement it runs
  * carries it: the database serves the oldest ticket first, so requests finish in the order they came.
  * Work outside a request (timers, start-up) takes a ticket when its statement is asked for.
  *

@@ -9,7 +9,7 @@ import { migrate as migrateNodePostgres } from 'drizzle-orm/node-postgres/migrat
 import pg from 'pg';
 import { privateDirectoryMode } from '#server/lib/data-dir.ts';
 import { createArrivalGate } from './arrival-order.ts';
-import { PrivateNodeFS } from './private-node-fs.ts';
+import { DurableNodeFS, durableStartParams } from './durable-node-fs.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -55,7 +55,11 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     };
   }
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: privateDirectoryMode });
-  const client = new PGlite({ fs: options.dataDir ? new PrivateNodeFS(options.dataDir) : undefined, loadDataDir: options.loadDataDir });
+  // In a data folder every acknowledged commit is on the disk (durable-node-fs.ts); in memory there is
+  // no disk to reach, so PostgreSQL keeps PGlite's fsync off.
+  const client = options.dataDir
+    ? new PGlite({ fs: new DurableNodeFS(options.dataDir), startParams: durableStartParams, loadDataDir: options.loadDataDir })
+    : new PGlite({ loadDataDir: options.loadDataDir });
   await client.waitReady;
   // Statements are served in the order their requests arrived, with a turn of the event loop between two
   // (arrival-order.ts). A transaction holds the gate from BEGIN to its end, as PGlite's own lock does.

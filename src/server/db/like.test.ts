@@ -3,7 +3,7 @@ import { containsPattern, escapeLike } from './like.ts';
 
 describe('ILIKE patterns from what a person typed', () => {
   it('escapes %, _ and the backslash, and nothing else', () => {
-    expect(escapeLike('100% owner_x \\ o\'k')).toBe('100\\% owner\\_x \\\\ o\'k');
+    expect(escapeLike("100% owner_x \\ o'k")).toBe("100\\% owner\\_x \\\\ o'k");
     expect(escapeLike('Nguyen')).toBe('Nguyen');
   });
 

@@ -19,7 +19,7 @@ interface RowsClient {
 
 /**
  * Runs a hand-written statement on the database's own client, for the few hot reads where building
- * the statement each time costs more than the read (the jobs list, issue 14). PostgreSQL gets it as a
+ * the statement each time costs more than the read (the jobs list, decision 031). PostgreSQL gets it as a
  * named prepared statement; PGlite (one connection, in process) through its arrival-order gate.
  * Only the root database: a transaction's statements go through drizzle.
  */

@@ -1,8 +1,10 @@
-/** A failure a caller should see, in SPEC section 7's shape: { error, message, detail? }. */
+import type { ErrorCode } from '#shared/errors.ts';
+
+/** A failure a caller should see, in the shape every failed call answers with: { error, message, detail? }. */
 export class AppError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly detail?: unknown,
     readonly headers?: Record<string, string>,

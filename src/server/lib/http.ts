@@ -34,7 +34,10 @@ export function readSessionToken(request: FastifyRequest): { token: string; sour
  * The first checks of a WebSocket to the API: a browser's socket must come from our own pages and
  * carry a sign-in. Closes the socket (4403 cross-origin, 4401 signed out) and returns null otherwise.
  */
-export function admitSocket(request: FastifyRequest, socket: { close(code: number, reason: string): void }): { token: string; source: 'bearer' | 'cookie' } | null {
+export function admitSocket(
+  request: FastifyRequest,
+  socket: { close(code: number, reason: string): void },
+): { token: string; source: 'bearer' | 'cookie' } | null {
   const origin = request.headers.origin;
   if (origin !== undefined && !isSameOrigin(request, origin, request.ctx.config.publicUrl)) {
     socket.close(4403, 'cross-origin');

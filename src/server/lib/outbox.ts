@@ -6,13 +6,17 @@ export interface QueuedEmail {
   to: string;
   subject: string;
   text: string;
+  /** The HTML alternative a template renders (features/mail/templates.ts); sent beside the text. */
+  html?: string | null;
   kind: string;
 }
 
 /**
  * Writes mail to the outbox; call it inside the transaction of the action that sends it. The subject
- * is made one line whatever it quotes; body text quoting a name or title goes through toSingleLine.
+ * is made one line whatever it quotes; the templates already put every quoted name or title on one line.
  */
 export async function queueEmail(db: DbOrTx, email: QueuedEmail): Promise<void> {
-  await db.insert(emailOutbox).values({ toAddress: email.to, subject: toSingleLine(email.subject), textBody: email.text, kind: email.kind });
+  await db
+    .insert(emailOutbox)
+    .values({ toAddress: email.to, subject: toSingleLine(email.subject), textBody: email.text, htmlBody: email.html ?? null, kind: email.kind });
 }

@@ -4,7 +4,17 @@ import { createInProcessRealtime } from '#server/providers/realtime/realtime.ts'
 import { SessionCache } from './session-cache.ts';
 
 function user(id: string): SessionUser {
-  return { id, name: 'N', fullName: 'N', email: `${id}@example.test`, roles: ['signer'], role: 'signer', status: 'active', pendingApproval: null, emailVerified: false };
+  return {
+    id,
+    name: 'N',
+    fullName: 'N',
+    email: `${id}@example.test`,
+    roles: ['signer'],
+    role: 'signer',
+    status: 'active',
+    pendingApproval: null,
+    emailVerified: false,
+  };
 }
 
 function session(userId: string, expiresInMs = 3600_000) {

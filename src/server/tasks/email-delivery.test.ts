@@ -35,7 +35,10 @@ beforeAll(async () => {
   [instanceA, unreachable, logOnly] = await Promise.all([
     createTestApp({ SMTP_URL: smtp.url, EMAIL_POLL_MS: '60000' }),
     createTestApp({ SMTP_URL: `smtp://127.0.0.1:${closedPort}`, EMAIL_POLL_MS: '60000', EMAIL_MAX_ATTEMPTS: '3' }),
-    createTestApp({ EMAIL_POLL_MS: '60000', LOG_LEVEL: 'info' }, { logStream: { write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) } }),
+    createTestApp(
+      { EMAIL_POLL_MS: '60000', LOG_LEVEL: 'info' },
+      { logStream: { write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) } },
+    ),
   ]);
   instanceB = await createTestApp({ SMTP_URL: smtp.url, EMAIL_POLL_MS: '60000' }, { databaseOf: instanceA });
 });
@@ -62,7 +65,10 @@ async function getRow(t: TestApp, id: string) {
 
 /** Makes a message due now, as if its backoff had passed. */
 async function makeDue(t: TestApp, id: string) {
-  await t.db.update(emailOutbox).set({ nextAttemptAt: new Date(Date.now() - 1000) }).where(eq(emailOutbox.id, id));
+  await t.db
+    .update(emailOutbox)
+    .set({ nextAttemptAt: new Date(Date.now() - 1000) })
+    .where(eq(emailOutbox.id, id));
 }
 
 describe('email delivery over SMTP', () => {
@@ -83,7 +89,12 @@ describe('email delivery over SMTP', () => {
 
   it('keeps no link or code in the outbox once a message that carried one is delivered', async () => {
     const to = newAddress();
-    await queueEmail(instanceA.db, { to, subject: 'Reset your password', text: 'Open https://example.test/login?resetToken=secret-token-value', kind: 'password_reset' });
+    await queueEmail(instanceA.db, {
+      to,
+      subject: 'Reset your password',
+      text: 'Open https://example.test/login?resetToken=secret-token-value',
+      kind: 'password_reset',
+    });
     await instanceA.app.emailDelivery.runOnce();
     const mail = await smtp.waitForMail((m) => m.to === to);
     expect(mail.text).toContain('secret-token-value');
@@ -129,8 +140,14 @@ describe('email delivery over SMTP', () => {
   it('delivers a message whose sending lease expired (an instance crashed mid-send), but not one still leased', async () => {
     const leased = await queue(instanceA, newAddress(), 'Still leased');
     const abandoned = await queue(instanceA, newAddress(), 'Abandoned');
-    await instanceA.db.update(emailOutbox).set({ status: 'sending', attempts: 1, lockedUntil: sql`now() + interval '2 minutes'` }).where(eq(emailOutbox.id, leased.id));
-    await instanceA.db.update(emailOutbox).set({ status: 'sending', attempts: 1, lockedUntil: sql`now() - interval '1 second'` }).where(eq(emailOutbox.id, abandoned.id));
+    await instanceA.db
+      .update(emailOutbox)
+      .set({ status: 'sending', attempts: 1, lockedUntil: sql`now() + interval '2 minutes'` })
+      .where(eq(emailOutbox.id, leased.id));
+    await instanceA.db
+      .update(emailOutbox)
+      .set({ status: 'sending', attempts: 1, lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(emailOutbox.id, abandoned.id));
 
     expect(await instanceA.app.emailDelivery.runOnce()).toBe(1);
     await smtp.waitForMail((m) => m.to === abandoned.toAddress);
@@ -205,7 +222,10 @@ describe('email delivery by two instances sharing one database', () => {
     expect(received).toHaveLength(addresses.length);
     expect(new Set(received.map((m) => m.messageId)).size).toBe(addresses.length);
     expect(new Set(received.map((m) => m.messageId))).toEqual(new Set(rows.map((row) => `<${row.id}@localhost>`)));
-    const states = await instanceB.db.select({ status: emailOutbox.status, attempts: emailOutbox.attempts }).from(emailOutbox).where(inArray(emailOutbox.toAddress, addresses));
+    const states = await instanceB.db
+      .select({ status: emailOutbox.status, attempts: emailOutbox.attempts })
+      .from(emailOutbox)
+      .where(inArray(emailOutbox.toAddress, addresses));
     expect(states.every((state) => state.status === 'sent' && state.attempts === 1)).toBe(true);
   });
 });
@@ -213,14 +233,20 @@ describe('email delivery by two instances sharing one database', () => {
 describe('email delivery when a relay is slower than the sending lease', () => {
   it('does not send a message of its batch that another instance took over after the lease ran out', async () => {
     const first = await queue(instanceA, newAddress(), 'First of the batch');
-    await instanceA.db.update(emailOutbox).set({ createdAt: sql`now() - interval '1 second'` }).where(eq(emailOutbox.id, first.id));
+    await instanceA.db
+      .update(emailOutbox)
+      .set({ createdAt: sql`now() - interval '1 second'` })
+      .where(eq(emailOutbox.id, first.id));
     const second = await queue(instanceA, newAddress(), 'Second of the batch');
     const { held, release } = smtp.holdNext();
 
     const passA = instanceA.app.emailDelivery.runOnce();
     await held;
     // Instance A is stuck on the first message; meanwhile the lease on the second runs out.
-    await instanceA.db.update(emailOutbox).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(emailOutbox.id, second.id));
+    await instanceA.db
+      .update(emailOutbox)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(emailOutbox.id, second.id));
     expect(await instanceB.app.emailDelivery.runOnce()).toBe(1);
     await smtp.waitForMail((m) => m.to === second.toAddress);
 

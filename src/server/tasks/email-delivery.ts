@@ -77,11 +77,7 @@ export class EmailDelivery {
     let sent = 0;
     for (const row of claimed) {
       // Still ours? The same attempt, still sending, lease not run out: renew it for this send.
-      const isStillHeld = and(
-        eq(emailOutbox.id, row.id),
-        eq(emailOutbox.status, 'sending'),
-        eq(emailOutbox.attempts, row.attempts),
-      );
+      const isStillHeld = and(eq(emailOutbox.id, row.id), eq(emailOutbox.status, 'sending'), eq(emailOutbox.attempts, row.attempts));
       const renewed = await this.db
         .update(emailOutbox)
         .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })

@@ -1,12 +1,11 @@
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { publicConfigSchema } from '#shared/system.ts';
-import { api } from '#web/lib/api.ts';
+import { publicConfigQueryOptions } from '#web/api/system.ts';
 
 export const chatLoadingMessage = 'Chat is loading, please try again in a moment.';
 
 /**
- * The global chat opener (SPEC section 2) sits in the flow of the page, never floating over it: at
+ * The global chat opener sits in the flow of the page, never floating over it: at
  * the foot of every page, or where a page puts it (the dashboard layout's footer, the signing
  * workspace's tools). A page that places its own claims the spot, and the site footer steps aside.
  */
@@ -55,7 +54,7 @@ function ChatOpener() {
   const [ownNotice, setOwnNotice] = useState<string | null>(null);
   const notice = placement ? placement.notice : ownNotice;
   const setNotice = placement ? placement.setNotice : setOwnNotice;
-  const { data } = useQuery({ queryKey: ['public-config'], queryFn: () => api.get('/api/system/config', publicConfigSchema), staleTime: Infinity });
+  const { data } = useQuery(publicConfigQueryOptions());
   const widgetUrl = data?.chatWidgetUrl ?? null;
   const open = () => {
     if (!widgetUrl) {

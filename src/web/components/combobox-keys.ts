@@ -1,10 +1,6 @@
 /** What a key does in a combobox (WAI-ARIA combobox pattern, list autocomplete, manual selection). */
 export type ComboboxKeyResult =
-  | { kind: 'move'; activeIndex: number }
-  | { kind: 'choose'; index: number }
-  | { kind: 'close' }
-  | { kind: 'revert-text' }
-  | { kind: 'none' };
+  { kind: 'move'; activeIndex: number } | { kind: 'choose'; index: number } | { kind: 'close' } | { kind: 'revert-text' } | { kind: 'none' };
 
 /**
  * The effect of a key press given whether the list is open, the active option (-1 for none) and

@@ -32,7 +32,23 @@ export interface ComboboxProps<T> {
  * Down/Up to move, Enter to choose, Escape to close; the options are at least 44 px tall.
  */
 export function Combobox<T>(props: ComboboxProps<T>) {
-  const { label, hint, error, options: givenOptions, value, onChange, onSearch, getKey, getText, renderOption, isLoading = false, emptyMessage, clearLabel, placeholder, disabled } = props;
+  const {
+    label,
+    hint,
+    error,
+    options: givenOptions,
+    value,
+    onChange,
+    onSearch,
+    getKey,
+    getText,
+    renderOption,
+    isLoading = false,
+    emptyMessage,
+    clearLabel,
+    placeholder,
+    disabled,
+  } = props;
   // While a search runs, the options at hand answer an older text: none of them may be chosen (a
   // quick Down and Enter would pick someone the person never searched for), so none is shown.
   const options = isLoading ? [] : givenOptions;

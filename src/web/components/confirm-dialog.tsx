@@ -118,7 +118,11 @@ function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: 
     >
       <form className="stack" onSubmit={submit} noValidate>
         <h2 id={titleId}>{request.title}</h2>
-        {request.description ? <p className="dialog-description" id={descriptionId}>{request.description}</p> : null}
+        {request.description ? (
+          <p className="dialog-description" id={descriptionId}>
+            {request.description}
+          </p>
+        ) : null}
         {request.choice ? (
           <fieldset className="stack">
             <legend>{request.choice.legend}</legend>

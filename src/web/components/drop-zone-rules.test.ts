@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { describeFileRules, getFileRefusal, sortFiles, toAcceptAttribute, type FileRules } from './drop-zone-rules.ts';
 
-const pdfs: FileRules = { mimeTypes: ['application/pdf'], extensions: ['.pdf'], kind: 'a PDF', kindPlural: 'PDFs', maxBytes: 50 * 1024 * 1024, isMultiple: true };
+const pdfs: FileRules = {
+  mimeTypes: ['application/pdf'],
+  extensions: ['.pdf'],
+  kind: 'a PDF',
+  kindPlural: 'PDFs',
+  maxBytes: 50 * 1024 * 1024,
+  isMultiple: true,
+};
 const certificate: FileRules = {
   mimeTypes: ['application/x-pkcs12'],
   extensions: ['.p12', '.pfx'],

@@ -33,12 +33,16 @@ export function getFileRefusal(file: { name: string; type: string; size: number 
   const isKnownType = rules.mimeTypes.includes(file.type) || rules.extensions.some((extension) => name.endsWith(extension.toLowerCase()));
   if (!isKnownType) return `${file.name} is not ${rules.kind}.`;
   if (file.size === 0) return `${file.name} is empty.`;
-  if (rules.maxBytes !== null && file.size > rules.maxBytes) return `${file.name} is ${formatSize(file.size)}, larger than the ${formatSize(rules.maxBytes)} limit.`;
+  if (rules.maxBytes !== null && file.size > rules.maxBytes)
+    return `${file.name} is ${formatSize(file.size)}, larger than the ${formatSize(rules.maxBytes)} limit.`;
   return null;
 }
 
 /** Splits what was dropped or chosen into the files taken and the reasons the others were not. */
-export function sortFiles<F extends { name: string; type: string; size: number }>(files: readonly F[], rules: FileRules): { accepted: F[]; refusals: string[] } {
+export function sortFiles<F extends { name: string; type: string; size: number }>(
+  files: readonly F[],
+  rules: FileRules,
+): { accepted: F[]; refusals: string[] } {
   if (!rules.isMultiple && files.length > 1) return { accepted: [], refusals: [`Drop one file at a time: ${files.length} were dropped.`] };
   const accepted: F[] = [];
   const refusals: string[] = [];

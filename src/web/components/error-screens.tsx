@@ -11,7 +11,7 @@ interface RouteErrorBoundaryState {
   attempt: number;
 }
 
-/** SPEC section 2, route level: 'Something went wrong' with Try Again, Go Back and Go to Dashboard. */
+/** The route-level error screen: 'Something went wrong' with Try Again, Go Back and Go to Dashboard. */
 export class RouteErrorBoundary extends Component<RouteErrorBoundaryProps, RouteErrorBoundaryState> {
   state: RouteErrorBoundaryState = { error: null, attempt: 0 };
 

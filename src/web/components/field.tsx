@@ -49,7 +49,13 @@ export function PasswordField({ label, error, hint, ...input }: FieldProps) {
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <div className="password-row">
-        <input id={id} type={isVisible ? 'text' : 'password'} aria-invalid={error ? true : undefined} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+        <input
+          id={id}
+          type={isVisible ? 'text' : 'password'}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={hint ? `${id}-hint` : undefined}
+          {...input}
+        />
         <button
           type="button"
           className="button link toggle"

@@ -9,8 +9,7 @@ export function NotBuiltPage({ title, capability }: { title: string; capability:
       <section className="card narrow" aria-labelledby="not-built-title">
         <h1 id="not-built-title">{title}</h1>
         <p>
-          {capability} is not available in this version of Open RON yet. Nothing on this page is simulated: it will
-          appear here once that capability is built.
+          {capability} is not available in this version of Open RON yet. Nothing on this page is simulated: it will appear here once that capability is built.
         </p>
         <Link className="button primary" to={isSignedIn ? '/dashboard' : '/login'}>
           {isSignedIn ? 'Back to dashboard' : 'Go to sign in'}

@@ -7,7 +7,9 @@
 export function labelCellsByHeaders(table: HTMLTableElement | null): (() => void) | undefined {
   if (!table) return undefined;
   const apply = () => {
-    const headers = [...(table.tHead?.rows[0]?.cells ?? [])].map((header) => (header.querySelector('.visually-hidden') ? '' : (header.textContent ?? '').trim()));
+    const headers = [...(table.tHead?.rows[0]?.cells ?? [])].map((header) =>
+      header.querySelector('.visually-hidden') ? '' : (header.textContent ?? '').trim(),
+    );
     for (const body of table.tBodies) {
       for (const row of body.rows) {
         [...row.cells].forEach((cell, index) => {

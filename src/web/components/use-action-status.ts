@@ -4,8 +4,8 @@ import { ApiError } from '#web/lib/api-client.ts';
 const fallbackMessage = 'Something went wrong. Please try again.';
 
 /**
- * Runs a user action and keeps what to tell the person: the server's error text (SPEC section 7
- * rule, already applied by the API client) or a success notice.
+ * Runs a user action and keeps what to tell the person: the server's error text (`message`, else
+ * `error` and `detail`, already picked by the API client) or a success notice.
  */
 export function useActionStatus(onError?: (caught: unknown) => void | Promise<void>) {
   const [error, setError] = useState<string | null>(null);

@@ -24,8 +24,8 @@ beforeAll(async () => {
   ({ app: primary, url: primaryUrl } = await start('primary', (app) => {
     app.post('/echo', async (request) => ({ received: request.body }));
     app.get('/message-error', async (_request, reply) => reply.code(409).send({ error: 'conflict', message: 'Already done.' }));
-    app.get('/detail-error', async (_request, reply) => reply.code(400).send({ error: 'no_files', detail: 'Attach at least one PDF.' }));
-    app.get('/bare-error', async (_request, reply) => reply.code(400).send({ error: 'no_files' }));
+    app.get('/detail-error', async (_request, reply) => reply.code(400).send({ error: 'no_file', detail: 'Attach at least one PDF.' }));
+    app.get('/bare-error', async (_request, reply) => reply.code(400).send({ error: 'no_file' }));
     app.get('/unavailable', async (_request, reply) => reply.code(503).send({ error: 'down' }));
     app.get('/shape', async () => ({ value: 'not a number' }));
   }));
@@ -60,8 +60,8 @@ describe('createApiClient', () => {
 
   it('uses the error field plus the detail field when there is no message', async () => {
     const client = createApiClient({ baseUrl: primaryUrl });
-    await expect(client.get('/detail-error')).rejects.toMatchObject({ status: 400, message: 'no_files: Attach at least one PDF.' });
-    await expect(client.get('/bare-error')).rejects.toMatchObject({ status: 400, message: 'no_files' });
+    await expect(client.get('/detail-error')).rejects.toMatchObject({ status: 400, message: 'no_file: Attach at least one PDF.' });
+    await expect(client.get('/bare-error')).rejects.toMatchObject({ status: 400, message: 'no_file' });
   });
 
   it('refuses an answer that does not match the expected schema', async () => {

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
-import { getErrorText } from '#shared/errors.ts';
+import { type ErrorCode, getErrorText } from '#shared/errors.ts';
 
-/** A failed call: its status, the server's data, and the text a person should see (SPEC section 7). */
+/** A failed call: its status, the server's data, and the text a person should see (its `message`, else its `error` and `detail`). */
 export class ApiError extends Error {
+  /** The server's error code (one of the shared list's), or null when the body has none. */
+  readonly code: ErrorCode | null;
   constructor(
     readonly status: number,
     readonly data: unknown,
@@ -10,6 +12,9 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = 'ApiError';
+    // The code as the server sent it: the web does not carry the list of codes, only their type.
+    const code = data && typeof data === 'object' ? (data as { error?: unknown }).error : undefined;
+    this.code = typeof code === 'string' ? (code as ErrorCode) : null;
   }
 }
 
@@ -106,7 +111,13 @@ export function createApiClient(options: ApiClientOptions = {}) {
    * Multipart upload with progress (XMLHttpRequest reports upload progress; fetch does not).
    * Same headers and error rule as every other call; `headers` adds to them (a resume token).
    */
-  function upload<T>(path: string, form: FormData, onProgress: (fraction: number) => void, schema?: z.ZodType<T>, headers?: Record<string, string>): Promise<T> {
+  function upload<T>(
+    path: string,
+    form: FormData,
+    onProgress: (fraction: number) => void,
+    schema?: z.ZodType<T>,
+    headers?: Record<string, string>,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const xhr = new XMLHttpRequest();
       xhr.open('POST', `${baseUrl}${path}`);

@@ -37,7 +37,7 @@ function readStorage(storage: Storage, key: string): string | null {
   }
 }
 
-/** SPEC section 4: signed-in means a stored user record exists; an unparseable one counts as none. */
+/** Signed-in means a stored user record exists; an unparseable one counts as none. */
 export function getStoredUser(): StoredUser | null {
   const raw = readStorage(sessionStorage, storageKeys.user);
   if (!raw) return null;
@@ -63,7 +63,7 @@ export function getStoredToken(): string | null {
   return readStorage(sessionStorage, storageKeys.sessionToken) ?? readStorage(localStorage, storageKeys.authToken);
 }
 
-/** SPEC section 3: the pending-MFA record kept between the login page and the MFA pages. */
+/** The pending-MFA record kept between the login page and the MFA pages. */
 export interface PendingMfaRecord {
   jobId: string | null;
   signerId: string | null;
@@ -106,7 +106,7 @@ export function clearInstantNotaryJob(): void {
   sessionStorage.removeItem(storageKeys.instantNotaryFreshStart);
 }
 
-/** SPEC section 3 and 9: the Notarize Now wizard seed (lane, form, createdAt), kept one hour. */
+/** The Notarize Now wizard seed (lane, form, createdAt), kept one hour. */
 export const wizardSeedLifetimeMs = 3600_000;
 
 export function storeWizardSeed(lane: string, form: Record<string, string>): void {

@@ -4,7 +4,7 @@ declare const __BUILD_ID__: string;
 export const buildId: string = __BUILD_ID__;
 
 /**
- * SPEC section 1: if the stored build id differs from this build's, clear caches and storage, store
+ * Startup build check: if the stored build id differs from this build's, clear caches and storage, store
  * the new id and reload; otherwise store it. Returns true when a reload was started.
  */
 export async function runBuildCheck(): Promise<boolean> {

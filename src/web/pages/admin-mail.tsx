@@ -1,6 +1,7 @@
 import { Navigate, useLocation } from 'react-router';
 import { getEffectiveRole } from '#shared/roles.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
+import { MailSections } from '#web/features/mail/mail-sections.tsx';
 import { Mailbox } from '#web/features/mail/mailbox.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 
@@ -11,7 +12,10 @@ export default function AdminMailPage() {
   return (
     <DashboardLayout user={user} task="Mail">
       {getEffectiveRole(user) === 'admin' ? (
-        <Mailbox />
+        <>
+          <MailSections />
+          <Mailbox />
+        </>
       ) : (
         <p className="alert error" role="alert">
           Only administrators can read the local mailbox.

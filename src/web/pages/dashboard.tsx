@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { Navigate, useLocation, useSearchParams } from 'react-router';
+import { Link, Navigate, useLocation, useSearchParams } from 'react-router';
 import { jobStatusSchema, type JobStatus } from '#shared/jobs.ts';
 import { getEffectiveRole, roleLabels } from '#shared/roles.ts';
 import { FormAlert } from '#web/components/field.tsx';
@@ -15,8 +15,16 @@ import { NotaryProfilePanel } from '#web/features/notaries/notary-profile-panel.
 import { PendingNotaries } from '#web/features/notaries/pending-notaries.tsx';
 import { PendingTitleCompanies } from '#web/features/title-companies/pending-title-companies.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { paths } from '#web/paths.ts';
 
-const tabLabels: Record<string, string> = { jobs: 'Jobs', profile: 'Profile', journal: 'Journal', availability: 'Availability', security: 'Security', approvals: 'Approvals' };
+const tabLabels: Record<string, string> = {
+  jobs: 'Jobs',
+  profile: 'Profile',
+  journal: 'Journal',
+  availability: 'Availability',
+  security: 'Security',
+  approvals: 'Approvals',
+};
 
 export default function DashboardPage() {
   const [searchParams, setSearchParams] = useSearchParams();
@@ -36,10 +44,11 @@ export default function DashboardPage() {
   const role = getEffectiveRole(user);
   const isAdmin = role === 'admin';
   const isNotary = role === 'notary';
-  // The journal, the commission profile and availability are a notary's own (issue 13); approvals are the administrators'.
+  // The journal, the commission profile and availability are a notary's own; approvals are the administrators'.
   const isTabShown = (key: string) => (key !== 'approvals' || isAdmin) && (!['journal', 'profile', 'availability'].includes(key) || isNotary);
   const activeTab = tab && tabLabels[tab] && isTabShown(tab) ? tab : 'jobs';
-  const notice = (location.state as { notice?: string } | null)?.notice ?? null;
+  const created = location.state as { notice?: string; createdJobId?: string } | null;
+  const notice = created?.notice ?? null;
   // The jobs list's status filter lives in the address, so the status tiles and the list share it.
   const parsedStatus = jobStatusSchema.safeParse(searchParams.get('status'));
   const status: JobStatus | '' = parsedStatus.success ? parsedStatus.data : '';
@@ -52,21 +61,30 @@ export default function DashboardPage() {
 
   return (
     <DashboardLayout user={user} task={tabLabels[activeTab] ?? 'Jobs'}>
-      <FormAlert message={notice} tone="success" />
+      {notice && created?.createdJobId ? (
+        // A job just created: its page (documents, fields, mark ready) is the next step, one click away.
+        <div className="alert success row wrap between" role="status">
+          <span>{notice}</span>
+          <Link className="button primary" to={paths.jobDetail(created.createdJobId)}>
+            Open the new job
+          </Link>
+        </div>
+      ) : (
+        <FormAlert message={notice} tone="success" />
+      )}
       <EmailVerificationBanner user={user} />
       {user.status === 'pending' ? (
         <div className="alert info" role="status">
-          Your {user.pendingApproval === 'title_company' ? 'title company' : 'notary'} account is pending approval. An administrator
-          reviews new {user.pendingApproval === 'title_company' ? 'title companies' : 'notary commissions'}; you will be able to take
-          part in notarizations once approved.
+          Your {user.pendingApproval === 'title_company' ? 'title company' : 'notary'} account is pending approval. An administrator reviews new{' '}
+          {user.pendingApproval === 'title_company' ? 'title companies' : 'notary commissions'}; you will be able to take part in notarizations once approved.
           {user.pendingApproval === 'notary' ? ' Complete your commission details, documents, signature and initials under Profile first.' : null}
         </div>
       ) : null}
       <p className="muted">Signed in as {roleLabels[role]}.</p>
       <nav className="tabs" aria-label="Dashboard sections">
-          {Object.entries(tabLabels)
-            .filter(([key]) => isTabShown(key))
-            .map(([key, label]) => (
+        {Object.entries(tabLabels)
+          .filter(([key]) => isTabShown(key))
+          .map(([key, label]) => (
             <button
               key={key}
               type="button"

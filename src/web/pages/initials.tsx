@@ -1,16 +1,8 @@
 import { Navigate, useLocation, useSearchParams } from 'react-router';
 import { isSafeNextPath } from '#shared/auth-routing.ts';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
+import { toInitials } from '#web/features/signatures/signature-adopt-form.tsx';
 import { SignatureCapture } from '#web/features/signatures/signature-capture.tsx';
-
-/** "Riley Q. Signer" -> "RQS" (at most three letters). */
-function toInitials(name: string): string {
-  return name
-    .split(/\s+/)
-    .map((word) => word.replace(/[^\p{L}]/gu, '').charAt(0).toUpperCase())
-    .join('')
-    .slice(0, 3);
-}
 
 /** /initials: capture or replace the person's initials; `?next=` returns there after saving. */
 export default function InitialsPage() {

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate, useParams } from 'react-router';
 import { jobRecordingsSchema } from '#shared/recording-playback.ts';
+import { jobKeys } from '#web/api/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
@@ -13,7 +14,7 @@ export default function JobRecordingPage() {
   const { jobId = '' } = useParams();
   const user = useCurrentUser();
   const recordings = useQuery({
-    queryKey: ['jobs', jobId, 'recordings'],
+    queryKey: jobKeys.recordings(jobId),
     queryFn: () => api.get(`/api/jobs/${encodeURIComponent(jobId)}/recordings`, jobRecordingsSchema),
     enabled: Boolean(user && jobId),
   });
@@ -30,9 +31,13 @@ export default function JobRecordingPage() {
       {recordings.isPending ? <p role="status">Loading the recording…</p> : null}
       <FormAlert message={recordings.error?.message ?? null} />
       {data && data.recordings.length === 0 ? (
-        <p className="notice">This job’s session has not been recorded. The notary starts the recording in the live session; it appears here as soon as it starts.</p>
+        <p className="notice">
+          This job’s session has not been recorded. The notary starts the recording in the live session; it appears here as soon as it starts.
+        </p>
       ) : null}
-      {data?.recordings.map((recording) => <RecordingView key={recording.recordingId} data={data} recording={recording} />)}
+      {data?.recordings.map((recording) => (
+        <RecordingView key={recording.recordingId} data={data} recording={recording} />
+      ))}
     </DashboardLayout>
   );
 }

@@ -1,18 +1,12 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router';
-import {
-  backupCodesSchema,
-  mfaConstants,
-  mfaMessages,
-  mfaStatusSchema,
-  totpSetupStartSchema,
-  totpSetupVerifyResponseSchema,
-} from '#shared/mfa.ts';
+import { backupCodesSchema, mfaConstants, mfaMessages, totpSetupStartSchema, totpSetupVerifyResponseSchema } from '#shared/mfa.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { BackupCodes } from '#web/features/auth/backup-codes.tsx';
 import { finishSecondFactor } from '#web/features/auth/finish-sign-in.ts';
 import { DigitsCodeField, RememberDeviceField } from '#web/features/auth/second-factor-fields.tsx';
+import { mfaStatusQueryOptions } from '#web/features/auth/api/auth-queries.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 import { getPendingMfa, getStoredUser, storageKeys } from '#web/lib/browser-storage.ts';
@@ -27,7 +21,7 @@ interface Linked {
 const securityTabPath = '/dashboard?tab=security';
 
 /**
- * /mfa/setup: choose an authenticator app (recommended) or email codes (SPEC sections 2, 4, 5, 8).
+ * /mfa/setup: choose an authenticator app (recommended) or email codes.
  * The code that links the app also completes a pending sign-in, so no second code is asked for;
  * new backup codes stay on screen until the person says they saved them.
  */
@@ -36,7 +30,7 @@ export default function MfaSetupPage() {
   const [pending] = useState(getPendingMfa);
   const [user] = useState(getStoredUser);
   const hasAccess = Boolean(pending || user);
-  const status = useQuery({ queryKey: ['mfa-status'], queryFn: () => api.get('/api/auth/mfa/status', mfaStatusSchema), enabled: hasAccess, retry: false });
+  const status = useQuery({ ...mfaStatusQueryOptions(), enabled: hasAccess, retry: false });
   const [method, setMethod] = useState<'choose' | 'authenticator'>('choose');
   const start = useMutation({ mutationFn: () => api.post('/api/auth/mfa/totp/setup/start', undefined, totpSetupStartSchema) });
   const [code, setCode] = useState('');
@@ -50,9 +44,12 @@ export default function MfaSetupPage() {
     // A pending sign-in may not add an authenticator beside a linked factor: it verifies with it instead.
     if (status.data?.enrolled && pending && !linked) navigate('/mfa/verify', { replace: true });
   }, [status.data, pending, linked, navigate]);
-  useEffect(() => () => {
-    if (redirectTimer.current) window.clearTimeout(redirectTimer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (redirectTimer.current) window.clearTimeout(redirectTimer.current);
+    },
+    [],
+  );
 
   if (!hasAccess) return <Navigate to="/login" replace />;
 

@@ -2,27 +2,21 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { loginResponseSchema } from '#shared/auth.ts';
-import {
-  emailCodeRequestSchema,
-  mfaConstants,
-  mfaMessages,
-  mfaStatusSchema,
-  normalizeBackupCodeInput,
-  readEmailCooldownSeconds,
-} from '#shared/mfa.ts';
+import { emailCodeRequestSchema, mfaConstants, mfaMessages, normalizeBackupCodeInput, readEmailCooldownSeconds } from '#shared/mfa.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { finishSecondFactor } from '#web/features/auth/finish-sign-in.ts';
 import { DigitsCodeField, RememberDeviceField } from '#web/features/auth/second-factor-fields.tsx';
+import { mfaStatusQueryOptions } from '#web/features/auth/api/auth-queries.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 import { getPendingMfa, storageKeys } from '#web/lib/browser-storage.ts';
 
-/** /mfa/verify: authenticator or backup code, or ?useEmail=1 for an emailed code (SPEC sections 2, 5, 8). */
+/** /mfa/verify: authenticator or backup code, or ?useEmail=1 for an emailed code. */
 export default function MfaVerifyPage() {
   const navigate = useNavigate();
   const [searchParams] = useSearchParams();
   const [pending] = useState(getPendingMfa);
-  const status = useQuery({ queryKey: ['mfa-status'], queryFn: () => api.get('/api/auth/mfa/status', mfaStatusSchema), enabled: Boolean(pending), retry: false });
+  const status = useQuery({ ...mfaStatusQueryOptions(), enabled: Boolean(pending), retry: false });
   const useEmail = searchParams.get('useEmail') === '1' || (status.data !== undefined && !status.data.totpEnabled);
   const [token, setToken] = useState('');
   const [backupCode, setBackupCode] = useState('');
@@ -54,7 +48,7 @@ export default function MfaVerifyPage() {
       const response = await api.post(path, { ...body, rememberDevice }, loginResponseSchema);
       navigate(finishSecondFactor(response, pending), { replace: true });
     } catch (caught) {
-      const code = caught instanceof ApiError ? (caught.data as { error?: string } | null)?.error : null;
+      const code = caught instanceof ApiError ? caught.code : null;
       setError(code === 'mfa_locked' || code === 'code_locked' ? (caught as ApiError).message : failure);
     } finally {
       setIsBusy(false);
@@ -64,8 +58,10 @@ export default function MfaVerifyPage() {
   const submitAuthenticator = (event: FormEvent) => {
     event.preventDefault();
     setNotice(null);
-    if (token.length === 6) return void complete('/api/auth/mfa/verify', { token, jobId: pending.jobId, signerId: pending.signerId }, mfaMessages.verificationFailed);
-    if (backupCode) return void complete('/api/auth/mfa/verify', { backupCode, jobId: pending.jobId, signerId: pending.signerId }, mfaMessages.verificationFailed);
+    if (token.length === 6)
+      return void complete('/api/auth/mfa/verify', { token, jobId: pending.jobId, signerId: pending.signerId }, mfaMessages.verificationFailed);
+    if (backupCode)
+      return void complete('/api/auth/mfa/verify', { backupCode, jobId: pending.jobId, signerId: pending.signerId }, mfaMessages.verificationFailed);
     setError(mfaMessages.verifyCodeMissing);
   };
 

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { getStoredUser, storeWizardSeed } from '#web/lib/browser-storage.ts';
 
-/** Notarize gate (SPEC section 4): saves the wizard seed, then /gnw/start with a user, else /gnw-login. */
+/** Notarize gate: saves the wizard seed, then /gnw/start with a user, else /gnw-login. */
 export default function NotarizePage() {
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();

@@ -1,26 +1,10 @@
 import { Link, Navigate, useSearchParams } from 'react-router';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
-import { useJob } from '#web/features/jobs/job-hooks.ts';
-import { useCanEnter } from '#web/features/session/session-api.ts';
+import { useJob } from '#web/api/jobs.ts';
+import { useCanEnter } from '#web/features/session/api/session-queries.ts';
+import { describeNextStep } from '#web/features/session/session-complete-words.ts';
 import { paths } from '#web/paths.ts';
-
-/** What happens next once the session ended, by whether the job was sealed in it and by role. */
-const nextSteps: Record<'sealed' | 'unsealed', Record<string, string>> = {
-  sealed: {
-    notary: 'The job is sealed and digitally signed. Its notarized documents, the audit trail and the session’s recording are on the job page.',
-    signer: 'The notary sealed the documents. The notarized documents are on the job page, and you receive them by email.',
-    witness: 'The notary sealed the documents. The notarized documents are on the job page.',
-    observer: 'The notary sealed the documents. Nothing more is needed from you.',
-  },
-  unsealed: {
-    notary:
-      'The job was not sealed in this session, so it is back to ready. Fields are filled only while a session is recorded: open another session from the job page to finish it.',
-    signer: 'The documents were not sealed in this session. The notary will invite you to another session to finish them.',
-    witness: 'The documents were not sealed in this session. The notary will invite you to another session to finish them.',
-    observer: 'The documents were not sealed in this session. Nothing more is needed from you.',
-  },
-};
 
 /** /session/complete?jobId=…: the session is over for everyone; what happens next, for each role. */
 export default function SessionCompletePage() {
@@ -33,13 +17,9 @@ export default function SessionCompletePage() {
       <section className="card stack session-complete" aria-labelledby="complete-title">
         <h1 id="complete-title">The session has ended</h1>
         <p>The video call is closed for everyone, and the recording has stopped.</p>
-        {jobId ? <NextSteps jobId={jobId} /> : <p>Open the job from your dashboard to see what happens next.</p>}
+        {jobId ? <NextSteps jobId={jobId} email={user.email} /> : <p>Open the job from your dashboard to see what happens next.</p>}
         <p className="actions">
-          {jobId ? (
-            <Link className="button primary" to={paths.jobDetail(jobId)}>
-              Open the job page
-            </Link>
-          ) : null}
+          {jobId ? <JobPageLink jobId={jobId} /> : null}
           <Link className="button" to={paths.session}>
             Your sessions
           </Link>
@@ -52,11 +32,22 @@ export default function SessionCompletePage() {
   );
 }
 
-function NextSteps({ jobId }: { jobId: string }) {
+/** The way on: for the notary of a sealed job, its journal entry; for everyone else, the job page. */
+function JobPageLink({ jobId }: { jobId: string }) {
+  const canEnter = useCanEnter(jobId);
+  const job = useJob(jobId);
+  const isJournalNext = canEnter.data?.role === 'notary' && job.data?.status === 'completed';
+  return (
+    <Link className="button primary" to={paths.jobDetail(jobId)}>
+      {isJournalNext ? 'Finish the journal entry' : 'Open the job page'}
+    </Link>
+  );
+}
+
+function NextSteps({ jobId, email }: { jobId: string; email: string | undefined }) {
   const canEnter = useCanEnter(jobId);
   const job = useJob(jobId);
   if (canEnter.isPending || job.isPending) return <p role="status">Loading what happens next…</p>;
-  const role = canEnter.data?.role ?? null;
-  const sentence = role && job.data ? nextSteps[job.data.status === 'completed' ? 'sealed' : 'unsealed'][role] : null;
-  return <p className="strong">{sentence ?? 'Open the job page to see where it stands.'}</p>;
+  const role = job.data ? (canEnter.data?.role ?? null) : null;
+  return <p className="strong">{describeNextStep({ isSealed: job.data?.status === 'completed', role, email })}</p>;
 }

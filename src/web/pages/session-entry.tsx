@@ -5,10 +5,10 @@ import { FormAlert } from '#web/components/field.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { IdentityStep, identityDoneSentence } from '#web/features/identity/identity-step.tsx';
-import { useJob } from '#web/features/jobs/job-hooks.ts';
+import { jobKeys, useJob, useJobDocuments } from '#web/api/jobs.ts';
 import { Denied, Lobby } from '#web/features/session/lobby.tsx';
 import { PreJoin } from '#web/features/session/pre-join.tsx';
-import { canEnterKey, roomPath, sessionRefetchMs, useCanEnter, useJobDocuments, useSessionLiveUpdates } from '#web/features/session/session-api.ts';
+import { roomPath, sessionRefetchMs, useCanEnter, useSessionLiveUpdates } from '#web/features/session/api/session-queries.ts';
 import { SessionControls } from '#web/features/session/session-controls.tsx';
 import { useSessionEnd } from '#web/features/session/use-session-end.ts';
 import { paths } from '#web/paths.ts';
@@ -75,12 +75,16 @@ function SessionEntry({ jobId, personName }: { jobId: string; personName?: strin
             personName={personName}
             onComplete={() => {
               setHasFinishedIdentity(true);
-              void queryClient.invalidateQueries({ queryKey: canEnterKey(jobId) });
+              void queryClient.invalidateQueries({ queryKey: jobKeys.canEnter(jobId) });
             }}
           />
         ) : (
           <>
-            {hasFinishedIdentity ? <p className="alert success" role="status">{identityDoneSentence}</p> : null}
+            {hasFinishedIdentity ? (
+              <p className="alert success" role="status">
+                {identityDoneSentence}
+              </p>
+            ) : null}
             <PreJoin
               jobId={jobId}
               canEnter={canEnter.data}

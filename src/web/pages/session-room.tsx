@@ -8,10 +8,11 @@ import { IdentityReviewPanel } from '#web/features/identity/identity-review-pane
 import { CallPanel } from '#web/features/session/call/call-panel.tsx';
 import { useMediaHub } from '#web/features/session/call/use-media-hub.ts';
 import { RecordingIndicator } from '#web/features/session/recording-indicator.tsx';
-import { completePath, sessionRefetchMs, useCanEnter } from '#web/features/session/session-api.ts';
+import { completePath, sessionRefetchMs, useCanEnter } from '#web/features/session/api/session-queries.ts';
 import { SessionControls } from '#web/features/session/session-controls.tsx';
 import { useSessionEnd } from '#web/features/session/use-session-end.ts';
 import { loadDeviceChoice, newDeviceGroupId, saveDeviceChoice, type DeviceChoice } from '#web/features/session/device-choice.ts';
+import { AdoptSignatureDialog } from '#web/features/signatures/adopt-signature-dialog.tsx';
 import { SigningWorkspace } from '#web/features/signing/signing-workspace.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 
@@ -45,7 +46,13 @@ function SessionRoom({ jobId, docId, userId, selfName, sessionId, participantId,
   const [isVideoShown, setIsVideoShown] = useState(true);
   return (
     <div className={`session-room${isVideoShown ? '' : ' video-hidden'}`}>
-      <button type="button" className="button session-video-toggle" aria-expanded={isVideoShown} aria-controls="session-call" onClick={() => setIsVideoShown((value) => !value)}>
+      <button
+        type="button"
+        className="button session-video-toggle"
+        aria-expanded={isVideoShown}
+        aria-controls="session-call"
+        onClick={() => setIsVideoShown((value) => !value)}
+      >
         {isVideoShown ? 'Hide video' : 'Show video'}
       </button>
       <div id="session-call" className="session-call">
@@ -59,7 +66,15 @@ function SessionRoom({ jobId, docId, userId, selfName, sessionId, participantId,
         ) : null}
       </div>
       <div className="session-document">
-        <SigningWorkspace key={jobId} jobId={jobId} documentId={docId} userId={userId} routeBase="/session" />
+        {/* Signatures are adopted in a dialog here: leaving the page would drop the call and the recording. */}
+        <SigningWorkspace
+          key={jobId}
+          jobId={jobId}
+          documentId={docId}
+          userId={userId}
+          routeBase="/session"
+          renderAdoptDialog={(request) => <AdoptSignatureDialog {...request} personName={selfName} />}
+        />
       </div>
     </div>
   );
@@ -76,7 +91,7 @@ export function SessionRoomPage() {
   // Read again every few seconds and on every live-channel change: someone removed leaves the room.
   const canEnter = useCanEnter(jobId, { refetchMs: sessionRefetchMs });
   const [admittedSessionId, setAdmittedSessionId] = useState<string | null>(null);
-  // SPEC: a session page is no post-login target; a signed-out person signs in from /login.
+  // A session page is no post-login target; a signed-out person signs in from /login.
   if (!user) return <Navigate to="/login" replace />;
   if (canEnter.isPending) return <LoadingWorkspace />;
   // A refetch that fails (the network dropped) keeps the last answer: the room stays, the call reconnects.
@@ -96,7 +111,18 @@ export function SessionRoomPage() {
     return <Navigate to={`/session/${jobId}`} replace />;
   }
   if (admittedSessionId !== place.sessionId) setAdmittedSessionId(place.sessionId);
-  return <SessionRoom key={`${place.sessionId}:${place.participantId}:${role.data}`} jobId={jobId} docId={docId ?? null} userId={user.id ?? null} selfName={user.name ?? 'You'} sessionId={place.sessionId} participantId={place.participantId} role={role.data} />;
+  return (
+    <SessionRoom
+      key={`${place.sessionId}:${place.participantId}:${role.data}`}
+      jobId={jobId}
+      docId={docId ?? null}
+      userId={user.id ?? null}
+      selfName={user.name ?? 'You'}
+      sessionId={place.sessionId}
+      participantId={place.participantId}
+      role={role.data}
+    />
+  );
 }
 
 export default SessionRoomPage;

@@ -3,7 +3,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { paths } from '#web/paths.ts';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
 
-/** SPEC section 2: /setup?jobId&start goes to the job's home when signed in, else to /login. */
+/** /setup?jobId&start goes to the job's home when signed in, else to /login. */
 export default function SetupPage() {
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { FormAlert } from '#web/components/field.tsx';
-import { identityCalls, identityCheckKey } from '#web/features/identity/identity-api.ts';
+import { identityCalls, identityKeys } from '#web/features/identity/api/identity-queries.ts';
 import { IdentityStep } from '#web/features/identity/identity-step.tsx';
 import { describeResumeLinkError } from '#web/features/identity/identity-words.ts';
 import { ApiError } from '#web/lib/api-client.ts';
@@ -20,24 +20,30 @@ export default function VerifyResumePage() {
   const { token = '' } = useParams();
   const queryClient = useQueryClient();
   const check = useQuery({
-    queryKey: ['identity', 'resume', token],
+    queryKey: identityKeys.resume(token),
     queryFn: async () => {
       const found = await identityCalls.getByResumeToken(token);
       // The step reads the check under its own key: it starts from this answer instead of asking again.
-      queryClient.setQueryData(identityCheckKey(found.checkId), found);
+      queryClient.setQueryData(identityKeys.check(found.checkId), found);
       return found;
     },
     retry: false,
     staleTime: Infinity,
   });
-  const error = check.error ? (check.error instanceof ApiError ? describeResumeLinkError(check.error.status, serverSentenceOf(check.error)) : describeResumeLinkError(-1, null)) : null;
+  const error = check.error
+    ? check.error instanceof ApiError
+      ? describeResumeLinkError(check.error.status, serverSentenceOf(check.error))
+      : describeResumeLinkError(-1, null)
+    : null;
   return (
     <main className="centered-page">
       <div className="verify-resume stack">
         <h1>Your identity step</h1>
         {check.isPending ? <p role="status">Opening your identity step…</p> : null}
         <FormAlert message={error} />
-        {check.data ? <IdentityStep jobId={check.data.jobId} checkId={check.data.checkId} mode="phone" resumeToken={token} personName={check.data.personName} /> : null}
+        {check.data ? (
+          <IdentityStep jobId={check.data.jobId} checkId={check.data.checkId} mode="phone" resumeToken={token} personName={check.data.personName} />
+        ) : null}
       </div>
     </main>
   );

@@ -4,14 +4,22 @@ import { Link, useSearchParams } from 'react-router';
 import { getNotNotarialNotice, verificationSchema, type Verification } from '#shared/fields.ts';
 import { formatCalendarDay, formatDateTime } from '#shared/dates.ts';
 import { getUsStateName } from '#shared/us-states.ts';
-import { publicConfigSchema } from '#shared/system.ts';
+import { publicConfigQueryOptions } from '#web/api/system.ts';
+import { verificationKeys } from '#web/api/verification.ts';
 import { DropZone } from '#web/components/drop-zone.tsx';
 import type { FileRules } from '#web/components/drop-zone-rules.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 
-const pdfToCheckRules: FileRules = { mimeTypes: ['application/pdf'], extensions: ['.pdf'], kind: 'a PDF', kindPlural: 'PDFs', maxBytes: null, isMultiple: false };
+const pdfToCheckRules: FileRules = {
+  mimeTypes: ['application/pdf'],
+  extensions: ['.pdf'],
+  kind: 'a PDF',
+  kindPlural: 'PDFs',
+  maxBytes: null,
+  isMultiple: false,
+};
 
 /**
  * Public: check a PDF against what this platform issued. Only an uploaded file can be found
@@ -25,10 +33,10 @@ export default function VerifyPage() {
   const [fileError, setFileError] = useState<string | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
   const [documentId, setDocumentId] = useState(idFromAddress);
-  const config = useQuery({ queryKey: ['public-config'], queryFn: () => api.get('/api/system/config', publicConfigSchema), staleTime: Infinity });
+  const config = useQuery(publicConfigQueryOptions());
   // The looked-up id lives in the address, so the link printed on a certificate page opens its answer.
   const byId = useQuery({
-    queryKey: ['verify', idFromAddress],
+    queryKey: verificationKeys.byId(idFromAddress),
     queryFn: () => api.get(`/api/verify/${encodeURIComponent(idFromAddress)}`, verificationSchema),
     enabled: idFromAddress !== '',
     retry: false,
@@ -63,8 +71,8 @@ export default function VerifyPage() {
       <section className="card wide stack" aria-labelledby="verify-title">
         <h1 id="verify-title">Verify a notarized document</h1>
         <p>
-          Upload the PDF you received to check that it is unchanged: we compare its SHA-256 fingerprint with the documents this platform issued, and a
-          single changed byte gives a different fingerprint. Your file is not stored. A document id only shows what was issued under it.
+          Upload the PDF you received to check that it is unchanged: we compare its SHA-256 fingerprint with the documents this platform issued, and a single
+          changed byte gives a different fingerprint. Your file is not stored. A document id only shows what was issued under it.
         </p>
         <DropZone
           label="PDF to check"
@@ -98,8 +106,7 @@ function VerificationResult({ result }: { result: Verification }) {
   if (!result.isKnown) {
     return (
       <div className="alert error" role="alert">
-        <strong>Not verified.</strong> No document issued here has this fingerprint: it was changed after it was issued, or it was not issued on this
-        platform.
+        <strong>Not verified.</strong> No document issued here has this fingerprint: it was changed after it was issued, or it was not issued on this platform.
       </div>
     );
   }
@@ -113,8 +120,8 @@ function VerificationResult({ result }: { result: Verification }) {
         </p>
       ) : (
         <p>
-          <strong>Issued by this platform under this id.</strong> No file was checked: this is what was issued. To check your copy, upload it above, or
-          compare its SHA-256 fingerprint with the one below.
+          <strong>Issued by this platform under this id.</strong> No file was checked: this is what was issued. To check your copy, upload it above, or compare
+          its SHA-256 fingerprint with the one below.
         </p>
       )}
       {notice ? (
@@ -138,7 +145,8 @@ function VerificationResult({ result }: { result: Verification }) {
         <dd>{result.notaryName}</dd>
         <dt>Commission</dt>
         <dd>
-          {result.commissionState ? getUsStateName(result.commissionState) : ''} {result.commissionNumber}, expires {result.commissionExpiresOn ? formatCalendarDay(result.commissionExpiresOn) : ''}
+          {result.commissionState ? getUsStateName(result.commissionState) : ''} {result.commissionNumber}, expires{' '}
+          {result.commissionExpiresOn ? formatCalendarDay(result.commissionExpiresOn) : ''}
         </dd>
         <dt>SHA-256</dt>
         <dd>

@@ -1,4 +1,4 @@
--- Issue 14: job_access carries the job's title, so a search of the jobs list reads the person's own
+-- job_access carries the job's title, so a search of the jobs list reads the person's own
 -- index range (title in the index) and never the jobs table; the refresh keeps it with the job's
 -- status and updated_at.
 ALTER TABLE "job_access" ADD COLUMN "title" text NOT NULL DEFAULT '';

@@ -3,7 +3,7 @@ import { boolean, check, index, pgTable, text, timestamp, uuid } from 'drizzle-o
 import { users } from './users.ts';
 
 /**
- * A notary's live availability (issue 13): one row per notary who ever toggled. The notary is online
+ * A notary's live availability: one row per notary who ever toggled. The notary is online
  * while `isAvailable` is set and the last heartbeat is at most 90 s old (availability.service.ts);
  * nothing has to run for a silent notary to count as offline.
  */
@@ -37,5 +37,8 @@ export const availabilitySlots = pgTable(
     timeZone: text('time_zone').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index('availability_slots_notary_idx').on(table.notaryId, table.startsAt), check('availability_slots_order_check', sql`${table.endsAt} > ${table.startsAt}`)],
+  (table) => [
+    index('availability_slots_notary_idx').on(table.notaryId, table.startsAt),
+    check('availability_slots_order_check', sql`${table.endsAt} > ${table.startsAt}`),
+  ],
 );

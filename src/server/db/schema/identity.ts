@@ -22,10 +22,14 @@ export const identityChecks = pgTable(
       .references(() => jobParticipants.id, { onDelete: 'cascade' }),
     userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
     policyCode: text('policy_code').notNull(),
-    status: text('status', { enum: ['in_progress', 'ready', 'confirmed', 'rejected', 'locked', 'expired'] }).notNull().default('in_progress'),
+    status: text('status', { enum: ['in_progress', 'ready', 'confirmed', 'rejected', 'locked', 'expired'] })
+      .notNull()
+      .default('in_progress'),
     /** The name, birth date and address the person gave, AES-256-GCM sealed with the secrets key. */
     statementSealed: text('statement_sealed').notNull(),
-    credentialStatus: text('credential_status', { enum: ['pending', 'passed', 'failed'] }).notNull().default('pending'),
+    credentialStatus: text('credential_status', { enum: ['pending', 'passed', 'failed'] })
+      .notNull()
+      .default('pending'),
     documentType: text('document_type', { enum: ['drivers_license', 'id_card', 'passport'] }),
     credentialFields: jsonb('credential_fields').$type<CredentialFields>(),
     credentialChecks: jsonb('credential_checks').$type<CredentialCheck[]>().notNull().default([]),
@@ -50,10 +54,14 @@ export const identityChecks = pgTable(
     purgedAt: timestamp('purged_at', { withTimezone: true }),
   },
   (table) => [
-    uniqueIndex('identity_checks_current_key').on(table.jobParticipantId).where(sql`${table.status} <> 'expired'`),
+    uniqueIndex('identity_checks_current_key')
+      .on(table.jobParticipantId)
+      .where(sql`${table.status} <> 'expired'`),
     uniqueIndex('identity_checks_resume_key').on(table.resumeTokenHash),
     index('identity_checks_job_idx').on(table.jobId),
-    index('identity_checks_purge_idx').on(table.purgeAfter).where(sql`${table.purgedAt} is null`),
+    index('identity_checks_purge_idx')
+      .on(table.purgeAfter)
+      .where(sql`${table.purgedAt} is null`),
   ],
 );
 

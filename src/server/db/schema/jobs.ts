@@ -1,5 +1,5 @@
 import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { titleCompanies } from './title-companies.ts';
+import { companyJobTypes, titleCompanies } from './title-companies.ts';
 import { users } from './users.ts';
 
 export const jobs = pgTable(
@@ -8,11 +8,17 @@ export const jobs = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     title: text('title').notNull(),
     notarizationType: text('notarization_type').notNull(),
-    status: text('status', { enum: ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] }).notNull().default('draft'),
+    status: text('status', { enum: ['draft', 'ready', 'scheduled', 'in_session', 'completed', 'cancelled'] })
+      .notNull()
+      .default('draft'),
     companyId: uuid('company_id').references(() => titleCompanies.id, { onDelete: 'set null' }),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     notaryId: uuid('notary_id').references(() => users.id, { onDelete: 'set null' }),
     scheduledAt: timestamp('scheduled_at', { withTimezone: true }),
+    /** The company's job type the job was made from. */
+    jobTypeId: uuid('job_type_id').references(() => companyJobTypes.id, { onDelete: 'set null' }),
+    /** The job type's instructions for the notary, copied at creation: a later edit of the type leaves this job as it was. */
+    notaryInstructions: text('notary_instructions'),
     version: integer('version').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -36,7 +42,9 @@ export const jobParticipants = pgTable(
     userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
     name: text('name').notNull(),
     email: text('email').notNull(),
-    role: text('role', { enum: ['signer', 'witness', 'observer'] }).notNull().default('signer'),
+    role: text('role', { enum: ['signer', 'witness', 'observer'] })
+      .notNull()
+      .default('signer'),
     position: integer('position').notNull().default(0),
     isIdBypassed: boolean('is_id_bypassed').notNull().default(false),
     idBypassReason: text('id_bypass_reason'),
@@ -61,14 +69,18 @@ export const documents = pgTable(
       .notNull()
       .references(() => jobs.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    tag: text('tag', { enum: ['signing', 'reference', 'identification', 'supporting'] }).notNull().default('signing'),
+    tag: text('tag', { enum: ['signing', 'reference', 'identification', 'supporting'] })
+      .notNull()
+      .default('signing'),
     position: integer('position').notNull().default(0),
     pageCount: integer('page_count').notNull(),
     sizeBytes: integer('size_bytes').notNull(),
     sha256: text('sha256').notNull(),
     storageKey: text('storage_key').notNull(),
     version: integer('version').notNull().default(1),
-    status: text('status', { enum: ['uploaded', 'completed'] }).notNull().default('uploaded'),
+    status: text('status', { enum: ['uploaded', 'completed'] })
+      .notNull()
+      .default('uploaded'),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -5,7 +5,7 @@ import { documents, jobParticipants, jobs } from './jobs.ts';
 import { users } from './users.ts';
 
 /**
- * The notary's electronic journal (issue 13): one entry per signer per document of a notarial act.
+ * The notary's electronic journal: one entry per signer per document of a notarial act.
  * A draft is prepared from what the platform recorded; once finalized an entry never changes
  * (corrections are addenda). Entries outlive their job: the journal is the notary's.
  */
@@ -19,7 +19,9 @@ export const notaryJournalEntries = pgTable(
     jobId: uuid('job_id').references(() => jobs.id, { onDelete: 'set null' }),
     documentId: uuid('document_id').references(() => documents.id, { onDelete: 'set null' }),
     participantId: uuid('participant_id').references(() => jobParticipants.id, { onDelete: 'set null' }),
-    status: text('status', { enum: ['draft', 'final'] }).notNull().default('draft'),
+    status: text('status', { enum: ['draft', 'final'] })
+      .notNull()
+      .default('draft'),
     isTest: boolean('is_test').notNull().default(false),
     content: jsonb('content').$type<JournalEntryContent>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -29,7 +31,9 @@ export const notaryJournalEntries = pgTable(
   },
   (table) => [
     uniqueIndex('notary_journal_entries_act_key').on(table.jobId, table.documentId, table.participantId),
-    index('notary_journal_entries_notary_idx').on(table.notaryId, table.finalizedAt).where(sql`${table.status} = 'final'`),
+    index('notary_journal_entries_notary_idx')
+      .on(table.notaryId, table.finalizedAt)
+      .where(sql`${table.status} = 'final'`),
   ],
 );
 

@@ -18,13 +18,17 @@ export const notaryProfiles = pgTable('notary_profiles', {
   eoAmountCents: bigint('eo_amount_cents', { mode: 'number' }),
   eoExpiresOn: date('eo_expires_on'),
   /** Decided once: a rejected application is not approved later (decision 014). */
-  approvalStatus: text('approval_status', { enum: ['pending', 'approved', 'rejected'] }).notNull().default('pending'),
+  approvalStatus: text('approval_status', { enum: ['pending', 'approved', 'rejected'] })
+    .notNull()
+    .default('pending'),
   approvedAt: timestamp('approved_at', { withTimezone: true }),
   approvedBy: uuid('approved_by').references(() => users.id, { onDelete: 'set null' }),
   rejectedAt: timestamp('rejected_at', { withTimezone: true }),
   rejectedBy: uuid('rejected_by').references(() => users.id, { onDelete: 'set null' }),
   /** The administrator's reason, as emailed to the applicant. */
   rejectionReason: text('rejection_reason'),
+  /** The IANA zone the notary works in ("America/Chicago"): slots sent without one, and dates shown to them. */
+  timeZone: text('time_zone'),
   /** A deactivated notary still signs in but is assigned no job and seals nothing (decision 027). */
   isActive: boolean('is_active').notNull().default(true),
   deactivatedAt: timestamp('deactivated_at', { withTimezone: true }),

@@ -72,7 +72,9 @@ export const signingCredentials = pgTable(
     subject: text('subject').notNull(),
     notBefore: timestamp('not_before', { withTimezone: true }).notNull(),
     notAfter: timestamp('not_after', { withTimezone: true }).notNull(),
-    source: text('source', { enum: ['platform', 'uploaded'] }).notNull().default('platform'),
+    source: text('source', { enum: ['platform', 'uploaded'] })
+      .notNull()
+      .default('platform'),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },

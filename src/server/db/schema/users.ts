@@ -8,9 +8,14 @@ export const users = pgTable(
     email: text('email').notNull(),
     name: text('name').notNull(),
     passwordHash: text('password_hash'),
-    roles: text('roles').array().notNull().default(sql`'{signer}'::text[]`),
+    roles: text('roles')
+      .array()
+      .notNull()
+      .default(sql`'{signer}'::text[]`),
     /** 'rejected': an administrator turned down the notary or title company application; the account cannot sign in. */
-    status: text('status', { enum: ['active', 'pending', 'disabled', 'rejected'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'pending', 'disabled', 'rejected'] })
+      .notNull()
+      .default('active'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     lastLoginAt: timestamp('last_login_at', { withTimezone: true }),

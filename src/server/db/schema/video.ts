@@ -15,7 +15,9 @@ export const videoSessions = pgTable(
     jobId: uuid('job_id')
       .notNull()
       .references(() => jobs.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ['created', 'active', 'started', 'finalized'] }).notNull().default('created'),
+    status: text('status', { enum: ['created', 'active', 'started', 'finalized'] })
+      .notNull()
+      .default('created'),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     /** The notary's device group the room was opened from (activate/{deviceGroupId}). */
     activeDeviceGroupId: text('active_device_group_id'),
@@ -28,7 +30,9 @@ export const videoSessions = pgTable(
     finalizedAt: timestamp('finalized_at', { withTimezone: true }),
   },
   (table) => [
-    uniqueIndex('video_sessions_open_job_key').on(table.jobId).where(sql`${table.status} <> 'finalized'`),
+    uniqueIndex('video_sessions_open_job_key')
+      .on(table.jobId)
+      .where(sql`${table.status} <> 'finalized'`),
     index('video_sessions_status_idx').on(table.status),
   ],
 );
@@ -50,7 +54,9 @@ export const videoSessionParticipants = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     jobParticipantId: uuid('job_participant_id').references(() => jobParticipants.id, { onDelete: 'cascade' }),
     role: text('role', { enum: ['signer', 'witness', 'observer', 'notary'] }).notNull(),
-    lobbyState: text('lobby_state', { enum: ['waiting', 'admitted', 'denied', 'left'] }).notNull().default('waiting'),
+    lobbyState: text('lobby_state', { enum: ['waiting', 'admitted', 'denied', 'left'] })
+      .notNull()
+      .default('waiting'),
     deviceGroupId: text('device_group_id').notNull(),
     consentedToRecordingAt: timestamp('consented_to_recording_at', { withTimezone: true }).notNull(),
     joinedAt: timestamp('joined_at', { withTimezone: true }).notNull().defaultNow(),
@@ -76,12 +82,16 @@ export const recordings = pgTable(
       .notNull()
       .references(() => jobs.id, { onDelete: 'restrict' }),
     startedBy: uuid('started_by').references(() => users.id, { onDelete: 'set null' }),
-    status: text('status', { enum: ['recording', 'stopped'] }).notNull().default('recording'),
+    status: text('status', { enum: ['recording', 'stopped'] })
+      .notNull()
+      .default('recording'),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     stoppedAt: timestamp('stopped_at', { withTimezone: true }),
   },
   (table) => [
-    uniqueIndex('recordings_running_session_key').on(table.sessionId).where(sql`${table.status} = 'recording'`),
+    uniqueIndex('recordings_running_session_key')
+      .on(table.sessionId)
+      .where(sql`${table.status} = 'recording'`),
     index('recordings_job_idx').on(table.jobId),
   ],
 );

@@ -42,7 +42,10 @@ describe('audit actions in the server source', () => {
     const unknown = recorded.filter(({ action }) => !known.has(action)).map(({ action, file }) => `${action} in ${path.relative(serverRoot, file)}`);
     expect(unknown, 'actions without a sentence in src/shared/audit-sentences.ts').toEqual([]);
     const recordedActions = new Set(recorded.map(({ action }) => action));
-    expect(auditActions.filter((action) => !recordedActions.has(action)), 'sentences for actions nothing records').toEqual([]);
+    expect(
+      auditActions.filter((action) => !recordedActions.has(action)),
+      'sentences for actions nothing records',
+    ).toEqual([]);
     expect(Object.keys(auditSentences).sort()).toEqual([...auditActions].sort());
   });
 });

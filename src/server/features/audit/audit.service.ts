@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { AuditAction } from '#shared/audit.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { auditEvents, users } from '#server/db/schema/index.ts';
@@ -119,4 +119,26 @@ export async function getJobAuditTrail(ctx: Ctx, jobId: string) {
     })),
     verification,
   };
+}
+
+/**
+ * The account-scope events about one person (their data names them as userId), newest first, with
+ * actor names: what administrators and the person's own links changed on the account.
+ */
+export async function findAccountEventsAbout(db: DbOrTx, userId: string, limit = 200) {
+  const rows = await db
+    .select({ event: auditEvents, actorName: users.name })
+    .from(auditEvents)
+    .leftJoin(users, eq(users.id, auditEvents.actorId))
+    .where(and(eq(auditEvents.scope, accountScope), sql`${auditEvents.data}->>'userId' = ${userId}`))
+    .orderBy(desc(auditEvents.sequence))
+    .limit(limit);
+  return rows.map(({ event, actorName }) => ({
+    id: event.id,
+    action: event.action,
+    actorId: event.actorId,
+    actorName,
+    data: (event.data ?? {}) as Record<string, unknown>,
+    createdAt: event.createdAt.toISOString(),
+  }));
 }

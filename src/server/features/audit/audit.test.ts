@@ -19,16 +19,24 @@ afterAll(async () => t?.close());
 async function setSomePasswords(count: number) {
   const users = await Promise.all(Array.from({ length: count }, () => t.createUser()));
   const results = await Promise.all(
-    users.map((user) => t.app.inject({ method: 'PUT', url: `/api/admin/users/${user.id}/password`, headers: adminHeaders, payload: { password: 'a new password' } })),
+    users.map((user) =>
+      t.app.inject({ method: 'PUT', url: `/api/admin/users/${user.id}/password`, headers: adminHeaders, payload: { password: 'a new password' } }),
+    ),
   );
   expect(results.map((res) => res.statusCode)).toEqual(users.map(() => 200));
 }
 
 async function appendJobEvents(jobId: string, actions: AuditAction[]) {
   for (const action of actions) {
-    await t.db.transaction((tx) => appendAuditEvent({ db: tx, user: null, ipAddress: '127.0.0.1', userAgent: 'vitest' }, { jobId, action, data: { step: action } }));
+    await t.db.transaction((tx) =>
+      appendAuditEvent({ db: tx, user: null, ipAddress: '127.0.0.1', userAgent: 'vitest' }, { jobId, action, data: { step: action } }),
+    );
   }
-  return t.db.select().from(auditEvents).where(eq(auditEvents.scope, `job:${jobId}`)).orderBy(asc(auditEvents.sequence));
+  return t.db
+    .select()
+    .from(auditEvents)
+    .where(eq(auditEvents.scope, `job:${jobId}`))
+    .orderBy(asc(auditEvents.sequence));
 }
 
 describe('the hash-chained audit trail', () => {

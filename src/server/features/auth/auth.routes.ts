@@ -18,7 +18,7 @@ import { getCurrentUser, logIn, logOut, register, type RegistrationCommand } fro
 import { resendEmailVerification, verifyEmail } from './email-verification.service.ts';
 import { requestPasswordReset, resetPassword, validateResetToken } from './password-reset.service.ts';
 
-/** SPEC section 5: a missing (or null) email or password gets the same answer as an empty one. */
+/** A missing (or null) email or password gets the same answer as an empty one. */
 const loginBodySchema = z.preprocess((body) => {
   const record = body ?? {};
   if (typeof record !== 'object' || Array.isArray(record)) return record;
@@ -76,7 +76,10 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/reset-password/validate',
-    { config: { access: 'public' }, schema: { querystring: z.object({ token: z.string().max(200).default('') }), response: { 200: z.object({ valid: z.literal(true) }) } } },
+    {
+      config: { access: 'public' },
+      schema: { querystring: z.object({ token: z.string().max(200).default('') }), response: { 200: z.object({ valid: z.literal(true) }) } },
+    },
     async (request) => validateResetToken(request.ctx, request.query.token),
   );
 
@@ -86,10 +89,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => resetPassword(request.ctx, request.body.token, request.body.newPassword),
   );
 
-  app.post(
-    '/verify-email',
-    { config: { access: 'public' }, schema: { body: verifyEmailInputSchema, response: { 200: okMessageSchema } } },
-    async (request) => verifyEmail(request.ctx, request.body.token),
+  app.post('/verify-email', { config: { access: 'public' }, schema: { body: verifyEmailInputSchema, response: { 200: okMessageSchema } } }, async (request) =>
+    verifyEmail(request.ctx, request.body.token),
   );
 
   app.post('/verify-email/resend', { config: { access: 'signed-in' }, schema: { response: { 200: okMessageSchema } } }, async (request) =>

@@ -1,14 +1,6 @@
 import { eq } from 'drizzle-orm';
-import type {
-  registerNotaryInputSchema,
-  registerTitleCompanyInputSchema,
-  registerUserInputSchema} from '#shared/auth.ts';
-import {
-  authMessages,
-  type LoginResponse,
-  type RegisterResponse,
-  type SessionUser,
-} from '#shared/auth.ts';
+import type { registerNotaryInputSchema, registerTitleCompanyInputSchema, registerUserInputSchema } from '#shared/auth.ts';
+import { authMessages, type LoginResponse, type RegisterResponse, type SessionUser } from '#shared/auth.ts';
 import type { z } from 'zod';
 import { hasAnyRole } from '#shared/roles.ts';
 import { notaryProfiles, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
@@ -51,9 +43,7 @@ export async function logIn(ctx: Ctx, command: LoginCommand): Promise<{ response
   }
 
   const user = await findUserByEmail(ctx.db, email);
-  const isValid = user?.passwordHash
-    ? await verifyPassword(user.passwordHash, command.password)
-    : (await verifyAgainstDummy(command.password), false);
+  const isValid = user?.passwordHash ? await verifyPassword(user.passwordHash, command.password) : (await verifyAgainstDummy(command.password), false);
   if (!user || !isValid) {
     await hitRateLimit(ctx.db, accountKey, limits.loginWindowMs);
     ctx.log.info({ event: 'login.failed' }, 'sign-in refused');
@@ -114,7 +104,15 @@ async function startFullSession(ctx: Ctx, user: UserRow, isEnrolled: boolean): P
   const sessionUser = toSessionUser(user);
   return {
     signedIn: { user: sessionUser, token: session.token, expiresAt: session.expiresAt },
-    response: { user: sessionUser, sessionToken: session.token, mfa_required: false, enrolled: isEnrolled, twofaRequired: false, ticket: null, nextAction: null },
+    response: {
+      user: sessionUser,
+      sessionToken: session.token,
+      mfa_required: false,
+      enrolled: isEnrolled,
+      twofaRequired: false,
+      ticket: null,
+      nextAction: null,
+    },
   };
 }
 
@@ -145,16 +143,15 @@ type RegisterNotaryCommand = z.output<typeof registerNotaryInputSchema>;
 type RegisterTitleCompanyCommand = z.output<typeof registerTitleCompanyInputSchema>;
 
 export type RegistrationCommand =
-  | ({ kind: 'user' } & RegisterUserCommand)
-  | ({ kind: 'notary' } & RegisterNotaryCommand)
-  | ({ kind: 'title-company' } & RegisterTitleCompanyCommand);
+  ({ kind: 'user' } & RegisterUserCommand) | ({ kind: 'notary' } & RegisterNotaryCommand) | ({ kind: 'title-company' } & RegisterTitleCompanyCommand);
 
 const emailTakenMessage = 'An account with this email already exists. Sign in instead, or use Forgot password.';
 
 const registrationMessages = {
   user: 'Your account is ready.',
   notary: 'Your notary account was created and is pending approval. An administrator will review your commission before you can take notarizations.',
-  'title-company': 'Your title company account was created and is pending approval. An administrator will review it before your team can create signing requests.',
+  'title-company':
+    'Your title company account was created and is pending approval. An administrator will review it before your team can create signing requests.',
 } as const;
 
 /** Creates an account of one of the three self-service kinds and signs the person in. */

@@ -49,7 +49,7 @@ const newEmail = (label = 'person') => `${label}-${(emailCounter += 1)}-${Date.n
 const strongPassword = 'correct horse battery';
 
 describe('POST /api/auth/login', () => {
-  it('signs a user in and returns the SPEC section 3 fields with a session cookie', async () => {
+  it('signs a user in and returns the login response fields with a session cookie', async () => {
     const user = await t.createUser({ roles: ['signer'] });
     const res = await login(t, { email: user.email.toUpperCase(), password: user.password });
     expect(res.statusCode).toBe(200);
@@ -94,11 +94,15 @@ describe('POST /api/auth/login', () => {
     expect(res.json().user.id).toBe(user.id);
   });
 
-  it('accepts a job id and signer id in the body or in the query (SPEC section 7)', async () => {
+  it('accepts a job id and signer id in the body or in the query', async () => {
     const user = await t.createUser();
     const inBody = await login(t, { email: user.email, password: user.password, jobId: 'job-1', signerId: 'signer-1', rememberDevice: false });
     expect(inBody.statusCode).toBe(200);
-    const inQuery = await t.app.inject({ method: 'POST', url: '/api/auth/login?jobId=job-2&signerId=signer-2', payload: { email: user.email, password: user.password } });
+    const inQuery = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login?jobId=job-2&signerId=signer-2',
+      payload: { email: user.email, password: user.password },
+    });
     expect(inQuery.statusCode).toBe(200);
   });
 
@@ -302,7 +306,17 @@ describe('GET /api/auth/me', () => {
     const res = await me(t, await t.signInAs(user));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      user: { id: user.id, name: user.name, fullName: user.name, email: user.email, roles: ['title_agent', 'signer'], role: 'title_agent', status: 'active', pendingApproval: null, emailVerified: false },
+      user: {
+        id: user.id,
+        name: user.name,
+        fullName: user.name,
+        email: user.email,
+        roles: ['title_agent', 'signer'],
+        role: 'title_agent',
+        status: 'active',
+        pendingApproval: null,
+        emailVerified: false,
+      },
     });
   });
 
@@ -395,7 +409,10 @@ describe('session expiry', () => {
   it('refuses a session whose expiry has passed in the database', async () => {
     const user = await t.createUser();
     const token = (await login(t, { email: user.email, password: user.password })).json().sessionToken as string;
-    await t.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(sessions.tokenHash, hashToken(token)));
+    await t.db
+      .update(sessions)
+      .set({ expiresAt: new Date(Date.now() - 1) })
+      .where(eq(sessions.tokenHash, hashToken(token)));
     const res = await me(t, { authorization: `Bearer ${token}` });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ error: 'session_expired', message: 'Your session has expired. Please sign in again.' });
@@ -433,7 +450,17 @@ describe('registration', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body).toEqual({
-      user: { id: expect.any(String), name: 'Sam Signer', fullName: 'Sam Signer', email, roles: ['signer'], role: 'signer', status: 'active', pendingApproval: null, emailVerified: false },
+      user: {
+        id: expect.any(String),
+        name: 'Sam Signer',
+        fullName: 'Sam Signer',
+        email,
+        roles: ['signer'],
+        role: 'signer',
+        status: 'active',
+        pendingApproval: null,
+        emailVerified: false,
+      },
       sessionToken: expect.any(String),
       mfa_required: false,
       enrolled: false,
@@ -484,7 +511,10 @@ describe('registration', () => {
       const res = await register(kind, { name: 'Dup', email: existing.email.toUpperCase(), password: strongPassword, ...extra });
       expect(res.statusCode, kind).toBe(409);
       expect(res.json(), kind).toEqual({ error: 'conflict', message: 'An account with this email already exists. Sign in instead, or use Forgot password.' });
-      expect(res.cookies.find((c) => c.name === 'ron_session'), kind).toBeUndefined();
+      expect(
+        res.cookies.find((c) => c.name === 'ron_session'),
+        kind,
+      ).toBeUndefined();
     }
     expect(await t.db.select().from(titleCompanies).where(eq(titleCompanies.name, 'Duplicate Title Co'))).toEqual([]);
     expect((await login(t, { email: existing.email, password: existing.password })).statusCode).toBe(200);
@@ -549,13 +579,17 @@ describe('registration', () => {
   it('limits registrations per network address per hour, while other addresses go on', async () => {
     const address = freshAddress();
     for (let count = 0; count < limited.config.limits.registrationsPerAddressPerHour; count += 1) {
-      expect((await register('user', { name: 'Batch', email: newEmail('batch'), password: strongPassword }, limited, { remoteAddress: address })).statusCode).toBe(201);
+      expect(
+        (await register('user', { name: 'Batch', email: newEmail('batch'), password: strongPassword }, limited, { remoteAddress: address })).statusCode,
+      ).toBe(201);
     }
     const res = await register('user', { name: 'Batch', email: newEmail('batch'), password: strongPassword }, limited, { remoteAddress: address });
     expect(res.statusCode).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(3500);
     expect(res.json()).toMatchObject({ error: 'rate_limited', message: 'Too many registrations from this network. Please wait 60 minutes and try again.' });
-    const elsewhere = await register('user', { name: 'Elsewhere', email: newEmail('elsewhere'), password: strongPassword }, limited, { remoteAddress: freshAddress() });
+    const elsewhere = await register('user', { name: 'Elsewhere', email: newEmail('elsewhere'), password: strongPassword }, limited, {
+      remoteAddress: freshAddress(),
+    });
     expect(elsewhere.statusCode).toBe(201);
   });
 
@@ -564,6 +598,8 @@ describe('registration', () => {
     for (let count = 0; count < 5; count += 1) {
       await register('user', { name: 'Bad', email: 'not-an-email', password: strongPassword }, limited, { remoteAddress: address });
     }
-    expect((await register('user', { name: 'Good', email: newEmail('good'), password: strongPassword }, limited, { remoteAddress: address })).statusCode).toBe(201);
+    expect((await register('user', { name: 'Good', email: newEmail('good'), password: strongPassword }, limited, { remoteAddress: address })).statusCode).toBe(
+      201,
+    );
   });
 });

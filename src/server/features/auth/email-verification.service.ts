@@ -1,12 +1,12 @@
 import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { emailVerificationMessages } from '#shared/auth.ts';
-import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { emailVerificationTokens, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashToken } from '#server/lib/crypto.ts';
 import { AppError, conflict, tooManyRequests, unauthorized } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { mailTemplates } from '#server/features/mail/templates.ts';
 import { hitRateLimit, secondsUntil, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 
@@ -38,17 +38,7 @@ export async function queueEmailVerification(ctx: Pick<Ctx, 'config'> & { db: Db
   await queueEmail(ctx.db, {
     to: user.email,
     kind: 'email_verification',
-    subject: 'Confirm your email address for Open RON',
-    text: [
-      `Hello ${toSingleLine(user.name)},`,
-      '',
-      'Please confirm that this is your email address by opening this link within 24 hours:',
-      '',
-      `${ctx.config.publicUrl}/verify-email/${token}`,
-      '',
-      'Once it is confirmed, signing jobs you are invited to at this address appear on your dashboard.',
-      'If you did not create an Open RON account, ignore this email.',
-    ].join('\n'),
+    ...mailTemplates.emailVerification.render({ name: user.name, link: `${ctx.config.publicUrl}/verify-email/${token}` }),
   });
 }
 
@@ -75,19 +65,21 @@ export async function verifyEmail(ctx: Ctx, token: string): Promise<{ ok: true; 
       .update(emailVerificationTokens)
       .set({ usedAt: new Date() })
       .where(
-        and(
-          eq(emailVerificationTokens.tokenHash, hashToken(token)),
-          isNull(emailVerificationTokens.usedAt),
-          gt(emailVerificationTokens.expiresAt, sql`now()`),
-        ),
+        and(eq(emailVerificationTokens.tokenHash, hashToken(token)), isNull(emailVerificationTokens.usedAt), gt(emailVerificationTokens.expiresAt, sql`now()`)),
       )
       .returning({ userId: emailVerificationTokens.userId, email: emailVerificationTokens.email });
     if (!used) throw invalidLink();
-    const [user] = await tx.select({ name: users.name, email: users.email, emailVerifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, used.userId));
+    const [user] = await tx
+      .select({ name: users.name, email: users.email, emailVerifiedAt: users.emailVerifiedAt })
+      .from(users)
+      .where(eq(users.id, used.userId));
     // A link for an address the account no longer has proves nothing about the current one.
     if (!user || user.email !== used.email) throw invalidLink();
     if (await markEmailVerified(tx, used.userId, used.email, 'email_link')) {
-      await appendAuditEvent({ ...ctx, db: tx, user: null }, { action: 'user.email_verified', data: { userId: used.userId, userName: user.name, via: 'email_link' } });
+      await appendAuditEvent(
+        { ...ctx, db: tx, user: null },
+        { action: 'user.email_verified', data: { userId: used.userId, userName: user.name, via: 'email_link' } },
+      );
     }
     await tx
       .update(emailVerificationTokens)

@@ -19,7 +19,11 @@ const invalidLink = { error: 'invalid_token', message: 'This confirmation link i
 
 async function register(email = newEmail(), kind: 'user' | 'notary' = 'user') {
   const extra = kind === 'notary' ? { commissionState: 'TX', commissionNumber: 'C-9', commissionExpiresOn: '2031-06-30', county: 'Travis' } : {};
-  const res = await t.app.inject({ method: 'POST', url: `/api/auth/register/${kind}`, payload: { name: 'Vera Verify', email, password: 'a long password 42', ...extra } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/auth/register/${kind}`,
+    payload: { name: 'Vera Verify', email, password: 'a long password 42', ...extra },
+  });
   expect(res.statusCode, res.body).toBe(201);
   return { email, userId: res.json().user.id as string, headers: bearer(res.json().sessionToken as string), body: res.json() };
 }
@@ -44,7 +48,10 @@ describe('self-registration and the confirmation link', () => {
   it('registers the account unconfirmed and emails a single-use link valid for 24 hours, stored only as a hash', async () => {
     const { email, userId, body } = await register();
     expect(body.user).toMatchObject({ email, emailVerified: false });
-    const [mail] = await t.db.select().from(emailOutbox).where(and(eq(emailOutbox.toAddress, email), eq(emailOutbox.kind, 'email_verification')));
+    const [mail] = await t.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.toAddress, email), eq(emailOutbox.kind, 'email_verification')));
     expect(mail?.subject).toBe('Confirm your email address for Open RON');
     const token = await linkTokenFor(email);
     const [row] = await t.db.select().from(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId));
@@ -76,7 +83,10 @@ describe('self-registration and the confirmation link', () => {
   it('refuses an expired link, a made-up one and an empty one with the same clear error', async () => {
     const { email, userId, headers } = await register();
     const token = await linkTokenFor(email);
-    await t.db.update(emailVerificationTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(emailVerificationTokens.userId, userId));
+    await t.db
+      .update(emailVerificationTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(emailVerificationTokens.userId, userId));
     const expired = await verify(token);
     expect(expired.statusCode).toBe(400);
     expect(expired.json()).toEqual(invalidLink);
@@ -90,16 +100,30 @@ describe('self-registration and the confirmation link', () => {
   it('counts the account as confirmed when it was made from an invitation sent to that address', async () => {
     const agent = await t.createUser({ roles: ['title_agent'] });
     const invitee = newEmail();
-    const job = await t.app.inject({ method: 'POST', url: '/api/jobs', headers: await t.signInAs(agent), payload: { title: 'Deed', notarizationType: 'jurat', signers: [{ name: 'Ivy', email: invitee }] } });
+    const job = await t.app.inject({
+      method: 'POST',
+      url: '/api/jobs',
+      headers: await t.signInAs(agent),
+      payload: { title: 'Deed', notarizationType: 'jurat', signers: [{ name: 'Ivy', email: invitee }] },
+    });
     expect(job.statusCode).toBe(201);
     const [mail] = await t.db.select().from(emailOutbox).where(eq(emailOutbox.toAddress, invitee));
     const token = mail?.textBody.match(/\/claim\/([\w-]+)/)?.[1] ?? '';
-    const claimed = await t.app.inject({ method: 'POST', url: `/api/invites/${token}/claim`, payload: { name: 'Ivy', email: invitee, password: 'a long password 42' } });
+    const claimed = await t.app.inject({
+      method: 'POST',
+      url: `/api/invites/${token}/claim`,
+      payload: { name: 'Ivy', email: invitee, password: 'a long password 42' },
+    });
     expect(claimed.statusCode).toBe(201);
     expect(claimed.json().user).toMatchObject({ emailVerified: true });
     const [user] = await t.db.select().from(users).where(eq(users.email, invitee));
     expect(user).toMatchObject({ emailVerifiedVia: 'invitation' });
-    expect(await t.db.select().from(emailOutbox).where(and(eq(emailOutbox.toAddress, invitee), eq(emailOutbox.kind, 'email_verification')))).toEqual([]);
+    expect(
+      await t.db
+        .select()
+        .from(emailOutbox)
+        .where(and(eq(emailOutbox.toAddress, invitee), eq(emailOutbox.kind, 'email_verification'))),
+    ).toEqual([]);
   });
 });
 
@@ -107,9 +131,17 @@ describe('an existing account accepting an emailed invitation', () => {
   it('counts its address as confirmed, since the link went there, and its open session sees that at once', async () => {
     const { email, headers, userId } = await register();
     const agent = await t.createUser({ roles: ['title_agent'] });
-    const job = await t.app.inject({ method: 'POST', url: '/api/jobs', headers: await t.signInAs(agent), payload: { title: 'Lease', notarizationType: 'jurat', signers: [{ name: 'Vera', email }] } });
+    const job = await t.app.inject({
+      method: 'POST',
+      url: '/api/jobs',
+      headers: await t.signInAs(agent),
+      payload: { title: 'Lease', notarizationType: 'jurat', signers: [{ name: 'Vera', email }] },
+    });
     expect(job.statusCode).toBe(201);
-    const [mail] = await t.db.select().from(emailOutbox).where(and(eq(emailOutbox.toAddress, email), eq(emailOutbox.kind, 'job_invite')));
+    const [mail] = await t.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.toAddress, email), eq(emailOutbox.kind, 'job_invite')));
     const token = mail?.textBody.match(/\/claim\/([\w-]+)/)?.[1] ?? '';
     expect(await me(headers)).toMatchObject({ emailVerified: false });
     expect((await t.app.inject({ method: 'POST', url: `/api/invites/${token}/accept`, headers })).statusCode).toBe(200);

@@ -100,7 +100,7 @@ describe('linking an authenticator from a pending sign-in', () => {
 
   it.each([
     ['when asked', { rememberDevice: true }],
-    ['by default (SPEC section 9)', {}],
+    ['by default', {}],
   ])('remembers the device %s, so the next sign-in on it needs no code', async (_label, extra) => {
     const user = await t.createUser({ roles: ['notary'] });
     const ticket = await getTicket(user);

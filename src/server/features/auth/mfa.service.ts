@@ -4,7 +4,6 @@ import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { LoginResponse } from '#shared/auth.ts';
 import { mfaConstants, mfaMessages, type MfaStatus } from '#shared/mfa.ts';
-import { toSingleLine } from '#shared/text.ts';
 import { hasAnyRole } from '#shared/roles.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { mfaBackupCodes, mfaEmailCodes, mfaFactors, sessions, trustedDevices, users } from '#server/db/schema/index.ts';
@@ -12,6 +11,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashToken } from '#server/lib/crypto.ts';
 import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { mailTemplates } from '#server/features/mail/templates.ts';
 import { clearRateLimit, hitRateLimit, readRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { decryptSecret, encryptSecret, hashCode } from '#server/lib/secrets.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
@@ -320,7 +320,7 @@ export async function verifySecondFactor(
   return completeSecondFactor(ctx, user.id, input.rememberDevice, input.token ? 'totp' : 'backup_code');
 }
 
-/** SPEC section 8: the login page's two-factor step says this for any wrong code. */
+/** The login page's two-factor step says this for any wrong code. */
 const invalidTwoFactorCode = 'Invalid 2FA code';
 
 /** POST /api/auth/2fa/verify: the inline step of the login page, by ticket (the pending session token). */
@@ -390,14 +390,7 @@ export async function requestEmailCode(ctx: Ctx): Promise<{ maskedEmail: string;
     await queueEmail(tx, {
       to: user.email,
       kind: 'mfa_email_code',
-      subject: `Your Open RON sign-in code: ${code}`,
-      text: [
-        `Hello ${toSingleLine(user.name)},`,
-        '',
-        `Your sign-in code is ${code}. It expires in 10 minutes.`,
-        '',
-        'If you did not try to sign in, change your password: someone may know it.',
-      ].join('\n'),
+      ...mailTemplates.mfaEmailCode.render({ name: user.name, code }),
     });
   });
   return { maskedEmail: maskEmail(user.email), cooldownSeconds: mfaConstants.emailResendCooldownSeconds };

@@ -28,7 +28,6 @@ afterAll(async () => {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-
 function request(method: InjectOptions['method'], url: string, headers: Record<string, string> = {}, payload?: unknown, extra: Partial<InjectOptions> = {}) {
   return t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }), ...extra });
 }
@@ -148,7 +147,10 @@ describe('authenticator set-up', () => {
     const verify = await request('POST', '/api/auth/mfa/totp/setup/verify', headers, { token: currentCode(start.secret) });
     expect(verify.statusCode).toBe(200);
     expect((await getStatus(headers)).json()).toMatchObject({ enrolled: true, totpEnabled: true, required: false });
-    const [audit] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.action, 'mfa.totp_enabled'), eq(auditEvents.actorId, user.id)));
+    const [audit] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, 'mfa.totp_enabled'), eq(auditEvents.actorId, user.id)));
     expect(audit?.data).toEqual({ userId: user.id });
   });
 
@@ -218,7 +220,15 @@ describe('signing in when the role requires MFA', () => {
     const res = await logIn(user);
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toEqual({ user: null, sessionToken: null, mfa_required: true, enrolled: false, twofaRequired: false, ticket: expect.any(String), nextAction: null });
+    expect(body).toEqual({
+      user: null,
+      sessionToken: null,
+      mfa_required: true,
+      enrolled: false,
+      twofaRequired: false,
+      ticket: expect.any(String),
+      nextAction: null,
+    });
     const cookie = cookieOf(res, 'ron_session');
     expect(cookie?.value).toBe(body.ticket);
     expect(new Date(cookie?.expires ?? 0).getTime()).toBeLessThanOrEqual(Date.now() + 10 * 60_000 + 1000);
@@ -272,7 +282,10 @@ describe('signing in when the role requires MFA', () => {
     const { user, secret } = await createEnrolledNotary();
     const ticket = await getTicket(user);
     // Five guesses sent at once have all been counted; the session is not ended yet.
-    await t.db.update(sessions).set({ mfaFailures: 5 }).where(eq(sessions.tokenHash, hashToken(ticket)));
+    await t.db
+      .update(sessions)
+      .set({ mfaFailures: 5 })
+      .where(eq(sessions.tokenHash, hashToken(ticket)));
     const res = await request('POST', '/api/auth/mfa/verify', bearer(ticket), { token: nextCode(secret) });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({ error: 'mfa_locked' });
@@ -297,7 +310,10 @@ describe('signing in when the role requires MFA', () => {
     }
     const refused = await logIn(user);
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toMatchObject({ error: 'rate_limited', message: expect.stringMatching(/^Too many failed sign-in attempts for this account\. Please wait \d+ minutes and try again\.$/) });
+    expect(refused.json()).toMatchObject({
+      error: 'rate_limited',
+      message: expect.stringMatching(/^Too many failed sign-in attempts for this account\. Please wait \d+ minutes and try again\.$/),
+    });
   });
 
   it('does not let a pending session replace a linked authenticator', async () => {
@@ -357,7 +373,14 @@ describe('remembering a device', () => {
 
     const remembered = await logIn(user, device?.value);
     expect(remembered.statusCode).toBe(200);
-    expect(remembered.json()).toMatchObject({ user: { id: user.id }, sessionToken: expect.any(String), mfa_required: false, twofaRequired: false, ticket: null, enrolled: true });
+    expect(remembered.json()).toMatchObject({
+      user: { id: user.id },
+      sessionToken: expect.any(String),
+      mfa_required: false,
+      twofaRequired: false,
+      ticket: null,
+      enrolled: true,
+    });
 
     const otherDevice = await logIn(user);
     expect(otherDevice.json()).toMatchObject({ user: null, mfa_required: true });
@@ -366,7 +389,7 @@ describe('remembering a device', () => {
     expect((await logIn(someoneElse, device?.value)).json()).toMatchObject({ user: null, mfa_required: true });
   });
 
-  it('remembers the device by default (SPEC section 9)', async () => {
+  it('remembers the device by default', async () => {
     const { user, secret } = await createEnrolledNotary();
     const ticket = await getTicket(user);
     const res = await request('POST', '/api/auth/mfa/verify', bearer(ticket), { token: nextCode(secret) });
@@ -390,7 +413,10 @@ describe('remembering a device', () => {
 
   it('stops trusting a device after 30 days', async () => {
     const { user, response } = await createEnrolledNotary(true);
-    await t.db.update(trustedDevices).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(trustedDevices.userId, user.id));
+    await t.db
+      .update(trustedDevices)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(trustedDevices.userId, user.id));
     expect((await logIn(user, cookieOf(response, 'ron_device')?.value)).json()).toMatchObject({ user: null, mfa_required: true });
   });
 
@@ -414,7 +440,15 @@ describe('POST /api/auth/2fa/verify (voluntary authenticator, ticket on the logi
     const login = await logIn(user);
     expect(login.statusCode).toBe(200);
     const { ticket } = login.json();
-    expect(login.json()).toEqual({ user: null, sessionToken: null, mfa_required: false, enrolled: true, twofaRequired: true, ticket: expect.any(String), nextAction: null });
+    expect(login.json()).toEqual({
+      user: null,
+      sessionToken: null,
+      mfa_required: false,
+      enrolled: true,
+      twofaRequired: true,
+      ticket: expect.any(String),
+      nextAction: null,
+    });
 
     const res = await request('POST', '/api/auth/2fa/verify', {}, { ticket, code: nextCode(secret), rememberDevice: false, jobId: 'job-1', signerId: null });
     expect(res.statusCode).toBe(200);
@@ -576,7 +610,15 @@ describe('email codes', () => {
     const code = await readMailedCode(user.email, before);
     expect((await request('POST', '/api/auth/mfa/email/verify', headers, { code })).statusCode).toBe(200);
     const login = await logIn(user);
-    expect(login.json()).toEqual({ user: null, sessionToken: null, mfa_required: true, enrolled: true, twofaRequired: false, ticket: expect.any(String), nextAction: null });
+    expect(login.json()).toEqual({
+      user: null,
+      sessionToken: null,
+      mfa_required: true,
+      enrolled: true,
+      twofaRequired: false,
+      ticket: expect.any(String),
+      nextAction: null,
+    });
   });
 
   it('honours the 120-second cooldown with code_already_sent and the seconds left', async () => {
@@ -588,7 +630,10 @@ describe('email codes', () => {
     const refused = await requestEmailCode(ticket);
     expect(refused.statusCode).toBe(429);
     const body = refused.json();
-    expect(body).toMatchObject({ error: 'code_already_sent', message: expect.stringMatching(/^A code was already sent\. Please wait \d+ seconds before requesting another\.$/) });
+    expect(body).toMatchObject({
+      error: 'code_already_sent',
+      message: expect.stringMatching(/^A code was already sent\. Please wait \d+ seconds before requesting another\.$/),
+    });
     const seconds = Number(/wait (\d+) seconds/.exec(body.message)?.[1]);
     expect(seconds).toBeGreaterThan(110);
     expect(seconds).toBeLessThanOrEqual(120);
@@ -622,7 +667,10 @@ describe('email codes', () => {
     const before = smtp.messages.length;
     await requestEmailCode(ticket);
     const code = await readMailedCode(user.email, before);
-    await t.db.update(mfaEmailCodes).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(mfaEmailCodes.userId, user.id));
+    await t.db
+      .update(mfaEmailCodes)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(mfaEmailCodes.userId, user.id));
     const res = await request('POST', '/api/auth/mfa/email/verify', ticket, { code });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ error: 'invalid_code', message: 'Invalid or expired code. Please try again.' });

@@ -1,17 +1,37 @@
 import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import { passwordResetMessages } from '#shared/mfa.ts';
-import { toSingleLine } from '#shared/text.ts';
+import type { DbOrTx } from '#server/db/client.ts';
 import { passwordResetTokens, sessions, trustedDevices, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashPassword, hashToken } from '#server/lib/crypto.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { mailTemplates } from '#server/features/mail/templates.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { markEmailVerified } from './email-verification.service.ts';
 import { findUserByEmail, normalizeEmail } from './users.ts';
 
 const resetLifetimeMs = 3600_000;
 const invalidLink = () => new AppError(400, 'invalid_token', passwordResetMessages.invalidLink);
+
+/**
+ * A single-use link to the reset-password page (only the token's hash is stored), inside the
+ * caller's transaction: the one-hour reset link, or an administrator's invitation with a longer life.
+ */
+export async function createPasswordLink(ctx: Pick<Ctx, 'config'> & { db: DbOrTx }, userId: string, lifetimeMs = resetLifetimeMs): Promise<string> {
+  const token = createToken();
+  await ctx.db.insert(passwordResetTokens).values({ userId, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + lifetimeMs) });
+  return `${ctx.config.publicUrl}/login?resetToken=${token}`;
+}
+
+/** Ends every unused password link of an account: they were sent to an address it no longer has. */
+export async function endPasswordLinks(db: DbOrTx, userId: string): Promise<void> {
+  await db
+    .update(passwordResetTokens)
+    .set({ usedAt: new Date() })
+    .where(and(eq(passwordResetTokens.userId, userId), isNull(passwordResetTokens.usedAt)));
+}
 
 /**
  * Sends a single-use reset link when the account exists. The answer is the same either way, and
@@ -27,23 +47,12 @@ export async function requestPasswordReset(ctx: Ctx, rawEmail: string): Promise<
   const user = await findUserByEmail(ctx.db, email);
   // A disabled or rejected account cannot sign in, so a new password would not help it.
   if (user && (user.status === 'active' || user.status === 'pending')) {
-    const token = createToken();
-    const link = `${ctx.config.publicUrl}/login?resetToken=${token}`;
     await ctx.db.transaction(async (tx) => {
-      await tx.insert(passwordResetTokens).values({ userId: user.id, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + resetLifetimeMs) });
+      const link = await createPasswordLink({ ...ctx, db: tx }, user.id);
       await queueEmail(tx, {
         to: user.email,
         kind: 'password_reset',
-        subject: 'Reset your Open RON password',
-        text: [
-          `Hello ${toSingleLine(user.name)},`,
-          '',
-          'Someone asked to reset the password of your Open RON account. To choose a new password, open this link within one hour:',
-          '',
-          link,
-          '',
-          'The link works once. If you did not ask for it, ignore this email: your password stays as it is.',
-        ].join('\n'),
+        ...mailTemplates.passwordReset.render({ name: user.name, link }),
       });
     });
     ctx.log.info({ event: 'password_reset.requested', userId: user.id }, 'password reset link queued');
@@ -84,6 +93,9 @@ export async function resetPassword(ctx: Ctx, token: string, newPassword: string
       .returning({ userId: passwordResetTokens.userId });
     const row = used[0];
     if (!row) throw invalidLink();
+    const [previous] = await tx.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, row.userId));
+    // An account an administrator created has no password until its person opens the emailed invitation.
+    const isFirstPassword = previous?.passwordHash === null;
     // A link sent before the account was rejected or disabled opens nothing: it could not sign in.
     const [user] = await tx
       .update(users)
@@ -91,19 +103,32 @@ export async function resetPassword(ctx: Ctx, token: string, newPassword: string
       .where(and(eq(users.id, row.userId), inArray(users.status, ['active', 'pending'])))
       .returning();
     if (!user) throw invalidLink();
-    await tx.update(sessions).set({ revokedAt: new Date() }).where(and(eq(sessions.userId, user.id), isNull(sessions.revokedAt)));
-    await tx.update(trustedDevices).set({ revokedAt: new Date() }).where(and(eq(trustedDevices.userId, user.id), isNull(trustedDevices.revokedAt)));
+    await tx
+      .update(sessions)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(sessions.userId, user.id), isNull(sessions.revokedAt)));
+    await tx
+      .update(trustedDevices)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(trustedDevices.userId, user.id), isNull(trustedDevices.revokedAt)));
     await tx
       .update(passwordResetTokens)
       .set({ usedAt: new Date() })
       .where(and(eq(passwordResetTokens.userId, user.id), isNull(passwordResetTokens.usedAt)));
     await appendAuditEvent({ ...ctx, db: tx, user: null }, { action: 'user.password_reset', data: { userId: user.id, userName: user.name } });
-    await queueEmail(tx, {
-      to: user.email,
-      kind: 'password_changed',
-      subject: 'Your Open RON password was changed',
-      text: `Hello ${toSingleLine(user.name)},\n\nThe password of your Open RON account was just changed with a reset link, and every signed-in device was signed out.\nIf this was not you, contact your administrator at once.`,
-    });
+    // The link reached this address (links sent to a former address ended when it changed), so it proves the address too.
+    const via = isFirstPassword ? 'invitation' : 'email_link';
+    if (await markEmailVerified(tx, user.id, user.email, via)) {
+      await appendAuditEvent({ ...ctx, db: tx, user: null }, { action: 'user.email_verified', data: { userId: user.id, userName: user.name, via } });
+    }
+    // Choosing the first password is no change to warn about.
+    if (!isFirstPassword) {
+      await queueEmail(tx, {
+        to: user.email,
+        kind: 'password_changed',
+        ...mailTemplates.passwordChanged.render({ name: user.name }),
+      });
+    }
     return user.id;
   });
   await ctx.sessionCache.invalidateUser(userId);

@@ -33,7 +33,8 @@ function call(method: InjectOptions['method'], url: string, payload?: unknown, r
 }
 
 const forgot = (email: unknown, remoteAddress?: string) => call('POST', '/api/auth/forgot-password', { email }, remoteAddress);
-const validate = (token: string, remoteAddress?: string) => call('GET', `/api/auth/reset-password/validate?token=${encodeURIComponent(token)}`, undefined, remoteAddress);
+const validate = (token: string, remoteAddress?: string) =>
+  call('GET', `/api/auth/reset-password/validate?token=${encodeURIComponent(token)}`, undefined, remoteAddress);
 const reset = (payload: unknown, remoteAddress?: string) => call('POST', '/api/auth/reset-password', payload, remoteAddress);
 const logIn = (email: string, password: string) => call('POST', '/api/auth/login', { email, password });
 
@@ -76,9 +77,9 @@ describe('POST /api/auth/forgot-password', () => {
     const events = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'user.password_reset'));
     const event = events.find((row) => (row.data as { userId?: string }).userId === user.id);
     expect(event?.data).toEqual({ userId: user.id, userName: user.name });
-    expect(describeAuditEvent({ action: 'user.password_reset', actorName: null, actorId: event?.actorId ?? null, data: event?.data as Record<string, unknown> })).toBe(
-      `The password of ${user.name} was reset with an emailed link.`,
-    );
+    expect(
+      describeAuditEvent({ action: 'user.password_reset', actorName: null, actorId: event?.actorId ?? null, data: event?.data as Record<string, unknown> }),
+    ).toBe(`The password of ${user.name} was reset with an emailed link.`);
   });
 
   it('answers the same whether or not the account exists, and mails only a real account', async () => {
@@ -179,7 +180,10 @@ describe('the reset link', () => {
     expect(row?.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 60 * 60_000);
     expect(row?.tokenHash).not.toBe(token);
 
-    await t.db.update(passwordResetTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(passwordResetTokens.userId, user.id));
+    await t.db
+      .update(passwordResetTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(passwordResetTokens.userId, user.id));
     expect((await validate(token)).json()).toEqual(invalidLink);
     const res = await reset({ token, newPassword });
     expect(res.statusCode).toBe(400);

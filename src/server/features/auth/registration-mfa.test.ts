@@ -99,7 +99,13 @@ describe('registration of a role that must use a second factor', () => {
     const res = await register('user', { name: 'Sam Signer', email, password });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ user: { email, roles: ['signer'] }, sessionToken: expect.any(String), mfa_required: false, ticket: null, pendingApproval: false });
+    expect(body).toMatchObject({
+      user: { email, roles: ['signer'] },
+      sessionToken: expect.any(String),
+      mfa_required: false,
+      ticket: null,
+      pendingApproval: false,
+    });
     expect((await request('GET', '/api/auth/me', bearer(body.sessionToken))).statusCode).toBe(200);
   });
 });

@@ -25,7 +25,10 @@ let toMailbox: Mode;
 
 async function createMode(env: Record<string, string>): Promise<Omit<Mode, 'waitForMail'>> {
   const logLines: string[] = [];
-  const app = await createTestApp({ MFA_REQUIRED_ROLES: 'notary', LOG_LEVEL: 'trace', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '1000', ...env }, { logStream: { write: (line) => void logLines.push(line) } });
+  const app = await createTestApp(
+    { MFA_REQUIRED_ROLES: 'notary', LOG_LEVEL: 'trace', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '1000', ...env },
+    { logStream: { write: (line) => void logLines.push(line) } },
+  );
   return { app, logLines };
 }
 
@@ -80,7 +83,10 @@ async function exerciseSecrets({ app: t, waitForMail }: Mode): Promise<string[]>
   keep(linked.json().completedSignIn.sessionToken as string);
   keep(linked.cookies.find((cookie) => cookie.name === 'ron_device')?.value ?? '');
   const again = keep((await call('POST', '/api/auth/login', {}, { email: user.email, password: user.password })).json().ticket as string);
-  const verified = await call('POST', '/api/auth/mfa/verify', bearer(again), { token: keep(totp.generate({ timestamp: Date.now() + 30_000 })), rememberDevice: false });
+  const verified = await call('POST', '/api/auth/mfa/verify', bearer(again), {
+    token: keep(totp.generate({ timestamp: Date.now() + 30_000 })),
+    rememberDevice: false,
+  });
   expect(verified.statusCode).toBe(200);
   const session = keep(verified.json().sessionToken as string);
   const codes = (await call('POST', '/api/auth/mfa/backup/generate', bearer(session))).json().codes as string[];
@@ -108,7 +114,11 @@ async function exerciseSecrets({ app: t, waitForMail }: Mode): Promise<string[]>
   // A job invitation: looked at, refused once (a short password), then claimed. The token sits in the path.
   const agent = await t.createUser({ roles: ['title_agent'] });
   const invitee = `invitee-${user.id.slice(0, 8)}@example.test`;
-  const job = await call('POST', '/api/jobs', await t.signInAs(agent), { title: 'Deed of trust', notarizationType: 'acknowledgment', signers: [{ name: 'Ivy Invitee', email: invitee }] });
+  const job = await call('POST', '/api/jobs', await t.signInAs(agent), {
+    title: 'Deed of trust',
+    notarizationType: 'acknowledgment',
+    signers: [{ name: 'Ivy Invitee', email: invitee }],
+  });
   expect(job.statusCode, job.body).toBe(201);
   const inviteMail = await waitForMail((m) => m.to === invitee && /invited/.test(m.subject));
   const inviteToken = keep(linkIn(inviteMail.text).pathname.split('/claim/')[1] ?? '');

@@ -63,7 +63,10 @@ export async function resolveSession(db: DbOrTx, cache: SessionCache, token: str
 
 export async function revokeSessionByToken(ctx: Pick<Ctx, 'db' | 'sessionCache'>, token: string): Promise<void> {
   const tokenHash = hashToken(token);
-  await ctx.db.update(sessions).set({ revokedAt: new Date() }).where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt)));
+  await ctx.db
+    .update(sessions)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt)));
   await ctx.sessionCache.invalidateToken(tokenHash);
 }
 
@@ -71,7 +74,10 @@ export async function revokeSessionByToken(ctx: Pick<Ctx, 'db' | 'sessionCache'>
 export async function revokeUserSessions(ctx: Pick<Ctx, 'db' | 'sessionCache'>, userId: string, keepSessionId?: string): Promise<void> {
   const conditions = [eq(sessions.userId, userId), isNull(sessions.revokedAt)];
   if (keepSessionId) conditions.push(ne(sessions.id, keepSessionId));
-  await ctx.db.update(sessions).set({ revokedAt: new Date() }).where(and(...conditions));
+  await ctx.db
+    .update(sessions)
+    .set({ revokedAt: new Date() })
+    .where(and(...conditions));
   await ctx.sessionCache.invalidateUser(userId);
 }
 

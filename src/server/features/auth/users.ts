@@ -6,7 +6,7 @@ import { users } from '#server/db/schema/index.ts';
 
 export type UserRow = typeof users.$inferSelect;
 
-/** The user record the browser keeps (SPEC section 3), never the password hash. */
+/** The user record the browser keeps in session storage, never the password hash. */
 export function toSessionUser(row: UserRow): SessionUser {
   const roles = getUserRoles({ roles: row.roles });
   const role = getEffectiveRole({ roles });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { findOnlineNotaryIds } from './availability.service.ts';
+import { createNotary as createNotaryFixture } from '#test/notary-fixtures.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,10 +17,16 @@ let counter = 0;
 /** A notary account with a commission on file in the given approval state. */
 async function createNotary(approval: Approval = 'approved', commissionExpiresOn = '2031-06-30'): Promise<TestUser & { headers: Record<string, string> }> {
   counter += 1;
-  const user = await t.createUser({ roles: ['notary'], name: `Ada Attacker ${counter}` });
   const approvalStatus = approval === 'deactivated' ? 'approved' : approval;
-  await t.db.insert(notaryProfiles).values({ userId: user.id, commissionState: 'TX', commissionNumber: `TXA-${counter}`, commissionExpiresOn, county: 'Travis', approvalStatus, isActive: approval !== 'deactivated' });
-  return { ...user, headers: await t.signInAs(user) };
+  const user = await createNotaryFixture(t, {
+    name: `Ada Attacker ${counter}`,
+    state: 'TX',
+    county: 'Travis',
+    approvalStatus,
+    isActive: approval !== 'deactivated',
+    commissionExpiresOn,
+  });
+  return { ...user, headers: await t.headersFor(user) };
 }
 
 const toggle = (headers: Record<string, string>, payload: Record<string, unknown>) =>
@@ -27,13 +34,23 @@ const toggle = (headers: Record<string, string>, payload: Record<string, unknown
 
 describe('attacks on live availability', () => {
   it('never counts a pending, rejected, deactivated or expired notary as online, whatever they send', async () => {
-    const blocked = [await createNotary('pending'), await createNotary('rejected'), await createNotary('deactivated'), await createNotary('approved', '2020-01-01')];
+    const blocked = [
+      await createNotary('pending'),
+      await createNotary('rejected'),
+      await createNotary('deactivated'),
+      await createNotary('approved', '2020-01-01'),
+    ];
     for (const notary of blocked) {
       const res = await toggle(notary.headers, { is_available: true, session_id: 'browser-x-0001' });
       expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
       expect(res.statusCode).toBeLessThan(500);
     }
-    expect(await findOnlineNotaryIds(t, blocked.map((notary) => notary.id))).toEqual([]);
+    expect(
+      await findOnlineNotaryIds(
+        t,
+        blocked.map((notary) => notary.id),
+      ),
+    ).toEqual([]);
   });
 
   it('takes a notary offline when their commission number changes after approval and the profile goes back to pending', async () => {

@@ -1,13 +1,23 @@
 import { and, asc, count, desc, eq, gt, lte, sql } from 'drizzle-orm';
-import { slotLimits, toInstant, toLocalDateTime, type AvailabilitySlot, type CreateAvailabilityInput } from '#shared/availability.ts';
+import {
+  findSlotProblems,
+  isKnownTimeZone,
+  isInstant,
+  slotLimits,
+  toLocalDateTime,
+  toSlotInstant,
+  type AvailabilitySlot,
+  type CreateAvailabilityInput,
+} from '#shared/availability.ts';
 import { getUserRoles } from '#shared/roles.ts';
-import { availabilitySlots, users } from '#server/db/schema/index.ts';
+import { availabilitySlots, notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '#server/lib/errors.ts';
 
 /**
- * Scheduled availability (issue 13): slots of time a notary says they can take notarizations. Input
- * is local date-times in a named zone (src/shared/availability.ts); rows hold instants and the zone.
+ * Scheduled availability: slots of time a notary says they can take notarizations. Input
+ * is local date-times in a named zone or the profile's, or ISO instants (src/shared/availability.ts);
+ * rows hold instants and the zone.
  */
 
 type SlotRow = typeof availabilitySlots.$inferSelect;
@@ -81,15 +91,28 @@ export async function findAvailabilitySlots(ctx: Ctx, query: { notaryId?: string
  */
 export async function createAvailabilitySlots(ctx: Ctx, input: CreateAvailabilityInput): Promise<AvailabilitySlot[]> {
   const notaryId = requireUser(ctx).id;
+  const timeZone = input.timeZone ?? (await findProfileTimeZone(ctx, notaryId));
+  const hasLocalTimes = input.slots.some((slot) => !isInstant(slot.start) || !isInstant(slot.end));
+  if (hasLocalTimes && !timeZone) {
+    throw new AppError(
+      400,
+      'validation_failed',
+      'Local times need a time zone: send timeZone (such as America/Chicago), set your time zone in your profile, or send instants such as 2026-12-01T15:00:00Z.',
+    );
+  }
+  // Without a zone in the request, the shared schema could not check local times: it is done here.
+  const [problem] = input.timeZone ? [] : findSlotProblems(input.slots, timeZone);
+  if (problem) throw new AppError(400, 'validation_failed', problem.message, { path: problem.path });
+  const shownIn = timeZone ?? 'UTC';
   const now = new Date();
   const latestStart = new Date(now.getTime() + slotLimits.daysAhead * 24 * 3600 * 1000);
   const ranges = input.slots.map((slot, index) => {
-    const startsAt = toInstant(slot.start, input.timeZone);
-    const endsAt = toInstant(slot.end, input.timeZone);
-    // The shared schema already refused times that do not exist in the zone.
+    const startsAt = toSlotInstant(slot.start, timeZone);
+    const endsAt = toSlotInstant(slot.end, timeZone);
+    // The checks above already refused times that do not exist in the zone.
     if (!startsAt || !endsAt) throw badRequest('A slot’s time does not exist in that time zone.');
     const name = input.slots.length > 1 ? `Slot ${index + 1}` : 'The slot';
-    if (startsAt < now) throw badRequest(`${name} starts in the past (${describeRange(startsAt, endsAt, input.timeZone)}); choose a time from now on.`);
+    if (startsAt < now) throw badRequest(`${name} starts in the past (${describeRange(startsAt, endsAt, shownIn)}); choose a time from now on.`);
     if (startsAt > latestStart) throw badRequest(`${name} starts more than ${slotLimits.daysAhead} days from now; add slots up to a year ahead.`);
     return { name, startsAt, endsAt };
   });
@@ -104,7 +127,10 @@ export async function createAvailabilitySlots(ctx: Ctx, input: CreateAvailabilit
     for (const range of ranges) {
       const clash = held.find((row) => row.startsAt < range.endsAt && range.startsAt < row.endsAt);
       if (clash) {
-        throw conflict(`${range.name} overlaps your slot ${describeRange(clash.startsAt, clash.endsAt, clash.timeZone)}.`, { code: 'slot_overlap', slotId: clash.id });
+        throw conflict(`${range.name} overlaps your slot ${describeRange(clash.startsAt, clash.endsAt, clash.timeZone)}.`, {
+          code: 'slot_overlap',
+          slotId: clash.id,
+        });
       }
     }
     const [{ upcoming } = { upcoming: 0 }] = await tx
@@ -112,14 +138,24 @@ export async function createAvailabilitySlots(ctx: Ctx, input: CreateAvailabilit
       .from(availabilitySlots)
       .where(and(eq(availabilitySlots.notaryId, notaryId), gt(availabilitySlots.endsAt, now)));
     if (upcoming + ranges.length > slotLimits.upcoming) {
-      throw new AppError(409, 'too_many_slots', `You may hold at most ${slotLimits.upcoming} upcoming slots; you have ${upcoming}. Remove some before adding more.`);
+      throw new AppError(
+        409,
+        'too_many_slots',
+        `You may hold at most ${slotLimits.upcoming} upcoming slots; you have ${upcoming}. Remove some before adding more.`,
+      );
     }
     const rows = await tx
       .insert(availabilitySlots)
-      .values(ranges.map((range) => ({ notaryId, startsAt: range.startsAt, endsAt: range.endsAt, timeZone: input.timeZone })))
+      .values(ranges.map((range) => ({ notaryId, startsAt: range.startsAt, endsAt: range.endsAt, timeZone: shownIn })))
       .returning();
     return rows.sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime()).map((row) => toSlot(row, now));
   });
+}
+
+/** The zone the notary's profile names, if it names a known one. */
+async function findProfileTimeZone(ctx: Ctx, notaryId: string): Promise<string | null> {
+  const [row] = await ctx.db.select({ timeZone: notaryProfiles.timeZone }).from(notaryProfiles).where(eq(notaryProfiles.userId, notaryId)).limit(1);
+  return row?.timeZone && isKnownTimeZone(row.timeZone) ? row.timeZone : null;
 }
 
 /** DELETE /api/availability/{id}: the notary's own slot; anyone else's is not found. */

@@ -29,7 +29,8 @@ const post = (headers: Record<string, string>, payload: unknown) =>
   t.app.inject({ method: 'POST', url: '/api/availability', headers, payload: payload as Record<string, unknown> });
 const list = (headers: Record<string, string>, query = '') => t.app.inject({ method: 'GET', url: `/api/availability${query}`, headers });
 const remove = (headers: Record<string, string>, id: string) => t.app.inject({ method: 'DELETE', url: `/api/availability/${id}`, headers });
-const idsOf = async (headers: Record<string, string>, query = '') => ((await list(headers, query)).json().items as Array<{ id: string }>).map((slot) => slot.id);
+const idsOf = async (headers: Record<string, string>, query = '') =>
+  ((await list(headers, query)).json().items as Array<{ id: string }>).map((slot) => slot.id);
 
 describe('scheduled availability', () => {
   it('stores slots given as local times in the notary’s zone as instants and lists them soonest first', async () => {
@@ -45,8 +46,26 @@ describe('scheduled availability', () => {
     expect(res.statusCode).toBe(201);
     const created = res.json().items;
     expect(created).toEqual([
-      { id: expect.any(String), notaryId: notary.id, startsAt: `${earlier}T08:30:00.000Z`, endsAt: `${earlier}T09:30:00.000Z`, timeZone: zone, localStart: `${earlier}T14:00`, localEnd: `${earlier}T15:00`, isPast: false },
-      { id: expect.any(String), notaryId: notary.id, startsAt: `${day}T03:30:00.000Z`, endsAt: `${day}T07:00:00.000Z`, timeZone: zone, localStart: `${day}T09:00`, localEnd: `${day}T12:30`, isPast: false },
+      {
+        id: expect.any(String),
+        notaryId: notary.id,
+        startsAt: `${earlier}T08:30:00.000Z`,
+        endsAt: `${earlier}T09:30:00.000Z`,
+        timeZone: zone,
+        localStart: `${earlier}T14:00`,
+        localEnd: `${earlier}T15:00`,
+        isPast: false,
+      },
+      {
+        id: expect.any(String),
+        notaryId: notary.id,
+        startsAt: `${day}T03:30:00.000Z`,
+        endsAt: `${day}T07:00:00.000Z`,
+        timeZone: zone,
+        localStart: `${day}T09:00`,
+        localEnd: `${day}T12:30`,
+        isPast: false,
+      },
     ]);
     const listed = await list(notary.headers);
     expect(listed.statusCode).toBe(200);
@@ -118,20 +137,53 @@ describe('scheduled availability', () => {
 
   const day = dayFromNow(40);
   it.each([
-    ['slots that overlap each other', { timeZone: zone, slots: [{ start: `${day}T09:00`, end: `${day}T11:00` }, { start: `${day}T10:00`, end: `${day}T12:00` }] }, 'Slots 1 and 2 overlap.'],
+    [
+      'slots that overlap each other',
+      {
+        timeZone: zone,
+        slots: [
+          { start: `${day}T09:00`, end: `${day}T11:00` },
+          { start: `${day}T10:00`, end: `${day}T12:00` },
+        ],
+      },
+      'Slots 1 and 2 overlap.',
+    ],
     ['an end before the start', { timeZone: zone, slots: [{ start: `${day}T12:00`, end: `${day}T09:00` }] }, 'The slot must end after it starts.'],
     ['an end equal to the start', { timeZone: zone, slots: [{ start: `${day}T12:00`, end: `${day}T12:00` }] }, 'The slot must end after it starts.'],
     ['a slot of ten minutes', { timeZone: zone, slots: [{ start: `${day}T12:00`, end: `${day}T12:10` }] }, 'The slot must last at least 15 minutes.'],
     ['a slot of thirteen hours', { timeZone: zone, slots: [{ start: `${day}T06:00`, end: `${day}T19:00` }] }, 'The slot may last at most 12 hours.'],
-    ['an unknown time zone', { timeZone: 'Mars/Olympus_Mons', slots: [{ start: `${day}T09:00`, end: `${day}T10:00` }] }, 'Send a time zone such as America/Chicago; that one is not known.'],
-    ['no time zone', { slots: [{ start: `${day}T09:00`, end: `${day}T10:00` }] }, 'Send the time zone the times are in, such as America/Chicago.'],
-    ['an instant with an offset instead of a local time', { timeZone: zone, slots: [{ start: `${day}T09:00:00Z`, end: `${day}T10:00` }] }, 'Send the slot’s start as a local date and time such as 2026-12-01T09:00.'],
-    ['a day that does not exist', { timeZone: zone, slots: [{ start: '2027-02-30T09:00', end: '2027-02-30T10:00' }] }, 'The slot’s start is not a real date and time.'],
-    ['a time the clocks skip', { timeZone: 'America/Chicago', slots: [{ start: '2027-03-14T02:30', end: '2027-03-14T04:00' }] }, 'The slot: 2027-03-14 02:30 does not exist in America/Chicago (the clocks skip that hour).'],
+    [
+      'an unknown time zone',
+      { timeZone: 'Mars/Olympus_Mons', slots: [{ start: `${day}T09:00`, end: `${day}T10:00` }] },
+      'Send a time zone such as America/Chicago; that one is not known.',
+    ],
+    [
+      'local times with no time zone in the request or the profile',
+      { slots: [{ start: `${day}T09:00`, end: `${day}T10:00` }] },
+      'Local times need a time zone: send timeZone (such as America/Chicago), set your time zone in your profile, or send instants such as 2026-12-01T15:00:00Z.',
+    ],
+    [
+      'a start that is neither a local time nor an instant',
+      { timeZone: zone, slots: [{ start: `${day} 9am`, end: `${day}T10:00` }] },
+      'Send the slot’s start as a local date and time such as 2026-12-01T09:00, or an instant such as 2026-12-01T15:00:00Z.',
+    ],
+    [
+      'a day that does not exist',
+      { timeZone: zone, slots: [{ start: '2027-02-30T09:00', end: '2027-02-30T10:00' }] },
+      'The slot’s start is not a real date and time.',
+    ],
+    [
+      'a time the clocks skip',
+      { timeZone: 'America/Chicago', slots: [{ start: '2027-03-14T02:30', end: '2027-03-14T04:00' }] },
+      'The slot: 2027-03-14 02:30 does not exist in America/Chicago (the clocks skip that hour).',
+    ],
     ['no slots', { timeZone: zone, slots: [] }, 'Add at least one slot.'],
     [
       'twenty-one slots at once',
-      { timeZone: zone, slots: Array.from({ length: 21 }, (_, index) => ({ start: `${dayFromNow(50 + index)}T09:00`, end: `${dayFromNow(50 + index)}T10:00` })) },
+      {
+        timeZone: zone,
+        slots: Array.from({ length: 21 }, (_, index) => ({ start: `${dayFromNow(50 + index)}T09:00`, end: `${dayFromNow(50 + index)}T10:00` })),
+      },
       'Add at most 20 slots at a time.',
     ],
   ])('refuses %s with a sentence', async (_case, payload, message) => {
@@ -161,11 +213,22 @@ describe('scheduled availability', () => {
     const headers = await t.signInAs(user);
     const hour = 3600 * 1000;
     const base = Date.now() + 24 * hour;
-    await t.db
-      .insert(availabilitySlots)
-      .values(Array.from({ length: 199 }, (_, index) => ({ notaryId: user.id, startsAt: new Date(base + index * hour), endsAt: new Date(base + index * hour + 30 * 60_000), timeZone: 'UTC' })));
+    await t.db.insert(availabilitySlots).values(
+      Array.from({ length: 199 }, (_, index) => ({
+        notaryId: user.id,
+        startsAt: new Date(base + index * hour),
+        endsAt: new Date(base + index * hour + 30 * 60_000),
+        timeZone: 'UTC',
+      })),
+    );
     const later = dayFromNow(300);
-    const res = await post(headers, { timeZone: 'UTC', slots: [{ start: `${later}T09:00`, end: `${later}T10:00` }, { start: `${later}T11:00`, end: `${later}T12:00` }] });
+    const res = await post(headers, {
+      timeZone: 'UTC',
+      slots: [
+        { start: `${later}T09:00`, end: `${later}T10:00` },
+        { start: `${later}T11:00`, end: `${later}T12:00` },
+      ],
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({ error: 'too_many_slots', message: 'You may hold at most 200 upcoming slots; you have 199. Remove some before adding more.' });
     expect((await post(headers, { timeZone: 'UTC', slots: [{ start: `${later}T09:00`, end: `${later}T10:00` }] })).statusCode).toBe(201);
@@ -202,7 +265,10 @@ describe('scheduled availability', () => {
     const res = await list(adminHeaders, `?notaryId=${otherNotary.id}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().items.map((slot: { id: string }) => slot.id)).toEqual(await idsOf(otherNotary.headers));
-    expect((await list(adminHeaders)).json()).toMatchObject({ error: 'bad_request', message: 'Name the notary whose availability you want to see with ?notaryId=.' });
+    expect((await list(adminHeaders)).json()).toMatchObject({
+      error: 'bad_request',
+      message: 'Name the notary whose availability you want to see with ?notaryId=.',
+    });
     const signer = await t.createUser({ roles: ['signer'] });
     expect((await list(adminHeaders, `?notaryId=${signer.id}`)).statusCode).toBe(404);
     expect((await list(adminHeaders, `?notaryId=${randomUUID()}`)).statusCode).toBe(404);

@@ -10,35 +10,52 @@ import {
 } from '#shared/availability.ts';
 import { getAvailabilityStatus, recordHeartbeat, toggleAvailability } from './availability.service.ts';
 import { createAvailabilitySlots, deleteAvailabilitySlot, findAvailabilitySlots } from './availability-slots.service.ts';
+import { idParams } from '#server/lib/route-params.ts';
 
 const notaries = ['notary'] as const;
-const slotParams = z.object({ id: z.uuid({ message: 'The slot id must be a UUID.' }) });
+const slotParams = idParams('The slot');
 
-/** Live availability, under /api/notary-availability (SPEC section 7): notaries only, others get 403. */
+/** Live availability, under /api/notary-availability: notaries only, others get 403. */
 export const notaryAvailabilityRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/status', { config: { access: notaries }, schema: { response: { 200: availabilityStatusSchema } } }, async (request) => getAvailabilityStatus(request.ctx));
-
-  app.post('/toggle', { config: { access: notaries }, schema: { body: toggleAvailabilityInputSchema, response: { 200: availabilityStatusSchema } } }, async (request) =>
-    toggleAvailability(request.ctx, request.body),
+  app.get('/status', { config: { access: notaries }, schema: { response: { 200: availabilityStatusSchema } } }, async (request) =>
+    getAvailabilityStatus(request.ctx),
   );
 
-  app.post('/heartbeat', { config: { access: notaries }, schema: { body: heartbeatInputSchema, response: { 200: availabilityStatusSchema } } }, async (request) =>
-    recordHeartbeat(request.ctx, request.body),
+  app.post(
+    '/toggle',
+    { config: { access: notaries }, schema: { body: toggleAvailabilityInputSchema, response: { 200: availabilityStatusSchema } } },
+    async (request) => toggleAvailability(request.ctx, request.body),
+  );
+
+  app.post(
+    '/heartbeat',
+    { config: { access: notaries }, schema: { body: heartbeatInputSchema, response: { 200: availabilityStatusSchema } } },
+    async (request) => recordHeartbeat(request.ctx, request.body),
   );
 };
 
 /** Scheduled availability, under /api/availability: a notary's own slots; administrators may read any notary's. */
 export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/', { config: { access: ['notary', 'admin'] }, schema: { querystring: availabilityQuerySchema, response: { 200: availabilitySlotListSchema } } }, async (request) => ({
-    items: await findAvailabilitySlots(request.ctx, request.query),
-  }));
-
-  app.post('/', { config: { access: notaries }, schema: { body: createAvailabilityInputSchema, response: { 201: availabilitySlotListSchema } } }, async (request, reply) =>
-    reply.code(201).send({ items: await createAvailabilitySlots(request.ctx, request.body) }),
+  app.get(
+    '/',
+    { config: { access: ['notary', 'admin'] }, schema: { querystring: availabilityQuerySchema, response: { 200: availabilitySlotListSchema } } },
+    async (request) => ({
+      items: await findAvailabilitySlots(request.ctx, request.query),
+    }),
   );
 
-  app.delete('/:id', { config: { access: notaries }, schema: { params: slotParams, response: { 200: z.object({ ok: z.literal(true) }) } } }, async (request) => {
-    await deleteAvailabilitySlot(request.ctx, request.params.id);
-    return { ok: true as const };
-  });
+  app.post(
+    '/',
+    { config: { access: notaries }, schema: { body: createAvailabilityInputSchema, response: { 201: availabilitySlotListSchema } } },
+    async (request, reply) => reply.code(201).send({ items: await createAvailabilitySlots(request.ctx, request.body) }),
+  );
+
+  app.delete(
+    '/:id',
+    { config: { access: notaries }, schema: { params: slotParams, response: { 200: z.object({ ok: z.literal(true) }) } } },
+    async (request) => {
+      await deleteAvailabilitySlot(request.ctx, request.params.id);
+      return { ok: true as const };
+    },
+  );
 };

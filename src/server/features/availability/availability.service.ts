@@ -1,12 +1,18 @@
 import { and, eq, gt, gte, inArray, sql, type SQL } from 'drizzle-orm';
-import { heartbeatIntervalSeconds, presenceTimeoutSeconds, type AvailabilityStatus, type HeartbeatInput, type ToggleAvailabilityInput } from '#shared/availability.ts';
+import {
+  heartbeatIntervalSeconds,
+  presenceTimeoutSeconds,
+  type AvailabilityStatus,
+  type HeartbeatInput,
+  type ToggleAvailabilityInput,
+} from '#shared/availability.ts';
 import { notaryPresence, notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { findOwnWorkBlocker } from '#server/features/notaries/notary-eligibility.ts';
 
 /**
- * Live availability (issue 13): a notary is online while their switch is on and their browser's last
+ * Live availability: a notary is online while their switch is on and their browser's last
  * heartbeat is at most 90 s old, and while they may take work (approved, active, commission current).
  * The rule is evaluated when asked, from the stored heartbeat and the clock: nothing has to run for a
  * notary whose browser went quiet to count as offline. Everything that lists online notaries goes

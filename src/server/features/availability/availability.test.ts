@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { notaryProfiles, users } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { findOnlineNotaryIds, isNotaryOnline } from './availability.service.ts';
+import { createNotary as createNotaryFixture } from '#test/notary-fixtures.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,13 +20,20 @@ let counter = 0;
 /** A notary account with a commission on file in the given approval state (approved by default). */
 async function createNotary(approval: Approval = 'approved', commissionExpiresOn = '2031-06-30'): Promise<TestUser & { headers: Record<string, string> }> {
   counter += 1;
-  const user = await t.createUser({ roles: ['notary'], name: `Nia Notary ${counter}` });
-  if (approval !== 'none') {
-    const isActive = approval !== 'deactivated';
-    const approvalStatus = approval === 'deactivated' ? 'approved' : approval;
-    await t.db.insert(notaryProfiles).values({ userId: user.id, commissionState: 'TX', commissionNumber: `TX-${counter}`, commissionExpiresOn, county: 'Travis', approvalStatus, isActive });
+  if (approval === 'none') {
+    const user = await t.createUser({ roles: ['notary'], name: `Nia Notary ${counter}` });
+    return { ...user, headers: await t.headersFor(user) };
   }
-  return { ...user, headers: await t.signInAs(user) };
+  const approvalStatus = approval === 'deactivated' ? 'approved' : approval;
+  const user = await createNotaryFixture(t, {
+    name: `Nia Notary ${counter}`,
+    state: 'TX',
+    county: 'Travis',
+    approvalStatus,
+    isActive: approval !== 'deactivated',
+    commissionExpiresOn,
+  });
+  return { ...user, headers: await t.headersFor(user) };
 }
 
 const browserA = 'browser-a-0001';

@@ -42,7 +42,7 @@ export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!request.isMultipart()) throw new AppError(415, 'unsupported_media_type', 'Upload documents as multipart/form-data with one or more files.');
     const files: ReceivedFile[] = [];
     let tag = 'signing';
-    // no file part is longer than what is left of the body: each is read into one buffer of about its size
+    // no file part is longer than what is left of the body: that caps how far its buffer grows
     let bodyLeft = Number(request.headers['content-length']);
     try {
       for await (const part of request.parts()) {
@@ -76,11 +76,15 @@ export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.code(201).send({ items });
   });
 
-  app.post('/:id/documents/batch', { config: { access: signedIn }, schema: { params: jobParams, response: { 201: documentListSchema } } }, async (request, reply) => {
-    if (!request.isMultipart()) throw new AppError(400, 'no_files', documentMessages.noFiles);
-    const items = await receiveUpload(request, request.params.id);
-    return reply.code(201).send({ items });
-  });
+  app.post(
+    '/:id/documents/batch',
+    { config: { access: signedIn }, schema: { params: jobParams, response: { 201: documentListSchema } } },
+    async (request, reply) => {
+      if (!request.isMultipart()) throw new AppError(400, 'no_file', documentMessages.noFiles);
+      const items = await receiveUpload(request, request.params.id);
+      return reply.code(201).send({ items });
+    },
+  );
 
   app.patch(
     '/:id/documents/reorder',
@@ -97,19 +101,28 @@ export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete('/:id/documents/:docId', { config: { access: signedIn }, schema: { params: documentParams, response: { 200: z.object({ ok: z.literal(true) }) } } }, async (request) => {
-    await deleteDocument(request.ctx, request.params.id, request.params.docId, parseIfMatch(request.headers['if-match']));
-    return { ok: true as const };
-  });
+  app.delete(
+    '/:id/documents/:docId',
+    { config: { access: signedIn }, schema: { params: documentParams, response: { 200: z.object({ ok: z.literal(true) }) } } },
+    async (request) => {
+      await deleteDocument(request.ctx, request.params.id, request.params.docId, parseIfMatch(request.headers['if-match']));
+      return { ok: true as const };
+    },
+  );
 
   app.post(
     '/:id/documents/:docId/flush',
-    { config: { access: signedIn }, schema: { params: documentParams, body: updateDocumentInputSchema, response: { 202: z.object({ isApplied: z.boolean(), currentVersion: z.number() }) } } },
+    {
+      config: { access: signedIn },
+      schema: { params: documentParams, body: updateDocumentInputSchema, response: { 202: z.object({ isApplied: z.boolean(), currentVersion: z.number() }) } },
+    },
     async (request, reply) => reply.code(202).send(await flushDocument(request.ctx, request.params.id, request.params.docId, request.body)),
   );
 
-  app.post('/:id/documents/:docId/complete', { config: { access: signedIn }, schema: { params: documentParams, response: { 200: documentSchema } } }, async (request) =>
-    completeDocument(request.ctx, request.params.id, request.params.docId),
+  app.post(
+    '/:id/documents/:docId/complete',
+    { config: { access: signedIn }, schema: { params: documentParams, response: { 200: documentSchema } } },
+    async (request) => completeDocument(request.ctx, request.params.id, request.params.docId),
   );
 
   app.get('/:id/documents/:docId/file', { config: { access: signedIn }, schema: { params: documentParams } }, async (request, reply) => {
@@ -122,11 +135,15 @@ export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
       .send(file.stream);
   });
 
-  app.post('/:id/audit/assets', { config: { access: signedIn }, schema: { params: jobParams, body: auditAssetInputSchema, response: { 200: z.object({ ok: z.literal(true) }) } } }, async (request) =>
-    addAuditAsset(request.ctx, request.params.id, request.body.docId, request.body.tag),
+  app.post(
+    '/:id/audit/assets',
+    { config: { access: signedIn }, schema: { params: jobParams, body: auditAssetInputSchema, response: { 200: z.object({ ok: z.literal(true) }) } } },
+    async (request) => addAuditAsset(request.ctx, request.params.id, request.body.docId, request.body.tag),
   );
 
-  app.delete('/:id/audit/assets', { config: { access: signedIn }, schema: { params: jobParams, body: auditAssetInputSchema, response: { 200: z.object({ ok: z.literal(true) }) } } }, async (request) =>
-    removeAuditAsset(request.ctx, request.params.id, request.body.docId, request.body.tag),
+  app.delete(
+    '/:id/audit/assets',
+    { config: { access: signedIn }, schema: { params: jobParams, body: auditAssetInputSchema, response: { 200: z.object({ ok: z.literal(true) }) } } },
+    async (request) => removeAuditAsset(request.ctx, request.params.id, request.body.docId, request.body.tag),
   );
 };

@@ -10,6 +10,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
+import { assertPrintable, describeUnprintableInput } from '#server/features/notarization/pdf-fonts.ts';
 import { assertRequiredFieldsFilled, hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
 import { receiveToMemory, writeTempFile } from '#server/providers/storage/storage.ts';
 import { checkPdfBytes } from './pdf-check.ts';
@@ -21,8 +22,7 @@ type DocumentRow = typeof documents.$inferSelect;
  * reason it is refused (thrown by addDocuments, so a batch is answered in the order it was sent).
  */
 export type ReceivedFile = { fileName: string; name: string; sha256: string; sizeBytes: number } & (
-  | { filePath: string; pageCount: number; problem: null }
-  | { filePath: null; pageCount: null; problem: AppError }
+  { filePath: string; pageCount: number; problem: null } | { filePath: null; pageCount: null; problem: AppError }
 );
 
 export function toDocument(row: DocumentRow): JobDocument {
@@ -61,8 +61,12 @@ export async function assertCanUpload(ctx: Ctx, jobId: string): Promise<void> {
 }
 
 function cleanDocumentName(fileName: string): string {
-  const base = [...fileName.replace(/^.*[\\/]/, '')].filter((character) => character.charCodeAt(0) >= 0x20).join('').trim();
-  return (base || 'document.pdf').slice(0, 200);
+  const base = [...fileName.replace(/^.*[\\/]/, '')]
+    .filter((character) => character.charCodeAt(0) >= 0x20)
+    .join('')
+    .trim();
+  // At most 200 characters, cut between characters: never half of a pair outside the BMP.
+  return [...(base || 'document.pdf')].slice(0, 200).join('');
 }
 
 /** A byte count for people: "50 MB", "1.5 MB", "20 KB" (a limit under 1 MB used to read "0 MB"). */
@@ -82,8 +86,17 @@ export async function receiveDocument(ctx: Ctx, source: Readable, fileName: stri
   const name = cleanDocumentName(fileName);
   const maxBytes = ctx.config.documentMaxBytes;
   const received = await receiveToMemory(source, maxBytes, sizeHint);
-  const refuse = (problem: AppError): ReceivedFile => ({ fileName, name, sha256: received.sha256, sizeBytes: received.sizeBytes, filePath: null, pageCount: null, problem });
-  if (received.isTooLarge) return refuse(new AppError(413, 'file_too_large', `${name}: this file is larger than the ${describeSize(maxBytes)} limit.`, { maxBytes }));
+  const refuse = (problem: AppError): ReceivedFile => ({
+    fileName,
+    name,
+    sha256: received.sha256,
+    sizeBytes: received.sizeBytes,
+    filePath: null,
+    pageCount: null,
+    problem,
+  });
+  if (received.isTooLarge)
+    return refuse(new AppError(413, 'file_too_large', `${name}: this file is larger than the ${describeSize(maxBytes)} limit.`, { maxBytes }));
   if (received.sizeBytes === 0) return refuse(new AppError(422, 'broken_pdf', `${name}: the file is empty.`));
   let pageCount: number;
   try {
@@ -92,6 +105,8 @@ export async function receiveDocument(ctx: Ctx, source: Readable, fileName: stri
     if (error instanceof AppError) return refuse(error);
     throw error;
   }
+  const unprintable = describeUnprintableInput([{ label: 'file name', text: name }]);
+  if (unprintable) return refuse(new AppError(400, 'unprintable_text', unprintable));
   const filePath = await writeTempFile(path.join(ctx.config.dataDir, 'tmp'), received.bytes);
   return { fileName, name, sha256: received.sha256, sizeBytes: received.sizeBytes, filePath, pageCount, problem: null };
 }
@@ -102,7 +117,7 @@ export async function receiveDocument(ctx: Ctx, source: Readable, fileName: stri
  * for local storage) and the rows and audit events are written in one transaction.
  */
 export async function addDocuments(ctx: Ctx, jobId: string, files: ReceivedFile[], tag: DocumentRow['tag']): Promise<JobDocument[]> {
-  if (files.length === 0) throw new AppError(400, 'no_files', documentMessages.noFiles);
+  if (files.length === 0) throw new AppError(400, 'no_file', documentMessages.noFiles);
   const checked: Array<ReceivedFile & { problem: null }> = [];
   for (const file of files) {
     if (file.problem) throw file.problem;
@@ -148,7 +163,11 @@ export async function addDocuments(ctx: Ctx, jobId: string, files: ReceivedFile[
 
 async function getDocumentRow(ctx: Ctx, jobId: string, documentId: string, forUpdate = false): Promise<DocumentRow> {
   if (!/^[0-9a-f-]{36}$/i.test(documentId)) throw notFound('No document with that id on this job.');
-  const query = ctx.db.select().from(documents).where(and(eq(documents.jobId, jobId), eq(documents.id, documentId))).limit(1);
+  const query = ctx.db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.jobId, jobId), eq(documents.id, documentId)))
+    .limit(1);
   const [row] = forUpdate ? await query.for('update') : await query;
   if (!row) throw notFound('No document with that id on this job.');
   return row;
@@ -187,6 +206,7 @@ export async function updateDocument(
     if (await hasFilledFields(tx, { jobId, documentId })) {
       throw new AppError(409, 'field_filled', 'This document holds filled fields, so its name and tag can no longer change.');
     }
+    if (input.name !== undefined) assertPrintable([{ label: 'document name', text: cleanDocumentName(input.name) }]);
     const changes = { ...(input.name !== undefined ? { name: cleanDocumentName(input.name) } : {}), ...(input.tag !== undefined ? { tag: input.tag } : {}) };
     const [updated] = await tx
       .update(documents)

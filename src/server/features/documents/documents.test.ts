@@ -29,20 +29,21 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const headersOf = new Map<string, Record<string, string>>();
-async function headersFor(user: TestUser): Promise<Record<string, string>> {
-  const known = headersOf.get(user.id);
-  if (known) return known;
-  const headers = await t.signInAs(user);
-  headersOf.set(user.id, headers);
-  return headers;
-}
+const headersFor = (user: TestUser) => t.headersFor(user);
 
-async function call(user: TestUser, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: Record<string, unknown>, headers: Record<string, string> = {}) {
+async function call(
+  user: TestUser,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  payload?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   return t.app.inject({ method, url, headers: { ...(await headersFor(user)), ...headers }, ...(payload ? { payload } : {}) });
 }
 
-async function createJob(signers: Array<{ name: string; email: string }> = [{ name: 'Sam Signer', email: `sam-${randomUUID().slice(0, 8)}@example.test` }]): Promise<Job> {
+async function createJob(
+  signers: Array<{ name: string; email: string }> = [{ name: 'Sam Signer', email: `sam-${randomUUID().slice(0, 8)}@example.test` }],
+): Promise<Job> {
   const res = await call(agent, 'POST', '/api/jobs', { title: 'Closing', notarizationType: 'acknowledgment', signers, notaryId: notary.id });
   expect(res.statusCode, res.body).toBe(201);
   return res.json() as Job;
@@ -109,7 +110,12 @@ describe('uploading documents', () => {
   it('takes a tag sent after the file, and keeps only the file’s own name', async () => {
     const job = await createJob();
     const body = buildMultipart([{ name: 'C:\\Users\\me\\Desktop\\deed.pdf', content: onePage }], { tag: 'identification' }, { fieldsLast: true });
-    const res = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...(await headersFor(agent)), ...body.headers }, payload: body.payload });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${job.id}/documents`,
+      headers: { ...(await headersFor(agent)), ...body.headers },
+      payload: body.payload,
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().items[0]).toMatchObject({ name: 'deed.pdf', tag: 'identification' });
   });
@@ -132,7 +138,15 @@ describe('uploading documents', () => {
   it('adds a batch after the documents already there, in the order sent', async () => {
     const job = await createJob();
     await uploadOne(job.id, 'first.pdf');
-    const res = await upload(job.id, [{ name: 'second.pdf', content: twoPages }, { name: 'third.pdf', content: onePage }], {}, 'documents/batch');
+    const res = await upload(
+      job.id,
+      [
+        { name: 'second.pdf', content: twoPages },
+        { name: 'third.pdf', content: onePage },
+      ],
+      {},
+      'documents/batch',
+    );
     expect(res.statusCode).toBe(201);
     expect(res.json().items.map((item: JobDocument) => [item.name, item.position, item.tag])).toEqual([
       ['second.pdf', 1, 'signing'],
@@ -148,14 +162,14 @@ describe('uploading documents', () => {
     expect((await listDocuments(job.id)).map((item) => item.position)).toEqual([0, 1, 2]);
   });
 
-  it('answers a batch without files with 400 no_files, whether or not it is multipart', async () => {
+  it('answers a batch without files with 400 no_file, whether or not it is multipart', async () => {
     const job = await createJob();
     const json = await call(agent, 'POST', `/api/jobs/${job.id}/documents/batch`, { files: [] });
     expect(json.statusCode).toBe(400);
-    expect(json.json()).toEqual({ error: 'no_files', message: documentMessages.noFiles });
+    expect(json.json()).toEqual({ error: 'no_file', message: documentMessages.noFiles });
     const fieldsOnly = await upload(job.id, [], { tag: 'signing' }, 'documents/batch');
     expect(fieldsOnly.statusCode).toBe(400);
-    expect(fieldsOnly.json()).toEqual({ error: 'no_files', message: documentMessages.noFiles });
+    expect(fieldsOnly.json()).toEqual({ error: 'no_file', message: documentMessages.noFiles });
   });
 });
 
@@ -194,7 +208,13 @@ describe('PATCH /api/jobs/:id/documents/:docId', () => {
   it('renames and retags a document at the version the client saw, and answers the new ETag', async () => {
     const job = await createJob();
     const document = await uploadOne(job.id);
-    const res = await call(agent, 'PATCH', `/api/jobs/${job.id}/documents/${document.id}`, { name: 'Deed (signed copy).pdf', tag: 'supporting', clientSnapshotVersion: 1 }, { 'if-match': '"1"' });
+    const res = await call(
+      agent,
+      'PATCH',
+      `/api/jobs/${job.id}/documents/${document.id}`,
+      { name: 'Deed (signed copy).pdf', tag: 'supporting', clientSnapshotVersion: 1 },
+      { 'if-match': '"1"' },
+    );
     expect(res.statusCode).toBe(200);
     expect(res.headers.etag).toBe('"2"');
     expect(res.json()).toMatchObject({ id: document.id, name: 'Deed (signed copy).pdf', tag: 'supporting', version: 2 });
@@ -202,7 +222,13 @@ describe('PATCH /api/jobs/:id/documents/:docId', () => {
       action: 'document.updated',
       data: { documentId: document.id, changes: { name: 'Deed (signed copy).pdf', tag: 'supporting' }, version: 2 },
     });
-    const weak = await call(agent, 'PATCH', `/api/jobs/${job.id}/documents/${document.id}`, { tag: 'signing', clientSnapshotVersion: 2 }, { 'if-match': 'W/"2"' });
+    const weak = await call(
+      agent,
+      'PATCH',
+      `/api/jobs/${job.id}/documents/${document.id}`,
+      { tag: 'signing', clientSnapshotVersion: 2 },
+      { 'if-match': 'W/"2"' },
+    );
     expect(weak.statusCode).toBe(200);
     expect(weak.json()).toMatchObject({ tag: 'signing', version: 3 });
   });
@@ -222,11 +248,23 @@ describe('PATCH /api/jobs/:id/documents/:docId', () => {
   ])('answers 412 when %s is stale, and changes nothing', async (_label, ifMatch, clientSnapshotVersion) => {
     const job = await createJob();
     const document = await uploadOne(job.id);
-    const first = await call(agent, 'PATCH', `/api/jobs/${job.id}/documents/${document.id}`, { name: 'First edit.pdf', clientSnapshotVersion: 1 }, { 'if-match': '"1"' });
+    const first = await call(
+      agent,
+      'PATCH',
+      `/api/jobs/${job.id}/documents/${document.id}`,
+      { name: 'First edit.pdf', clientSnapshotVersion: 1 },
+      { 'if-match': '"1"' },
+    );
     expect(first.statusCode).toBe(200);
     const eventCount = (await auditTrail(job.id)).length;
 
-    const stale = await call(agent, 'PATCH', `/api/jobs/${job.id}/documents/${document.id}`, { name: 'Lost edit.pdf', clientSnapshotVersion }, { 'if-match': ifMatch });
+    const stale = await call(
+      agent,
+      'PATCH',
+      `/api/jobs/${job.id}/documents/${document.id}`,
+      { name: 'Lost edit.pdf', clientSnapshotVersion },
+      { 'if-match': ifMatch },
+    );
     expect(stale.statusCode).toBe(412);
     expect(stale.json()).toEqual({ error: 'stale_version', message: documentMessages.stale, detail: { currentVersion: 2 } });
     expect(await listDocuments(job.id)).toEqual([first.json()]);
@@ -240,7 +278,13 @@ describe('PATCH /api/jobs/:id/documents/:docId', () => {
     expect(empty.statusCode).toBe(400);
     expect(empty.json()).toMatchObject({ error: 'validation_failed', message: 'Nothing to change.' });
     const otherJob = await createJob();
-    const foreign = await call(agent, 'PATCH', `/api/jobs/${otherJob.id}/documents/${document.id}`, { name: 'x.pdf', clientSnapshotVersion: 1 }, { 'if-match': '"1"' });
+    const foreign = await call(
+      agent,
+      'PATCH',
+      `/api/jobs/${otherJob.id}/documents/${document.id}`,
+      { name: 'x.pdf', clientSnapshotVersion: 1 },
+      { 'if-match': '"1"' },
+    );
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toEqual({ error: 'not_found', message: 'No document with that id on this job.' });
   });

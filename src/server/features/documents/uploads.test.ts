@@ -38,7 +38,10 @@ function upload(jobId: string, files: Array<{ name: string; content: Buffer; con
 
 function filesUnder(directory: string): string[] {
   if (!fs.existsSync(directory)) return [];
-  return fs.readdirSync(directory, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+  return fs
+    .readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 /** What a refused upload must leave as it was: the documents, the audit trail, the stored blobs. */
@@ -112,7 +115,14 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
   it('leaves no temporary upload files behind, whether the upload succeeds or not', async () => {
     const job = await createJob();
     expect((await upload(job.id, [{ name: 'fine.pdf', content: pdf }])).statusCode).toBe(201);
-    expect((await upload(job.id, [{ name: 'fine.pdf', content: pdf }, { name: 'bad.pdf', content: makeBrokenPdf() }])).statusCode).toBe(422);
+    expect(
+      (
+        await upload(job.id, [
+          { name: 'fine.pdf', content: pdf },
+          { name: 'bad.pdf', content: makeBrokenPdf() },
+        ])
+      ).statusCode,
+    ).toBe(422);
     expect(filesUnder(path.join(dataDir, 'tmp'))).toEqual([]);
   });
 });
@@ -123,7 +133,11 @@ describe('content-addressed storage', () => {
     const hash = sha256(content);
     const blobsBefore = filesUnder(t.blobRoot).length;
     const [first, second] = [await createJob(), await createJob()];
-    const uploads = [await upload(first.id, [{ name: 'a.pdf', content }]), await upload(first.id, [{ name: 'b.pdf', content }]), await upload(second.id, [{ name: 'c.pdf', content }])];
+    const uploads = [
+      await upload(first.id, [{ name: 'a.pdf', content }]),
+      await upload(first.id, [{ name: 'b.pdf', content }]),
+      await upload(second.id, [{ name: 'c.pdf', content }]),
+    ];
     const documents = uploads.map((res) => res.json().items[0] as JobDocument);
     expect(documents.map((document) => document.sha256)).toEqual([hash, hash, hash]);
     expect(new Set(documents.map((document) => document.id)).size).toBe(3);
@@ -138,7 +152,10 @@ describe('content-addressed storage', () => {
   it('still serves a document after another one with the same content is deleted', async () => {
     const content = await makePdf(1, 'Twice');
     const job = await createJob();
-    const [kept, removed] = [(await upload(job.id, [{ name: 'kept.pdf', content }])).json().items[0], (await upload(job.id, [{ name: 'gone.pdf', content }])).json().items[0]];
+    const [kept, removed] = [
+      (await upload(job.id, [{ name: 'kept.pdf', content }])).json().items[0],
+      (await upload(job.id, [{ name: 'gone.pdf', content }])).json().items[0],
+    ];
     const deleted = await t.app.inject({ method: 'DELETE', url: `/api/jobs/${job.id}/documents/${removed.id}`, headers: { ...headers, 'if-match': '"1"' } });
     expect(deleted.statusCode).toBe(200);
     const file = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}/documents/${kept.id}/file`, headers });

@@ -2,15 +2,19 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createFieldInputSchema, fieldListSchema, fieldSchema, fillFieldInputSchema, updateFieldInputSchema } from '#shared/fields.ts';
 import { createField, deleteField, fillField, findFields, openFieldImage, updateField } from './fields.service.ts';
+import { documentParams } from '#server/lib/route-params.ts';
 
-const documentParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }), docId: z.uuid({ message: 'Document id must be a UUID.' }) });
 const fieldParams = documentParams.extend({ fieldId: z.uuid({ message: 'Field id must be a UUID.' }) });
 const signedIn = 'signed-in' as const;
 
 export const fieldsRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/:id/documents/:docId/fields', { config: { access: signedIn }, schema: { params: documentParams, response: { 200: fieldListSchema } } }, async (request) => ({
-    items: await findFields(request.ctx, request.params.id, request.params.docId),
-  }));
+  app.get(
+    '/:id/documents/:docId/fields',
+    { config: { access: signedIn }, schema: { params: documentParams, response: { 200: fieldListSchema } } },
+    async (request) => ({
+      items: await findFields(request.ctx, request.params.id, request.params.docId),
+    }),
+  );
 
   app.post(
     '/:id/documents/:docId/fields',

@@ -1,6 +1,14 @@
 import { and, asc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
-import { isCalendarDay, isNotaryField, notaryFieldTypes, type DocumentField, type createFieldInputSchema, type fillFieldInputSchema, type updateFieldInputSchema } from '#shared/fields.ts';
+import {
+  isCalendarDay,
+  isNotaryField,
+  notaryFieldTypes,
+  type DocumentField,
+  type createFieldInputSchema,
+  type fillFieldInputSchema,
+  type updateFieldInputSchema,
+} from '#shared/fields.ts';
 import { getCalendarDay } from '#shared/dates.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { documentFields, documents, jobParticipants, userSignatures } from '#server/db/schema/index.ts';
@@ -9,7 +17,8 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '#server/lib
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
 import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
-import { assertSessionRecording } from '#server/features/video/recording-rules.ts';
+import { assertPrintable } from '#server/features/notarization/pdf-fonts.ts';
+import { assertSessionRecording } from '#server/features/video/recording/recording-rules.ts';
 
 type FieldRow = typeof documentFields.$inferSelect;
 type DocumentRow = typeof documents.$inferSelect;
@@ -44,7 +53,11 @@ export async function publishJobChange(ctx: Pick<Ctx, 'realtime' | 'log'>, jobId
 }
 
 async function getDocument(db: DbOrTx, jobId: string, documentId: string): Promise<DocumentRow> {
-  const [row] = await db.select().from(documents).where(and(eq(documents.jobId, jobId), eq(documents.id, documentId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.jobId, jobId), eq(documents.id, documentId)))
+    .limit(1);
   if (!row) throw notFound('No document with that id on this job.');
   return row;
 }
@@ -57,21 +70,31 @@ function assertDocumentOpen(access: JobAccess, document: DocumentRow): void {
 }
 
 async function getFieldRow(db: DbOrTx, documentId: string, fieldId: string): Promise<FieldRow> {
-  const [row] = await db.select().from(documentFields).where(and(eq(documentFields.documentId, documentId), eq(documentFields.id, fieldId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(documentFields)
+    .where(and(eq(documentFields.documentId, documentId), eq(documentFields.id, fieldId)))
+    .limit(1);
   if (!row) throw notFound('No field with that id on this document.');
   return row;
 }
 
 function assertVersion(row: FieldRow, version: number): void {
   if (row.version !== version) {
-    throw new AppError(412, 'stale_version', 'Someone changed this field after you loaded it. The latest version is shown now.', { currentVersion: row.version });
+    throw new AppError(412, 'stale_version', 'Someone changed this field after you loaded it. The latest version is shown now.', {
+      currentVersion: row.version,
+    });
   }
 }
 
 export async function findFields(ctx: Ctx, jobId: string, documentId: string): Promise<DocumentField[]> {
   await getJobAccess(ctx, jobId);
   await getDocument(ctx.db, jobId, documentId);
-  const rows = await ctx.db.select().from(documentFields).where(eq(documentFields.documentId, documentId)).orderBy(asc(documentFields.page), asc(documentFields.createdAt));
+  const rows = await ctx.db
+    .select()
+    .from(documentFields)
+    .where(eq(documentFields.documentId, documentId))
+    .orderBy(asc(documentFields.page), asc(documentFields.createdAt));
   return rows.map(toField);
 }
 
@@ -118,14 +141,24 @@ export async function createField(ctx: Ctx, jobId: string, documentId: string, i
       .values({ ...input, participantId: input.participantId ?? null, jobId, documentId, createdBy: ctx.user?.id ?? null })
       .returning();
     if (!created) throw new Error('field insert returned no row');
-    await appendAuditEvent(txCtx, { jobId, action: 'field.placed', data: { ...describeFieldForAudit(created, document), participantId: created.participantId, participantName } });
+    await appendAuditEvent(txCtx, {
+      jobId,
+      action: 'field.placed',
+      data: { ...describeFieldForAudit(created, document), participantId: created.participantId, participantName },
+    });
     return created;
   });
   await publishJobChange(ctx, jobId, { type: 'fields.changed', documentId });
   return toField(row);
 }
 
-export async function updateField(ctx: Ctx, jobId: string, documentId: string, fieldId: string, input: z.output<typeof updateFieldInputSchema>): Promise<DocumentField> {
+export async function updateField(
+  ctx: Ctx,
+  jobId: string,
+  documentId: string,
+  fieldId: string,
+  input: z.output<typeof updateFieldInputSchema>,
+): Promise<DocumentField> {
   const row = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
@@ -163,7 +196,11 @@ export async function deleteField(ctx: Ctx, jobId: string, documentId: string, f
     if (current.filledAt) throw new AppError(409, 'field_filled', 'A filled field cannot be removed: it holds what was signed.');
     const participantName = await findParticipantName(tx, current.participantId);
     await tx.delete(documentFields).where(eq(documentFields.id, fieldId));
-    await appendAuditEvent(txCtx, { jobId, action: 'field.removed', data: { ...describeFieldForAudit(current, document), participantId: current.participantId, participantName } });
+    await appendAuditEvent(txCtx, {
+      jobId,
+      action: 'field.removed',
+      data: { ...describeFieldForAudit(current, document), participantId: current.participantId, participantName },
+    });
   });
   await publishJobChange(ctx, jobId, { type: 'fields.changed', documentId });
 }
@@ -172,7 +209,13 @@ export async function deleteField(ctx: Ctx, jobId: string, documentId: string, f
  * Fills a field during the session: a signer only their own fields, the notary only the notary's.
  * Signature and initials fields take the person's saved image; name and date are set by the server.
  */
-export async function fillField(ctx: Ctx, jobId: string, documentId: string, fieldId: string, input: z.output<typeof fillFieldInputSchema>): Promise<DocumentField> {
+export async function fillField(
+  ctx: Ctx,
+  jobId: string,
+  documentId: string,
+  fieldId: string,
+  input: z.output<typeof fillFieldInputSchema>,
+): Promise<DocumentField> {
   const row = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
@@ -184,6 +227,8 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
     const current = await getFieldRow(tx, documentId, fieldId);
     assertVersion(current, input.version);
     if (current.filledAt) throw new AppError(409, 'field_filled', 'This field is already filled.');
+    // A filled value cannot be changed: text no font of the record prints is refused before it is kept.
+    assertPrintable([{ label: 'text', text: input.value }]);
     const userId = access.userId;
     if (isNotaryField(current.type)) {
       if (access.job.notaryId !== userId) throw forbidden('Only the notary fills the notary’s fields.');
@@ -201,7 +246,9 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
       case 'initials': {
         signatureId = (await getCurrentSignature(tx, userId, current.type === 'initials' ? 'initials' : 'signature'))?.id ?? null;
         if (!signatureId) {
-          throw new AppError(409, 'signature_missing', `Save your ${current.type === 'initials' ? 'initials' : 'signature'} first.`, { needs: current.type === 'initials' ? 'initials' : 'signature' });
+          throw new AppError(409, 'signature_missing', `Save your ${current.type === 'initials' ? 'initials' : 'signature'} first.`, {
+            needs: current.type === 'initials' ? 'initials' : 'signature',
+          });
         }
         break;
       }
@@ -234,7 +281,11 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
       .where(and(eq(documentFields.id, fieldId), eq(documentFields.version, current.version), isNull(documentFields.filledAt)))
       .returning();
     if (!updated) throw new AppError(412, 'stale_version', 'Someone changed this field after you loaded it.', { currentVersion: current.version + 1 });
-    await appendAuditEvent(txCtx, { jobId, action: 'field.filled', data: { ...describeFieldForAudit(current, document), participantId: current.participantId } });
+    await appendAuditEvent(txCtx, {
+      jobId,
+      action: 'field.filled',
+      data: { ...describeFieldForAudit(current, document), participantId: current.participantId },
+    });
     return updated;
   });
   await publishJobChange(ctx, jobId, { type: 'fields.changed', documentId });
@@ -245,7 +296,10 @@ export async function fillField(ctx: Ctx, jobId: string, documentId: string, fie
  * Whether any field is filled on the job (or for one participant, on one document, or among the
  * notary's fields). What someone signed must not change under them: callers refuse edits then.
  */
-export async function hasFilledFields(db: DbOrTx, filter: { jobId: string; participantId?: string; documentId?: string; isNotaryOnly?: boolean }): Promise<boolean> {
+export async function hasFilledFields(
+  db: DbOrTx,
+  filter: { jobId: string; participantId?: string; documentId?: string; isNotaryOnly?: boolean },
+): Promise<boolean> {
   const rows = await db
     .select({ id: documentFields.id })
     .from(documentFields)
@@ -276,7 +330,11 @@ export async function openFieldImage(ctx: Ctx, jobId: string, documentId: string
   await getJobAccess(ctx, jobId);
   const field = await getFieldRow(ctx.db, documentId, fieldId);
   if (field.jobId !== jobId || !field.signatureId) throw notFound('This field has no image.');
-  const [signature] = await ctx.db.select({ storageKey: userSignatures.storageKey }).from(userSignatures).where(eq(userSignatures.id, field.signatureId)).limit(1);
+  const [signature] = await ctx.db
+    .select({ storageKey: userSignatures.storageKey })
+    .from(userSignatures)
+    .where(eq(userSignatures.id, field.signatureId))
+    .limit(1);
   if (!signature) throw notFound('This field has no image.');
   return ctx.storage.read(signature.storageKey);
 }

@@ -27,7 +27,14 @@ let otherHeaders: Record<string, string>;
 beforeAll(async () => {
   t = await createTestApp();
   notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
-  await t.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'TX', commissionNumber: 'TX-1', commissionExpiresOn: '2031-01-01', county: 'Travis', approvalStatus: 'approved' });
+  await t.db.insert(notaryProfiles).values({
+    userId: notary.id,
+    commissionState: 'TX',
+    commissionNumber: 'TX-1',
+    commissionExpiresOn: '2031-01-01',
+    county: 'Travis',
+    approvalStatus: 'approved',
+  });
   signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
   otherSigner = await t.createUser({ roles: ['signer'], name: 'Olga Other' });
   notaryHeaders = await t.signInAs(notary);
@@ -66,7 +73,12 @@ async function createJob(status: 'draft' | 'in_session' = 'in_session') {
     await t.db.update(jobParticipants).set({ userId: user.id }).where(eq(jobParticipants.id, participant.id));
   }
   const upload = buildMultipart([{ name: 'affidavit.pdf', content: await makePdf(2) }]);
-  const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...notaryHeaders, ...upload.headers }, payload: upload.payload });
+  const uploaded = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${job.id}/documents`,
+    headers: { ...notaryHeaders, ...upload.headers },
+    payload: upload.payload,
+  });
   const documentId = uploaded.json().items[0].id as string;
   const participantOf = (user: TestUser) => job.participants.find((participant) => participant.email === user.email)?.id as string;
   let recording: { sessionId: string; recordingId: string } | null = null;
@@ -83,7 +95,12 @@ async function createJob(status: 'draft' | 'in_session' = 'in_session') {
 }
 
 async function placeField(jobId: string, documentId: string, body: Record<string, unknown>) {
-  return t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields`, headers: notaryHeaders, payload: { page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.06, ...body } });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${jobId}/documents/${documentId}/fields`,
+    headers: notaryHeaders,
+    payload: { page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.06, ...body },
+  });
 }
 
 describe('placing fields', () => {
@@ -93,10 +110,20 @@ describe('placing fields', () => {
     expect(placed.statusCode).toBe(201);
     const field = placed.json();
     expect(field).toMatchObject({ type: 'signature', participantId: signerParticipant, version: 1, filledAt: null });
-    const moved = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}`, headers: notaryHeaders, payload: { x: 0.5, version: 1 } });
+    const moved = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}`,
+      headers: notaryHeaders,
+      payload: { x: 0.5, version: 1 },
+    });
     expect(moved.statusCode).toBe(200);
     expect(moved.json()).toMatchObject({ x: 0.5, version: 2 });
-    const stale = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}`, headers: notaryHeaders, payload: { x: 0.2, version: 1 } });
+    const stale = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}`,
+      headers: notaryHeaders,
+      payload: { x: 0.2, version: 1 },
+    });
     expect(stale.statusCode).toBe(412);
     expect(stale.json()).toMatchObject({ error: 'stale_version', detail: { currentVersion: 2 } });
     const [row] = await t.db.select().from(documentFields).where(eq(documentFields.id, field.id));
@@ -166,34 +193,59 @@ describe('filling fields', () => {
   it('asks for a saved signature first and refuses filling outside the session', async () => {
     const draft = await createJob('draft');
     const early = (await placeField(draft.jobId, draft.documentId, { type: 'date_signed', participantId: draft.signerParticipant })).json();
-    const tooEarly = await t.app.inject({ method: 'POST', url: `/api/jobs/${draft.jobId}/documents/${draft.documentId}/fields/${early.id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    const tooEarly = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${draft.jobId}/documents/${draft.documentId}/fields/${early.id}/fill`,
+      headers: signerHeaders,
+      payload: { version: 1 },
+    });
     expect(tooEarly.statusCode).toBe(409);
     expect(tooEarly.json().error).toBe('session_not_live');
 
     const live = await createJob();
     const initials = (await placeField(live.jobId, live.documentId, { type: 'initials', participantId: live.otherParticipant })).json();
-    const missing = await t.app.inject({ method: 'POST', url: `/api/jobs/${live.jobId}/documents/${live.documentId}/fields/${initials.id}/fill`, headers: otherHeaders, payload: { version: 1 } });
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${live.jobId}/documents/${live.documentId}/fields/${initials.id}/fill`,
+      headers: otherHeaders,
+      payload: { version: 1 },
+    });
     expect(missing.statusCode).toBe(409);
     expect(missing.json()).toMatchObject({ error: 'signature_missing', message: 'Save your initials first.', detail: { needs: 'initials' } });
   });
 
   it('fills only while the job’s session is started and recorded: a job moved in session by hand, or a stopped recording, is refused', async () => {
     const { jobId, documentId, signerParticipant } = await createJob('draft');
-    for (const [status, version] of [['ready', 1], ['in_session', 2]] as const) {
+    for (const [status, version] of [
+      ['ready', 1],
+      ['in_session', 2],
+    ] as const) {
       expect((await t.app.inject({ method: 'PATCH', url: `/api/jobs/${jobId}`, headers: notaryHeaders, payload: { status, version } })).statusCode).toBe(200);
     }
     const field = (await placeField(jobId, documentId, { type: 'text', participantId: signerParticipant })).json();
-    const fill = () => t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}/fill`, headers: signerHeaders, payload: { value: 'Parcel 17', version: 1 } });
+    const fill = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}/fill`,
+        headers: signerHeaders,
+        payload: { value: 'Parcel 17', version: 1 },
+      });
     const unsessioned = await fill();
     expect(unsessioned.statusCode).toBe(409);
-    expect(unsessioned.json()).toEqual({ error: 'session_not_live', message: 'Fields are filled during the live session: the notary starts the session and its recording first.' });
+    expect(unsessioned.json()).toEqual({
+      error: 'session_not_live',
+      message: 'Fields are filled during the live session: the notary starts the session and its recording first.',
+    });
 
     const { sessionId, recordingId } = await startRecordedSession(t, jobId, notaryHeaders, [{ headers: signerHeaders, participantId: signerParticipant }]);
     const stopped = await t.app.inject({ method: 'POST', url: '/api/video/recording/stop', headers: notaryHeaders, payload: { sessionId, recordingId } });
     expect(stopped.statusCode).toBe(200);
     const unrecorded = await fill();
     expect(unrecorded.statusCode).toBe(409);
-    expect(unrecorded.json()).toEqual({ error: 'not_recording', message: 'Fields are filled only while the session is recorded: the notary starts the recording first.' });
+    expect(unrecorded.json()).toEqual({
+      error: 'not_recording',
+      message: 'Fields are filled only while the session is recorded: the notary starts the recording first.',
+    });
     const [row] = await t.db.select().from(documentFields).where(eq(documentFields.id, field.id));
     expect(row).toMatchObject({ filledAt: null, value: null, version: 1 });
 
@@ -205,7 +257,12 @@ describe('filling fields', () => {
     // The session ends: the job goes back to ready and nothing more is filled.
     expect((await t.app.inject({ method: 'POST', url: `/api/video/session/${sessionId}/finalize`, headers: notaryHeaders })).statusCode).toBe(200);
     const other = (await placeField(jobId, documentId, { type: 'checkbox', participantId: signerParticipant })).json();
-    const after = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${other.id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    const after = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields/${other.id}/fill`,
+      headers: signerHeaders,
+      payload: { version: 1 },
+    });
     expect(after.statusCode).toBe(409);
     expect(after.json().error).toBe('session_not_live');
   });
@@ -217,7 +274,12 @@ describe('filling fields', () => {
     const early = await t.app.inject({ method: 'POST', url: completeUrl, headers: notaryHeaders });
     expect(early.statusCode).toBe(409);
     expect(early.json().message).toBe('1 required field(s) are not filled yet.');
-    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${date.id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields/${date.id}/fill`,
+      headers: signerHeaders,
+      payload: { version: 1 },
+    });
     const done = await t.app.inject({ method: 'POST', url: completeUrl, headers: notaryHeaders });
     expect(done.statusCode).toBe(200);
     const late = await placeField(jobId, documentId, { type: 'text', participantId: signerParticipant });
@@ -241,7 +303,12 @@ describe('fields people use', () => {
       payload: { isOnEveryPage: true, version: 1 },
     });
     expect(repeated.json()).toMatchObject({ isOnEveryPage: true, version: 2 });
-    const filled = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${placed.json().id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    const filled = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields/${placed.json().id}/fill`,
+      headers: signerHeaders,
+      payload: { version: 1 },
+    });
     expect(filled.json()).toMatchObject({ value: signer.name, isOnEveryPage: true, filledAt: expect.any(String) });
   });
 
@@ -265,7 +332,12 @@ describe('fields people use', () => {
     for (const timeZone of zones) {
       const field = (await placeField(jobId, documentId, { type: 'date_signed', participantId: signerParticipant })).json();
       const before = getCalendarDay(new Date(), timeZone);
-      const filled = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}/fill`, headers: signerHeaders, payload: { version: 1, timeZone } });
+      const filled = await t.app.inject({
+        method: 'POST',
+        url: `/api/jobs/${jobId}/documents/${documentId}/fields/${field.id}/fill`,
+        headers: signerHeaders,
+        payload: { version: 1, timeZone },
+      });
       expect(filled.statusCode, filled.body).toBe(200);
       expect([before, getCalendarDay(new Date(), timeZone)]).toContain(filled.json().value);
     }
@@ -285,14 +357,36 @@ describe('fields people use', () => {
     const initials = (await placeField(jobId, documentId, { type: 'initials', participantId: signerParticipant, isOnEveryPage: true })).json();
     await t.app.inject({ method: 'DELETE', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${initials.id}`, headers: notaryHeaders });
     await saveSignature(signer);
-    const filled = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/fields/${signature.id}/fill`, headers: signerHeaders, payload: { version: 1 } });
+    const filled = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${jobId}/documents/${documentId}/fields/${signature.id}/fill`,
+      headers: signerHeaders,
+      payload: { version: 1 },
+    });
     expect(filled.statusCode, filled.body).toBe(200);
     const trail = (await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: signerHeaders })).json() as { events: AuditEvent[] };
     const fieldEvents = trail.events.filter((event) => event.action.startsWith('field.'));
     expect(fieldEvents.map((event) => [event.action, event.data])).toEqual([
-      ['field.placed', expect.objectContaining({ documentId, documentName: 'affidavit.pdf', fieldId: signature.id, type: 'signature', page: 2, isOnEveryPage: false, participantName: 'Sam Signer' })],
-      ['field.placed', expect.objectContaining({ documentName: 'affidavit.pdf', type: 'initials', page: 1, isOnEveryPage: true, participantName: 'Sam Signer' })],
-      ['field.removed', expect.objectContaining({ documentName: 'affidavit.pdf', fieldId: initials.id, type: 'initials', isOnEveryPage: true, participantName: 'Sam Signer' })],
+      [
+        'field.placed',
+        expect.objectContaining({
+          documentId,
+          documentName: 'affidavit.pdf',
+          fieldId: signature.id,
+          type: 'signature',
+          page: 2,
+          isOnEveryPage: false,
+          participantName: 'Sam Signer',
+        }),
+      ],
+      [
+        'field.placed',
+        expect.objectContaining({ documentName: 'affidavit.pdf', type: 'initials', page: 1, isOnEveryPage: true, participantName: 'Sam Signer' }),
+      ],
+      [
+        'field.removed',
+        expect.objectContaining({ documentName: 'affidavit.pdf', fieldId: initials.id, type: 'initials', isOnEveryPage: true, participantName: 'Sam Signer' }),
+      ],
       ['field.filled', expect.objectContaining({ documentName: 'affidavit.pdf', fieldId: signature.id, type: 'signature', page: 2 })],
     ]);
     expect(fieldEvents.map((event) => describeAuditEvent(event))).toEqual([
@@ -337,7 +431,9 @@ describe('the live channel', () => {
       const notarySocket = await t.app.injectWS(`/api/jobs/${jobId}/live`, { headers: notaryHeaders });
       await new Promise((resolve) => setTimeout(resolve, 100));
       notarySocket.send(JSON.stringify({ type: 'view', documentId, page: 2 }));
-      await expect.poll(() => received.map((raw) => JSON.parse(raw)).find((message) => message.type === 'view'), { timeout: 1000 }).toMatchObject({ documentId, page: 2, by: notary.name });
+      await expect
+        .poll(() => received.map((raw) => JSON.parse(raw)).find((message) => message.type === 'view'), { timeout: 1000 })
+        .toMatchObject({ documentId, page: 2, by: notary.name });
 
       signerSocket.send(JSON.stringify({ type: 'view', documentId, page: 1 }));
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -363,7 +459,9 @@ describe('the live channel', () => {
     await expect.poll(() => received.filter((message) => message.type === 'job.changed').length, { timeout: 1000 }).toBe(2);
     const completed = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
     expect(completed.statusCode).toBe(200);
-    await expect.poll(() => received.find((message) => message.type === 'document.changed'), { timeout: 1000 }).toEqual({ type: 'document.changed', documentId });
+    await expect
+      .poll(() => received.find((message) => message.type === 'document.changed'), { timeout: 1000 })
+      .toEqual({ type: 'document.changed', documentId });
     socket.terminate();
   });
 

@@ -1,15 +1,16 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityCheck, KbaQuestions } from '#shared/identity.ts';
-import { auditEvents, identityChecks, identityImages, identityKbaAttempts, jobParticipants, jobs } from '#server/db/schema/index.ts';
+import { identityPolicies } from '#shared/identity-policies.ts';
+import { auditEvents, identityChecks, identityImages, identityKbaAttempts, jobParticipants, jobs, notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { makePng } from '#test/png-fixtures.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
 import { makeAamvaText, makeLicenceBack, makeLicenceFront } from '#test/id-documents.ts';
-import { findUnprovenPeople } from './identity.service.ts';
+import { findUnprovenPeople } from './identity-evidence.ts';
 
-// Attacks on the identity step (issue 12): each test asserts what the platform must hold.
+// Attacks on the identity step: each test asserts what the platform must hold.
 
 let t: TestApp;
 let kit: JobKit;
@@ -27,7 +28,8 @@ const statement = {
 };
 /** The full ID number (DAQ) of the licence used here; only its last four may ever be shown. */
 const documentNumber = 'D90817263';
-const licenceText = () => makeAamvaText({ state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: '1984-07-09', documentNumber });
+const samLicence = { state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: '1984-07-09', documentNumber };
+const licenceText = () => makeAamvaText(samLicence);
 const selfie = () => makePng(64, 64, { color: [180, 140, 120] });
 
 async function cast(): Promise<VideoCast> {
@@ -64,18 +66,30 @@ type Upload = { field: string; name: string; content: Buffer; type?: string };
 async function upload(person: TestUser | null, url: string, files: Upload[], fields: Record<string, string> = {}, headers: Record<string, string> = {}) {
   const boundary = `----ron${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  for (const [name, value] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   for (const file of files) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: ${file.type ?? 'image/png'}\r\n\r\n`), file.content, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: ${file.type ?? 'image/png'}\r\n\r\n`,
+      ),
+      file.content,
+      Buffer.from('\r\n'),
+    );
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   const auth = person ? await t.signInAs(person) : {};
-  return t.app.inject({ method: 'POST', url, headers: { ...auth, ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: Buffer.concat(parts) });
+  return t.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...auth, ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload: Buffer.concat(parts),
+  });
 }
 
 async function licence(): Promise<Upload[]> {
   return [
-    { field: 'front', name: 'front.png', content: await makeLicenceFront() },
+    { field: 'front', name: 'front.png', content: await makeLicenceFront(samLicence) },
     { field: 'back', name: 'back.png', content: await makeLicenceBack({ text: licenceText() }) },
   ];
 }
@@ -91,7 +105,7 @@ async function makeReady(c: VideoCast, person: TestUser = c.signer): Promise<Ide
   return passed.json().check as IdentityCheck;
 }
 
-/** SPEC section 7: `{message}` or `{error, detail}`. */
+/** Every failed call answers `{message}` or `{error, detail}`. */
 function expectErrorShape(body: string) {
   const parsed = JSON.parse(body) as Record<string, unknown>;
   expect(typeof parsed.message === 'string' || (typeof parsed.error === 'string' && 'detail' in parsed), body).toBe(true);
@@ -175,7 +189,10 @@ describe('other people’s checks', () => {
     const checkA = await start(a);
     const checkB = await start(b);
     const quizB = await quiz(b.signer, checkB.checkId);
-    const stolen = await kit.call(a.signer, 'POST', `/api/identity/${checkA.checkId}/kba/answers`, { attemptId: quizB.attemptId, answers: await rightAnswers(quizB) });
+    const stolen = await kit.call(a.signer, 'POST', `/api/identity/${checkA.checkId}/kba/answers`, {
+      attemptId: quizB.attemptId,
+      answers: await rightAnswers(quizB),
+    });
     expect(stolen.statusCode).toBe(404);
     expectErrorShape(stolen.body);
     const [row] = await t.db.select().from(identityKbaAttempts).where(eq(identityKbaAttempts.id, quizB.attemptId));
@@ -199,9 +216,13 @@ describe('the resume token', () => {
     const header = { 'x-identity-resume': freshToken };
     const base = `/api/identity/${open.checkId}`;
     expect((await t.app.inject({ method: 'GET', url: base, headers: header })).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'POST', url: `${base}/review`, headers: header, payload: { decision: 'confirmed', reason: 'It is me, honestly' } })).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${base}/review`, headers: header, payload: { decision: 'confirmed', reason: 'It is me, honestly' } }))
+        .statusCode,
+    ).toBe(401);
     expect((await t.app.inject({ method: 'POST', url: `${base}/resume-link`, headers: header })).statusCode).toBe(401);
-    for (const kind of ['front', 'back', 'selfie']) expect((await t.app.inject({ method: 'GET', url: `${base}/images/${kind}`, headers: header })).statusCode).toBe(401);
+    for (const kind of ['front', 'back', 'selfie'])
+      expect((await t.app.inject({ method: 'GET', url: `${base}/images/${kind}`, headers: header })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: `/api/jobs/${fresh.job.id}/identity`, headers: header })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: `${base}?x-identity-resume=${freshToken}` })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: `${base}?token=${freshToken}` })).statusCode).toBe(401);
@@ -217,12 +238,52 @@ describe('the resume token', () => {
     const second = await link(c, check.checkId);
     expect(second).not.toBe(first);
     expect((await t.app.inject({ method: 'GET', url: `/api/identity/resume/${first}` })).statusCode).toBe(404);
-    const old = await upload(null, `/api/identity/${check.checkId}/selfie`, [{ field: 'selfie', name: 'me.png', content: selfie() }], {}, { 'x-identity-resume': first });
+    const old = await upload(
+      null,
+      `/api/identity/${check.checkId}/selfie`,
+      [{ field: 'selfie', name: 'me.png', content: selfie() }],
+      {},
+      { 'x-identity-resume': first },
+    );
     expect(old.statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/api/identity/resume/${second}` })).statusCode).toBe(200);
   });
 
-  it('refuses malformed and expired token headers in the SPEC’s error shape, writing nothing', async () => {
+  it('stops working at once when the title company puts someone else in the signer’s place, and never shows the new person', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const token = await link(c, check.checkId);
+    expect((await t.app.inject({ method: 'GET', url: `/api/identity/resume/${token}` })).statusCode).toBe(200);
+    const newcomer = await t.createUser({ roles: ['signer'], name: 'Nadia Newcomer' });
+    const swapped = await kit.call(c.agent, 'PATCH', `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}`, { email: newcomer.email, name: newcomer.name });
+    expect(swapped.statusCode, swapped.body).toBe(200);
+    const header = { 'x-identity-resume': token };
+    for (const url of [`/api/identity/resume/${token}`, `/api/identity/${check.checkId}`, `/api/identity/${check.checkId}/kba/questions`]) {
+      const res = await t.app.inject({ method: 'GET', url, headers: header });
+      expect([404, 410], `${url}: ${res.body}`).toContain(res.statusCode);
+      expectErrorShape(res.body);
+      expect(res.body).not.toContain('Nadia');
+      expect(res.body).not.toContain(newcomer.email);
+    }
+    const photo = await upload(null, `/api/identity/${check.checkId}/selfie`, [{ field: 'selfie', name: 'me.png', content: selfie() }], {}, header);
+    expect([404, 410], photo.body).toContain(photo.statusCode);
+    const [row] = await t.db.select().from(identityChecks).where(eq(identityChecks.id, check.checkId));
+    expect(row).toMatchObject({ resumeTokenHash: null, resumeExpiresAt: null, selfieReceivedAt: null });
+  });
+
+  it('stops working at once when the signer is removed from the job', async () => {
+    const c = await cast();
+    const check = await start(c);
+    const token = await link(c, check.checkId);
+    const removed = await kit.call(c.agent, 'DELETE', `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}`);
+    expect(removed.statusCode, removed.body).toBeLessThan(300);
+    const res = await t.app.inject({ method: 'GET', url: `/api/identity/resume/${token}` });
+    expect([404, 410], res.body).toContain(res.statusCode);
+    expectErrorShape(res.body);
+    expect((await t.app.inject({ method: 'GET', url: `/api/identity/${check.checkId}`, headers: { 'x-identity-resume': token } })).statusCode).toBe(404);
+  });
+
+  it('refuses malformed and expired token headers in the error shape, writing nothing', async () => {
     const c = await cast();
     const check = await start(c);
     const token = await link(c, check.checkId);
@@ -236,7 +297,10 @@ describe('the resume token', () => {
     expect(badPath.statusCode).toBe(400);
     expectErrorShape(badPath.body);
 
-    await t.db.update(identityChecks).set({ resumeExpiresAt: new Date(Date.now() - 1000) }).where(eq(identityChecks.id, check.checkId));
+    await t.db
+      .update(identityChecks)
+      .set({ resumeExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(identityChecks.id, check.checkId));
     const expired = await upload(null, `${url}/selfie`, [{ field: 'selfie', name: 'me.png', content: selfie() }], {}, { 'x-identity-resume': token });
     expect(expired.statusCode).toBe(410);
     expectErrorShape(expired.body);
@@ -258,11 +322,20 @@ describe('knowledge-based questions under attack', () => {
       const wrong = question.choices.filter((choice) => choice.id !== correct).map((choice) => ({ questionId: question.id, choiceId: choice.id }));
       return [...wrong, { questionId: question.id, choiceId: correct }];
     });
-    const tooMany = await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/kba/answers`, { attemptId: questions.attemptId, answers: [...shotgun, ...shotgun, ...shotgun] });
+    const tooMany = await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/kba/answers`, {
+      attemptId: questions.attemptId,
+      answers: [...shotgun, ...shotgun, ...shotgun],
+    });
     expect(tooMany.statusCode).toBe(400);
     expectErrorShape(tooMany.body);
-    const invented = [{ questionId: 'made-up-1', choiceId: 'made-up-1-1' }, { questionId: 'made-up-2', choiceId: 'made-up-2-1' }];
-    const res = await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/kba/answers`, { attemptId: questions.attemptId, answers: [...shotgun.slice(0, 48), ...invented] });
+    const invented = [
+      { questionId: 'made-up-1', choiceId: 'made-up-1-1' },
+      { questionId: 'made-up-2', choiceId: 'made-up-2-1' },
+    ];
+    const res = await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/kba/answers`, {
+      attemptId: questions.attemptId,
+      answers: [...shotgun.slice(0, 48), ...invented],
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ passed: false, total: 5 });
     expect(res.json().correct).toBeLessThan(4);
@@ -330,7 +403,9 @@ describe('knowledge-based questions under attack', () => {
     const check = await start(c);
     const questions = await quiz(c.signer, check.checkId);
     const body = { attemptId: questions.attemptId, answers: await rightAnswers(questions) };
-    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'rejected', reason: 'Someone else is answering' })).statusCode).toBe(200);
+    expect(
+      (await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'rejected', reason: 'Someone else is answering' })).statusCode,
+    ).toBe(200);
     const res = await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/kba/answers`, body);
     expect(res.statusCode, res.body).toBe(409);
   });
@@ -341,7 +416,9 @@ describe('knowledge-based questions under attack', () => {
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       const questions = await quiz(c.signer, check.checkId);
       const wrong = questions.questions.map((question) => ({ questionId: question.id, choiceId: 'nothing' }));
-      expect((await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/kba/answers`, { attemptId: questions.attemptId, answers: wrong })).json().passed).toBe(false);
+      expect(
+        (await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/kba/answers`, { attemptId: questions.attemptId, answers: wrong })).json().passed,
+      ).toBe(false);
     }
     const refused = await kit.call(c.signer, 'GET', `/api/identity/${check.checkId}/kba/questions`);
     expect(refused.statusCode).toBe(409);
@@ -376,7 +453,9 @@ describe('the notary’s review under attack', () => {
   it('does not seal on a confirmation an admin ended with reset-id', async () => {
     const c = await cast();
     const check = await makeReady(c);
-    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode).toBe(200);
+    expect(
+      (await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode,
+    ).toBe(200);
     expect(await findUnprovenPeople({ db: t.db }, { id: c.job.id, notaryId: c.notary.id })).not.toContain(c.signer.name);
     const admin = await t.createUser({ roles: ['admin'] });
     expect((await kit.call(admin, 'POST', `/api/admin/users/${c.signer.id}/reset-id`)).json()).toMatchObject({ checksEnded: 1 });
@@ -388,8 +467,13 @@ describe('the notary’s review under attack', () => {
     const c = await cast();
     const check = await makeReady(c);
     const other = await cast();
-    expect((await kit.call(other.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Looks right to me' })).statusCode).toBe(404);
-    await t.db.update(identityChecks).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(identityChecks.id, check.checkId));
+    expect(
+      (await kit.call(other.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Looks right to me' })).statusCode,
+    ).toBe(404);
+    await t.db
+      .update(identityChecks)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(identityChecks.id, check.checkId));
     const late = await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Looks right to me' });
     expect(late.statusCode).toBe(409);
     expectErrorShape(late.body);
@@ -407,8 +491,65 @@ describe('bypasses under attack', () => {
     // A signer from elsewhere is stopped at the door by role; a notary from elsewhere does not learn the job exists.
     expect((await kit.call(c.stranger, 'POST', url, body)).statusCode).toBe(403);
     expect((await kit.call(await kit.createNotary(), 'POST', url, body)).statusCode).toBe(404);
-    const [row] = await t.db.select().from(jobParticipants).where(eq(jobParticipants.id, c.idOf(c.signer)));
+    const [row] = await t.db
+      .select()
+      .from(jobParticipants)
+      .where(eq(jobParticipants.id, c.idOf(c.signer)));
     expect(row?.isIdBypassed).toBe(false);
+  });
+
+  it('takes no bypass without a method, nor with one the state’s rules do not allow, and counts only an allowed one for can-enter', async () => {
+    const c = await cast();
+    const url = `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}/id-bypass`;
+    const canEnter = async () => (await kit.call(c.signer, 'GET', `/api/jobs/${c.job.id}/can-enter`)).json().identity;
+    const row = async () =>
+      (
+        await t.db
+          .select()
+          .from(jobParticipants)
+          .where(eq(jobParticipants.id, c.idOf(c.signer)))
+      )[0];
+
+    const bare = await kit.call(c.notary, 'POST', url, { enabled: true, reason: 'Identity step not needed' });
+    expect([400, 422], bare.body).toContain(bare.statusCode);
+    expectErrorShape(bare.body);
+    expect(bare.body).toMatch(/personal knowledge|credible witness/i);
+    expect(await row()).toMatchObject({ isIdBypassed: false, idBypassMethod: null });
+    expect(await canEnter()).toMatchObject({ required: true, satisfied: false });
+
+    // A state whose row allows only personal knowledge: a credible witness is refused, naming the state.
+    expect((await t.db.update(notaryProfiles).set({ commissionState: 'VA' }).where(eq(notaryProfiles.userId, c.notary.id)).returning()).length).toBe(1);
+    const virginia = identityPolicies.find((policy) => policy.code === 'VA');
+    if (!virginia) throw new Error('no Virginia row');
+    const allowed = virginia.bypassMethods;
+    virginia.bypassMethods = ['personal_knowledge'];
+    try {
+      const witnessed = await kit.call(c.notary, 'POST', url, { enabled: true, reason: 'Wendy vouched for them on camera', method: 'credible_witness' });
+      expect([400, 422], witnessed.body).toContain(witnessed.statusCode);
+      expectErrorShape(witnessed.body);
+      expect(witnessed.json().message).toContain('Virginia');
+      expect(await row()).toMatchObject({ isIdBypassed: false });
+      // A bypass stored before the rule changed (or before a method was asked for) does not open the session.
+      await t.db
+        .update(jobParticipants)
+        .set({ isIdBypassed: true, idBypassReason: 'Stored earlier', idBypassMethod: 'credible_witness' })
+        .where(eq(jobParticipants.id, c.idOf(c.signer)));
+      expect(await canEnter()).toMatchObject({ required: true, satisfied: false });
+      await t.db
+        .update(jobParticipants)
+        .set({ idBypassMethod: null })
+        .where(eq(jobParticipants.id, c.idOf(c.signer)));
+      expect(await canEnter()).toMatchObject({ required: true, satisfied: false });
+      expect(await findUnprovenPeople({ db: t.db }, { id: c.job.id, notaryId: c.notary.id })).toContain(c.signer.name);
+
+      const known = await kit.call(c.notary, 'POST', url, { enabled: true, reason: 'My neighbour of ten years', method: 'personal_knowledge' });
+      expect(known.statusCode, known.body).toBe(200);
+      expect(known.json()).toMatchObject({ isIdBypassed: true, idBypassMethod: 'personal_knowledge' });
+      expect(await canEnter()).toMatchObject({ required: true, satisfied: true });
+      expect(await findUnprovenPeople({ db: t.db }, { id: c.job.id, notaryId: c.notary.id })).not.toContain(c.signer.name);
+    } finally {
+      virginia.bypassMethods = allowed;
+    }
   });
 
   it('does not change how a person was identified once the job is sealed', async () => {
@@ -417,7 +558,10 @@ describe('bypasses under attack', () => {
     const url = `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}/id-bypass`;
     const res = await kit.call(c.notary, 'POST', url, { enabled: true, reason: 'Known to me after all', method: 'personal_knowledge' });
     expect(res.statusCode, res.body).toBe(409);
-    const [row] = await t.db.select().from(jobParticipants).where(eq(jobParticipants.id, c.idOf(c.signer)));
+    const [row] = await t.db
+      .select()
+      .from(jobParticipants)
+      .where(eq(jobParticipants.id, c.idOf(c.signer)));
     expect(row?.isIdBypassed).toBe(false);
   });
 });
@@ -452,7 +596,9 @@ describe('the gates under attack', () => {
   it('does not hand a proven identity to someone else put in the signer’s place', async () => {
     const c = await cast();
     const check = await makeReady(c);
-    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode).toBe(200);
+    expect(
+      (await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode,
+    ).toBe(200);
     const impostor = await t.createUser({ roles: ['signer'] });
     const swapped = await kit.call(c.agent, 'PATCH', `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}`, { email: impostor.email, name: impostor.name });
     expect(swapped.statusCode, swapped.body).toBe(200);
@@ -464,7 +610,11 @@ describe('the gates under attack', () => {
 
   it('does not carry the notary’s personal knowledge of one person over to whoever replaces them', async () => {
     const c = await cast();
-    const known = await kit.call(c.notary, 'POST', `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}/id-bypass`, { enabled: true, reason: 'My neighbour of ten years', method: 'personal_knowledge' });
+    const known = await kit.call(c.notary, 'POST', `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}/id-bypass`, {
+      enabled: true,
+      reason: 'My neighbour of ten years',
+      method: 'personal_knowledge',
+    });
     expect(known.statusCode, known.body).toBe(200);
     const impostor = await t.createUser({ roles: ['signer'] });
     const swapped = await kit.call(c.agent, 'PATCH', `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}`, { email: impostor.email, name: impostor.name });
@@ -478,7 +628,9 @@ describe('the gates under attack', () => {
   it('does not keep a confirmed identity under a name the ID does not carry', async () => {
     const c = await cast();
     const check = await makeReady(c);
-    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode).toBe(200);
+    expect(
+      (await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode,
+    ).toBe(200);
     const renamed = await kit.call(c.agent, 'PATCH', `/api/jobs/${c.job.id}/signers/${c.idOf(c.signer)}`, { name: 'Robert Quite Different' });
     // Either the name may no longer change, or the confirmation no longer stands for the new name.
     if (renamed.statusCode === 200) {
@@ -491,7 +643,9 @@ describe('the gates under attack', () => {
   it('does not seal under a new notary on the confirmation the previous notary gave', async () => {
     const c = await cast();
     const check = await makeReady(c);
-    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode).toBe(200);
+    expect(
+      (await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Face matches the photo' })).statusCode,
+    ).toBe(200);
     const next = await kit.createNotary();
     const replaced = await kit.call(c.agent, 'POST', `/api/jobs/${c.job.id}/replace-notary`, { notaryId: next.id });
     expect(replaced.statusCode, replaced.body).toBe(200);
@@ -529,7 +683,15 @@ describe('bad input', () => {
     const res = await upload(c.signer, `/api/identity/${check.checkId}/selfie`, [{ field: 'selfie', name: 'huge.png', content: huge }]);
     expect(res.statusCode).toBe(413);
     expectErrorShape(res.body);
-    const credential = await upload(c.signer, `/api/identity/${check.checkId}/credential`, [{ field: 'front', name: 'f.png', content: huge }, { field: 'back', name: 'b.png', content: selfie() }], { documentType: 'drivers_license' });
+    const credential = await upload(
+      c.signer,
+      `/api/identity/${check.checkId}/credential`,
+      [
+        { field: 'front', name: 'f.png', content: huge },
+        { field: 'back', name: 'b.png', content: selfie() },
+      ],
+      { documentType: 'drivers_license' },
+    );
     expect(credential.statusCode).toBe(413);
     expect(await t.db.select().from(identityImages).where(eq(identityImages.checkId, check.checkId))).toHaveLength(0);
     const [row] = await t.db.select().from(identityChecks).where(eq(identityChecks.id, check.checkId));
@@ -537,7 +699,7 @@ describe('bad input', () => {
     expect((await auditOf(c.job.id)).filter((event) => event.action.startsWith('identity.') && event.action !== 'identity.started')).toHaveLength(0);
   });
 
-  it('refuses fifty files, a missing document type, wrong content types and JSON in the SPEC’s error shape', async () => {
+  it('refuses fifty files, a missing document type, wrong content types and JSON in the error shape', async () => {
     const c = await cast();
     const check = await start(c);
     const url = `/api/identity/${check.checkId}/credential`;
@@ -545,7 +707,11 @@ describe('bad input', () => {
     const flood = await upload(c.signer, url, many, { documentType: 'drivers_license' });
     expect([400, 413], flood.body).toContain(flood.statusCode);
     expectErrorShape(flood.body);
-    const manySelfies = await upload(c.signer, `/api/identity/${check.checkId}/selfie`, many.map((file) => ({ ...file, field: 'selfie' })));
+    const manySelfies = await upload(
+      c.signer,
+      `/api/identity/${check.checkId}/selfie`,
+      many.map((file) => ({ ...file, field: 'selfie' })),
+    );
     expect([400, 413], manySelfies.body).toContain(manySelfies.statusCode);
     expectErrorShape(manySelfies.body);
 
@@ -558,7 +724,9 @@ describe('bad input', () => {
     const json = await kit.call(c.signer, 'POST', `/api/identity/${check.checkId}/selfie`, { selfie: selfie().toString('base64') });
     expect(json.statusCode).toBe(415);
     expectErrorShape(json.body);
-    const pdfAsPng = await upload(c.signer, `/api/identity/${check.checkId}/selfie`, [{ field: 'selfie', name: 'me.png', content: Buffer.from('%PDF-1.7\n%fake'), type: 'image/png' }]);
+    const pdfAsPng = await upload(c.signer, `/api/identity/${check.checkId}/selfie`, [
+      { field: 'selfie', name: 'me.png', content: Buffer.from('%PDF-1.7\n%fake'), type: 'image/png' },
+    ]);
     expect(pdfAsPng.statusCode).toBe(415);
 
     expect(await t.db.select().from(identityImages).where(eq(identityImages.checkId, check.checkId))).toHaveLength(0);
@@ -566,7 +734,7 @@ describe('bad input', () => {
     expect(row).toMatchObject({ credentialAttempts: 0, selfieReceivedAt: null });
   });
 
-  it('answers invalid ids with 400 or 404 in the SPEC’s error shape', async () => {
+  it('answers invalid ids with 400 or 404 in the error shape', async () => {
     const c = await cast();
     const check = await start(c);
     const cases: Array<[string, string, Record<string, unknown> | undefined, number[]]> = [
@@ -619,7 +787,22 @@ describe('secrets', () => {
     // To the notary, nothing the person typed beyond the contract: no stated address or birth date key.
     const notaryView = JSON.parse(bodies[4] ?? '{}') as Record<string, unknown>;
     expect(Object.keys(notaryView).sort()).toEqual(
-      ['checkId', 'jobId', 'participantId', 'personName', 'policyCode', 'status', 'createdAt', 'expiresAt', 'credential', 'selfie', 'kba', 'review', 'images', 'nextStep'].sort(),
+      [
+        'checkId',
+        'jobId',
+        'participantId',
+        'personName',
+        'policyCode',
+        'status',
+        'createdAt',
+        'expiresAt',
+        'credential',
+        'selfie',
+        'kba',
+        'review',
+        'images',
+        'nextStep',
+      ].sort(),
     );
     const trail = await auditOf(c.job.id);
     const trailText = JSON.stringify(trail);
@@ -632,7 +815,10 @@ describe('secrets', () => {
     expect(row?.statementSealed).not.toContain(statement.address.street);
     expect(row?.documentNumberSealed ?? '').not.toContain(documentNumber);
     expect(JSON.stringify(row?.credentialFields)).not.toContain(documentNumber);
-    const images = await t.db.select().from(identityImages).where(and(eq(identityImages.checkId, check.checkId), eq(identityImages.kind, 'selfie')));
+    const images = await t.db
+      .select()
+      .from(identityImages)
+      .where(and(eq(identityImages.checkId, check.checkId), eq(identityImages.kind, 'selfie')));
     expect(JSON.stringify(images)).not.toContain(image.toString('base64').slice(0, 40));
   });
 });

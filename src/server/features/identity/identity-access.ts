@@ -31,6 +31,11 @@ export async function policyOfJob(db: DbOrTx, job: Pick<JobRow, 'notaryId'>): Pr
   return policyFor(profile?.state ?? null);
 }
 
+/** Does the participant's role take the identity step under this policy? */
+export function mustProveIdentity(role: string, policy: IdentityPolicy): boolean {
+  return role === 'signer' || (role === 'witness' && policy.witnessesProveIdentity);
+}
+
 /**
  * Finds a check and who is asking. A resume token stands for the owner of the one check it was made
  * for, and only until it expires; anyone else who is not the job's notary or an admin gets 404.
@@ -49,6 +54,8 @@ export async function getCheckAccess(ctx: Ctx, checkId: string, resumeToken: str
   if (resumeToken) {
     const isValid = Boolean(check.resumeTokenHash && isEqualSecret(check.resumeTokenHash, hashToken(resumeToken)));
     if (!isValid) throw checkNotFound();
+    // The link stands for the person who started the check: once the row holds someone else, it opens nothing.
+    if (!check.userId || check.userId !== participant.userId) throw checkNotFound();
     if (!check.resumeExpiresAt || check.resumeExpiresAt.getTime() <= Date.now()) throw resumeExpired();
     viewer = 'owner';
   } else if (user && !ctx.isMfaPending) {

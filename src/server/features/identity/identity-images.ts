@@ -15,7 +15,8 @@ export type IdentityImageKind = 'front' | 'back' | 'passport' | 'selfie';
 export function sniffImageType(content: Buffer): 'image/jpeg' | 'image/png' | 'image/webp' | null {
   if (content.length >= 3 && content[0] === 0xff && content[1] === 0xd8 && content[2] === 0xff) return 'image/jpeg';
   if (content.length >= 8 && content.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (content.length >= 12 && content.subarray(0, 4).toString('latin1') === 'RIFF' && content.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (content.length >= 12 && content.subarray(0, 4).toString('latin1') === 'RIFF' && content.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
   return null;
 }
 
@@ -59,7 +60,14 @@ export async function saveIdentityImage(deps: ImageDeps, checkId: string, kind: 
     .select({ storageKey: identityImages.storageKey })
     .from(identityImages)
     .where(and(eq(identityImages.checkId, checkId), eq(identityImages.kind, kind)));
-  const values = { storageKey: sha256, dataKeySealed: encryptSecret(deps.secretsKey, dataKey.toString('base64')), contentType, bytes: content.length, createdAt: new Date(), purgedAt: null };
+  const values = {
+    storageKey: sha256,
+    dataKeySealed: encryptSecret(deps.secretsKey, dataKey.toString('base64')),
+    contentType,
+    bytes: content.length,
+    createdAt: new Date(),
+    purgedAt: null,
+  };
   await deps.db
     .insert(identityImages)
     .values({ checkId, kind, ...values })
@@ -89,7 +97,10 @@ export async function listIdentityImageKinds(db: DbOrTx, checkId: string): Promi
 
 /** Deletes a check's images: the blobs, then the keys (without a key a copy left anywhere is unreadable). */
 export async function purgeIdentityImages(deps: ImageDeps, checkId: string, now: Date): Promise<number> {
-  const rows = await deps.db.select().from(identityImages).where(and(eq(identityImages.checkId, checkId), isNull(identityImages.purgedAt)));
+  const rows = await deps.db
+    .select()
+    .from(identityImages)
+    .where(and(eq(identityImages.checkId, checkId), isNull(identityImages.purgedAt)));
   for (const row of rows) {
     if (row.storageKey) await deps.storage.remove(row.storageKey);
     await deps.db.update(identityImages).set({ storageKey: null, dataKeySealed: null, purgedAt: now }).where(eq(identityImages.id, row.id));

@@ -4,17 +4,33 @@ import type { JobInvitation } from '#shared/invites.ts';
 import { invites, jobParticipants, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, unauthorized } from '#server/lib/errors.ts';
+import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { findEmailInvitations } from '#server/features/jobs/job-invitations.ts';
 import { linkParticipant } from './invites.service.ts';
 
 const noInvitation = () => new AppError(404, 'invite_invalid', 'There is no open invitation for your email address on this job.');
 
-/** What the job invites the signed-in person to do, when it invited their confirmed address. */
-export async function getJobInvitation(ctx: Ctx, jobId: string): Promise<JobInvitation> {
+/**
+ * What the job invites the signed-in person to do, when it invited their confirmed address; null
+ * when it did not but they may see the job; 404 otherwise.
+ */
+export async function getJobInvitation(ctx: Ctx, jobId: string): Promise<JobInvitation | null> {
   const user = ctx.user;
   if (!user) throw unauthorized();
   const [invitation] = await findEmailInvitations(ctx.db, user.id, { jobId });
-  if (!invitation) throw noInvitation();
+  if (!invitation) {
+    // Every job page asks: someone who sees the job and has no invitation is told so, not refused.
+    // Anyone else still gets 404, never a hint that the job exists.
+    const canSeeJob = await getJobAccess(ctx, jobId).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof AppError && error.statusCode === 404) return false;
+        throw error;
+      },
+    );
+    if (!canSeeJob) throw noInvitation();
+    return null;
+  }
   const { job, participant } = invitation;
   return { jobId: job.id, jobTitle: job.title, role: participant.role, participantName: participant.name, status: job.status };
 }
@@ -44,7 +60,9 @@ export async function acceptJobInvitation(ctx: Ctx, jobId: string): Promise<{ jo
       .update(invites)
       .set({ usedAt: new Date(), usedBy: sessionUser.id })
       .where(and(eq(invites.participantId, participant.id), isNull(invites.usedAt), isNull(invites.revokedAt)));
-    await linkParticipant({ ...ctx, db: tx }, { purpose: 'job_participant', participantId: participant.id, jobId, email: user.email }, sessionUser.id, { via: 'confirmed_email' });
+    await linkParticipant({ ...ctx, db: tx }, { purpose: 'job_participant', participantId: participant.id, jobId, email: user.email }, sessionUser.id, {
+      via: 'confirmed_email',
+    });
     return { jobId };
   });
 }

@@ -29,7 +29,11 @@ async function call(user: TestUser, method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
 }
 
 async function createJob(participants: Array<{ name: string; email: string; role?: string }>): Promise<Job> {
-  const res = await call(agent, 'POST', '/api/jobs', { title: `Refinance ${randomUUID().slice(0, 6)}`, notarizationType: 'acknowledgment', signers: participants });
+  const res = await call(agent, 'POST', '/api/jobs', {
+    title: `Refinance ${randomUUID().slice(0, 6)}`,
+    notarizationType: 'acknowledgment',
+    signers: participants,
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json() as Job;
 }
@@ -47,7 +51,10 @@ async function bell(user: TestUser): Promise<PendingJobItem[]> {
 }
 
 async function participantOf(job: Job, email: string) {
-  const [row] = await t.db.select().from(jobParticipants).where(and(eq(jobParticipants.jobId, job.id), eq(jobParticipants.email, email)));
+  const [row] = await t.db
+    .select()
+    .from(jobParticipants)
+    .where(and(eq(jobParticipants.jobId, job.id), eq(jobParticipants.email, email)));
   return row;
 }
 
@@ -85,7 +92,10 @@ describe('a confirmed account invited by email', () => {
     const opened = await call(person, 'GET', `/api/jobs/${job.id}`);
     expect(opened.statusCode).toBe(200);
     expect(opened.json().permissions).toMatchObject({ isParticipant: true, canEdit: false });
-    const [event] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.jobId, job.id), eq(auditEvents.action, 'invite.claimed')));
+    const [event] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.jobId, job.id), eq(auditEvents.action, 'invite.claimed')));
     expect(event).toMatchObject({ actorId: person.id, data: expect.objectContaining({ userId: person.id, via: 'confirmed_email' }) });
     expect((await t.app.inject({ method: 'GET', url: `/api/invites/${linkToken}` })).statusCode).toBe(404);
 
@@ -149,13 +159,20 @@ describe('an account whose email is not confirmed', () => {
 
   it('sees the invitation once it confirms its address with the emailed link', async () => {
     const email = `late-${randomUUID().slice(0, 8)}@example.test`;
-    const registered = await t.app.inject({ method: 'POST', url: '/api/auth/register/user', payload: { name: 'Lee Late', email, password: 'a long password 42' } });
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/register/user',
+      payload: { name: 'Lee Late', email, password: 'a long password 42' },
+    });
     expect(registered.statusCode).toBe(201);
     const person: TestUser = { id: registered.json().user.id, name: 'Lee Late', email, password: 'a long password 42', roles: ['signer'] };
     const job = await createJob([{ name: 'Lee Late', email }]);
     expect((await listed(person)).map((item) => item.id)).not.toContain(job.id);
 
-    const [mail] = await t.db.select().from(emailOutbox).where(and(eq(emailOutbox.toAddress, email), eq(emailOutbox.kind, 'email_verification')));
+    const [mail] = await t.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.toAddress, email), eq(emailOutbox.kind, 'email_verification')));
     const token = mail?.textBody.match(/\/verify-email\/([\w-]+)/)?.[1] ?? '';
     expect((await t.app.inject({ method: 'POST', url: '/api/auth/verify-email', payload: { token } })).statusCode).toBe(200);
     // The session that was already open sees it at once (the cached session is refreshed).

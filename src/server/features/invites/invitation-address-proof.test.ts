@@ -34,7 +34,10 @@ async function newestLinkTo(address: string): Promise<string> {
 async function remindElsewhere(inviteeEmail: string, sentTo: string): Promise<{ job: Job; token: string }> {
   const job = await kit.createJob(agent, { signers: [{ name: 'Bob Invitee', email: inviteeEmail }] });
   const participant = job.participants[0] as Participant;
-  await t.db.update(jobParticipants).set({ invitedAt: new Date(Date.now() - 3600_000) }).where(eq(jobParticipants.id, participant.id));
+  await t.db
+    .update(jobParticipants)
+    .set({ invitedAt: new Date(Date.now() - 3600_000) })
+    .where(eq(jobParticipants.id, participant.id));
   const res = await kit.call(agent, 'POST', `/api/jobs/${job.id}/signers/${participant.id}/remind`, { emailOverride: sentTo });
   expect(res.statusCode, res.body).toBe(200);
   return { job, token: await newestLinkTo(sentTo) };
@@ -51,7 +54,11 @@ describe('an invitation link emailed to another address', () => {
     const { job, token } = await remindElsewhere(invitee, uniqueEmail('elsewhere'));
     const otherJob = await kit.createJob(otherAgent, { title: 'Another company’s job', signers: [{ name: 'Bob Invitee', email: invitee }] });
 
-    const claim = await t.app.inject({ method: 'POST', url: `/api/invites/${token}/claim`, payload: { name: 'Bob Invitee', email: invitee, password: 'long enough password' } });
+    const claim = await t.app.inject({
+      method: 'POST',
+      url: `/api/invites/${token}/claim`,
+      payload: { name: 'Bob Invitee', email: invitee, password: 'long enough password' },
+    });
     expect(claim.statusCode, claim.body).toBe(201);
     const headers = { authorization: `Bearer ${claim.json().sessionToken as string}` };
     expect(claim.json().user).toMatchObject({ email: invitee, emailVerified: false });
@@ -63,16 +70,26 @@ describe('an invitation link emailed to another address', () => {
     const accept = await t.app.inject({ method: 'POST', url: `/api/invites/jobs/${otherJob.id}/accept`, headers });
     expect(accept.statusCode).toBe(403);
     expect(accept.json()).toMatchObject({ error: 'email_not_verified' });
-    const [seat] = await t.db.select().from(jobParticipants).where(and(eq(jobParticipants.jobId, otherJob.id), eq(jobParticipants.email, invitee)));
+    const [seat] = await t.db
+      .select()
+      .from(jobParticipants)
+      .where(and(eq(jobParticipants.jobId, otherJob.id), eq(jobParticipants.email, invitee)));
     expect(seat?.userId).toBeNull();
   });
 
   it('emails the new account a confirmation link of its own, to the address it claimed', async () => {
     const invitee = uniqueEmail('carol');
     const { token } = await remindElsewhere(invitee, uniqueEmail('elsewhere'));
-    const claim = await t.app.inject({ method: 'POST', url: `/api/invites/${token}/claim`, payload: { name: 'Carol Invitee', email: invitee, password: 'long enough password' } });
+    const claim = await t.app.inject({
+      method: 'POST',
+      url: `/api/invites/${token}/claim`,
+      payload: { name: 'Carol Invitee', email: invitee, password: 'long enough password' },
+    });
     expect(claim.statusCode, claim.body).toBe(201);
-    const [mail] = await t.db.select().from(emailOutbox).where(and(eq(emailOutbox.toAddress, invitee), eq(emailOutbox.kind, 'email_verification')));
+    const [mail] = await t.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.toAddress, invitee), eq(emailOutbox.kind, 'email_verification')));
     expect(mail?.textBody).toMatch(/\/verify-email\/[\w-]{32,}/);
   });
 
@@ -94,7 +111,11 @@ describe('an invitation link emailed to the invited address', () => {
     const invitee = uniqueEmail('erin');
     await kit.createJob(agent, { signers: [{ name: 'Erin Invitee', email: invitee }] });
     const token = await newestLinkTo(invitee);
-    const claim = await t.app.inject({ method: 'POST', url: `/api/invites/${token}/claim`, payload: { name: 'Erin Invitee', email: invitee, password: 'long enough password' } });
+    const claim = await t.app.inject({
+      method: 'POST',
+      url: `/api/invites/${token}/claim`,
+      payload: { name: 'Erin Invitee', email: invitee, password: 'long enough password' },
+    });
     expect(claim.statusCode, claim.body).toBe(201);
     expect(claim.json().user).toMatchObject({ emailVerified: true });
   });

@@ -18,7 +18,12 @@ const invalidInvite = { error: 'invite_invalid', message: 'This invitation link 
 const email = (prefix = 'guest') => `${prefix}-${randomUUID().slice(0, 8)}@example.test`;
 
 async function createJob(participants: Array<{ name: string; email: string }>): Promise<Job> {
-  const res = await t.app.inject({ method: 'POST', url: '/api/jobs', headers: agentHeaders, payload: { title: `Closing ${randomUUID().slice(0, 6)}`, notarizationType: 'jurat', signers: participants } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/jobs',
+    headers: agentHeaders,
+    payload: { title: `Closing ${randomUUID().slice(0, 6)}`, notarizationType: 'jurat', signers: participants },
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json() as Job;
 }

@@ -8,10 +8,8 @@ import { acceptInvite, claimInvite, getInvite, requestAccess } from './invites.s
 const tokenParamsSchema = z.object({ token: z.string().min(1).max(200) });
 
 export const invitesRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/:token',
-    { config: { access: 'public' }, schema: { params: tokenParamsSchema, response: { 200: inviteSummarySchema } } },
-    async (request) => getInvite(request.ctx, request.params.token),
+  app.get('/:token', { config: { access: 'public' }, schema: { params: tokenParamsSchema, response: { 200: inviteSummarySchema } } }, async (request) =>
+    getInvite(request.ctx, request.params.token),
   );
 
   app.post(

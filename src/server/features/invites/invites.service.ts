@@ -4,10 +4,12 @@ import { inviteMessages } from '#shared/invites.ts';
 import type { RegisterResponse } from '#shared/auth.ts';
 import { getUserRoles } from '#shared/roles.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { invites, jobParticipants, jobs, users } from '#server/db/schema/index.ts';
+import { invites, jobParticipants, jobs, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { announceToUsers } from '#server/features/jobs/access-change.ts';
 import { assertNotaryNotAmong } from '#server/features/jobs/notary-conflict.ts';
+import { joinCompanyByInvite } from '#server/features/title-companies/company-agents.service.ts';
 import { queueParticipantInvite } from '#server/features/jobs/participants.service.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashPassword, hashToken } from '#server/lib/crypto.ts';
@@ -21,7 +23,11 @@ const bootstrapLifetimeMs = 24 * 3600_000;
 const invalidInvite = () => new AppError(404, 'invite_invalid', inviteMessages.invalid);
 
 async function hasAdmin(db: DbOrTx): Promise<boolean> {
-  const rows = await db.select({ id: users.id }).from(users).where(sql`'admin' = any(${users.roles})`).limit(1);
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(sql`'admin' = any(${users.roles})`)
+    .limit(1);
   return rows.length > 0;
 }
 
@@ -57,19 +63,28 @@ function provesInvitedAddress(invite: Pick<typeof invites.$inferSelect, 'email' 
 /** Jobs whose participants may still join; a completed or cancelled job takes no one new. */
 const openJobStatuses = ['draft', 'ready', 'scheduled', 'in_session'] as const;
 
-/** An unused, unrevoked, unexpired invitation; for a job invitation, only while the job is open. */
+/**
+ * An unused, unrevoked, unexpired invitation; for a job invitation, only while the job is open; for
+ * a company invitation, only while the company is approved and not closed.
+ */
 async function findLiveInvite(db: DbOrTx, token: string) {
   if (token.length < 20 || token.length > 200) return null;
   const rows = await db
-    .select({ invite: invites, jobStatus: jobs.status })
+    .select({
+      invite: invites,
+      jobStatus: jobs.status,
+      company: { name: titleCompanies.name, approvalStatus: titleCompanies.approvalStatus, closedAt: titleCompanies.closedAt },
+    })
     .from(invites)
     .leftJoin(jobs, eq(jobs.id, invites.jobId))
+    .leftJoin(titleCompanies, eq(titleCompanies.id, invites.companyId))
     .where(and(eq(invites.tokenHash, hashToken(token)), isNull(invites.usedAt), isNull(invites.revokedAt), gt(invites.expiresAt, new Date())))
     .limit(1);
   const [row] = rows;
   if (!row) return null;
   if (row.invite.jobId && !(openJobStatuses as readonly string[]).includes(row.jobStatus ?? '')) return null;
-  return row.invite;
+  if (row.invite.purpose === 'company_member' && (!row.company || row.company.closedAt || row.company.approvalStatus !== 'approved')) return null;
+  return { ...row.invite, companyName: row.company?.name ?? null };
 }
 
 export async function getInvite(ctx: Ctx, token: string): Promise<InviteSummary> {
@@ -85,6 +100,8 @@ export async function getInvite(ctx: Ctx, token: string): Promise<InviteSummary>
     expiresAt: invite.expiresAt.toISOString(),
     jobId: invite.jobId,
     jobTitle: job?.title ?? null,
+    companyId: invite.purpose === 'company_member' ? invite.companyId : null,
+    companyName: invite.purpose === 'company_member' ? invite.companyName : null,
     hasAccount: invite.email ? (await findUserByEmail(ctx.db, invite.email)) !== null : false,
   };
 }
@@ -112,7 +129,11 @@ export async function linkParticipant(
     .update(invites)
     .set({ revokedAt: new Date() })
     .where(and(eq(invites.participantId, invite.participantId), isNull(invites.usedAt), isNull(invites.revokedAt)));
-  await appendAuditEvent(ctx, { jobId: invite.jobId, action: 'invite.claimed', data: { participantId: invite.participantId, participantName: participant?.name ?? null, userId, ...auditData } });
+  await appendAuditEvent(ctx, {
+    jobId: invite.jobId,
+    action: 'invite.claimed',
+    data: { participantId: invite.participantId, participantName: participant?.name ?? null, userId, ...auditData },
+  });
 }
 
 /** The job of a link this user already used, while its seat is still theirs; null otherwise. */
@@ -127,34 +148,54 @@ async function findJobAcceptedWith(db: DbOrTx, token: string, userId: string): P
   return row?.jobId ?? null;
 }
 
-/** A signed-in person accepts a job invitation sent to their own email address. */
-export async function acceptInvite(ctx: Ctx, token: string): Promise<{ jobId: string | null }> {
+/** The company of a company invitation this user already used, while they are still its member; null otherwise. */
+async function findCompanyJoinedWith(db: DbOrTx, token: string, userId: string): Promise<string | null> {
+  if (token.length < 20 || token.length > 200) return null;
+  const [row] = await db
+    .select({ companyId: titleCompanyMembers.companyId })
+    .from(invites)
+    .innerJoin(titleCompanyMembers, and(eq(titleCompanyMembers.companyId, invites.companyId), eq(titleCompanyMembers.userId, userId)))
+    .where(and(eq(invites.tokenHash, hashToken(token)), eq(invites.usedBy, userId), eq(invites.purpose, 'company_member')))
+    .limit(1);
+  return row?.companyId ?? null;
+}
+
+/**
+ * A signed-in person accepts an invitation sent to their own email address: a seat on a job, or
+ * (company_member) a place in a title company, with its role on their account.
+ */
+export async function acceptInvite(ctx: Ctx, token: string): Promise<{ jobId: string | null; companyId?: string }> {
   const user = ctx.user;
   if (!user) throw invalidInvite();
   const accepted = await ctx.db.transaction(async (tx) => {
     const invite = await findLiveInvite(tx, token);
     if (!invite) {
-      // The same person tapping again after the answer was lost: they are on the job already.
+      // The same person tapping again after the answer was lost: they are on the job, or in the company, already.
       const jobId = await findJobAcceptedWith(tx, token, user.id);
-      if (jobId) return { jobId, isNewlyVerified: false };
+      if (jobId) return { jobId, companyId: null, isNewlyVerified: false, hasJoinedCompany: false };
+      const companyId = await findCompanyJoinedWith(tx, token, user.id);
+      if (companyId) return { jobId: null, companyId, isNewlyVerified: false, hasJoinedCompany: false };
     }
-    if (!invite || invite.purpose !== 'job_participant') throw invalidInvite();
+    if (!invite || (invite.purpose !== 'job_participant' && invite.purpose !== 'company_member')) throw invalidInvite();
     if (invite.email !== user.email) {
       throw new AppError(403, 'invite_email_mismatch', 'This invitation was sent to a different email address. Sign in with that account to accept it.');
     }
     const claimed = await tx
       .update(invites)
       .set({ usedAt: new Date(), usedBy: user.id })
-      .where(and(eq(invites.id, invite.id), isNull(invites.usedAt)))
+      .where(and(eq(invites.id, invite.id), isNull(invites.usedAt), isNull(invites.revokedAt)))
       .returning({ id: invites.id });
     if (claimed.length === 0) throw invalidInvite();
+    const companyId = invite.purpose === 'company_member' ? await joinCompanyByInvite({ ...ctx, db: tx }, invite, user) : null;
     await linkParticipant({ ...ctx, db: tx }, invite, user.id);
     // The link went to this address and the person opened it: that proves the address.
     const isNewlyVerified = provesInvitedAddress(invite) && (await markEmailVerified(tx, user.id, user.email, 'invitation'));
-    return { jobId: invite.jobId, isNewlyVerified };
+    return { jobId: invite.jobId, companyId, isNewlyVerified, hasJoinedCompany: companyId !== null };
   });
-  if (accepted.isNewlyVerified) await ctx.sessionCache.invalidateUser(user.id);
-  return { jobId: accepted.jobId };
+  // Joining a company adds a role and the company's jobs: the session is read again and open tabs refresh.
+  if (accepted.isNewlyVerified || accepted.hasJoinedCompany) await ctx.sessionCache.invalidateUser(user.id);
+  if (accepted.hasJoinedCompany) await announceToUsers(ctx, [user.id], { type: 'access-changed' });
+  return { jobId: accepted.jobId, ...(accepted.companyId ? { companyId: accepted.companyId } : {}) };
 }
 
 /**
@@ -176,7 +217,10 @@ export async function requestAccess(ctx: Ctx, email: string): Promise<{ ok: true
       .where(and(eq(jobParticipants.email, email), isNull(jobParticipants.userId), inArray(jobs.status, [...openJobStatuses])));
     for (const { participant, job } of rows) {
       await queueParticipantInvite({ ...ctx, db: tx }, job, participant, { isReminder: true, keepsEarlierLinks: true });
-      await appendAuditEvent({ ...ctx, db: tx }, { jobId: job.id, action: 'participant.access_requested', data: { participantId: participant.id, name: participant.name } });
+      await appendAuditEvent(
+        { ...ctx, db: tx },
+        { jobId: job.id, action: 'participant.access_requested', data: { participantId: participant.id, name: participant.name } },
+      );
     }
   });
   return { ok: true, message: 'If that email was invited to a job, a new link is on its way.' };
@@ -194,10 +238,10 @@ export async function claimInvite(
     created = await ctx.db.transaction(async (tx) => {
       const invite = await findLiveInvite(tx, token);
       if (!invite) throw invalidInvite();
-      const claimed = await tx
+        const claimed = await tx
         .update(invites)
         .set({ usedAt: new Date() })
-        .where(and(eq(invites.id, invite.id), isNull(invites.usedAt)))
+        .where(and(eq(invites.id, invite.id), isNull(invites.usedAt), isNull(invites.revokedAt)))
         .returning({ id: invites.id });
       if (claimed.length === 0) throw invalidInvite();
       if (invite.purpose === 'bootstrap_admin' && (await hasAdmin(tx))) throw invalidInvite();
@@ -223,7 +267,9 @@ export async function claimInvite(
       if (!user) throw new Error('user insert returned no row');
       if (!isAddressProven) await queueEmailVerification({ ...ctx, db: tx }, user);
       await tx.update(invites).set({ usedBy: user.id }).where(eq(invites.id, invite.id));
-      await linkParticipant({ ...ctx, db: tx, user: toSessionUser(user) }, invite, user.id);
+      const userCtx = { ...ctx, db: tx, user: toSessionUser(user) };
+      if (invite.purpose === 'company_member') await joinCompanyByInvite(userCtx, invite, user);
+      await linkParticipant(userCtx, invite, user.id);
       return user;
     });
   } catch (error) {

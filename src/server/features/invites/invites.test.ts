@@ -27,7 +27,13 @@ async function issueToken(): Promise<string> {
 const getInvite = (token: string) => t.app.inject({ method: 'GET', url: `/api/invites/${token}` });
 const claim = (token: string, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: `/api/invites/${token}/claim`, payload });
 const adminInput = (email = 'first.admin@example.test') => ({ name: 'Ada Admin', email, password: 'a long admin password' });
-const countAdmins = async () => (await t.db.select({ id: users.id }).from(users).where(sql`'admin' = any(${users.roles})`)).length;
+const countAdmins = async () =>
+  (
+    await t.db
+      .select({ id: users.id })
+      .from(users)
+      .where(sql`'admin' = any(${users.roles})`)
+  ).length;
 
 describe('issueBootstrapInvite', () => {
   it('returns a one-time claim link on the public URL while no administrator exists, valid for 24 hours', async () => {
@@ -79,6 +85,8 @@ describe('GET /api/invites/:token', () => {
       expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       jobId: null,
       jobTitle: null,
+      companyId: null,
+      companyName: null,
       hasAccount: false,
     });
   });
@@ -96,7 +104,10 @@ describe('GET /api/invites/:token', () => {
 
   it('refuses an expired invitation', async () => {
     const token = await issueToken();
-    await t.db.update(invites).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(invites.tokenHash, hashToken(token)));
+    await t.db
+      .update(invites)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(invites.tokenHash, hashToken(token)));
     const res = await getInvite(token);
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual(invalidInvite);
@@ -144,7 +155,11 @@ describe('POST /api/invites/:token/claim', () => {
     const headers = { authorization: `Bearer ${body.sessionToken}` };
     expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers })).json().user.role).toBe('admin');
     expect((await t.app.inject({ method: 'GET', url: '/api/notary/pending', headers })).statusCode).toBe(200);
-    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'first.admin@example.test', password: 'a long admin password' } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'first.admin@example.test', password: 'a long admin password' },
+    });
     expect(login.statusCode).toBe(200);
     expect(await issueBootstrapInvite(t.db, t.config.publicUrl)).toBeNull();
   });
@@ -161,7 +176,10 @@ describe('POST /api/invites/:token/claim', () => {
 
   it('refuses an expired link and creates nobody', async () => {
     const token = await issueToken();
-    await t.db.update(invites).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(invites.tokenHash, hashToken(token)));
+    await t.db
+      .update(invites)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(invites.tokenHash, hashToken(token)));
     const res = await claim(token, adminInput());
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual(invalidInvite);

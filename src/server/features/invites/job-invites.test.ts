@@ -21,7 +21,12 @@ const invalidInvite = { error: 'invite_invalid', message: 'This invitation link 
 const email = (prefix = 'guest') => `${prefix}-${randomUUID().slice(0, 8)}@example.test`;
 
 async function createJob(participants: Array<{ name: string; email: string; role?: string }>, title = `Closing ${randomUUID().slice(0, 6)}`): Promise<Job> {
-  const res = await t.app.inject({ method: 'POST', url: '/api/jobs', headers: agentHeaders, payload: { title, notarizationType: 'jurat', signers: participants } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/jobs',
+    headers: agentHeaders,
+    payload: { title, notarizationType: 'jurat', signers: participants },
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json() as Job;
 }
@@ -63,8 +68,18 @@ describe('the invitation email', () => {
 
     const [samToken, wendyToken] = [await linkTokenFor(sam), await linkTokenFor(wendy)];
     expect(samToken).not.toBe(wendyToken);
-    const [row] = await t.db.select().from(invites).where(eq(invites.tokenHash, hashToken(samToken)));
-    expect(row).toMatchObject({ purpose: 'job_participant', jobId: job.id, participantId: job.participants[0]?.id, email: sam, roles: ['signer'], usedAt: null });
+    const [row] = await t.db
+      .select()
+      .from(invites)
+      .where(eq(invites.tokenHash, hashToken(samToken)));
+    expect(row).toMatchObject({
+      purpose: 'job_participant',
+      jobId: job.id,
+      participantId: job.participants[0]?.id,
+      email: sam,
+      roles: ['signer'],
+      usedAt: null,
+    });
     const lifetime = (row?.expiresAt.getTime() ?? 0) - before;
     expect(lifetime).toBeGreaterThan(7 * 86_400_000 - 60_000);
     expect(lifetime).toBeLessThanOrEqual(7 * 86_400_000 + 60_000);
@@ -84,6 +99,8 @@ describe('GET /api/invites/:token for a job invitation', () => {
       expiresAt: expect.any(String),
       jobId: job.id,
       jobTitle: 'Refinance for Sam',
+      companyId: null,
+      companyName: null,
       hasAccount: false,
     });
   });
@@ -103,7 +120,11 @@ describe('POST /api/invites/:token/claim by a new person', () => {
     const token = await linkTokenFor(address);
     const res = await claim(token, { name: 'Nina New', email: address, password: 'a long password' });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ user: { email: address, roles: ['signer'], status: 'active' }, sessionToken: expect.any(String), pendingApproval: false });
+    expect(res.json()).toMatchObject({
+      user: { email: address, roles: ['signer'], status: 'active' },
+      sessionToken: expect.any(String),
+      pendingApproval: false,
+    });
     const headers = bearer(res.json().sessionToken);
 
     const seen = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}`, headers });
@@ -112,7 +133,10 @@ describe('POST /api/invites/:token/claim by a new person', () => {
     const listed = await t.app.inject({ method: 'GET', url: '/api/jobs', headers });
     expect(listed.json()).toMatchObject({ total: 1, items: [{ id: job.id }] });
     const audit = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}/audit`, headers: agentHeaders });
-    expect(audit.json().events.at(-1)).toMatchObject({ action: 'invite.claimed', data: { participantId: job.participants[0]?.id, userId: res.json().user.id } });
+    expect(audit.json().events.at(-1)).toMatchObject({
+      action: 'invite.claimed',
+      data: { participantId: job.participants[0]?.id, userId: res.json().user.id },
+    });
   });
 
   it('gives a witness an account with the witness role', async () => {
@@ -166,7 +190,10 @@ describe('POST /api/invites/:token/claim by a new person', () => {
     const address = email('late');
     await createJob([{ name: 'Larry Late', email: address }]);
     const token = await linkTokenFor(address);
-    await t.db.update(invites).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(invites.tokenHash, hashToken(token)));
+    await t.db
+      .update(invites)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(invites.tokenHash, hashToken(token)));
     expect((await getInvite(token)).json()).toEqual(invalidInvite);
     const res = await claim(token, { name: 'Larry Late', email: address, password: 'a long password' });
     expect(res.statusCode).toBe(404);
@@ -264,7 +291,12 @@ describe('POST /api/invites/request-access', () => {
     expect((await accept(await linkTokenFor(member.email), await t.signInAs(member))).statusCode).toBe(200);
     const cancelledAddress = email('cancelled');
     const cancelled = await createJob([{ name: 'Cass', email: cancelledAddress }]);
-    const patched = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${cancelled.id}`, headers: agentHeaders, payload: { status: 'cancelled', version: cancelled.version } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/jobs/${cancelled.id}`,
+      headers: agentHeaders,
+      payload: { status: 'cancelled', version: cancelled.version },
+    });
     expect(patched.statusCode).toBe(200);
 
     for (const address of [member.email, cancelledAddress]) {

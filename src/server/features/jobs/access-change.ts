@@ -7,3 +7,21 @@ export const accessChangedMessage = JSON.stringify({ type: 'access-changed' });
 export async function announceAccessChange(ctx: Pick<Ctx, 'realtime'>, jobId: string): Promise<void> {
   await ctx.realtime.publish(`job:${jobId}`, accessChangedMessage);
 }
+
+/**
+ * What a person's own live channel (GET /api/notifications/live) carries: it is listening (ready),
+ * their access changed, or they were signed out everywhere.
+ */
+export type UserEvent = { type: 'ready' } | { type: 'access-changed' } | { type: 'signed-out' };
+
+/** The channel of one person's open tabs, on every instance. */
+export const userChannel = (userId: string) => `user:${userId}`;
+
+/**
+ * Tells every open tab of these people (on every instance) that what they may see changed, or that
+ * their sessions ended: the pages fetch again, or go to the sign-in page. Call after the change is committed.
+ */
+export async function announceToUsers(ctx: Pick<Ctx, 'realtime'>, userIds: readonly string[], event: UserEvent): Promise<void> {
+  const message = JSON.stringify(event);
+  await Promise.all([...new Set(userIds)].map((userId) => ctx.realtime.publish(userChannel(userId), message)));
+}

@@ -65,10 +65,14 @@ describe('job_access, the jobs list read model', () => {
     const company = await newCompany();
     const otherCompany = await newCompany();
     const job = await newJob({ createdBy: creator.id, notaryId: notary.id, companyId: company });
-    expect(await viaOf(creator.id, job)).toBe(1);
+    // A company job is its creator's only while they are a member of the company (decision 043); a job without one is theirs.
+    expect(await viaOf(creator.id, job)).toBe(0);
+    expect(await viaOf(creator.id, await newJob({ createdBy: creator.id }))).toBe(1);
     expect(await viaOf(notary.id, job)).toBe(2);
 
-    await t.db.execute(sql`insert into title_company_members (company_id, user_id, role) values (${company}, ${colleague.id}, 'title'), (${company}, ${creator.id}, 'title_agent')`);
+    await t.db.execute(
+      sql`insert into title_company_members (company_id, user_id, role) values (${company}, ${colleague.id}, 'title'), (${company}, ${creator.id}, 'title_agent')`,
+    );
     expect(await viaOf(colleague.id, job)).toBe(4);
     expect(await viaOf(creator.id, job)).toBe(1 | 4);
 
@@ -78,13 +82,23 @@ describe('job_access, the jobs list read model', () => {
 
     await t.db.execute(sql`update jobs set company_id = ${otherCompany} where id = ${job}`);
     expect(await viaOf(colleague.id, job)).toBe(0);
-    expect(await viaOf(creator.id, job)).toBe(1);
+    expect(await viaOf(creator.id, job)).toBe(0);
     await t.db.execute(sql`update jobs set company_id = ${company} where id = ${job}`);
+    expect(await viaOf(creator.id, job)).toBe(1 | 4);
+
+    // The creator who leaves the company loses its job with the rest; coming back brings it back.
+    await t.db.execute(sql`delete from title_company_members where company_id = ${company} and user_id = ${creator.id}`);
+    expect(await viaOf(creator.id, job)).toBe(0);
+    await t.db.execute(sql`insert into title_company_members (company_id, user_id, role) values (${company}, ${creator.id}, 'title_agent')`);
+    expect(await viaOf(creator.id, job)).toBe(1 | 4);
+    await expectInSync();
 
     await t.db.execute(sql`delete from title_company_members where company_id = ${company} and user_id = ${colleague.id}`);
     expect(await viaOf(colleague.id, job)).toBe(0);
 
-    await t.db.execute(sql`insert into job_participants (job_id, user_id, name, email, role) values (${job}, ${signer.id}, 'Sam Signer', ${signer.email}, 'signer')`);
+    await t.db.execute(
+      sql`insert into job_participants (job_id, user_id, name, email, role) values (${job}, ${signer.id}, 'Sam Signer', ${signer.email}, 'signer')`,
+    );
     expect(await viaOf(signer.id, job)).toBe(8);
 
     // An invitation by address counts only once the account has confirmed that address, and only while the job is open
@@ -107,7 +121,9 @@ describe('job_access, the jobs list read model', () => {
     expect(await viaOf(signer.id, job)).toBe(0);
 
     // The list's order and counts read copies of updated_at and status
-    await t.db.execute(sql`update jobs set updated_at = now() + interval '1 hour', status = 'scheduled', scheduled_at = now() + interval '1 day' where id = ${job}`);
+    await t.db.execute(
+      sql`update jobs set updated_at = now() + interval '1 hour', status = 'scheduled', scheduled_at = now() + interval '1 day' where id = ${job}`,
+    );
     await expectInSync();
     // ... and the search a copy of the title, which changes alone too
     await t.db.execute(sql`update jobs set title = 'Renamed closing' where id = ${job}`);
@@ -141,14 +157,19 @@ describe('job_access, the jobs list read model', () => {
           jobIds.push(await newJob({ createdBy: maybe(people)?.id, notaryId: maybe(people)?.id, companyId: maybe(companies), status: pick(statuses) }));
           break;
         case 1:
-          if (jobIds.length) await t.db.execute(sql`update jobs set notary_id = ${maybe(people)?.id ?? null}, updated_at = now() + ${`${step} seconds`}::interval where id = ${pick(jobIds)}`);
+          if (jobIds.length)
+            await t.db.execute(
+              sql`update jobs set notary_id = ${maybe(people)?.id ?? null}, updated_at = now() + ${`${step} seconds`}::interval where id = ${pick(jobIds)}`,
+            );
           break;
         case 2:
           if (jobIds.length) await t.db.execute(sql`update jobs set company_id = ${maybe(companies)}, status = ${pick(statuses)} where id = ${pick(jobIds)}`);
           if (jobIds.length && random(2) === 0) await t.db.execute(sql`update jobs set title = ${`Title ${step}`} where id = ${pick(jobIds)}`);
           break;
         case 3:
-          await t.db.execute(sql`insert into title_company_members (company_id, user_id, role) values (${pick(companies)}, ${person.id}, ${pick(['title', 'title_agent'])}) on conflict do nothing`);
+          await t.db.execute(
+            sql`insert into title_company_members (company_id, user_id, role) values (${pick(companies)}, ${person.id}, ${pick(['title', 'title_agent'])}) on conflict do nothing`,
+          );
           break;
         case 4:
           await t.db.execute(sql`delete from title_company_members where user_id = ${person.id} and company_id = ${pick(companies)}`);
@@ -160,13 +181,16 @@ describe('job_access, the jobs list read model', () => {
           }
           break;
         case 6:
-          await t.db.execute(sql`update job_participants set user_id = case when user_id is null then ${person.id}::uuid end where email = ${person.email} and job_id = ${pick(jobIds) ?? null}`);
+          await t.db.execute(
+            sql`update job_participants set user_id = case when user_id is null then ${person.id}::uuid end where email = ${person.email} and job_id = ${pick(jobIds) ?? null}`,
+          );
           break;
         case 7:
           await t.db.execute(sql`update users set email_verified_at = case when email_verified_at is null then now() end where id = ${person.id}`);
           break;
         case 8:
-          if (jobIds.length && random(3) === 0) await t.db.execute(sql`delete from job_participants where job_id = ${pick(jobIds)} and email = ${person.email}`);
+          if (jobIds.length && random(3) === 0)
+            await t.db.execute(sql`delete from job_participants where job_id = ${pick(jobIds)} and email = ${person.email}`);
           else if (jobIds.length && random(4) === 0) await t.db.execute(sql`delete from jobs where id = ${jobIds.splice(random(jobIds.length), 1)[0] ?? null}`);
       }
       if (step % 40 === 39) await expectInSync();

@@ -41,7 +41,7 @@ async function isMemberOf(db: DbOrTx, userId: string, companyId: string): Promis
 }
 
 /**
- * Who may see a job: an admin; its creator; its company's staff; its assigned notary; a signer,
+ * Who may see a job: an admin; its creator (of a company job, while a member of the company); its company's staff; its assigned notary; a signer,
  * witness or observer on it. Anyone else gets 404, never a hint that the job exists.
  */
 export async function getJobAccess(ctx: Ctx, jobId: string, options: { forUpdate?: boolean } = {}): Promise<JobAccess> {
@@ -52,9 +52,11 @@ export async function getJobAccess(ctx: Ctx, jobId: string, options: { forUpdate
   const [job] = options.forUpdate ? await query.for('update') : await query;
   if (!job) throw jobNotFound();
   const isAdmin = user.roles.includes('admin');
-  const isCreator = job.createdBy === user.id;
   const isNotary = job.notaryId === user.id;
-  const isCompanyStaff = Boolean(job.companyId && hasCompanyStaffRole(user.roles) && (await isMemberOf(ctx.db, user.id, job.companyId)));
+  const isMember = Boolean(job.companyId && (await isMemberOf(ctx.db, user.id, job.companyId)));
+  const isCompanyStaff = isMember && hasCompanyStaffRole(user.roles);
+  // A company job belongs to its company: its creator keeps it only while still a member (decision 043).
+  const isCreator = job.createdBy === user.id && (!job.companyId || isMember);
   const [participant] = await ctx.db
     .select()
     .from(jobParticipants)

@@ -28,24 +28,42 @@ async function createJob(signers: Array<{ name: string; email: string; role?: st
 async function getTrail(jobId: string) {
   const res = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers });
   expect(res.statusCode).toBe(200);
-  return res.json() as { events: Array<{ id: string; action: string; data: Record<string, unknown> }>; verification: { isValid: boolean; eventCount: number; firstBrokenEventId: string | null } };
+  return res.json() as {
+    events: Array<{ id: string; action: string; data: Record<string, unknown> }>;
+    verification: { isValid: boolean; eventCount: number; firstBrokenEventId: string | null };
+  };
 }
 
 describe('the job audit trail', () => {
   it('gains one event for every change, in order, and verifies', async () => {
     const job = await createJob();
     const body = buildMultipart([{ name: 'deed.pdf', content: await makePdf(1) }]);
-    const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...headers, ...body.headers }, payload: body.payload });
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${job.id}/documents`,
+      headers: { ...headers, ...body.headers },
+      payload: body.payload,
+    });
     const documentId = uploaded.json().items[0].id as string;
     const steps = [
       { method: 'PATCH', url: `/api/jobs/${job.id}`, payload: { title: 'Audited again', version: 1 } },
       { method: 'POST', url: `/api/jobs/${job.id}/signers`, payload: { name: 'Wendy', email: email(), role: 'witness' } },
-      { method: 'PATCH', url: `/api/jobs/${job.id}/documents/${documentId}`, payload: { tag: 'reference', clientSnapshotVersion: 1 }, headers: { 'if-match': '1' } },
+      {
+        method: 'PATCH',
+        url: `/api/jobs/${job.id}/documents/${documentId}`,
+        payload: { tag: 'reference', clientSnapshotVersion: 1 },
+        headers: { 'if-match': '1' },
+      },
       { method: 'POST', url: `/api/jobs/${job.id}/audit/assets`, payload: { tag: 'id_front', docId: documentId } },
       { method: 'PATCH', url: `/api/jobs/${job.id}`, payload: { status: 'ready', version: 2 } },
     ] as const;
     for (const step of steps) {
-      const res = await t.app.inject({ method: step.method, url: step.url, headers: { ...headers, ...('headers' in step ? step.headers : {}) }, payload: step.payload });
+      const res = await t.app.inject({
+        method: step.method,
+        url: step.url,
+        headers: { ...headers, ...('headers' in step ? step.headers : {}) },
+        payload: step.payload,
+      });
       expect(res.statusCode, `${step.method} ${step.url}: ${res.body}`).toBeLessThan(300);
     }
     const trail = await getTrail(job.id);
@@ -65,8 +83,10 @@ describe('the job audit trail', () => {
   it('keeps no event of a change whose transaction failed half-way', async () => {
     // The second invitation email cannot be written: the job, its first participant and their events were already inserted in the transaction.
     const refused = `refused-${randomUUID().slice(0, 8)}@example.test`;
-    await t.db.execute(sql.raw(`create or replace function refuse_test_mail() returns trigger language plpgsql as $$
-      begin if new.to_address = '${refused}' then raise exception 'mail refused'; end if; return new; end $$`));
+    await t.db.execute(
+      sql.raw(`create or replace function refuse_test_mail() returns trigger language plpgsql as $$
+      begin if new.to_address = '${refused}' then raise exception 'mail refused'; end if; return new; end $$`),
+    );
     await t.db.execute(sql`create trigger refuse_test_mail before insert on email_outbox for each row execute function refuse_test_mail()`);
     try {
       const jobsBefore = await t.db.select({ count: sql<number>`count(*)::int` }).from(jobs);
@@ -75,7 +95,14 @@ describe('the job audit trail', () => {
         method: 'POST',
         url: '/api/jobs',
         headers,
-        payload: { title: 'Half done', notarizationType: 'jurat', signers: [{ name: 'First', email: email() }, { name: 'Second', email: refused }] },
+        payload: {
+          title: 'Half done',
+          notarizationType: 'jurat',
+          signers: [
+            { name: 'First', email: email() },
+            { name: 'Second', email: refused },
+          ],
+        },
       });
       expect(res.statusCode).toBe(500);
       expect(res.json()).toEqual({ error: 'internal_error', message: 'Something went wrong on our side. Please try again.' });
@@ -93,7 +120,9 @@ describe('the job audit trail', () => {
   ])('fails verification at the event whose %s was edited in the database', async (_label, tamper) => {
     const job = await createJob();
     await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers, payload: { title: 'Second title', version: 1 } });
-    const [first, second, third] = (await t.db.select().from(auditEvents).where(eq(auditEvents.jobId, job.id)).orderBy(asc(auditEvents.sequence))).map((row) => row.id);
+    const [first, second, third] = (await t.db.select().from(auditEvents).where(eq(auditEvents.jobId, job.id)).orderBy(asc(auditEvents.sequence))).map(
+      (row) => row.id,
+    );
     expect(third).toBeDefined();
     await t.db.execute(tamper(second ?? ''));
     const trail = await getTrail(job.id);
@@ -123,10 +152,27 @@ describe('what the trail records for its sentences', () => {
     expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/replace-notary`, { notaryId: nora.id }));
     expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/replace-notary`, { notaryId: ned.id }));
     expectOk(await kit.call(agent, 'PATCH', `/api/jobs/${job.id}/signers/${samSeat}`, { name: 'Sam Signer', role: 'witness' }));
-    await t.db.update(jobParticipants).set({ invitedAt: new Date(Date.now() - 3600_000) }).where(eq(jobParticipants.id, samSeat));
+    await t.db
+      .update(jobParticipants)
+      .set({ invitedAt: new Date(Date.now() - 3600_000) })
+      .where(eq(jobParticipants.id, samSeat));
     expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/signers/${samSeat}/remind`, {}));
-    expectOk(await kit.call(ned, 'POST', `/api/jobs/${job.id}/signers/${samSeat}/id-bypass`, { enabled: true, reason: 'Known to me personally' }));
-    expectOk(await kit.call(agent, 'PATCH', `/api/jobs/${job.id}/documents/${documentId}`, { name: 'deed-of-trust.pdf', clientSnapshotVersion: 1 }, { 'if-match': '1' }));
+    expectOk(
+      await kit.call(ned, 'POST', `/api/jobs/${job.id}/signers/${samSeat}/id-bypass`, {
+        enabled: true,
+        reason: 'Known to me personally',
+        method: 'personal_knowledge',
+      }),
+    );
+    expectOk(
+      await kit.call(
+        agent,
+        'PATCH',
+        `/api/jobs/${job.id}/documents/${documentId}`,
+        { name: 'deed-of-trust.pdf', clientSnapshotVersion: 1 },
+        { 'if-match': '1' },
+      ),
+    );
     expectOk(await kit.call(agent, 'POST', `/api/jobs/${job.id}/audit/assets`, { tag: 'id_front', docId: documentId }));
     expectOk(await kit.call(agent, 'DELETE', `/api/jobs/${job.id}/audit/assets`, { tag: 'id_front', docId: documentId }));
     const patEmail = email();
@@ -148,7 +194,7 @@ describe('what the trail records for its sentences', () => {
       'Tess Title replaced Nora Notary with Ned Notary as the job’s notary.',
       'Tess Title changed Sam Signer’s role to witness.',
       `Tess Title emailed Sam Signer a new invitation link at ${samEmail}.`,
-      'Ned Notary let Sam Signer skip identity verification. Reason: Known to me personally.',
+      'Ned Notary identified Sam Signer by personal knowledge instead of the identity step. Reason: Known to me personally.',
       'Tess Title renamed deed.pdf to deed-of-trust.pdf.',
       'Tess Title added deed-of-trust.pdf to the audit record as “id_front”.',
       'Tess Title removed deed-of-trust.pdf from the audit record (“id_front”).',
@@ -168,8 +214,19 @@ describe('what the trail records for its sentences', () => {
 describe('who sees addresses and browsers in the audit trail', () => {
   it('shows IP addresses and user agents to the job’s notary and admins only, not to participants or the creator', async () => {
     const notary = await t.createUser({ roles: ['notary'] });
-    await t.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'TX', commissionNumber: 'TX-7', commissionExpiresOn: '2031-01-01', county: 'Travis', approvalStatus: 'approved' });
-    const [signer, witness, observer] = [await t.createUser({ roles: ['signer'] }), await t.createUser({ roles: ['witness'] }), await t.createUser({ roles: ['observer'] })];
+    await t.db.insert(notaryProfiles).values({
+      userId: notary.id,
+      commissionState: 'TX',
+      commissionNumber: 'TX-7',
+      commissionExpiresOn: '2031-01-01',
+      county: 'Travis',
+      approvalStatus: 'approved',
+    });
+    const [signer, witness, observer] = [
+      await t.createUser({ roles: ['signer'] }),
+      await t.createUser({ roles: ['witness'] }),
+      await t.createUser({ roles: ['observer'] }),
+    ];
     const admin = await t.createUser({ roles: ['admin'] });
     const job = await createJob([
       { name: 'Sam', email: signer.email },
@@ -177,9 +234,17 @@ describe('who sees addresses and browsers in the audit trail', () => {
       { name: 'Olga', email: observer.email, role: 'observer' },
     ]);
     for (const [index, user] of [signer, witness, observer].entries()) {
-      await t.db.update(jobParticipants).set({ userId: user.id }).where(eq(jobParticipants.id, job.participants[index]?.id ?? ''));
+      await t.db
+        .update(jobParticipants)
+        .set({ userId: user.id })
+        .where(eq(jobParticipants.id, job.participants[index]?.id ?? ''));
     }
-    const assigned = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/replace-notary`, headers: { ...headers, 'user-agent': 'AgentBrowser/1.0' }, payload: { notaryId: notary.id } });
+    const assigned = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${job.id}/replace-notary`,
+      headers: { ...headers, 'user-agent': 'AgentBrowser/1.0' },
+      payload: { notaryId: notary.id },
+    });
     expect(assigned.statusCode, assigned.body).toBe(200);
 
     const trailFor = async (user: TestUser | null) => {

@@ -5,7 +5,7 @@ import { createTestApp, type TestApp, type TestUser } from '#test/create-test-ap
 import { createJobKit, uniqueEmail, type JobKit } from '#test/job-fixtures.ts';
 
 /**
- * Tries to break GET /api/jobs from the outside (issue 14): seeing a job one may not see, a list
+ * Tries to break GET /api/jobs from the outside: seeing a job one may not see, a list
  * that lies about its total, order or titles, and inputs that should answer 400 but do not.
  */
 let t: TestApp;
@@ -65,7 +65,10 @@ const addMember = async (companyId: string, user: TestUser, role: 'title' | 'tit
 function expectBadRequest(res: { statusCode: number; body: string; json(): unknown }, label: string) {
   expect(res.statusCode, `${label}: ${res.body}`).toBe(400);
   const body = res.json() as Record<string, unknown>;
-  expect(Object.keys(body).filter((key) => !['error', 'message', 'detail'].includes(key)), label).toEqual([]);
+  expect(
+    Object.keys(body).filter((key) => !['error', 'message', 'detail'].includes(key)),
+    label,
+  ).toEqual([]);
   expect(typeof body.error, label).toBe('string');
   expect(typeof body.message, label).toBe('string');
   expect(String(body.message).length, label).toBeGreaterThan(0);
@@ -91,7 +94,7 @@ describe('who sees what through any query', () => {
     await addMember(companyA, bob, 'title_agent');
     await addMember(companyB, carol);
     await addMember(companyA, sid);
-    for (const title of ['Deed 100% A', 'Deed_under A', 'Back\\slash A', "O'Brien \"A\"", 'Café Ünïcode A', 'Plain deed A']) {
+    for (const title of ['Deed 100% A', 'Deed_under A', 'Back\\slash A', 'O\'Brien "A"', 'Café Ünïcode A', 'Plain deed A']) {
       aJobs.push(await kit.createJob(bob, { title }));
     }
     for (const title of ['Deed 100% B', 'Plain deed B']) bJobs.push(await kit.createJob(carol, { title }));
@@ -140,7 +143,10 @@ describe('who sees what through any query', () => {
         continue;
       }
       const body = res.json() as ListBody;
-      expect(idsOf(body).filter((id) => victimIds.includes(id)), query).toEqual([]);
+      expect(
+        idsOf(body).filter((id) => victimIds.includes(id)),
+        query,
+      ).toEqual([]);
       expect(body.total, query).toBeLessThanOrEqual(bJobs.length);
     }
   });
@@ -158,7 +164,19 @@ describe('who sees what through any query', () => {
   });
 
   it('shows the company’s staff its jobs through either list path, the same rows in the same order', async () => {
-    const queries = ['', 'q=deed', `q=${enc('%')}`, `q=${enc('_')}`, `q=${enc('\\')}`, `q=${enc("'")}`, `q=${enc('"A"')}`, `q=${enc('Café')}`, 'q=PLAIN', 'status=draft', 'pageSize=2&page=2'];
+    const queries = [
+      '',
+      'q=deed',
+      `q=${enc('%')}`,
+      `q=${enc('_')}`,
+      `q=${enc('\\')}`,
+      `q=${enc("'")}`,
+      `q=${enc('"A"')}`,
+      `q=${enc('Café')}`,
+      'q=PLAIN',
+      'status=draft',
+      'pageSize=2&page=2',
+    ];
     for (const query of queries) {
       const prepared = await list(alice, query);
       const drizzle = await list(alice, `${query}&withStatusCounts=true`);
@@ -172,8 +190,8 @@ describe('who sees what through any query', () => {
     expect(titlesOf(await list(alice, `q=${enc('%')}`))).toEqual(['Deed 100% A']);
     expect(titlesOf(await list(alice, `q=${enc('_')}`))).toEqual(['Deed_under A']);
     expect(titlesOf(await list(alice, `q=${enc('\\')}`))).toEqual(['Back\\slash A']);
-    expect(titlesOf(await list(alice, `q=${enc("'")}`))).toEqual(["O'Brien \"A\""]);
-    expect(titlesOf(await list(alice, `q=${enc('"A"')}`))).toEqual(["O'Brien \"A\""]);
+    expect(titlesOf(await list(alice, `q=${enc("'")}`))).toEqual(['O\'Brien "A"']);
+    expect(titlesOf(await list(alice, `q=${enc('"A"')}`))).toEqual(['O\'Brien "A"']);
     expect(titlesOf(await list(alice, `q=${enc('é Ü')}`))).toEqual(['Café Ünïcode A']);
     expect(titlesOf(await list(alice, 'q=pLaIn'))).toEqual(['Plain deed A']);
     expect(titlesOf(await list(alice, `q=${enc('  plain  ')}`))).toEqual(['Plain deed A']);
@@ -239,7 +257,10 @@ describe('participants, invitations and notaries', () => {
     const invited = await t.createUser({ roles: ['signer'], isEmailVerified: true });
     const job = await kit.createJob(agent, {
       title: 'Participants come and go',
-      signers: [{ name: 'Acc', email: accepted.email }, { name: 'Inv', email: invited.email }],
+      signers: [
+        { name: 'Acc', email: accepted.email },
+        { name: 'Inv', email: invited.email },
+      ],
     });
     expect((await kit.acceptInvitation(accepted)).statusCode).toBe(200);
     expect((await list(accepted)).items.map((item) => [item.id, item.isInvitation])).toEqual([[job.id, false]]);
@@ -324,11 +345,15 @@ describe('a list that tells the truth', () => {
     const body = await list(owner, 'pageSize=100');
     expect(body.total).toBe(jobIds.length);
     expect(isInListOrder(body.items)).toBe(true);
-    expect(body.items.map((item) => item.id)).toEqual(body.items.map((item) => item.id).sort((a, b) => {
-      const first = body.items.find((item) => item.id === a) as ListItem;
-      const second = body.items.find((item) => item.id === b) as ListItem;
-      return first.updatedAt === second.updatedAt ? (a < b ? 1 : -1) : first.updatedAt < second.updatedAt ? 1 : -1;
-    }));
+    expect(body.items.map((item) => item.id)).toEqual(
+      body.items
+        .map((item) => item.id)
+        .sort((a, b) => {
+          const first = body.items.find((item) => item.id === a) as ListItem;
+          const second = body.items.find((item) => item.id === b) as ListItem;
+          return first.updatedAt === second.updatedAt ? (a < b ? 1 : -1) : first.updatedAt < second.updatedAt ? 1 : -1;
+        }),
+    );
   });
 
   it('cuts pages with no duplicate, no gap and the same total on every page, for every page size', async () => {
@@ -337,7 +362,10 @@ describe('a list that tells the truth', () => {
       for (const query of ['', 'q=truth', 'status=draft']) {
         const paged = await allPages(owner, query, pageSize);
         expect(paged.total, `${query} by ${pageSize}`).toBe(whole.total);
-        expect(paged.items.map((item) => item.id), `${query} by ${pageSize}`).toEqual(idsOf(whole));
+        expect(
+          paged.items.map((item) => item.id),
+          `${query} by ${pageSize}`,
+        ).toEqual(idsOf(whole));
       }
     }
   });

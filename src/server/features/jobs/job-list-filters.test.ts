@@ -33,7 +33,10 @@ describe('waitingFor=me', () => {
     /** A job with Sam in a role, accepted by Sam, moved to the given statuses by the notary. */
     const jobWithSam = async (title: string, role: 'signer' | 'witness' | 'observer', statuses: Array<'ready' | 'in_session' | 'cancelled'>) => {
       // Someone else signs too, so every job may be marked ready whatever Sam's role.
-      const signers = [{ name: sam.name, email: sam.email, role }, { name: 'Olga Other', email: uniqueEmail('olga') }];
+      const signers = [
+        { name: sam.name, email: sam.email, role },
+        { name: 'Olga Other', email: uniqueEmail('olga') },
+      ];
       const job = await kit.createJob(agent, { title, notaryId: notary.id, signers });
       expect((await kit.acceptInvitation(sam)).statusCode).toBe(200);
       if (statuses.length > 0) await kit.uploadPdf(agent, job.id);
@@ -53,7 +56,15 @@ describe('waitingFor=me', () => {
     const documents = (await kit.call(agent, 'GET', `/api/jobs/${signed.id}/documents`)).json().items as Array<{ id: string }>;
     const fields = `/api/jobs/${signed.id}/documents/${documents[0]?.id}/fields`;
     const participant = (await kit.getJob(agent, signed.id)).participants[0] as Participant;
-    const placed = await kit.call(notary, 'POST', fields, { type: 'signature', participantId: participant.id, page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.06 });
+    const placed = await kit.call(notary, 'POST', fields, {
+      type: 'signature',
+      participantId: participant.id,
+      page: 1,
+      x: 0.1,
+      y: 0.1,
+      width: 0.3,
+      height: 0.06,
+    });
     expect(placed.statusCode, placed.body).toBe(201);
     const filled = await kit.call(sam, 'POST', `${fields}/${placed.json().id as string}/fill`, { version: 1 });
     expect(filled.statusCode, filled.body).toBe(200);

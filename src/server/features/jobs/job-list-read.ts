@@ -45,7 +45,7 @@ interface ListRow {
 const statements = new Map<string, PreparedStatement>();
 
 /**
- * One statement for a page and its total (issue 14, decision 031), written once per shape and
+ * One statement for a page and its total (decision 031), written once per shape and
  * prepared. Without a search, the person's rows of job_access are counted (an index-only read of
  * their range) and, apart, cut to the page (read backwards from the newest, so page 1 reads 20 index
  * entries); with one, the range is read once and its matches kept (a search keeps few), then counted

@@ -57,7 +57,12 @@ async function createJob(options: JobOptions = {}): Promise<Job> {
   const job = res.json() as Job;
   if (options.hasDocument !== false) {
     const upload = buildMultipart([{ name: 'deed.pdf', content: pdf }]);
-    const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...agentHeaders, ...upload.headers }, payload: upload.payload });
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${job.id}/documents`,
+      headers: { ...agentHeaders, ...upload.headers },
+      payload: upload.payload,
+    });
     expect(uploaded.statusCode).toBe(201);
   }
   return getJob(job.id);
@@ -69,7 +74,8 @@ async function getJob(id: string): Promise<Job> {
   return res.json() as Job;
 }
 
-const patchJob = (id: string, payload: Record<string, unknown>, headers = agentHeaders) => t.app.inject({ method: 'PATCH', url: `/api/jobs/${id}`, headers, payload });
+const patchJob = (id: string, payload: Record<string, unknown>, headers = agentHeaders) =>
+  t.app.inject({ method: 'PATCH', url: `/api/jobs/${id}`, headers, payload });
 
 /** Who makes a move: the job's notary starts, pauses and ends sessions; the title agent prepares the job. */
 const moverOf = (from: JobStatus, to: JobStatus) => (from === 'in_session' || to === 'in_session' ? notaryHeaders : agentHeaders);
@@ -292,7 +298,12 @@ describe('a job that has started, finished or been cancelled', () => {
       expect(res.json()).toMatchObject({ error: 'job_locked', message: expect.any(String) });
     }
     const upload = buildMultipart([{ name: 'late.pdf', content: pdf }]);
-    const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...agentHeaders, ...upload.headers }, payload: upload.payload });
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${job.id}/documents`,
+      headers: { ...agentHeaders, ...upload.headers },
+      payload: upload.payload,
+    });
     expect(uploaded.statusCode).toBe(409);
     expect(uploaded.json()).toMatchObject({ error: 'job_locked' });
     expect(await getJob(job.id)).toMatchObject({ title: job.title, version: job.version, participantCount: 1, documentCount: 1 });

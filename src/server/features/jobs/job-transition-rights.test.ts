@@ -140,11 +140,18 @@ describe('the words of a refusal', () => {
   it('tells a creator that only the notary starts the session, and the notary how a job is completed', async () => {
     const ready = await jobIn(people.creatorSigner, 'ready');
     const start = await kit.call(people.creatorSigner, 'PATCH', `/api/jobs/${ready.id}`, { status: 'in_session', version: ready.version });
-    expect(start.json()).toEqual({ error: 'forbidden', message: 'Only the job’s notary may start the session.', detail: { from: 'ready', to: 'in_session', allowed: ['draft', 'scheduled', 'cancelled'] } });
+    expect(start.json()).toEqual({
+      error: 'forbidden',
+      message: 'Only the job’s notary may start the session.',
+      detail: { from: 'ready', to: 'in_session', allowed: ['draft', 'scheduled', 'cancelled'] },
+    });
 
     const live = await kit.moveJob(people.jobNotary, ready.id, ['in_session']);
     const complete = await kit.call(people.jobNotary, 'PATCH', `/api/jobs/${live.id}`, { status: 'completed', version: live.version });
-    expect(complete.json()).toMatchObject({ error: 'invalid_transition', message: 'A job is completed only by sealing it: the notary uses “Seal and complete the job” in the signing workspace.' });
+    expect(complete.json()).toMatchObject({
+      error: 'invalid_transition',
+      message: 'A job is completed only by sealing it: the notary uses “Seal and complete the job” in the signing workspace.',
+    });
     const cancel = await kit.call(people.creatorSigner, 'PATCH', `/api/jobs/${live.id}`, { status: 'cancelled', version: live.version });
     expect(cancel.json()).toMatchObject({ error: 'forbidden', message: 'Only an administrator or the job’s notary may cancel a job in session.' });
   });

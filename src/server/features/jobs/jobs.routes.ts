@@ -14,31 +14,22 @@ import {
   updateJobInputSchema,
   updateSignerInputSchema,
 } from '#shared/jobs.ts';
-import type { Role } from '#shared/roles.ts';
+import { jobCreatorRoles } from '#shared/roles.ts';
 import { getJobAuditTrail } from '#server/features/audit/audit.service.ts';
-import {
-  createJob,
-  findJobs,
-  getJob,
-  getNotarizationTypes,
-  notifyParticipants,
-  notifyReadyForNotary,
-  replaceNotary,
-  updateJob,
-} from './jobs.service.ts';
+import { createJob, findJobs, getJob, getNotarizationTypes, notifyParticipants, notifyReadyForNotary, replaceNotary, updateJob } from './jobs.service.ts';
 import { addParticipant, remindAllParticipants, remindParticipant, removeParticipant, setIdBypass, updateParticipant } from './participants.service.ts';
+import { jobParams } from '#server/lib/route-params.ts';
 
-/** Who may create signing requests. */
-export const jobCreatorRoles: readonly Role[] = ['admin', 'title', 'title_agent', 'notary', 'signer'];
-
-const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
 const signerParams = jobParams.extend({ sid: z.uuid({ message: 'Signer id must be a UUID.' }) });
 const signedIn = 'signed-in' as const;
 
 export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/notarization-types',
-    { config: { access: signedIn }, schema: { response: { 200: z.object({ items: z.array(z.object({ key: z.string(), label: z.string(), description: z.string() })) }) } } },
+    {
+      config: { access: signedIn },
+      schema: { response: { 200: z.object({ items: z.array(z.object({ key: z.string(), label: z.string(), description: z.string() })) }) } },
+    },
     async () => getNotarizationTypes(),
   );
 
@@ -54,26 +45,38 @@ export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {
     getJob(request.ctx, request.params.id),
   );
 
-  app.patch('/:id', { config: { access: signedIn }, schema: { params: jobParams, body: updateJobInputSchema, response: { 200: jobSchema } } }, async (request) =>
-    updateJob(request.ctx, request.params.id, request.body),
+  app.patch(
+    '/:id',
+    { config: { access: signedIn }, schema: { params: jobParams, body: updateJobInputSchema, response: { 200: jobSchema } } },
+    async (request) => updateJob(request.ctx, request.params.id, request.body),
   );
 
-  app.post('/:id/signers', { config: { access: signedIn }, schema: { params: jobParams, body: addSignerInputSchema, response: { 201: participantSchema } } }, async (request, reply) =>
-    reply.code(201).send(await addParticipant(request.ctx, request.params.id, request.body)),
+  app.post(
+    '/:id/signers',
+    { config: { access: signedIn }, schema: { params: jobParams, body: addSignerInputSchema, response: { 201: participantSchema } } },
+    async (request, reply) => reply.code(201).send(await addParticipant(request.ctx, request.params.id, request.body)),
   );
 
-  app.post('/:id/signers/remind', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: z.object({ reminded: z.number(), skipped: z.number() }) } } }, async (request) =>
-    remindAllParticipants(request.ctx, request.params.id),
+  app.post(
+    '/:id/signers/remind',
+    { config: { access: signedIn }, schema: { params: jobParams, response: { 200: z.object({ reminded: z.number(), skipped: z.number() }) } } },
+    async (request) => remindAllParticipants(request.ctx, request.params.id),
   );
 
-  app.patch('/:id/signers/:sid', { config: { access: signedIn }, schema: { params: signerParams, body: updateSignerInputSchema, response: { 200: participantSchema } } }, async (request) =>
-    updateParticipant(request.ctx, request.params.id, request.params.sid, request.body),
+  app.patch(
+    '/:id/signers/:sid',
+    { config: { access: signedIn }, schema: { params: signerParams, body: updateSignerInputSchema, response: { 200: participantSchema } } },
+    async (request) => updateParticipant(request.ctx, request.params.id, request.params.sid, request.body),
   );
 
-  app.delete('/:id/signers/:sid', { config: { access: signedIn }, schema: { params: signerParams, response: { 200: z.object({ ok: z.literal(true) }) } } }, async (request) => {
-    await removeParticipant(request.ctx, request.params.id, request.params.sid);
-    return { ok: true as const };
-  });
+  app.delete(
+    '/:id/signers/:sid',
+    { config: { access: signedIn }, schema: { params: signerParams, response: { 200: z.object({ ok: z.literal(true) }) } } },
+    async (request) => {
+      await removeParticipant(request.ctx, request.params.id, request.params.sid);
+      return { ok: true as const };
+    },
+  );
 
   app.post(
     '/:id/signers/:sid/remind',
@@ -87,16 +90,22 @@ export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => setIdBypass(request.ctx, request.params.id, request.params.sid, request.body),
   );
 
-  app.post('/:id/notify', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: z.object({ notified: z.number() }) } } }, async (request) =>
-    notifyParticipants(request.ctx, request.params.id),
+  app.post(
+    '/:id/notify',
+    { config: { access: signedIn }, schema: { params: jobParams, response: { 200: z.object({ notified: z.number() }) } } },
+    async (request) => notifyParticipants(request.ctx, request.params.id),
   );
 
-  app.post('/:id/notify-ready-for-notary', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: z.object({ notified: z.number() }) } } }, async (request) =>
-    notifyReadyForNotary(request.ctx, request.params.id),
+  app.post(
+    '/:id/notify-ready-for-notary',
+    { config: { access: signedIn }, schema: { params: jobParams, response: { 200: z.object({ notified: z.number() }) } } },
+    async (request) => notifyReadyForNotary(request.ctx, request.params.id),
   );
 
-  app.post('/:id/replace-notary', { config: { access: signedIn }, schema: { params: jobParams, body: replaceNotaryInputSchema, response: { 200: jobSchema } } }, async (request) =>
-    replaceNotary(request.ctx, request.params.id, request.body.notaryId),
+  app.post(
+    '/:id/replace-notary',
+    { config: { access: signedIn }, schema: { params: jobParams, body: replaceNotaryInputSchema, response: { 200: jobSchema } } },
+    async (request) => replaceNotary(request.ctx, request.params.id, request.body.notaryId),
   );
 
   app.get('/:id/audit', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: auditTrailSchema } } }, async (request) =>

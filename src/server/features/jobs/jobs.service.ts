@@ -1,5 +1,6 @@
-import { and, desc, eq, gte, ilike, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, ilike, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
+import { formatDateTime } from '#shared/dates.ts';
 import {
   getAllowedTransitions,
   getTransitionBlocker,
@@ -15,26 +16,31 @@ import {
   type JobStatusCounts,
   type updateJobInputSchema,
 } from '#shared/jobs.ts';
-import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { containsPattern } from '#server/db/like.ts';
 import { isRootDb } from '#server/db/prepared.ts';
-import { documents, jobAccess, jobParticipants, jobs, titleCompanies, users } from '#server/db/schema/index.ts';
+import { companyJobTypes, documents, jobAccess, jobParticipants, jobs, notaryJournalEntries, titleCompanies, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { mailTemplates } from '#server/features/mail/templates.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
-import { leaveOpenSessions } from '#server/features/video/session-membership.ts';
+import { leaveOpenSessions } from '#server/features/video/lobby/session-membership.ts';
 import { announceAccessChange } from './access-change.ts';
 import { findCompanyIdOf, getJobAccess, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
 import { invitedJobIds } from './job-invitations.ts';
 import { personalViaMask, readPersonalList, viaInvitation } from './job-list-read.ts';
 import { assertNotaryNotAmong, assertNotaryNotOnJob } from './notary-conflict.ts';
 import { assertNotaryCanTakeWork } from '#server/features/notaries/notary-eligibility.ts';
+import { getJobTypeForCreator } from '#server/features/title-companies/job-types.service.ts';
 import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';
+import { findIdentityStates } from '#server/features/identity/identity-evidence.ts';
+import { policyOfJob } from '#server/features/identity/identity-access.ts';
+import { assertPrintable } from '#server/features/notarization/pdf-fonts.ts';
+import { findMailPerson, jobPageLink, queueJobReadyMail, queueNotaryAssignedMail } from './job-mail.ts';
 
 export function getNotarizationTypes() {
   return { items: notarizationTypes.map((type) => ({ ...type })) };
@@ -46,17 +52,20 @@ const assertApprovedNotary = assertNotaryCanTakeWork;
 export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputSchema>): Promise<Job> {
   const user = ctx.user;
   if (!user) throw unauthorized();
+  assertPrintable([{ label: 'job title', text: input.title }, ...input.signers.map((signer) => ({ label: `${signer.role} name`, text: signer.name }))]);
   const emails = input.signers.map((signer) => signer.email);
   if (new Set(emails).size !== emails.length) throw badRequest('Each participant needs a different email address.');
   const isNotary = user.roles.includes('notary');
-  const notaryId = input.notaryId ?? (isNotary ? user.id : null);
   let jobId: string;
   try {
     jobId = await ctx.db.transaction(async (tx) => {
       const txCtx = { ...ctx, db: tx };
-      if (notaryId) await assertApprovedNotary(tx, notaryId);
+      // A job made from a company's job type is that company's job, with the type's instructions as they are now.
+      const jobType = input.jobTypeId ? await getJobTypeForCreator(tx, input.jobTypeId, user.id) : null;
+      const companyId = jobType?.companyId ?? (await findCompanyIdOf(tx, user.id));
+      const notaryId = await chooseNotary(tx, input.notaryId, isNotary ? user.id : null, companyId);
+      const notary = notaryId ? await assertApprovedNotary(tx, notaryId) : null;
       await assertNotaryNotAmong(tx, notaryId, input.signers);
-      const companyId = await findCompanyIdOf(tx, user.id);
       const [job] = await tx
         .insert(jobs)
         .values({
@@ -66,14 +75,26 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
           createdBy: user.id,
           notaryId,
           scheduledAt: input.scheduledAt ? new Date(input.scheduledAt) : null,
+          jobTypeId: jobType?.id ?? null,
+          notaryInstructions: jobType?.instructions ? jobType.instructions : null,
         })
         .returning();
       if (!job) throw new Error('job insert returned no row');
       await appendAuditEvent(txCtx, {
         jobId: job.id,
         action: 'job.created',
-        data: { title: job.title, notarizationType: job.notarizationType, status: job.status, notaryId, scheduledAt: input.scheduledAt ?? null },
+        data: {
+          title: job.title,
+          notarizationType: job.notarizationType,
+          status: job.status,
+          notaryId,
+          scheduledAt: input.scheduledAt ?? null,
+          ...(jobType ? { jobTypeId: jobType.id, jobTypeName: jobType.name } : {}),
+          ...(notaryId && input.notaryId === undefined && notaryId !== user.id ? { isCompanyDefaultNotary: true } : {}),
+        },
       });
+      // A notary who creates their own job knows it is theirs; anyone else's choice is mailed to them.
+      if (notary && notary.id !== user.id) await queueNotaryAssignedMail(txCtx, job, notary);
       for (const [position, signer] of input.signers.entries()) {
         const [row] = await tx
           .insert(jobParticipants)
@@ -81,7 +102,11 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
           .returning();
         if (!row) throw new Error('participant insert returned no row');
         await queueParticipantInvite(txCtx, job, row);
-        await appendAuditEvent(txCtx, { jobId: job.id, action: 'participant.added', data: { participantId: row.id, name: row.name, email: row.email, role: row.role } });
+        await appendAuditEvent(txCtx, {
+          jobId: job.id,
+          action: 'participant.added',
+          data: { participantId: row.id, name: row.name, email: row.email, role: row.role },
+        });
       }
       return job.id;
     });
@@ -92,12 +117,40 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
   return getJob(ctx, jobId);
 }
 
+/**
+ * The notary of a new job: the one named; none when the creator sent null; else the creator when
+ * they are a notary (their own job), else the default notary of the creator's company, if it has one.
+ */
+async function chooseNotary(
+  db: DbOrTx,
+  requested: string | null | undefined,
+  creatorAsNotary: string | null,
+  companyId: string | null,
+): Promise<string | null> {
+  if (requested) return requested;
+  if (creatorAsNotary) return creatorAsNotary;
+  if (requested === null || !companyId) return null;
+  const [company] = await db
+    .select({ defaultNotaryId: titleCompanies.defaultNotaryId })
+    .from(titleCompanies)
+    .where(and(eq(titleCompanies.id, companyId), isNull(titleCompanies.closedAt)))
+    .limit(1);
+  return company?.defaultNotaryId ?? null;
+}
+
 async function describeJob(ctx: Ctx, access: JobAccess): Promise<Job> {
   const { job } = access;
   const participants = await findParticipants(ctx.db, job.id);
-  const counts = await ctx.db.select({ count: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, job.id));
+  const identityStates = await findIdentityStates(ctx.db, job, participants);
+  const identityPolicy = await policyOfJob(ctx.db, job);
+  const mayReadIdentity = access.permissions.canEdit || access.permissions.canBypassId;
+  const counts = await ctx.db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(documents)
+    .where(eq(documents.jobId, job.id));
   const [notary] = job.notaryId ? await ctx.db.select({ name: users.name }).from(users).where(eq(users.id, job.notaryId)) : [];
   const [company] = job.companyId ? await ctx.db.select({ name: titleCompanies.name }).from(titleCompanies).where(eq(titleCompanies.id, job.companyId)) : [];
+  const [jobType] = job.jobTypeId ? await ctx.db.select({ name: companyJobTypes.name }).from(companyJobTypes).where(eq(companyJobTypes.id, job.jobTypeId)) : [];
   return {
     id: job.id,
     title: job.title,
@@ -114,9 +167,15 @@ async function describeJob(ctx: Ctx, access: JobAccess): Promise<Job> {
     notaryId: job.notaryId,
     companyId: job.companyId,
     createdBy: job.createdBy,
-    participants: participants.map(toParticipant),
+    // Who manages the job sees everyone's identity state; a signer or witness sees only their own.
+    participants: participants.map((participant) =>
+      toParticipant(participant, mayReadIdentity || participant.id === access.participant?.id ? identityStates.get(participant.id) : undefined),
+    ),
     permissions: access.permissions,
+    idBypassMethods: [...identityPolicy.bypassMethods],
     allowedTransitions: getAllowedTransitions(job.status, access.actors),
+    jobTypeName: jobType?.name ?? null,
+    notaryInstructions: job.notaryInstructions,
   };
 }
 
@@ -215,7 +274,6 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
   };
 }
 
-
 function toStatusCounts(rows: { status: JobStatus; count: number }[]): JobStatusCounts {
   const counts = Object.fromEntries(jobStatuses.map((status) => [status, 0])) as JobStatusCounts;
   for (const row of rows) counts[row.status] = row.count;
@@ -246,12 +304,22 @@ function visibleJobs(ctx: Ctx, userId: string, roles: readonly string[], jobFilt
         .limit(limit)
         .offset(offset),
     count: async (status: JobStatus | undefined) => {
-      const [row] = await withJobs(ctx.db.select({ count: sql<number>`count(*)::int` }).from(jobAccess).$dynamic()).where(where(status));
+      const [row] = await withJobs(
+        ctx.db
+          .select({ count: sql<number>`count(*)::int` })
+          .from(jobAccess)
+          .$dynamic(),
+      ).where(where(status));
       return row?.count ?? 0;
     },
     countByStatus: async () =>
       toStatusCounts(
-        await withJobs(ctx.db.select({ status: jobAccess.status, count: sql<number>`count(*)::int` }).from(jobAccess).$dynamic())
+        await withJobs(
+          ctx.db
+            .select({ status: jobAccess.status, count: sql<number>`count(*)::int` })
+            .from(jobAccess)
+            .$dynamic(),
+        )
           .where(where(undefined))
           .groupBy(jobAccess.status),
       ),
@@ -271,11 +339,20 @@ function allJobs(ctx: Ctx, userId: string, jobFilters: SQL[]) {
         .limit(limit)
         .offset(offset),
     count: async (status: JobStatus | undefined) => {
-      const [row] = await ctx.db.select({ count: sql<number>`count(*)::int` }).from(jobs).where(where(status));
+      const [row] = await ctx.db
+        .select({ count: sql<number>`count(*)::int` })
+        .from(jobs)
+        .where(where(status));
       return row?.count ?? 0;
     },
     countByStatus: async () =>
-      toStatusCounts(await ctx.db.select({ status: jobs.status, count: sql<number>`count(*)::int` }).from(jobs).where(where(undefined)).groupBy(jobs.status)),
+      toStatusCounts(
+        await ctx.db
+          .select({ status: jobs.status, count: sql<number>`count(*)::int` })
+          .from(jobs)
+          .where(where(undefined))
+          .groupBy(jobs.status),
+      ),
   };
 }
 
@@ -285,9 +362,12 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canEdit');
+    assertPrintable([{ label: 'job title', text: input.title }]);
     const { job } = access;
     if (input.version !== job.version) {
-      throw new AppError(412, 'stale_version', 'Someone changed this job after you loaded it. Reload to see the latest version.', { currentVersion: job.version });
+      throw new AppError(412, 'stale_version', 'Someone changed this job after you loaded it. Reload to see the latest version.', {
+        currentVersion: job.version,
+      });
     }
     const changes: Partial<JobRow> = {};
     const isDetailChange = input.title !== undefined || input.notarizationType !== undefined || input.scheduledAt !== undefined;
@@ -310,6 +390,11 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
       .where(eq(jobs.id, jobId));
     if (changes.status) {
       await appendAuditEvent(txCtx, { jobId, action: 'job.status_changed', data: { from: job.status, to: changes.status, reason: input.reason ?? null } });
+    }
+    // The notary learns their job is ready, unless they made it ready themselves.
+    if (changes.status === 'ready' && job.notaryId && job.notaryId !== access.userId) {
+      const notary = await findMailPerson(tx, job.notaryId);
+      if (notary) await queueJobReadyMail(txCtx, { id: jobId, title: changes.title ?? job.title }, notary);
     }
     const { status: _status, ...details } = changes;
     if (Object.keys(details).length > 0) {
@@ -337,13 +422,14 @@ export async function notifyParticipants(ctx: Ctx, jobId: string): Promise<{ not
       await queueEmail(tx, {
         to: participant.email,
         kind: 'job_update',
-        subject: `Update on "${access.job.title}"`,
-        text: [
-          `Hello ${toSingleLine(participant.name)},`,
-          '',
-          `"${toSingleLine(access.job.title)}" is now ${access.job.status.replace('_', ' ')}${access.job.scheduledAt ? `, scheduled for ${access.job.scheduledAt.toUTCString()}` : ''}.`,
-          `See it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
-        ].join('\n'),
+        ...mailTemplates.jobUpdate.render({
+          name: participant.name,
+          title: access.job.title,
+          status: access.job.status.replace('_', ' '),
+          // The server knows no reader's zone: the date is written in UTC, and says so.
+          scheduledFor: access.job.scheduledAt ? formatDateTime(access.job.scheduledAt, { locale: 'en-US', timeZone: 'UTC' }) : null,
+          link: jobPageLink(ctx, jobId),
+        }),
       });
     }
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'job.participants_notified', data: { count: participants.length } });
@@ -361,12 +447,7 @@ export async function notifyReadyForNotary(ctx: Ctx, jobId: string): Promise<{ n
   if (hits.count > 5) throwRateLimited('notifications for this job', hits.resetAt);
   const notary = await assertApprovedNotary(ctx.db, job.notaryId);
   await ctx.db.transaction(async (tx) => {
-    await queueEmail(tx, {
-      to: notary.email,
-      kind: 'job_ready_for_notary',
-      subject: `Ready for you: "${job.title}"`,
-      text: `Hello ${toSingleLine(notary.name)},\n\n"${toSingleLine(job.title)}" is ready for notarization.\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
-    });
+    await queueJobReadyMail({ ...ctx, db: tx }, job, notary, 'job_ready_for_notary');
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'job.notary_notified', data: { notaryId: notary.id, notaryName: notary.name } });
   });
   return { notified: 1 };
@@ -393,18 +474,34 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
     const notary = notaryId ? await assertApprovedNotary(tx, notaryId) : null;
     await assertNotaryNotOnJob(tx, jobId, notaryId);
     if (!notary && job.status === 'scheduled') throw conflict('A scheduled job needs a notary; unschedule it first.');
-    await tx.update(jobs).set({ notaryId, version: job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, jobId));
+    await tx
+      .update(jobs)
+      .set({ notaryId, version: job.version + 1, updatedAt: new Date() })
+      .where(eq(jobs.id, jobId));
     if (job.notaryId && job.notaryId !== notaryId) await leaveOpenSessions(tx, jobId, job.notaryId);
+    // A journal entry belongs to the notary who performs the act: drafts the previous notary stored
+    // go with the change, and the next notary's drafts are made again from what the platform records.
+    // A finalized entry is never touched (and a job with one is sealed, so no longer editable here).
+    const discardedDrafts =
+      job.notaryId !== notaryId
+        ? await tx
+            .delete(notaryJournalEntries)
+            .where(and(eq(notaryJournalEntries.jobId, jobId), eq(notaryJournalEntries.status, 'draft')))
+            .returning({ id: notaryJournalEntries.id })
+        : [];
     const [previous] = job.notaryId ? await tx.select({ name: users.name }).from(users).where(eq(users.id, job.notaryId)).limit(1) : [];
-    await appendAuditEvent(txCtx, { jobId, action: 'job.notary_replaced', data: { from: job.notaryId, fromName: previous?.name ?? null, to: notaryId, toName: notary?.name ?? null } });
-    if (notary) {
-      await queueEmail(tx, {
-        to: notary.email,
-        kind: 'job_assigned',
-        subject: `You were assigned "${job.title}"`,
-        text: `Hello ${toSingleLine(notary.name)},\n\nYou are now the notary for "${toSingleLine(job.title)}".\nOpen it at ${ctx.config.publicUrl}/jobs/detail?jobId=${jobId}`,
-      });
-    }
+    await appendAuditEvent(txCtx, {
+      jobId,
+      action: 'job.notary_replaced',
+      data: {
+        from: job.notaryId,
+        fromName: previous?.name ?? null,
+        to: notaryId,
+        toName: notary?.name ?? null,
+        journalDraftsDiscarded: discardedDrafts.length,
+      },
+    });
+    if (notary && notary.id !== job.notaryId) await queueNotaryAssignedMail(txCtx, job, notary);
   });
   // The notary who was replaced loses the job: their open channels check again.
   await announceAccessChange(ctx, jobId);
@@ -427,8 +524,16 @@ export async function assertStatusMove(tx: DbOrTx, access: JobAccess, to: JobSta
     .select({ signerCount: sql<number>`count(*)::int` })
     .from(jobParticipants)
     .where(and(eq(jobParticipants.jobId, job.id), eq(jobParticipants.role, 'signer')));
-  const [{ documentCount = 0 } = {}] = await tx.select({ documentCount: sql<number>`count(*)::int` }).from(documents).where(eq(documents.jobId, job.id));
-  const blocker = getTransitionBlocker(job.status, to, { signerCount, documentCount, hasNotary: job.notaryId !== null, scheduledAt: scheduledAt?.toISOString() ?? null });
+  const [{ documentCount = 0 } = {}] = await tx
+    .select({ documentCount: sql<number>`count(*)::int` })
+    .from(documents)
+    .where(eq(documents.jobId, job.id));
+  const blocker = getTransitionBlocker(job.status, to, {
+    signerCount,
+    documentCount,
+    hasNotary: job.notaryId !== null,
+    scheduledAt: scheduledAt?.toISOString() ?? null,
+  });
   if (blocker) throw new AppError(409, 'invalid_transition', blocker, { from: job.status, to, allowed: getAllowedTransitions(job.status, access.actors) });
 }
 
@@ -439,6 +544,9 @@ export async function assertStatusMove(tx: DbOrTx, access: JobAccess, to: JobSta
 export async function moveJobStatus(txCtx: Ctx, access: JobAccess, to: JobStatus, reason: string | null): Promise<void> {
   const { job } = access;
   await assertStatusMove(txCtx.db, access, to, job.scheduledAt);
-  await txCtx.db.update(jobs).set({ status: to, version: job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, job.id));
+  await txCtx.db
+    .update(jobs)
+    .set({ status: to, version: job.version + 1, updatedAt: new Date() })
+    .where(eq(jobs.id, job.id));
   await appendAuditEvent(txCtx, { jobId: job.id, action: 'job.status_changed', data: { from: job.status, to, reason } });
 }

@@ -25,12 +25,25 @@ it('lets an agent create a job, upload two PDFs, reorder them and read the verif
     { name: 'first.pdf', content: await makePdf(2) },
     { name: 'second.pdf', content: await makePdf(1) },
   ]);
-  const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents/batch`, headers: { ...headers, ...upload.headers }, payload: upload.payload });
+  const uploaded = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${job.id}/documents/batch`,
+    headers: { ...headers, ...upload.headers },
+    payload: upload.payload,
+  });
   expect(uploaded.statusCode).toBe(201);
   const items = uploaded.json().items as Array<{ id: string; name: string; pageCount: number }>;
-  expect(items.map((item) => [item.name, item.pageCount])).toEqual([['first.pdf', 2], ['second.pdf', 1]]);
+  expect(items.map((item) => [item.name, item.pageCount])).toEqual([
+    ['first.pdf', 2],
+    ['second.pdf', 1],
+  ]);
 
-  const reordered = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}/documents/reorder`, headers, payload: { order: [items[1]?.id, items[0]?.id] } });
+  const reordered = await t.app.inject({
+    method: 'PATCH',
+    url: `/api/jobs/${job.id}/documents/reorder`,
+    headers,
+    payload: { order: [items[1]?.id, items[0]?.id] },
+  });
   expect(reordered.statusCode).toBe(200);
   const list = await t.app.inject({ method: 'GET', url: `/api/jobs/${job.id}/documents`, headers });
   expect(list.json().items.map((item: { name: string }) => item.name)).toEqual(['second.pdf', 'first.pdf']);

@@ -1,11 +1,13 @@
+import { formatDateTime } from '#shared/dates.ts';
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobSummary } from '#shared/jobs.ts';
-import { emailOutbox, jobs, notaryProfiles, titleCompanies, titleCompanyMembers } from '#server/db/schema/index.ts';
+import { emailOutbox, jobs, titleCompanies, titleCompanyMembers } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
+import { createNotary as createNotaryFixture } from '#test/notary-fixtures.ts';
 
 let t: TestApp;
 let pdf: Buffer;
@@ -15,28 +17,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const headersOf = new Map<string, Record<string, string>>();
-async function headersFor(user: TestUser): Promise<Record<string, string>> {
-  const known = headersOf.get(user.id);
-  if (known) return known;
-  const headers = await t.signInAs(user);
-  headersOf.set(user.id, headers);
-  return headers;
-}
+const headersFor = (user: TestUser) => t.headersFor(user);
 
-async function createNotary(approvalStatus: 'approved' | 'pending' = 'approved'): Promise<TestUser> {
-  const notary = await t.createUser({ roles: ['notary'] });
-  await t.db.insert(notaryProfiles).values({
-    userId: notary.id,
-    commissionState: 'VA',
-    commissionNumber: `VA-${randomUUID().slice(0, 6)}`,
-    commissionExpiresOn: '2031-06-30',
-    county: 'Fairfax',
-    approvalStatus,
-    approvedAt: approvalStatus === 'approved' ? new Date() : null,
-  });
-  return notary;
-}
+const createNotary = (approvalStatus: 'approved' | 'pending' = 'approved') => createNotaryFixture(t, { approvalStatus });
 
 const email = () => `person-${randomUUID().slice(0, 8)}@example.test`;
 
@@ -58,7 +41,12 @@ async function call(user: TestUser, method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
 
 async function upload(user: TestUser, jobId: string) {
   const body = buildMultipart([{ name: 'deed.pdf', content: pdf }]);
-  const res = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents`, headers: { ...(await headersFor(user)), ...body.headers }, payload: body.payload });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${jobId}/documents`,
+    headers: { ...(await headersFor(user)), ...body.headers },
+    payload: body.payload,
+  });
   expect(res.statusCode, res.body).toBe(201);
 }
 
@@ -155,7 +143,11 @@ describe('POST /api/jobs', () => {
     ['a bad date', { scheduledAt: 'next tuesday' }, 'Enter a valid date and time.'],
     ['a date in year 0', { scheduledAt: '0000-01-01T00:00:00Z' }, 'Enter a valid date and time.'],
     ['a date an offset carries into year 10000', { scheduledAt: '9999-12-31T23:59:59-23:59' }, 'Enter a valid date and time.'],
-    ['eleven participants', { signers: Array.from({ length: 11 }, (_, index) => ({ name: `P ${index}`, email: `p${index}@example.test` })) }, 'A job has at most 10 participants.'],
+    [
+      'eleven participants',
+      { signers: Array.from({ length: 11 }, (_, index) => ({ name: `P ${index}`, email: `p${index}@example.test` })) },
+      'A job has at most 10 participants.',
+    ],
   ])('refuses %s with 400 and a clear message', async (_label, payload, message) => {
     const res = await postJob(await t.createUser({ roles: ['title_agent'] }), payload);
     expect(res.statusCode).toBe(400);
@@ -243,7 +235,16 @@ describe('GET /api/jobs', () => {
     for (const title of titles) made.push(await createJob(agent, { title }));
     await setStatus(agent, made[1] as Job, 'cancelled');
     await setStatus(agent, made[4] as Job, 'cancelled');
-    for (const query of ['', 'q=deed', 'status=cancelled', 'status=draft&q=DEED', 'q=nothing', 'pageSize=2&page=2', 'pageSize=2&page=9', 'q=deed&pageSize=1&page=3']) {
+    for (const query of [
+      '',
+      'q=deed',
+      'status=cancelled',
+      'status=draft&q=DEED',
+      'q=nothing',
+      'pageSize=2&page=2',
+      'pageSize=2&page=9',
+      'q=deed&pageSize=1&page=3',
+    ]) {
       const prepared = (await call(agent, 'GET', `/api/jobs?${query}`)).json();
       const general = (await call(agent, 'GET', `/api/jobs?${query}&withStatusCounts=true`)).json();
       const { statusCounts: _counts, ...withoutCounts } = general;
@@ -318,6 +319,19 @@ describe('POST /api/jobs/:id/notify', () => {
     }
     const audit = (await call(agent, 'GET', `/api/jobs/${job.id}/audit`)).json();
     expect(audit.events.at(-1)).toMatchObject({ action: 'job.participants_notified', data: { count: 2 } });
+  });
+
+  it('writes the date of a scheduled job the way people read it, not as a raw timestamp', async () => {
+    const agent = await t.createUser({ roles: ['title_agent'] });
+    const address = email();
+    const job = await createJob(agent, { title: 'Dated', signers: [{ name: 'Dana Dated', email: address }] });
+    const patched = await call(agent, 'PATCH', `/api/jobs/${job.id}`, { scheduledAt: '2031-02-03T16:00:00Z', version: job.version });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect((await call(agent, 'POST', `/api/jobs/${job.id}/notify`)).statusCode).toBe(200);
+    const [mail] = await mailTo(address, 'job_update');
+    expect(mail?.textBody).toContain('"Dated" is now draft, scheduled for Feb 3, 2031, 4:00 PM UTC.');
+    expect(mail?.textBody).not.toContain('GMT');
+    expect(mail?.htmlBody).toContain('scheduled for Feb 3, 2031, 4:00 PM UTC.');
   });
 
   it('allows five notifications per job and hour, then answers 429 with the wait', async () => {
@@ -440,7 +454,7 @@ describe('POST /api/jobs/:id/replace-notary', () => {
 
 /** can-enter's place in the open session when there is none (decision 021). */
 const noPlace = { sessionId: null, sessionStatus: null, participantId: null, lobbyState: null, recording: null };
-/** Someone who takes no identity step (issue 12): not a signer or witness of the job. */
+/** Someone who takes no identity step: not a signer or witness of the job. */
 const noIdentity = (policyCode: string) => ({ required: false, satisfied: true, checkId: null, status: null, policyCode });
 
 describe('GET /api/jobs/:id/can-enter', () => {
@@ -470,7 +484,14 @@ describe('GET /api/jobs/:id/can-enter', () => {
     const job = await createJob(agent, { notaryId: notary.id });
     await upload(agent, job.id);
     await setStatus(agent, job, 'ready');
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [], session: noPlace, identity: noIdentity('VA') });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({
+      canEnter: true,
+      role: 'notary',
+      reasons: [],
+      notices: [],
+      session: noPlace,
+      identity: noIdentity('VA'),
+    });
     const admin = await t.createUser({ roles: ['admin'] });
     for (const person of [agent, admin]) {
       expect((await call(person, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toMatchObject({ canEnter: false, role: null });
@@ -488,7 +509,7 @@ describe('GET /api/jobs/:id/can-enter', () => {
     expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({
       canEnter: false,
       role: 'notary',
-      reasons: [`The session opens 15 minutes before ${new Date(scheduledAt).toISOString()}.`],
+      reasons: [`The session opens 15 minutes before its time, ${formatDateTime(scheduledAt, { locale: 'en-US', timeZone: 'UTC' })}.`],
       notices: [],
       session: noPlace,
       identity: noIdentity('VA'),
@@ -496,7 +517,14 @@ describe('GET /api/jobs/:id/can-enter', () => {
     const current = (await call(agent, 'GET', `/api/jobs/${job.id}`)).json() as Job;
     const soon = await call(agent, 'PATCH', `/api/jobs/${job.id}`, { scheduledAt: new Date(Date.now() + 10 * 60_000).toISOString(), version: current.version });
     expect(soon.statusCode).toBe(200);
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [], session: noPlace, identity: noIdentity('VA') });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({
+      canEnter: true,
+      role: 'notary',
+      reasons: [],
+      notices: [],
+      session: noPlace,
+      identity: noIdentity('VA'),
+    });
   });
 
   it('closes a finished job', async () => {
@@ -507,7 +535,14 @@ describe('GET /api/jobs/:id/can-enter', () => {
     await setStatus(agent, job, 'ready');
     await setStatus(notary, job, 'in_session');
     await createJobKit(t).sealJob(notary, job.id);
-    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({ canEnter: false, role: 'notary', reasons: ['This job is completed.'], notices: [], session: noPlace, identity: noIdentity('VA') });
+    expect((await call(notary, 'GET', `/api/jobs/${job.id}/can-enter`)).json()).toEqual({
+      canEnter: false,
+      role: 'notary',
+      reasons: ['This job is completed.'],
+      notices: [],
+      session: noPlace,
+      identity: noIdentity('VA'),
+    });
   });
 });
 
@@ -522,7 +557,13 @@ describe('GET /api/jobs/:id/audit', () => {
     const res = await call(notary, 'GET', `/api/jobs/${job.id}/audit`);
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body.events.map((event: { action: string }) => event.action)).toEqual(['job.created', 'participant.added', 'document.uploaded', 'job.status_changed', 'participant.added']);
+    expect(body.events.map((event: { action: string }) => event.action)).toEqual([
+      'job.created',
+      'participant.added',
+      'document.uploaded',
+      'job.status_changed',
+      'participant.added',
+    ]);
     for (const event of body.events) {
       expect(event).toMatchObject({ actorId: agent.id, actorName: agent.name, ipAddress: '127.0.0.1', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     }

@@ -41,7 +41,11 @@ describe('creating a job whose notary is one of its participants', () => {
 
   it('refuses a notary creating a job (which makes them its notary) that lists their own email as a signer', async () => {
     const [jobsBefore, mailsBefore] = [await jobCount(notary), await mailCount(notary.email)];
-    const res = await kit.call(notary, 'POST', '/api/jobs', { title: 'My own deed', notarizationType: 'acknowledgment', signers: [{ name: 'Me', email: notary.email }] });
+    const res = await kit.call(notary, 'POST', '/api/jobs', {
+      title: 'My own deed',
+      notarizationType: 'acknowledgment',
+      signers: [{ name: 'Me', email: notary.email }],
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual(conflict);
     expect(await jobCount(notary)).toBe(jobsBefore);

@@ -16,6 +16,9 @@ export async function assertNotaryNotAmong(db: DbOrTx, notaryId: string | null, 
 /** The same check against everyone already on the job. */
 export async function assertNotaryNotOnJob(db: DbOrTx, jobId: string, notaryId: string | null): Promise<void> {
   if (!notaryId) return;
-  const people = await db.select({ userId: jobParticipants.userId, email: jobParticipants.email }).from(jobParticipants).where(eq(jobParticipants.jobId, jobId));
+  const people = await db
+    .select({ userId: jobParticipants.userId, email: jobParticipants.email })
+    .from(jobParticipants)
+    .where(eq(jobParticipants.jobId, jobId));
   await assertNotaryNotAmong(db, notaryId, people);
 }

@@ -1,13 +1,14 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
+import type { ParticipantIdentityState } from '#shared/identity.ts';
 import { isJobEditable, type Participant, type idBypassInputSchema, type signerInputSchema, type updateSignerInputSchema } from '#shared/jobs.ts';
-import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { invites, jobParticipants } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashToken } from '#server/lib/crypto.ts';
 import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { mailTemplates } from '#server/features/mail/templates.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields } from '#server/features/fields/fields.service.ts';
@@ -16,12 +17,16 @@ import { getJobAccess, requirePermission, type JobRow, type ParticipantRow } fro
 import { assertNotaryNotAmong } from './notary-conflict.ts';
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
 import { forgetIdentityOfChangedPerson } from '#server/features/identity/identity.service.ts';
+import { assertPrintable } from '#server/features/notarization/pdf-fonts.ts';
+
+const bypassMethodWords = { personal_knowledge: 'personal knowledge', credible_witness: 'a credible witness' } as const;
 
 export const inviteLifetimeMs = 7 * 86_400_000;
 export const reminderCooldownMs = 10 * 60_000;
 
-export function toParticipant(row: ParticipantRow): Participant {
+export function toParticipant(row: ParticipantRow, identityState?: ParticipantIdentityState): Participant {
   return {
+    ...(identityState ? { identityState } : {}),
     id: row.id,
     name: row.name,
     email: row.email,
@@ -67,23 +72,16 @@ export async function queueParticipantInvite(
     participantId: participant.id,
     expiresAt: new Date(Date.now() + inviteLifetimeMs),
   });
-  const link = `${ctx.config.publicUrl}/claim/${token}`;
-  const roleText = participant.role === 'signer' ? 'sign' : participant.role === 'witness' ? 'witness' : 'observe';
-  const title = toSingleLine(job.title);
   await queueEmail(ctx.db, {
     to: options.toAddress ?? participant.email,
     kind: options.isReminder ? 'job_invite_reminder' : 'job_invite',
-    subject: `${options.isReminder ? 'Reminder: ' : ''}You are invited to ${roleText} "${title}"`,
-    text: [
-      `Hello ${toSingleLine(participant.name)},`,
-      '',
-      `You have been invited to ${roleText} "${title}" on Open RON, a remote online notarization service.`,
-      'Open this link to accept (it works once and expires in 7 days):',
-      '',
-      link,
-      '',
-      'If the link has expired, ask for a new one at the request-access page.',
-    ].join('\n'),
+    ...mailTemplates.jobInvite.render({
+      name: participant.name,
+      title: job.title,
+      role: participant.role,
+      isReminder: options.isReminder ?? false,
+      link: `${ctx.config.publicUrl}/claim/${token}`,
+    }),
   });
 }
 
@@ -98,6 +96,7 @@ export async function addParticipant(ctx: Ctx, jobId: string, input: z.output<ty
       const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
       requirePermission(access, 'canEdit');
       assertEditable(access.job);
+      assertPrintable([{ label: `${input.role} name`, text: input.name }]);
       const [{ count = 0, next = 0 } = {}] = await tx
         .select({ count: sql<number>`count(*)::int`, next: sql<number>`coalesce(max(${jobParticipants.position}) + 1, 0)::int` })
         .from(jobParticipants)
@@ -138,9 +137,14 @@ export async function updateParticipant(ctx: Ctx, jobId: string, participantId: 
       requirePermission(access, 'canEdit');
       assertEditable(access.job);
       const current = await getParticipantRow(tx, jobId, participantId);
+      assertPrintable([{ label: `${input.role ?? current.role} name`, text: input.name }]);
       const isChanged = (Object.keys(input) as Array<keyof typeof input>).some((key) => input[key] !== undefined && input[key] !== current[key]);
       if (isChanged && (await hasFilledFields(tx, { jobId, participantId }))) {
-        throw new AppError(409, 'participant_signed', `${current.name} has already filled fields on this job, so their name, email and role can no longer change.`);
+        throw new AppError(
+          409,
+          'participant_signed',
+          `${current.name} has already filled fields on this job, so their name, email and role can no longer change.`,
+        );
       }
       const isEmailChanged = input.email !== undefined && input.email !== current.email;
       if (isEmailChanged) await assertNotaryNotAmong(tx, access.job.notaryId, [{ email: input.email ?? current.email }]);
@@ -191,12 +195,19 @@ export async function remindParticipant(ctx: Ctx, jobId: string, participantId: 
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canEdit');
-    if (access.job.status === 'completed' || access.job.status === 'cancelled') throw conflict(`The job is ${access.job.status}; there is nothing to remind about.`);
+    if (access.job.status === 'completed' || access.job.status === 'cancelled')
+      throw conflict(`The job is ${access.job.status}; there is nothing to remind about.`);
     const row = await getParticipantRow(tx, jobId, participantId);
     const lastSent = row.lastRemindedAt ?? row.invitedAt;
     if (lastSent && Date.now() - lastSent.getTime() < reminderCooldownMs) {
       const seconds = Math.ceil((lastSent.getTime() + reminderCooldownMs - Date.now()) / 1000);
-      throw new AppError(429, 'reminder_too_soon', `${row.name} was emailed less than 10 minutes ago. Try again in ${Math.ceil(seconds / 60)} minutes.`, { retryAfterSeconds: seconds }, { 'retry-after': String(seconds) });
+      throw new AppError(
+        429,
+        'reminder_too_soon',
+        `${row.name} was emailed less than 10 minutes ago. Try again in ${Math.ceil(seconds / 60)} minutes.`,
+        { retryAfterSeconds: seconds },
+        { 'retry-after': String(seconds) },
+      );
     }
     const [updated] = await tx.update(jobParticipants).set({ lastRemindedAt: new Date() }).where(eq(jobParticipants.id, participantId)).returning();
     await queueParticipantInvite(txCtx, access.job, row, { toAddress: emailOverride ?? undefined, isReminder: true });
@@ -211,7 +222,8 @@ export async function remindAllParticipants(ctx: Ctx, jobId: string): Promise<{ 
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canEdit');
-    if (access.job.status === 'completed' || access.job.status === 'cancelled') throw conflict(`The job is ${access.job.status}; there is nothing to remind about.`);
+    if (access.job.status === 'completed' || access.job.status === 'cancelled')
+      throw conflict(`The job is ${access.job.status}; there is nothing to remind about.`);
     const rows = await findParticipants(tx, jobId);
     let reminded = 0;
     let skipped = 0;
@@ -236,12 +248,28 @@ export async function setIdBypass(ctx: Ctx, jobId: string, participantId: string
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canBypassId', 'Only an administrator or the job’s notary may bypass identity verification.');
-    if (access.job.status === 'completed' || access.job.status === 'cancelled') throw conflict(`This job is ${access.job.status}: how each person was identified can no longer change.`);
+    if (access.job.status === 'completed' || access.job.status === 'cancelled')
+      throw conflict(`This job is ${access.job.status}: how each person was identified can no longer change.`);
     const current = await getParticipantRow(tx, jobId, participantId);
+    if (input.enabled) assertPrintable([{ label: 'reason', text: input.reason }]);
     const method = input.enabled ? (input.method ?? null) : null;
-    if (method) {
+    // A bypass stands in for the identity step only as another way of identifying the person, one the
+    // rules of the notary's commissioning state allow (docs/SECURITY.md).
+    if (input.enabled) {
       const policy = await policyOfJob(tx, access.job);
-      if (!policy.bypassMethods.includes(method)) throw badRequest(`The rules of ${policy.name} do not allow that way of identifying a person.`, { method, policy: policy.code });
+      const allowed = policy.bypassMethods.map((value) => bypassMethodWords[value]).join(' or ');
+      if (!method) {
+        throw badRequest(
+          `Say how you identified ${current.name} instead of the identity step: ${allowed || 'none is allowed'} (the rules of ${policy.name}, ${policy.bypassCitation}).`,
+          { policy: policy.code, allowed: policy.bypassMethods },
+        );
+      }
+      if (!policy.bypassMethods.includes(method)) {
+        throw badRequest(
+          `The rules of ${policy.name} do not allow identification by ${bypassMethodWords[method]} in place of the identity step${allowed ? `; they allow ${allowed}` : ''} (${policy.bypassCitation}).`,
+          { method, policy: policy.code, allowed: policy.bypassMethods },
+        );
+      }
     }
     const [row] = await tx
       .update(jobParticipants)
@@ -249,7 +277,11 @@ export async function setIdBypass(ctx: Ctx, jobId: string, participantId: string
       .where(eq(jobParticipants.id, participantId))
       .returning();
     if (!row) throw notFound('No participant with that id on this job.');
-    await appendAuditEvent(txCtx, { jobId, action: 'participant.id_bypass_changed', data: { participantId, name: current.name, enabled: input.enabled, reason: input.reason, method } });
+    await appendAuditEvent(txCtx, {
+      jobId,
+      action: 'participant.id_bypass_changed',
+      data: { participantId, name: current.name, enabled: input.enabled, reason: input.reason, method },
+    });
     return toParticipant(row);
   });
 }

@@ -24,14 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const headersOf = new Map<string, Record<string, string>>();
-async function headersFor(user: TestUser): Promise<Record<string, string>> {
-  const known = headersOf.get(user.id);
-  if (known) return known;
-  const headers = await t.signInAs(user);
-  headersOf.set(user.id, headers);
-  return headers;
-}
+const headersFor = (user: TestUser) => t.headersFor(user);
 
 async function call(user: TestUser, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: Record<string, unknown>) {
   return t.app.inject({ method, url, headers: await headersFor(user), ...(payload ? { payload } : {}) });
@@ -40,7 +33,12 @@ async function call(user: TestUser, method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
 const email = (prefix = 'person') => `${prefix}-${randomUUID().slice(0, 8)}@example.test`;
 
 async function createJob(signers: Array<{ name: string; email: string; role?: string }> = [{ name: 'Sam Signer', email: email('sam') }]): Promise<Job> {
-  const res = await call(agent, 'POST', '/api/jobs', { title: `Closing ${randomUUID().slice(0, 6)}`, notarizationType: 'acknowledgment', signers, notaryId: notary.id });
+  const res = await call(agent, 'POST', '/api/jobs', {
+    title: `Closing ${randomUUID().slice(0, 6)}`,
+    notarizationType: 'acknowledgment',
+    signers,
+    notaryId: notary.id,
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json() as Job;
 }
@@ -88,7 +86,10 @@ describe('POST /api/jobs/:id/signers', () => {
     const [mail] = await mailsTo(address);
     expect(mail).toMatchObject({ kind: 'job_invite', subject: `You are invited to observe "${job.title}"` });
     expect(await inviteStatus(tokenIn(mail?.textBody))).toBe(200);
-    expect(await lastAuditEvent(job.id)).toMatchObject({ action: 'participant.added', data: { participantId: res.json().id, email: address, role: 'observer' } });
+    expect(await lastAuditEvent(job.id)).toMatchObject({
+      action: 'participant.added',
+      data: { participantId: res.json().id, email: address, role: 'observer' },
+    });
     expect((await getJob(job.id)).participantCount).toBe(2);
   });
 
@@ -140,7 +141,10 @@ describe('PATCH and DELETE /api/jobs/:id/signers/:sid', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ id: participant.id, name: 'Samantha Signer', email: participant.email });
     expect(await mailsTo(participant.email)).toHaveLength(1);
-    expect(await lastAuditEvent(job.id)).toMatchObject({ action: 'participant.updated', data: { participantId: participant.id, changes: { name: 'Samantha Signer' } } });
+    expect(await lastAuditEvent(job.id)).toMatchObject({
+      action: 'participant.updated',
+      data: { participantId: participant.id, changes: { name: 'Samantha Signer' } },
+    });
   });
 
   it('sends a new link to a changed address and stops the old one working', async () => {
@@ -289,7 +293,11 @@ describe('POST /api/jobs/:id/signers/:sid/id-bypass', () => {
   it('lets the job’s notary waive identity verification with a reason, on the record', async () => {
     const job = await createJob();
     const participant = job.participants[0] as Participant;
-    const res = await call(notary, 'POST', `/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled: true, reason: 'Personally known to the notary' });
+    const res = await call(notary, 'POST', `/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, {
+      enabled: true,
+      reason: 'Personally known to the notary',
+      method: 'personal_knowledge',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ id: participant.id, isIdBypassed: true, idBypassReason: 'Personally known to the notary' });
     expect(await lastAuditEvent(job.id)).toMatchObject({
@@ -303,7 +311,7 @@ describe('POST /api/jobs/:id/signers/:sid/id-bypass', () => {
     const job = await createJob();
     const participant = job.participants[0] as Participant;
     const admin = await t.createUser({ roles: ['admin'] });
-    await call(admin, 'POST', `/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled: true, reason: 'Known' });
+    await call(admin, 'POST', `/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled: true, reason: 'Known', method: 'personal_knowledge' });
     const res = await call(admin, 'POST', `/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled: false });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ isIdBypassed: false, idBypassReason: null });
@@ -312,9 +320,17 @@ describe('POST /api/jobs/:id/signers/:sid/id-bypass', () => {
   it('needs a reason to waive verification', async () => {
     const job = await createJob();
     for (const reason of [undefined, '', '  ok ']) {
-      const res = await call(notary, 'POST', `/api/jobs/${job.id}/signers/${job.participants[0]?.id}/id-bypass`, { enabled: true, ...(reason === undefined ? {} : { reason }) });
+      const res = await call(notary, 'POST', `/api/jobs/${job.id}/signers/${job.participants[0]?.id}/id-bypass`, {
+        enabled: true,
+        method: 'personal_knowledge',
+        ...(reason === undefined ? {} : { reason }),
+      });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({ error: 'validation_failed', message: 'Give a reason for bypassing identity verification.', detail: [{ path: 'reason' }] });
+      expect(res.json()).toMatchObject({
+        error: 'validation_failed',
+        message: 'Give a reason for bypassing identity verification.',
+        detail: [{ path: 'reason' }],
+      });
     }
     expect((await getJob(job.id)).participants[0]?.isIdBypassed).toBe(false);
   });
@@ -326,7 +342,11 @@ describe('POST /api/jobs/:id/signers/:sid/id-bypass', () => {
     expect((await call(signer, 'POST', `/api/invites/${token}/accept`)).statusCode).toBe(200);
     const auditBefore = (await call(agent, 'GET', `/api/jobs/${job.id}/audit`)).json().events.length;
     for (const user of [agent, signer]) {
-      const res = await call(user, 'POST', `/api/jobs/${job.id}/signers/${job.participants[0]?.id}/id-bypass`, { enabled: true, reason: 'I say so' });
+      const res = await call(user, 'POST', `/api/jobs/${job.id}/signers/${job.participants[0]?.id}/id-bypass`, {
+        enabled: true,
+        reason: 'I say so',
+        method: 'personal_knowledge',
+      });
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ error: 'forbidden' });
     }
@@ -337,7 +357,11 @@ describe('POST /api/jobs/:id/signers/:sid/id-bypass', () => {
   it('hides the job from a notary who is not on it', async () => {
     const job = await createJob();
     const other = await t.createUser({ roles: ['notary'] });
-    const res = await call(other, 'POST', `/api/jobs/${job.id}/signers/${job.participants[0]?.id}/id-bypass`, { enabled: true, reason: 'Looks fine' });
+    const res = await call(other, 'POST', `/api/jobs/${job.id}/signers/${job.participants[0]?.id}/id-bypass`, {
+      enabled: true,
+      reason: 'Looks fine',
+      method: 'personal_knowledge',
+    });
     expect(res.statusCode).toBe(404);
   });
 });

@@ -84,14 +84,22 @@ describe('a participant who has signed', () => {
       message: 'Sam Signer has already filled fields on this job, so their name, email and role can no longer change.',
     });
     const after = await kit.getJob(agent, scene.job.id);
-    expect(after.participants.find((participant) => participant.id === scene.signed.id)).toMatchObject({ name: sam.name, email: sam.email, role: 'signer', hasAccount: true });
+    expect(after.participants.find((participant) => participant.id === scene.signed.id)).toMatchObject({
+      name: sam.name,
+      email: sam.email,
+      role: 'signer',
+      hasAccount: true,
+    });
     expect(await auditLength(scene.job.id)).toBe(before);
   });
 
   it('cannot be removed from the job', async () => {
     const res = await kit.call(agent, 'DELETE', `/api/jobs/${scene.job.id}/signers/${scene.signed.id}`);
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'participant_signed', message: 'Sam Signer has already filled fields on this job, so they cannot be removed from it.' });
+    expect(res.json()).toEqual({
+      error: 'participant_signed',
+      message: 'Sam Signer has already filled fields on this job, so they cannot be removed from it.',
+    });
     expect((await kit.getJob(agent, scene.job.id)).participantCount).toBe(2);
   });
 
@@ -110,7 +118,8 @@ describe('a filled field', () => {
     fields = `/api/jobs/${scene.job.id}/documents/${scene.documentId}/fields`;
   });
 
-  const filledField = async () => ((await kit.call(agent, 'GET', fields)).json().items as Array<Record<string, unknown>>).find((field) => field.id === scene.signedFieldId);
+  const filledField = async () =>
+    ((await kit.call(agent, 'GET', fields)).json().items as Array<Record<string, unknown>>).find((field) => field.id === scene.signedFieldId);
 
   it('cannot be deleted', async () => {
     const res = await kit.call(agent, 'DELETE', `${fields}/${scene.signedFieldId}`);
@@ -135,7 +144,9 @@ describe('a filled field', () => {
 
   it('keeps its document, which cannot be deleted while it holds filled fields', async () => {
     const [document] = (await kit.call(agent, 'GET', `/api/jobs/${scene.job.id}/documents`)).json().items as Array<{ id: string; version: number }>;
-    const res = await kit.call(agent, 'DELETE', `/api/jobs/${scene.job.id}/documents/${scene.documentId}`, undefined, { 'if-match': String(document?.version) });
+    const res = await kit.call(agent, 'DELETE', `/api/jobs/${scene.job.id}/documents/${scene.documentId}`, undefined, {
+      'if-match': String(document?.version),
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({ error: 'field_filled', message: 'This document holds filled fields and cannot be removed.' });
     expect((await kit.getJob(agent, scene.job.id)).documentCount).toBe(1);
@@ -148,7 +159,13 @@ describe('a filled field', () => {
     const documentUrl = `/api/jobs/${scene.job.id}/documents/${scene.documentId}`;
     const [before] = (await kit.call(agent, 'GET', `/api/jobs/${scene.job.id}/documents`)).json().items as Array<{ version: number }>;
     for (const url of [documentUrl, `${documentUrl}/flush`]) {
-      const res = await kit.call(agent, url.endsWith('flush') ? 'POST' : 'PATCH', url, { ...changes, clientSnapshotVersion: before?.version }, { 'if-match': String(before?.version) });
+      const res = await kit.call(
+        agent,
+        url.endsWith('flush') ? 'POST' : 'PATCH',
+        url,
+        { ...changes, clientSnapshotVersion: before?.version },
+        { 'if-match': String(before?.version) },
+      );
       expect(res.statusCode).toBe(409);
       expect(res.json()).toEqual({ error: 'field_filled', message: 'This document holds filled fields, so its name and tag can no longer change.' });
     }
@@ -171,7 +188,8 @@ describe('the notary of a session in which someone signed', () => {
       expect(res.statusCode).toBe(409);
       expect(res.json()).toEqual({
         error: 'notary_signed',
-        message: 'Fields were already filled in front of this job’s notary, so the notary can no longer change. Cancel the job and start a new one to use another notary.',
+        message:
+          'Fields were already filled in front of this job’s notary, so the notary can no longer change. Cancel the job and start a new one to use another notary.',
       });
     }
     expect(await kit.getJob(agent, scene.job.id)).toMatchObject({ notaryId: notary.id, version: scene.job.version });
@@ -183,7 +201,10 @@ describe('a notary who has signed', () => {
     const scene = await signThenPause({ isNotarySigned: true });
     const res = await kit.call(agent, 'POST', `/api/jobs/${scene.job.id}/replace-notary`, { notaryId: (await kit.createNotary()).id });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'notary_signed', message: 'The notary has already filled notary fields on this job, so the notary can no longer change.' });
+    expect(res.json()).toEqual({
+      error: 'notary_signed',
+      message: 'The notary has already filled notary fields on this job, so the notary can no longer change.',
+    });
     expect(await kit.getJob(agent, scene.job.id)).toMatchObject({ notaryId: notary.id, version: scene.job.version });
   });
 });

@@ -51,8 +51,16 @@ describe('attacks on the notary journal', () => {
 
   it('refuses another notary finalizing, amending or deleting Nora’s entries', async () => {
     const job = await sealedJob('Otto Owned');
-    expect((await kit.call(intruder, 'POST', `/api/notary-log/finalize/${job.jobId}`, { entries: [{ id: job.draftId, signerAddress: '2 Elm St' }] })).statusCode).toBe(404);
-    expect((await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, { entries: [{ id: job.draftId, signerAddress: '2 Elm St, Richmond, VA', feeCents: 0 }] })).statusCode).toBe(200);
+    expect(
+      (await kit.call(intruder, 'POST', `/api/notary-log/finalize/${job.jobId}`, { entries: [{ id: job.draftId, signerAddress: '2 Elm St' }] })).statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, {
+          entries: [{ id: job.draftId, signerAddress: '2 Elm St, Richmond, VA', feeCents: 0 }],
+        })
+      ).statusCode,
+    ).toBe(200);
     expect((await kit.call(intruder, 'POST', `/api/notary-log/entries/${job.draftId}/addenda`, { text: 'Tampered' })).statusCode).toBe(404);
     expect((await kit.call(intruder, 'DELETE', `/api/notary-log/entries/${job.draftId}`)).statusCode).toBe(404);
     expect((await kit.call(intruder, 'GET', '/api/notary-log/export.csv')).body).not.toContain('Otto Owned');
@@ -60,7 +68,13 @@ describe('attacks on the notary journal', () => {
 
   it('refuses deleting a final entry before its retention ends', async () => {
     const job = await sealedJob('Dora Deleted');
-    expect((await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, { entries: [{ id: job.draftId, signerAddress: '3 Oak St, Richmond, VA', feeCents: 0 }] })).statusCode).toBe(200);
+    expect(
+      (
+        await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, {
+          entries: [{ id: job.draftId, signerAddress: '3 Oak St, Richmond, VA', feeCents: 0 }],
+        })
+      ).statusCode,
+    ).toBe(200);
     const res = await kit.call(notary, 'DELETE', `/api/notary-log/entries/${job.draftId}`);
     expect(res.statusCode).toBe(409);
     expect(res.json().error).toBe('journal_retention');
@@ -75,13 +89,22 @@ describe('attacks on the notary journal', () => {
     expect((await kit.call(notary, 'POST', `/api/notary-log/entries/${job.draftId}/addenda`, { text: '-2+3 fee waived' })).statusCode).toBe(201);
     const csv = await kit.call(notary, 'GET', '/api/notary-log/export.csv');
     expect(csv.statusCode).toBe(200);
-    const cells = csv.body.split(/\r\n/).flatMap((line) => line.split(',')).map((cell) => cell.replace(/^"/, ''));
+    const cells = csv.body
+      .split(/\r\n/)
+      .flatMap((line) => line.split(','))
+      .map((cell) => cell.replace(/^"/, ''));
     for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
   });
 
   it('does not let a notary hide a final entry from the journal and its exports by marking the job a test afterwards', async () => {
     const job = await sealedJob('Hector Hidden');
-    expect((await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, { entries: [{ id: job.draftId, signerAddress: '4 Pine St, Richmond, VA', feeCents: 0 }] })).statusCode).toBe(200);
+    expect(
+      (
+        await kit.call(notary, 'POST', `/api/notary-log/finalize/${job.jobId}`, {
+          entries: [{ id: job.draftId, signerAddress: '4 Pine St, Richmond, VA', feeCents: 0 }],
+        })
+      ).statusCode,
+    ).toBe(200);
     await kit.call(notary, 'POST', `/api/notary-log/mark-test/${job.jobId}`);
     expect((await kit.call(notary, 'GET', '/api/notary-log/export.csv')).body).toContain('Hector Hidden');
     expect((await kit.call(notary, 'DELETE', `/api/notary-log/entries/${job.draftId}`)).statusCode).toBe(409);

@@ -7,11 +7,12 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { getOrIssueNotaryCredentials, getOrIssuePlatformSignerCredentials, type SigningCredentials } from '#server/providers/signing/certificates.ts';
 import { signPdf } from '#server/providers/signing/pades.ts';
+import { describeIdDocument, formatJournalTime } from '#shared/journal-words.ts';
 import { createJournalPdf } from './journal-pdf.ts';
 import { journalConditions, journalOwnerOf, toEntries, type EntryRow } from './journal.service.ts';
 
 /**
- * The exports of a notary's journal (issue 13, decision 026): CSV for spreadsheets, JSON (the whole
+ * The exports of a notary's journal (decision 026): CSV for spreadsheets, JSON (the whole
  * record, versioned) and a signed PDF that names the JSON's SHA-256. Each reads the journal 500
  * entries at a time by keyset, oldest first, so memory does not grow with the journal.
  */
@@ -31,7 +32,11 @@ async function* readJournalBatches(db: DbOrTx, where: SQL | undefined): AsyncGen
     const rows: Array<{ entry: EntryRow; exactFinalizedAt: string }> = await db
       .select({ entry: notaryJournalEntries, exactFinalizedAt })
       .from(notaryJournalEntries)
-      .where(cursor ? and(where, sql`(${notaryJournalEntries.finalizedAt}, ${notaryJournalEntries.id}) > (${cursor.finalizedAt}::timestamptz, ${cursor.id}::uuid)`) : where)
+      .where(
+        cursor
+          ? and(where, sql`(${notaryJournalEntries.finalizedAt}, ${notaryJournalEntries.id}) > (${cursor.finalizedAt}::timestamptz, ${cursor.id}::uuid)`)
+          : where,
+      )
       .orderBy(asc(notaryJournalEntries.finalizedAt), asc(notaryJournalEntries.id))
       .limit(batchSize);
     if (rows.length === 0) return;
@@ -44,9 +49,16 @@ async function* readJournalBatches(db: DbOrTx, where: SQL | undefined): AsyncGen
   }
 }
 
+/**
+ * The CSV's columns. `Finalized at` and `Notarized at` stay ISO 8601 for the programs that read the
+ * file; beside each, `Finalized` and `Notarized` write the same instant as people read it, in the
+ * notary's zone when their profile names one. The ID document is named in words.
+ */
 export const journalCsvColumns = [
   'Finalized at',
+  'Finalized',
   'Notarized at',
+  'Notarized',
   'Act',
   'Document',
   'Document type',
@@ -71,11 +83,13 @@ export const journalCsvColumns = [
   'Test entry',
 ];
 
-function toCsvLine(entry: JournalEntry): string {
+function toCsvLine(entry: JournalEntry, timeZone: string | null): string {
   const { content } = entry;
   const line = [
     entry.finalizedAt,
+    formatJournalTime(entry.finalizedAt, timeZone),
     content.notarizedAt,
+    formatJournalTime(content.notarizedAt, timeZone),
     content.actType,
     content.documentName,
     content.documentType,
@@ -86,7 +100,7 @@ function toCsvLine(entry: JournalEntry): string {
     content.signerAddress,
     content.identityMethod,
     content.isIdentityProven ? 'yes' : 'no',
-    content.identityEvidence?.documentType,
+    describeIdDocument(content.identityEvidence?.documentType),
     content.identityEvidence?.issuer,
     content.identityEvidence?.expiryDate,
     content.identityEvidence?.documentNumber ?? content.identityEvidence?.documentNumberNote,
@@ -95,7 +109,7 @@ function toCsvLine(entry: JournalEntry): string {
     content.recordingReference,
     content.feeCents,
     content.notes,
-    entry.addenda.map((addendum) => `${addendum.createdAt}: ${addendum.text}`).join(' | '),
+    entry.addenda.map((addendum) => `${formatJournalTime(addendum.createdAt, timeZone)}: ${addendum.text}`).join(' | '),
     content.commissionState,
     entry.isTest ? 'yes' : 'no',
   ];
@@ -108,15 +122,25 @@ function toCsvLine(entry: JournalEntry): string {
  */
 export async function* exportJournalCsv(ctx: Ctx, query: ExportQuery): AsyncGenerator<string> {
   const notaryId = await journalOwnerOf(ctx, query.notaryId);
+  const { timeZone } = await findNotaryFacts(ctx.db, notaryId);
   yield `${journalCsvColumns.map(csvField).join(',')}\r\n`;
   for await (const batch of readJournalBatches(ctx.db, journalConditions(notaryId, query))) {
-    yield batch.map(toCsvLine).join('');
+    yield batch.map((entry) => toCsvLine(entry, timeZone)).join('');
   }
 }
 
 async function findNotaryFacts(db: DbOrTx, notaryId: string) {
   const [row] = await db
-    .select({ id: users.id, name: users.name, email: users.email, commissionState: notaryProfiles.commissionState, commissionNumber: notaryProfiles.commissionNumber, commissionExpiresOn: notaryProfiles.commissionExpiresOn, county: notaryProfiles.county })
+    .select({
+      id: users.id,
+      name: users.name,
+      email: users.email,
+      commissionState: notaryProfiles.commissionState,
+      commissionNumber: notaryProfiles.commissionNumber,
+      commissionExpiresOn: notaryProfiles.commissionExpiresOn,
+      county: notaryProfiles.county,
+      timeZone: notaryProfiles.timeZone,
+    })
     .from(users)
     .leftJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
     .where(eq(users.id, notaryId))
@@ -139,7 +163,14 @@ async function* writeJournalJson(db: DbOrTx, notaryId: string, query: ExportQuer
   const header = {
     format: journalExportFormat,
     version: journalExportVersion,
-    notary: { id: notary.id, name: notary.name, email: notary.email, commissionState: notary.commissionState, commissionNumber: notary.commissionNumber, county: notary.county },
+    notary: {
+      id: notary.id,
+      name: notary.name,
+      email: notary.email,
+      commissionState: notary.commissionState,
+      commissionNumber: notary.commissionNumber,
+      county: notary.county,
+    },
     selection: describeSelection(query),
   };
   yield `${JSON.stringify(header).slice(0, -1)},"entries":[`;
@@ -166,7 +197,10 @@ export async function* exportJournalJson(ctx: Ctx, query: ExportQuery): AsyncGen
  * theirs to show; when none can be had (no commission on file, or it expired: a notary leaving the
  * platform), the platform's own certificate (issued by the platform CA) signs as the journal's custodian.
  */
-async function findExportSigner(ctx: Ctx, notary: Awaited<ReturnType<typeof findNotaryFacts>>): Promise<{ credentials: SigningCredentials; description: string }> {
+async function findExportSigner(
+  ctx: Ctx,
+  notary: Awaited<ReturnType<typeof findNotaryFacts>>,
+): Promise<{ credentials: SigningCredentials; description: string }> {
   if (notary.commissionState && notary.commissionNumber && notary.commissionExpiresOn) {
     try {
       const credentials = await getOrIssueNotaryCredentials(ctx.db, ctx.secretsKey, {
@@ -183,7 +217,10 @@ async function findExportSigner(ctx: Ctx, notary: Awaited<ReturnType<typeof find
     }
   }
   const credentials = await getOrIssuePlatformSignerCredentials(ctx.db, ctx.secretsKey);
-  return { credentials, description: `the Open RON platform’s certificate as the journal’s custodian (serial ${credentials.serialNumber}; the notary has no live certificate)` };
+  return {
+    credentials,
+    description: `the Open RON platform’s certificate as the journal’s custodian (serial ${credentials.serialNumber}; the notary has no live certificate)`,
+  };
 }
 
 /**
@@ -211,10 +248,14 @@ export async function exportJournalPdf(ctx: Ctx, query: ExportQuery): Promise<Bu
   const pdf = await createJournalPdf({
     notaryName: notary.name,
     notaryEmail: notary.email,
-    commission: notary.commissionNumber ? `${notary.commissionNumber}, ${notary.commissionState}${notary.county ? ` (${notary.county})` : ''}, expires ${notary.commissionExpiresOn}` : 'no commission on file',
+    commission: notary.commissionNumber
+      ? `${notary.commissionNumber}, ${notary.commissionState}${notary.county ? ` (${notary.county})` : ''}, expires ${notary.commissionExpiresOn}`
+      : 'no commission on file',
     exportedAt: new Date(),
     selection: [
-      selection.from || selection.to ? `finalized ${selection.from ? `from ${selection.from}` : ''}${selection.from && selection.to ? ' ' : ''}${selection.to ? `to ${selection.to}` : ''}` : 'every finalized entry',
+      selection.from || selection.to
+        ? `finalized ${selection.from ? `from ${selection.from}` : ''}${selection.from && selection.to ? ' ' : ''}${selection.to ? `to ${selection.to}` : ''}`
+        : 'every finalized entry',
       selection.act ? `act "${selection.act}"` : null,
       selection.signer ? `signer matching "${selection.signer}"` : null,
       selection.includeTest ? 'test entries included' : 'test entries left out',
@@ -224,6 +265,7 @@ export async function exportJournalPdf(ctx: Ctx, query: ExportQuery): Promise<Bu
     entryCount: total,
     jsonSha256: hash.digest('hex'),
     signedBy: signer.description,
+    timeZone: notary.timeZone,
   });
   let position = 0;
   for await (const batch of readJournalBatches(ctx.db, where)) {

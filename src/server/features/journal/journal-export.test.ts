@@ -30,8 +30,13 @@ afterEach(() => {
 });
 afterAll(async () => t?.close());
 
-/** A recorded, filled and sealed job of `owner`'s with one signer (identified through a credible witness when asked). */
-async function sealedJob(owner: TestUser, options: { signerName?: string; byCredibleWitness?: boolean } = {}) {
+/**
+ * A recorded, filled and sealed job of `owner`'s with one signer, personally known to the notary (or
+ * identified through a credible witness when asked): a notarial act. Unless `isRecorded` is false:
+ * then the job is put in session without a live session and nothing is filled, and it is sealed, but
+ * not as a notarial act (a practice run).
+ */
+async function sealedJob(owner: TestUser, options: { signerName?: string; byCredibleWitness?: boolean; isRecorded?: boolean } = {}) {
   const signer = await t.createUser({ roles: ['signer'], name: options.signerName ?? 'Sam Signer' });
   await kit.saveSignature(signer);
   const job = await kit.createJob(owner, { notaryId: owner.id, signers: [{ name: signer.name, email: signer.email }] });
@@ -39,9 +44,18 @@ async function sealedJob(owner: TestUser, options: { signerName?: string; byCred
   const documentId = await kit.uploadPdf(owner, job.id);
   await kit.moveJob(owner, job.id, ['ready']);
   const participantId = job.participants[0]?.id ?? '';
+  if (options.isRecorded === false) {
+    await kit.moveJob(owner, job.id, ['in_session']);
+    expect((await kit.sealJob(owner, job.id)).status).toBe('completed');
+    return { jobId: job.id, signer, recordingId: null };
+  }
   const recording = await kit.startRecordedSession(owner, job.id, [signer]);
   if (options.byCredibleWitness) {
-    const bypass = await kit.call(owner, 'POST', `/api/jobs/${job.id}/signers/${participantId}/id-bypass`, { enabled: true, method: 'credible_witness', reason: 'Wendy Witness vouched for the signer on camera' });
+    const bypass = await kit.call(owner, 'POST', `/api/jobs/${job.id}/signers/${participantId}/id-bypass`, {
+      enabled: true,
+      method: 'credible_witness',
+      reason: 'Wendy Witness vouched for the signer on camera',
+    });
     expect(bypass.statusCode, bypass.body).toBe(200);
   }
   const base = `/api/jobs/${job.id}/documents/${documentId}/fields`;
@@ -67,7 +81,10 @@ async function setState(owner: TestUser, state: string) {
 }
 
 async function auditOf(action: string, actorId: string) {
-  return t.db.select().from(auditEvents).where(and(eq(auditEvents.action, action), eq(auditEvents.actorId, actorId)));
+  return t.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.action, action), eq(auditEvents.actorId, actorId)));
 }
 
 async function pdfText(pdf: Buffer): Promise<string> {
@@ -96,7 +113,8 @@ describe('prepare-notary-log', () => {
       actType: 'Acknowledgment',
       signerName: 'Sam Signer',
       signerAddress: null,
-      isIdentityProven: false,
+      identityMethod: 'Personally known to the notary (the notary’s statement: Identity step not under test here)',
+      isIdentityProven: true,
       isIdentifiedByCredibleWitness: false,
       credibleWitnesses: [],
       witnesses: [],
@@ -124,7 +142,10 @@ describe('prepare-notary-log', () => {
     expect(draft.content.identityMethod).toContain('Identified through a credible witness');
     const lacking = await finalize(notary, job.jobId, { id: draft.id, signerAddress: '1 Main St, Richmond, VA 23220', feeCents: 2500 });
     expect(lacking.statusCode).toBe(400);
-    expect(lacking.json()).toMatchObject({ error: 'journal_fields_missing', message: expect.stringContaining('the name and address of each credible witness') });
+    expect(lacking.json()).toMatchObject({
+      error: 'journal_fields_missing',
+      message: expect.stringContaining('the name and address of each credible witness'),
+    });
     const done = await finalize(notary, job.jobId, {
       id: draft.id,
       signerAddress: '1 Main St, Richmond, VA 23220',
@@ -132,7 +153,10 @@ describe('prepare-notary-log', () => {
       credibleWitnesses: [{ name: 'Wendy Witness', address: '9 Oak Lane, Richmond, VA 23221' }],
     });
     expect(done.statusCode, done.body).toBe(200);
-    expect(done.json().items[0].content).toMatchObject({ credibleWitnesses: [{ name: 'Wendy Witness', address: '9 Oak Lane, Richmond, VA 23221' }], commissionState: 'VA' });
+    expect(done.json().items[0].content).toMatchObject({
+      credibleWitnesses: [{ name: 'Wendy Witness', address: '9 Oak Lane, Richmond, VA 23221' }],
+      commissionState: 'VA',
+    });
   });
 });
 
@@ -145,11 +169,21 @@ describe('finalizing under the commissioning state’s journal rules', () => {
     const refused = await finalize(texan, job.jobId, { id: draft.id, signerAddress: '500 Congress Ave, Austin, TX 78701', feeCents: 600 });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ error: 'journal_fields_missing', detail: { entries: [{ id: draft.id, missing: ['documentDate'] }] } });
-    expect(refused.json().message).toBe('Texas’s journal needs the date of the document (Tex. Gov’t Code § 406.014(a) (date of the instrument, residence of the signer, the fee) and 1 Tex. Admin. Code § 87.50). Complete the entry and finalize again.');
+    expect(refused.json().message).toBe(
+      'Texas’s journal needs the date of the document (Tex. Gov’t Code § 406.014(a) (date of the instrument, residence of the signer, the fee) and 1 Tex. Admin. Code § 87.50). Complete the entry and finalize again.',
+    );
     // Nothing was half-written: the entry is still a draft.
     expect((await draftOf(texan, job.jobId)).status).toBe('draft');
-    expect((await finalize(texan, job.jobId, { id: draft.id, signerAddress: '500 Congress Ave, Austin, TX 78701', feeCents: 600, documentDate: '23/11/2026' })).statusCode).toBe(400);
-    const done = await finalize(texan, job.jobId, { id: draft.id, signerAddress: '500 Congress Ave, Austin, TX 78701', feeCents: 600, documentDate: '2026-11-20' });
+    expect(
+      (await finalize(texan, job.jobId, { id: draft.id, signerAddress: '500 Congress Ave, Austin, TX 78701', feeCents: 600, documentDate: '23/11/2026' }))
+        .statusCode,
+    ).toBe(400);
+    const done = await finalize(texan, job.jobId, {
+      id: draft.id,
+      signerAddress: '500 Congress Ave, Austin, TX 78701',
+      feeCents: 600,
+      documentDate: '2026-11-20',
+    });
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json().items[0].content).toMatchObject({ documentDate: '2026-11-20', commissionState: 'TX' });
 
@@ -159,7 +193,12 @@ describe('finalizing under the commissioning state’s journal rules', () => {
     const flDraft = await draftOf(floridian, flJob.jobId);
     const noType = await finalize(floridian, flJob.jobId, { id: flDraft.id, signerAddress: '1 Ocean Dr, Miami, FL 33139' });
     expect(noType.json().message).toContain('Florida’s journal needs the fee charged (0 when none), the type of document (Fla. Stat. § 117.245');
-    const flDone = await finalize(floridian, flJob.jobId, { id: flDraft.id, signerAddress: '1 Ocean Dr, Miami, FL 33139', feeCents: 0, documentType: 'Warranty deed' });
+    const flDone = await finalize(floridian, flJob.jobId, {
+      id: flDraft.id,
+      signerAddress: '1 Ocean Dr, Miami, FL 33139',
+      feeCents: 0,
+      documentType: 'Warranty deed',
+    });
     expect(flDone.statusCode, flDone.body).toBe(200);
     const [final] = flDone.json().items as JournalEntry[];
     expect(new Date(final?.keptUntil ?? '').getUTCFullYear()).toBe(new Date(final?.finalizedAt ?? '').getUTCFullYear() + 10);
@@ -171,14 +210,21 @@ describe('deleting an entry', () => {
     const job = await sealedJob(notary, { signerName: 'Dora Delete' });
     const draft = await draftOf(notary, job.jobId);
     const url = `/api/notary-log/entries/${draft.id}`;
-    expect((await kit.call(notary, 'DELETE', url)).json()).toMatchObject({ error: 'conflict', message: expect.stringContaining('A draft is not in the journal yet') });
-    const [final] = (await finalize(notary, job.jobId, { id: draft.id, signerAddress: '1 Main St, Richmond, VA 23220', feeCents: 2500 })).json().items as JournalEntry[];
+    expect((await kit.call(notary, 'DELETE', url)).json()).toMatchObject({
+      error: 'conflict',
+      message: expect.stringContaining('A draft is not in the journal yet'),
+    });
+    const [final] = (await finalize(notary, job.jobId, { id: draft.id, signerAddress: '1 Main St, Richmond, VA 23220', feeCents: 2500 })).json()
+      .items as JournalEntry[];
     expect((await kit.call(notary, 'POST', `${url}/addenda`, { text: 'The fee was refunded.' })).statusCode).toBe(201);
     const keptUntil = new Date(final?.keptUntil ?? '');
 
     const early = await kit.call(notary, 'DELETE', url);
     expect(early.statusCode).toBe(409);
-    expect(early.json()).toMatchObject({ error: 'journal_retention', message: `This entry must be kept until ${keptUntil.toISOString().slice(0, 10)} (5 years: Va. Code § 47.1-14); it can be deleted after that.` });
+    expect(early.json()).toMatchObject({
+      error: 'journal_retention',
+      message: `This entry must be kept until ${keptUntil.toISOString().slice(0, 10)} (5 years: Va. Code § 47.1-14); it can be deleted after that.`,
+    });
     expect((await kit.call(job.signer, 'DELETE', url)).statusCode).toBe(403);
     expect((await kit.call(await kit.createNotary(), 'DELETE', url)).statusCode).toBe(404);
     expect((await kit.call(notary, 'DELETE', '/api/notary-log/entries/not-a-uuid')).statusCode).toBe(400);
@@ -203,7 +249,8 @@ describe('deleting an entry', () => {
   it('lets an administrator delete an entry whose retention ended, on record, and never one still kept', async () => {
     const job = await sealedJob(notary, { signerName: 'Adam Admin-Deleted' });
     const draft = await draftOf(notary, job.jobId);
-    const [final] = (await finalize(notary, job.jobId, { id: draft.id, signerAddress: '1 Main St, Richmond, VA 23220', feeCents: 0 })).json().items as JournalEntry[];
+    const [final] = (await finalize(notary, job.jobId, { id: draft.id, signerAddress: '1 Main St, Richmond, VA 23220', feeCents: 0 })).json()
+      .items as JournalEntry[];
     const url = `/api/notary-log/entries/${draft.id}`;
     expect((await kit.call(admin, 'DELETE', url)).statusCode).toBe(409);
     vi.useFakeTimers({ toFake: ['Date'], now: new Date(final?.keptUntil ?? '').getTime() + 1000 });
@@ -219,15 +266,21 @@ describe('the JSON and signed PDF exports', () => {
   it('export every final entry with its addenda, leave test entries out unless asked, and prove each other', async () => {
     const exporter = await kit.createNotary({ name: 'Erin Exporter' });
     const kept = await sealedJob(exporter, { signerName: '=Evil Formula' });
-    const test = await sealedJob(exporter, { signerName: 'Tess Test' });
+    // A practice run: sealed without a recorded session, so not a notarial act, and it may be a test.
+    const test = await sealedJob(exporter, { signerName: 'Tess Test', isRecorded: false });
     // A practice job is marked as a test before its entries are final (a final entry never changes).
     expect((await kit.call(exporter, 'POST', `/api/notary-log/mark-test/${test.jobId}`)).statusCode).toBe(200);
     for (const job of [kept, test]) {
       const draft = await draftOf(exporter, job.jobId);
-      expect((await finalize(exporter, job.jobId, { id: draft.id, signerAddress: '12 Pine St, Richmond, VA 23220', feeCents: 1000, notes: 'Signed willingly' })).statusCode).toBe(200);
+      expect(
+        (await finalize(exporter, job.jobId, { id: draft.id, signerAddress: '12 Pine St, Richmond, VA 23220', feeCents: 1000, notes: 'Signed willingly' }))
+          .statusCode,
+      ).toBe(200);
     }
     const keptEntry = (await kit.call(exporter, 'GET', '/api/notary-log?signer=evil')).json().items[0] as JournalEntry;
-    expect((await kit.call(exporter, 'POST', `/api/notary-log/entries/${keptEntry.id}/addenda`, { text: 'Corrected the ZIP code to 23221.' })).statusCode).toBe(201);
+    expect((await kit.call(exporter, 'POST', `/api/notary-log/entries/${keptEntry.id}/addenda`, { text: 'Corrected the ZIP code to 23221.' })).statusCode).toBe(
+      201,
+    );
 
     const json = await kit.call(exporter, 'GET', '/api/notary-log/export.json');
     expect(json.statusCode).toBe(200);
@@ -241,7 +294,12 @@ describe('the JSON and signed PDF exports', () => {
       selection: { includeTest: false },
     });
     expect(body.entries).toHaveLength(1);
-    expect(body.entries[0]).toMatchObject({ id: keptEntry.id, status: 'final', content: { signerName: '=Evil Formula', signerAddress: '12 Pine St, Richmond, VA 23220', feeCents: 1000 }, addenda: [{ text: 'Corrected the ZIP code to 23221.' }] });
+    expect(body.entries[0]).toMatchObject({
+      id: keptEntry.id,
+      status: 'final',
+      content: { signerName: '=Evil Formula', signerAddress: '12 Pine St, Richmond, VA 23220', feeCents: 1000 },
+      addenda: [{ text: 'Corrected the ZIP code to 23221.' }],
+    });
     const withTest = (await kit.call(exporter, 'GET', '/api/notary-log/export.json?includeTest=true')).json();
     expect(withTest.entries.map((entry: JournalEntry) => entry.content.signerName).sort()).toEqual(['=Evil Formula', 'Tess Test']);
     // The same journal gives the same bytes.
@@ -294,6 +352,23 @@ describe('the JSON and signed PDF exports', () => {
     expect((await auditOf('journal.read_by_admin', admin.id)).length).toBe(before + 2);
   });
 
+  it('prints a signer named in Vietnamese and an address in Cyrillic on the journal PDF as they were written, and refuses an address no font can print', async () => {
+    const owner = await kit.createNotary({ name: 'Trần Văn Hùng' });
+    const job = await sealedJob(owner, { signerName: 'Nguyễn Thị Ánh' });
+    const draft = await draftOf(owner, job.jobId);
+    const unprintable = await finalize(owner, job.jobId, { id: draft.id, signerAddress: 'ул. Ленина 5 🏠, Москва', feeCents: 0 });
+    expect(unprintable.statusCode).toBe(400);
+    expect(unprintable.json()).toMatchObject({ error: 'unprintable_text', message: expect.stringContaining('(🏠, U+1F3E0)') });
+    expect((await finalize(owner, job.jobId, { id: draft.id, signerAddress: 'ул. Ленина 5, Москва', feeCents: 0 })).statusCode).toBe(200);
+    const pdf = await kit.call(owner, 'GET', '/api/notary-log/export.pdf');
+    expect(pdf.statusCode, pdf.body.slice(0, 300)).toBe(200);
+    const text = await pdfText(pdf.rawPayload);
+    expect(text).toContain('Notary: Trần Văn Hùng');
+    expect(text).toContain('Signer: Nguyễn Thị Ánh');
+    expect(text).toContain('address: ул. Ленина 5, Москва');
+    expect(text).not.toContain('?');
+  });
+
   it('signs with the platform’s own certificate (from the platform CA) when the notary has no live one, and sends a journal too large for one PDF to date ranges', async () => {
     const leaver = await kit.createNotary({ name: 'Leo Leaver' });
     const job = await sealedJob(leaver);
@@ -315,7 +390,10 @@ describe('the JSON and signed PDF exports', () => {
       from generate_series(1, ${journalPdfMaxEntries}::int) as n`);
     const tooLarge = await kit.call(leaver, 'GET', '/api/notary-log/export.pdf');
     expect(tooLarge.statusCode).toBe(409);
-    expect(tooLarge.json()).toMatchObject({ error: 'journal_too_large_for_pdf', message: expect.stringContaining('export it by date range (From and To) in several PDFs') });
+    expect(tooLarge.json()).toMatchObject({
+      error: 'journal_too_large_for_pdf',
+      message: expect.stringContaining('export it by date range (From and To) in several PDFs'),
+    });
     const json = (await kit.call(leaver, 'GET', '/api/notary-log/export.json')).json();
     expect(json.entries).toHaveLength(journalPdfMaxEntries + 1);
   });

@@ -1,9 +1,11 @@
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 import type { JournalEntry } from '#shared/journal.ts';
-import { sanitizeForFont, wrapText } from '#server/features/notarization/certificate-pages.ts';
+import { describeIdDocument, formatJournalTime } from '#shared/journal-words.ts';
+import { drawLine, sanitizeForFont, wrapText } from '#server/features/notarization/certificate-pages.ts';
+import { embedFallbackFonts } from '#server/features/notarization/pdf-fonts.ts';
 
 /**
- * The journal as a PDF the notary can keep (issue 13): a cover block naming the notary, the
+ * The journal as a PDF the notary can keep: a cover block naming the notary, the
  * selection and the SHA-256 of the JSON export of the same selection, then every entry with its
  * addenda. Entries are drawn as they are read, a batch at a time; signing is the caller's last step.
  */
@@ -26,6 +28,8 @@ export interface JournalPdfCover {
   entryCount: number;
   jsonSha256: string;
   signedBy: string;
+  /** The notary's zone from their profile, for the dates; UTC when it names none. */
+  timeZone: string | null;
 }
 
 interface Writer {
@@ -50,7 +54,7 @@ function writeText(writer: Writer, text: string, options: { font?: PDFFont; size
   for (const line of wrapText(sanitizeForFont(font, text), font, size, textWidth - indent)) {
     if (writer.y - size < margin + 14) addPage(writer);
     writer.y -= size;
-    writer.page.drawText(line, { x: margin + indent, y: writer.y, size, font, color: options.color ?? ink });
+    drawLine(writer.page, line, { x: margin + indent, y: writer.y, size, font, color: options.color ?? ink });
     writer.y -= lineGap;
   }
 }
@@ -59,11 +63,9 @@ function money(cents: number | null): string {
   return cents === null ? 'none recorded' : `$${(cents / 100).toFixed(2)}`;
 }
 
-function when(iso: string | null): string {
-  return iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : 'not recorded';
-}
-
 export async function createJournalPdf(cover: JournalPdfCover) {
+  /** Dates as people read them ("26 November 2026, 22:22 UTC"), in the notary's zone when known. */
+  const when = (iso: string | null) => formatJournalTime(iso, cover.timeZone);
   const document = await PDFDocument.create();
   document.setTitle(`Electronic notary journal of ${cover.notaryName}`);
   document.setAuthor(cover.notaryName);
@@ -82,7 +84,7 @@ export async function createJournalPdf(cover: JournalPdfCover) {
   writer.y -= 6;
   writeText(writer, `Notary: ${cover.notaryName} (${cover.notaryEmail})`, { size: 10 });
   writeText(writer, `Commission: ${cover.commission}`, { size: 10 });
-  writeText(writer, `Exported: ${cover.exportedAt.toISOString().slice(0, 19).replace('T', ' ')} UTC by Open RON`, { size: 10 });
+  writeText(writer, `Exported: ${when(cover.exportedAt.toISOString())} by Open RON`, { size: 10 });
   writeText(writer, `Selection: ${cover.selection}`, { size: 10 });
   writeText(writer, `Entries: ${cover.entryCount}`, { size: 10 });
   writer.y -= 6;
@@ -109,8 +111,12 @@ export async function createJournalPdf(cover: JournalPdfCover) {
         `Document: ${content.documentName}${content.documentType ? `, ${content.documentType}` : ''}${content.documentDate ? `, dated ${content.documentDate}` : ''}${content.documentSha256 ? ` (sealed SHA-256 ${content.documentSha256})` : ''}`,
         `Signer: ${content.signerName}, ${content.signerEmail}; address: ${content.signerAddress ?? 'not recorded'}`,
         `Identity: ${content.isIdentityProven ? '' : '(not proven) '}${content.identityMethod}`,
-        evidence ? `ID presented: ${[evidence.documentType, evidence.issuer, evidence.expiryDate ? `expires ${evidence.expiryDate}` : null, evidence.documentNumber ?? evidence.documentNumberNote].filter(Boolean).join(', ')}` : null,
-        content.credibleWitnesses.length ? `Credible witnesses: ${content.credibleWitnesses.map((witness) => `${witness.name} (${witness.address ?? 'address not recorded'})`).join('; ')}` : null,
+        evidence
+          ? `ID presented: ${[describeIdDocument(evidence.documentType), evidence.issuer, evidence.expiryDate ? `expires ${evidence.expiryDate}` : null, evidence.documentNumber ?? evidence.documentNumberNote].filter(Boolean).join(', ')}`
+          : null,
+        content.credibleWitnesses.length
+          ? `Credible witnesses: ${content.credibleWitnesses.map((witness) => `${witness.name} (${witness.address ?? 'address not recorded'})`).join('; ')}`
+          : null,
         content.witnesses.length ? `Witnesses: ${content.witnesses.map((witness) => `${witness.name}: ${witness.identityMethod}`).join('; ')}` : null,
         `Recording: ${content.recordingReference ?? 'none recorded'}`,
         `Fee: ${money(content.feeCents)}`,
@@ -126,6 +132,8 @@ export async function createJournalPdf(cover: JournalPdfCover) {
       pages.forEach((page, index) => {
         page.drawText(`Page ${index + 1} of ${pages.length}`, { x: margin, y: margin - 20, size: 7.5, font: writer.regular, color: muted });
       });
+      // The subsets of the Noto faces the journal's names needed (pdf-fonts.ts).
+      await embedFallbackFonts(document);
       return Buffer.from(await document.save({ useObjectStreams: false }));
     },
   };

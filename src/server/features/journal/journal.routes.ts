@@ -1,12 +1,27 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { finalizeJournalInputSchema, journalAddendumInputSchema, journalEntryListSchema, journalEntrySchema, journalExportQuerySchema, journalQuerySchema } from '#shared/journal.ts';
+import {
+  finalizeJournalInputSchema,
+  journalAddendumInputSchema,
+  journalEntryListSchema,
+  journalEntrySchema,
+  journalExportQuerySchema,
+  journalQuerySchema,
+} from '#shared/journal.ts';
 import { exportJournalCsv, exportJournalJson, exportJournalPdf } from './journal-export.service.ts';
-import { addJournalAddendum, deleteJournalEntry, finalizeJournal, findJournalDrafts, listJournal, markJournalTest, storeJournalDrafts } from './journal.service.ts';
+import {
+  addJournalAddendum,
+  deleteJournalEntry,
+  finalizeJournal,
+  findJournalDrafts,
+  listJournal,
+  markJournalTest,
+  storeJournalDrafts,
+} from './journal.service.ts';
+import { jobIdParams as jobParams, uuidParam } from '#server/lib/route-params.ts';
 
-const jobParams = z.object({ jobId: z.uuid({ message: 'Job id must be a UUID.' }) });
-const entryParams = z.object({ entryId: z.uuid({ message: 'Entry id must be a UUID.' }) });
+const entryParams = z.object({ entryId: uuidParam('Entry') });
 const listOf = z.object({ items: z.array(journalEntrySchema) });
 const journalQuery = journalQuerySchema.extend({ notaryId: z.uuid({ message: 'notaryId must be a UUID.' }).optional() });
 const exportQuery = journalExportQuerySchema.extend({ notaryId: z.uuid({ message: 'notaryId must be a UUID.' }).optional() });
@@ -23,7 +38,7 @@ async function toStream(pieces: AsyncGenerator<string>): Promise<Readable> {
   );
 }
 
-/** The notary's electronic journal, under /api/notary-log (issue 13). */
+/** The notary's electronic journal, under /api/notary-log. */
 export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/', { config: { access: keepers }, schema: { querystring: journalQuery, response: { 200: journalEntryListSchema } } }, async (request) =>
     listJournal(request.ctx, request.query),
@@ -64,19 +79,29 @@ export const journalRoutes: FastifyPluginAsyncZod = async (app) => {
     items: await storeJournalDrafts(request.ctx, request.params.jobId),
   }));
 
-  app.post('/finalize/:jobId', { config: { access: ['notary'] }, schema: { params: jobParams, body: finalizeJournalInputSchema, response: { 200: listOf } } }, async (request) => ({
-    items: await finalizeJournal(request.ctx, request.params.jobId, request.body),
-  }));
-
-  app.post('/mark-test/:jobId', { config: { access: keepers }, schema: { params: jobParams, response: { 200: z.object({ marked: z.number() }) } } }, async (request) =>
-    markJournalTest(request.ctx, request.params.jobId),
+  app.post(
+    '/finalize/:jobId',
+    { config: { access: ['notary'] }, schema: { params: jobParams, body: finalizeJournalInputSchema, response: { 200: listOf } } },
+    async (request) => ({
+      items: await finalizeJournal(request.ctx, request.params.jobId, request.body),
+    }),
   );
 
-  app.post('/entries/:entryId/addenda', { config: { access: ['notary'] }, schema: { params: entryParams, body: journalAddendumInputSchema, response: { 201: journalEntrySchema } } }, async (request, reply) =>
-    reply.code(201).send(await addJournalAddendum(request.ctx, request.params.entryId, request.body.text)),
+  app.post(
+    '/mark-test/:jobId',
+    { config: { access: keepers }, schema: { params: jobParams, response: { 200: z.object({ marked: z.number() }) } } },
+    async (request) => markJournalTest(request.ctx, request.params.jobId),
   );
 
-  app.delete('/entries/:entryId', { config: { access: keepers }, schema: { params: entryParams, response: { 200: z.object({ deleted: z.literal(true), addenda: z.number() }) } } }, async (request) =>
-    deleteJournalEntry(request.ctx, request.params.entryId),
+  app.post(
+    '/entries/:entryId/addenda',
+    { config: { access: ['notary'] }, schema: { params: entryParams, body: journalAddendumInputSchema, response: { 201: journalEntrySchema } } },
+    async (request, reply) => reply.code(201).send(await addJournalAddendum(request.ctx, request.params.entryId, request.body.text)),
+  );
+
+  app.delete(
+    '/entries/:entryId',
+    { config: { access: keepers }, schema: { params: entryParams, response: { 200: z.object({ deleted: z.literal(true), addenda: z.number() }) } } },
+    async (request) => deleteJournalEntry(request.ctx, request.params.entryId),
   );
 };

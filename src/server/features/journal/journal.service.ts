@@ -8,13 +8,22 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
-import { prepareNotaryLog } from '#server/features/notarization/notarization.service.ts';
+import { describeUnprintableText, prepareNotaryLog } from '#server/features/notarization/notarization.service.ts';
 
 export type EntryRow = typeof notaryJournalEntries.$inferSelect;
 
 export async function toEntries(db: DbOrTx, rows: EntryRow[]): Promise<JournalEntry[]> {
   const addenda = rows.length
-    ? await db.select().from(notaryJournalAddenda).where(inArray(notaryJournalAddenda.entryId, rows.map((row) => row.id))).orderBy(asc(notaryJournalAddenda.createdAt))
+    ? await db
+        .select()
+        .from(notaryJournalAddenda)
+        .where(
+          inArray(
+            notaryJournalAddenda.entryId,
+            rows.map((row) => row.id),
+          ),
+        )
+        .orderBy(asc(notaryJournalAddenda.createdAt))
     : [];
   return rows.map((row) => ({
     id: row.id,
@@ -25,17 +34,24 @@ export async function toEntries(db: DbOrTx, rows: EntryRow[]): Promise<JournalEn
     createdAt: row.createdAt.toISOString(),
     finalizedAt: row.finalizedAt?.toISOString() ?? null,
     keptUntil: row.keptUntil?.toISOString() ?? null,
-    addenda: addenda.filter((addendum) => addendum.entryId === row.id).map((addendum) => ({ id: addendum.id, text: addendum.text, createdAt: addendum.createdAt.toISOString() })),
+    addenda: addenda
+      .filter((addendum) => addendum.entryId === row.id)
+      .map((addendum) => ({ id: addendum.id, text: addendum.text, createdAt: addendum.createdAt.toISOString() })),
   }));
 }
 
-/** The job's notary (or an admin) working on the job's journal entries; the notary whose journal they are. */
-async function requireJournalOwner(ctx: Ctx, jobId: string): Promise<{ notaryId: string; isAdmin: boolean }> {
-  const access = await getJobAccess(ctx, jobId);
+/**
+ * The job's notary (or an admin) working on the job's journal entries; the notary whose journal they
+ * are is always the job's current notary. With forUpdate the job row is locked, so its notary cannot
+ * change until the caller's transaction ends.
+ */
+async function requireJournalOwner(ctx: Ctx, jobId: string, options: { forUpdate?: boolean } = {}): Promise<{ notaryId: string; isAdmin: boolean }> {
+  const access = await getJobAccess(ctx, jobId, options);
   const isAdmin = access.actors.includes('admin');
   if (!access.actors.includes('notary') && !isAdmin) throw forbidden('Only the job’s notary keeps its journal entries.');
   if (!access.job.notaryId) throw conflict('The job has no notary, so no journal to write in.');
-  if (isAdmin && access.job.notaryId !== ctx.user?.id) await appendAuditEvent(ctx, { jobId, action: 'journal.read_by_admin', data: { notaryId: access.job.notaryId } });
+  if (isAdmin && access.job.notaryId !== ctx.user?.id)
+    await appendAuditEvent(ctx, { jobId, action: 'journal.read_by_admin', data: { notaryId: access.job.notaryId } });
   return { notaryId: access.job.notaryId, isAdmin };
 }
 
@@ -44,9 +60,11 @@ async function requireJournalOwner(ctx: Ctx, jobId: string): Promise<{ notaryId:
  * signing document. A draft is brought up to date; a finalized entry is never touched.
  */
 export async function storeJournalDrafts(ctx: Ctx, jobId: string): Promise<JournalEntry[]> {
-  const { notaryId } = await requireJournalOwner(ctx, jobId);
+  // prepareNotaryLog lets in only the job's notary or an admin; the owner is read below with the job locked.
   const { entries } = await prepareNotaryLog(ctx, jobId);
   return ctx.db.transaction(async (tx) => {
+    // The entries are the current notary's, read with the job locked so a change of notary waits.
+    const { notaryId } = await requireJournalOwner({ ...ctx, db: tx }, jobId, { forUpdate: true });
     for (const entry of entries) {
       const content: JournalEntryContent = {
         notarizedAt: entry.notarizedAt,
@@ -74,7 +92,7 @@ export async function storeJournalDrafts(ctx: Ctx, jobId: string): Promise<Journ
         .values({ notaryId, jobId, documentId: entry.documentId, participantId: entry.participantId, content })
         .onConflictDoUpdate({
           target: [notaryJournalEntries.jobId, notaryJournalEntries.documentId, notaryJournalEntries.participantId],
-          set: { content },
+          set: { content, notaryId },
           setWhere: sql`${notaryJournalEntries.status} = 'draft'`,
         });
     }
@@ -90,7 +108,10 @@ export async function storeJournalDrafts(ctx: Ctx, jobId: string): Promise<Journ
  */
 export async function prepareJournalDrafts(ctx: Ctx, jobId: string) {
   const stored = await storeJournalDrafts(ctx, jobId);
-  const rows = await ctx.db.select({ id: notaryJournalEntries.id, documentId: notaryJournalEntries.documentId, participantId: notaryJournalEntries.participantId }).from(notaryJournalEntries).where(eq(notaryJournalEntries.jobId, jobId));
+  const rows = await ctx.db
+    .select({ id: notaryJournalEntries.id, documentId: notaryJournalEntries.documentId, participantId: notaryJournalEntries.participantId })
+    .from(notaryJournalEntries)
+    .where(eq(notaryJournalEntries.jobId, jobId));
   return {
     entries: stored.map((entry) => {
       const links = rows.find((row) => row.id === entry.id);
@@ -151,18 +172,43 @@ function findMissingFields(content: JournalEntryContent, required: JournalFinali
  */
 export async function finalizeJournal(ctx: Ctx, jobId: string, input: FinalizeJournalInput): Promise<JournalEntry[]> {
   const { notaryId } = await requireJournalOwner(ctx, jobId);
-  if (ctx.user?.id !== notaryId) throw forbidden('Only the notary whose journal it is finalizes its entries.');
-  const [profile] = await ctx.db.select({ state: notaryProfiles.commissionState }).from(notaryProfiles).where(eq(notaryProfiles.userId, notaryId)).limit(1);
-  const policy = journalPolicyFor(profile?.state ?? null);
+  if (ctx.user?.id !== notaryId) throw forbidden('Only the job’s notary, who performed the act, finalizes its journal entries.');
+  // The journal PDF prints what is finalized: a character no font of it can print is refused now, not printed as '?'.
+  const unprintable = describeUnprintableText(
+    input.entries.flatMap((entry) => [
+      { label: 'signer’s address', text: entry.signerAddress },
+      { label: 'document type', text: entry.documentType },
+      { label: 'note', text: entry.notes },
+      ...(entry.credibleWitnesses ?? []).flatMap((witness) => [
+        { label: 'credible witness’s name', text: witness.name },
+        { label: 'credible witness’s address', text: witness.address },
+      ]),
+    ]),
+    'the journal PDF',
+  );
+  if (unprintable) throw new AppError(400, 'unprintable_text', `${unprintable} Correct it, then finalize again.`);
   return ctx.db.transaction(async (tx) => {
+    // Checked again with the job locked: the entries go into the journal of the job's notary as it is now.
+    const current = await requireJournalOwner({ ...ctx, db: tx }, jobId, { forUpdate: true });
+    if (current.notaryId !== notaryId) throw forbidden('Only the job’s notary, who performed the act, finalizes its journal entries.');
+    const [profile] = await tx.select({ state: notaryProfiles.commissionState }).from(notaryProfiles).where(eq(notaryProfiles.userId, notaryId)).limit(1);
+    const policy = journalPolicyFor(profile?.state ?? null);
     const ids = input.entries.map((entry) => entry.id);
-    const rows = await tx.select().from(notaryJournalEntries).where(and(eq(notaryJournalEntries.jobId, jobId), inArray(notaryJournalEntries.id, ids))).for('update');
+    const rows = await tx
+      .select()
+      .from(notaryJournalEntries)
+      .where(and(eq(notaryJournalEntries.jobId, jobId), inArray(notaryJournalEntries.id, ids)))
+      .for('update');
     const missing = ids.filter((id) => !rows.some((row) => row.id === id));
     if (missing.length > 0) throw new AppError(404, 'not_found', 'Some entries are not drafts of this job.', { ids: missing });
     const final = rows.filter((row) => row.status === 'final');
-    if (final.length > 0) throw new AppError(409, 'journal_entry_final', 'A finalized journal entry never changes; add an addendum to it instead.', { ids: final.map((row) => row.id) });
+    if (final.length > 0)
+      throw new AppError(409, 'journal_entry_final', 'A finalized journal entry never changes; add an addendum to it instead.', {
+        ids: final.map((row) => row.id),
+      });
     const unsealed = rows.filter((row) => !row.content.notarizedAt);
-    if (unsealed.length > 0) throw new AppError(409, 'not_notarized', 'Only a sealed act is journaled: seal the job first.', { ids: unsealed.map((row) => row.id) });
+    if (unsealed.length > 0)
+      throw new AppError(409, 'not_notarized', 'Only a sealed act is journaled: seal the job first.', { ids: unsealed.map((row) => row.id) });
     const completed = input.entries.map((entry) => {
       const row = rows.find((candidate) => candidate.id === entry.id) as EntryRow;
       const before = normalizeJournalContent(row.content);
@@ -182,15 +228,23 @@ export async function finalizeJournal(ctx: Ctx, jobId: string, input: FinalizeJo
     const incomplete = completed.filter((entry) => entry.missing.length > 0);
     if (incomplete.length > 0) {
       const lacking = [...new Set(incomplete.flatMap((entry) => entry.missing))].map((field) => journalFieldNames[field]);
-      throw new AppError(400, 'journal_fields_missing', `${policy.name}’s journal needs ${lacking.join(', ')} (${policy.citation}). Complete ${incomplete.length === 1 ? 'the entry' : `the ${incomplete.length} entries`} and finalize again.`, {
-        entries: incomplete.map((entry) => ({ id: entry.id, missing: entry.missing })),
-      });
+      throw new AppError(
+        400,
+        'journal_fields_missing',
+        `${policy.name}’s journal needs ${lacking.join(', ')} (${policy.citation}). Complete ${incomplete.length === 1 ? 'the entry' : `the ${incomplete.length} entries`} and finalize again.`,
+        {
+          entries: incomplete.map((entry) => ({ id: entry.id, missing: entry.missing })),
+        },
+      );
     }
     const now = new Date();
     const keptUntil = new Date(now);
     keptUntil.setUTCFullYear(keptUntil.getUTCFullYear() + policy.retentionYears);
     for (const entry of completed) {
-      await tx.update(notaryJournalEntries).set({ content: entry.content, status: 'final', finalizedAt: now, keptUntil }).where(eq(notaryJournalEntries.id, entry.id));
+      await tx
+        .update(notaryJournalEntries)
+        .set({ notaryId, content: entry.content, status: 'final', finalizedAt: now, keptUntil })
+        .where(eq(notaryJournalEntries.id, entry.id));
     }
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'journal.finalized', data: { entries: ids.length } });
     const saved = await tx.select().from(notaryJournalEntries).where(eq(notaryJournalEntries.jobId, jobId)).orderBy(asc(notaryJournalEntries.createdAt));
@@ -215,17 +269,25 @@ export async function deleteJournalEntry(ctx: Ctx, entryId: string): Promise<{ d
     const now = new Date();
     if (now.getTime() < row.keptUntil.getTime()) {
       const state = journalPolicyFor(row.content.commissionState ?? null);
-      throw new AppError(409, 'journal_retention', `This entry must be kept until ${row.keptUntil.toISOString().slice(0, 10)} (${state.retentionYears} years: ${state.retentionCitation}); it can be deleted after that.`, {
-        keptUntil: row.keptUntil.toISOString(),
-      });
+      throw new AppError(
+        409,
+        'journal_retention',
+        `This entry must be kept until ${row.keptUntil.toISOString().slice(0, 10)} (${state.retentionYears} years: ${state.retentionCitation}); it can be deleted after that.`,
+        {
+          keptUntil: row.keptUntil.toISOString(),
+        },
+      );
     }
     const addenda = await tx.delete(notaryJournalAddenda).where(eq(notaryJournalAddenda.entryId, entryId)).returning({ id: notaryJournalAddenda.id });
     await tx.delete(notaryJournalEntries).where(eq(notaryJournalEntries.id, entryId));
-    await appendAuditEvent({ ...ctx, db: tx }, {
-      jobId: row.jobId,
-      action: 'journal.entry_deleted',
-      data: { entryId, notaryId: row.notaryId, keptUntil: row.keptUntil.toISOString(), addenda: addenda.length, byAdmin: row.notaryId !== user.id },
-    });
+    await appendAuditEvent(
+      { ...ctx, db: tx },
+      {
+        jobId: row.jobId,
+        action: 'journal.entry_deleted',
+        data: { entryId, notaryId: row.notaryId, keptUntil: row.keptUntil.toISOString(), addenda: addenda.length, byAdmin: row.notaryId !== user.id },
+      },
+    );
     return { deleted: true as const, addenda: addenda.length };
   });
 }
@@ -242,7 +304,11 @@ export async function markJournalTest(ctx: Ctx, jobId: string): Promise<{ marked
       .where(and(eq(notarizedDocuments.jobId, jobId), eq(notarizedDocuments.isNotarialAct, true)))
       .limit(1);
     if (act) {
-      throw new AppError(409, 'journal_notarial_act', 'This job was sealed as a notarial act (a recorded session and proven identity), so its entries stay in your journal. Add an addendum to a finalized entry to explain anything about it.');
+      throw new AppError(
+        409,
+        'journal_notarial_act',
+        'This job was sealed as a notarial act (a recorded session and proven identity), so its entries stay in your journal. Add an addendum to a finalized entry to explain anything about it.',
+      );
     }
     const [final] = await tx
       .select({ id: notaryJournalEntries.id })
@@ -250,9 +316,17 @@ export async function markJournalTest(ctx: Ctx, jobId: string): Promise<{ marked
       .where(and(eq(notaryJournalEntries.jobId, jobId), eq(notaryJournalEntries.status, 'final')))
       .limit(1);
     if (final) {
-      throw new AppError(409, 'journal_entry_final', 'Entries of this job are already final in your journal, and a final entry does not change. Mark a practice job as a test before you finalize its entries; add an addendum to explain anything else.');
+      throw new AppError(
+        409,
+        'journal_entry_final',
+        'Entries of this job are already final in your journal, and a final entry does not change. Mark a practice job as a test before you finalize its entries; add an addendum to explain anything else.',
+      );
     }
-    const marked = await tx.update(notaryJournalEntries).set({ isTest: true }).where(eq(notaryJournalEntries.jobId, jobId)).returning({ id: notaryJournalEntries.id });
+    const marked = await tx
+      .update(notaryJournalEntries)
+      .set({ isTest: true })
+      .where(eq(notaryJournalEntries.jobId, jobId))
+      .returning({ id: notaryJournalEntries.id });
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'journal.marked_test', data: { entries: marked.length } });
     return { marked: marked.length };
   });
@@ -262,6 +336,8 @@ export async function markJournalTest(ctx: Ctx, jobId: string): Promise<{ marked
 export async function addJournalAddendum(ctx: Ctx, entryId: string, text: string): Promise<JournalEntry> {
   const user = ctx.user;
   if (!user) throw unauthorized();
+  const unprintable = describeUnprintableText([{ label: 'addendum', text }], 'the journal PDF');
+  if (unprintable) throw new AppError(400, 'unprintable_text', `${unprintable} Correct it, then add it again.`);
   return ctx.db.transaction(async (tx) => {
     const [row] = await tx.select().from(notaryJournalEntries).where(eq(notaryJournalEntries.id, entryId)).limit(1);
     if (!row || row.notaryId !== user.id) throw notFound('No journal entry with that id in your journal.');

@@ -28,7 +28,14 @@ export async function findMailboxMessages(ctx: Ctx, query: z.output<typeof mailb
       { ...ctx, db: tx },
       {
         action: 'mail.read',
-        data: { adminId: admin.id, adminName: admin.name, adminEmail: admin.email, page: query.page, pageSize: query.pageSize, messageIds: rows.map((row) => row.id) },
+        data: {
+          adminId: admin.id,
+          adminName: admin.name,
+          adminEmail: admin.email,
+          page: query.page,
+          pageSize: query.pageSize,
+          messageIds: rows.map((row) => row.id),
+        },
       },
     );
     return {

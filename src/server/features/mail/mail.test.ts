@@ -3,6 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, emailOutbox } from '#server/db/schema/index.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { localMailbox } from '#server/db/schema/index.ts';
+import { mailTemplates } from './templates.ts';
 import { removedAfterDelivery } from '#server/tasks/email-delivery.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '#test/smtp-catcher.ts';
@@ -85,12 +87,22 @@ describe('mail without SMTP_URL', () => {
   });
 
   it('records every read of the mailbox in the audit trail, naming the administrator', async () => {
-    const before = await t.db.select().from(auditEvents).where(and(eq(auditEvents.action, 'mail.read'), eq(auditEvents.actorId, admin.id)));
+    const before = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, 'mail.read'), eq(auditEvents.actorId, admin.id)));
     await readMailbox(t, admin, '?page=1&pageSize=5');
-    const after = await t.db.select().from(auditEvents).where(and(eq(auditEvents.action, 'mail.read'), eq(auditEvents.actorId, admin.id)));
+    const after = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, 'mail.read'), eq(auditEvents.actorId, admin.id)));
     expect(after.length).toBe(before.length + 1);
     const latest = after.sort((a, b) => b.sequence - a.sequence)[0];
-    expect(latest).toMatchObject({ scope: 'account', actorId: admin.id, data: expect.objectContaining({ adminName: 'Ada Admin', adminEmail: admin.email, page: 1, pageSize: 5 }) });
+    expect(latest).toMatchObject({
+      scope: 'account',
+      actorId: admin.id,
+      data: expect.objectContaining({ adminName: 'Ada Admin', adminEmail: admin.email, page: 1, pageSize: 5 }),
+    });
   });
 
   it('refuses an anonymous caller with 401 and every role but admin with 403', async () => {
@@ -99,6 +111,63 @@ describe('mail without SMTP_URL', () => {
     for (const role of ['signer', 'notary', 'title', 'billing', 'observer'] as const) {
       const user = await t.createUser({ roles: [role] });
       const res = await t.app.inject({ method: 'GET', url: '/api/admin/mail', headers: await t.signInAs(user) });
+      expect(res.statusCode, role).toBe(403);
+      expect(res.json()).toMatchObject({ error: 'forbidden', message: expect.any(String) });
+    }
+  });
+});
+
+describe('mail written by a template', () => {
+  it('is kept in the local mailbox with its text and its HTML, and the mailbox still shows the text', async () => {
+    const to = newAddress();
+    await queueEmail(t.db, {
+      to,
+      kind: 'notary_approved',
+      ...mailTemplates.notaryApproved.render({ name: '<b>Nora</b> Notary', signInLink: 'http://localhost/login' }),
+    });
+    expect(await t.app.emailDelivery.runOnce()).toBe(1);
+    const [kept] = await t.db.select().from(localMailbox).where(eq(localMailbox.toAddress, to));
+    expect(kept?.htmlBody).toContain('Hello &lt;b&gt;Nora&lt;/b&gt; Notary,');
+    expect(kept?.htmlBody).toContain('<a href="http://localhost/login"');
+    const message = (await readMailbox(t, admin)).items.find((item) => item.to === to);
+    expect(message).toMatchObject({ subject: 'Your notary account is approved', kind: 'notary_approved' });
+    expect(message?.text).toBe(
+      'Hello <b>Nora</b> Notary,\n\nAn administrator reviewed your commission and approved your notary account. You can now take notarizations.\n\nSign in at http://localhost/login',
+    );
+  });
+
+  it('goes out over SMTP as one message with both parts: text and HTML', async () => {
+    const to = newAddress();
+    await queueEmail(withSmtp.db, { to, kind: 'password_changed', ...mailTemplates.passwordChanged.render({ name: 'Ada <script>x</script>' }) });
+    expect(await withSmtp.app.emailDelivery.runOnce()).toBe(1);
+    const mail = await smtp.waitForMail((caught) => caught.to === to);
+    expect(mail.contentType).toBe('multipart/alternative');
+    expect(mail.subject).toBe('Your Open RON password was changed');
+    expect(mail.text).toContain('Hello Ada <script>x</script>,');
+    expect(mail.html).toContain('Hello Ada &lt;script&gt;x&lt;/script&gt;,');
+    expect(mail.html).not.toContain('<script>');
+  });
+});
+
+describe('GET /api/admin/mail/templates', () => {
+  it('shows an administrator every template rendered with sample facts, links on this server', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/admin/mail/templates', headers: await t.signInAs(admin) });
+    expect(res.statusCode, res.body).toBe(200);
+    const { templates } = res.json() as { templates: Array<{ name: string; title: string; purpose: string; subject: string; text: string; html: string }> };
+    expect(templates.map((template) => template.name)).toEqual(Object.keys(mailTemplates));
+    const reset = templates.find((template) => template.name === 'passwordReset');
+    expect(reset).toMatchObject({ title: 'Password reset link', subject: 'Reset your Open RON password', purpose: expect.stringContaining('reset') });
+    expect(reset?.text).toContain(`${t.config.publicUrl}/login?resetToken=`);
+    expect(reset?.html).toContain('<!doctype html>');
+  });
+
+  it('refuses an anonymous caller with 401, and a signer or a notary with 403', async () => {
+    const anonymous = await t.app.inject({ method: 'GET', url: '/api/admin/mail/templates' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json()).toMatchObject({ error: 'unauthorized', message: expect.any(String) });
+    for (const role of ['signer', 'notary'] as const) {
+      const user = await t.createUser({ roles: [role] });
+      const res = await t.app.inject({ method: 'GET', url: '/api/admin/mail/templates', headers: await t.signInAs(user) });
       expect(res.statusCode, role).toBe(403);
       expect(res.json()).toMatchObject({ error: 'forbidden', message: expect.any(String) });
     }

@@ -25,7 +25,12 @@ describe('attacks on the notary profile', () => {
   it('takes an online notary offline when they change their commission number after approval', async () => {
     const notary = await createCompleteNotary();
     const headers = await kit.headersFor(notary);
-    const online = await t.app.inject({ method: 'POST', url: '/api/notary-availability/toggle', headers, payload: { is_available: true, session_id: 'browser-p-0001' } });
+    const online = await t.app.inject({
+      method: 'POST',
+      url: '/api/notary-availability/toggle',
+      headers,
+      payload: { is_available: true, session_id: 'browser-p-0001' },
+    });
     expect(online.statusCode, online.body).toBe(200);
     expect((await putProfile(notary, { commissionNumber: 'VA-SWAP-1' })).json()).toMatchObject({ approvalStatus: 'pending' });
     expect(await findOnlineNotaryIds(t, [notary.id])).toEqual([]);

@@ -7,6 +7,7 @@ import { searchTextSchema } from '#shared/text.ts';
 import { approveNotary, findNotaries, findNotaryOptions, rejectNotary } from './notaries.service.ts';
 import { notaryCertificateRoutes } from './notary-certificate.routes.ts';
 import { notaryProfileRoutes } from './notary-profile.routes.ts';
+import { idParams } from '#server/lib/route-params.ts';
 
 const admin = ['admin'] as const;
 const limitMessage = { message: 'Ask for 1 to 50 notaries.' };
@@ -24,17 +25,23 @@ export const notariesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/lookup',
     {
       config: { access: ['admin', 'title', 'title_agent', 'notary', 'signer'] },
-      schema: { querystring: z.object({ q: searchTextSchema(100).default(''), limit: z.coerce.number(limitMessage).int(limitMessage).min(1, limitMessage).max(50, limitMessage).default(20) }), response: { 200: notaryOptionListSchema } },
+      schema: {
+        querystring: z.object({
+          q: searchTextSchema(100).default(''),
+          limit: z.coerce.number(limitMessage).int(limitMessage).min(1, limitMessage).max(50, limitMessage).default(20),
+        }),
+        response: { 200: notaryOptionListSchema },
+      },
     },
     async (request) => findNotaryOptions(request.ctx, request.query.q, request.query.limit),
   );
-  const idParams = z.object({ id: z.uuid({ message: 'Notary id must be a UUID.' }) });
-  app.post('/approve/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: okMessageSchema } } }, async (request) =>
+  const notaryParams = idParams('Notary');
+  app.post('/approve/:id', { config: { access: admin }, schema: { params: notaryParams, response: { 200: okMessageSchema } } }, async (request) =>
     approveNotary(request.ctx, request.params.id),
   );
   app.post(
     '/reject/:id',
-    { config: { access: admin }, schema: { params: idParams, body: rejectApplicationInputSchema, response: { 200: okMessageSchema } } },
+    { config: { access: admin }, schema: { params: notaryParams, body: rejectApplicationInputSchema, response: { 200: okMessageSchema } } },
     async (request) => rejectNotary(request.ctx, request.params.id, request.body.reason),
   );
 };

@@ -10,6 +10,7 @@ import { notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, notFound } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { mailTemplates } from '#server/features/mail/templates.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { revokeUserSessions } from '#server/features/auth/sessions.service.ts';
 import { findMissingProfileItems } from './notary-profile-checks.ts';
@@ -82,19 +83,15 @@ export async function approveNotary(ctx: Ctx, userId: string): Promise<{ ok: tru
       .update(notaryProfiles)
       .set({ approvalStatus: 'approved', approvedAt: new Date(), approvedBy: approver.id })
       .where(eq(notaryProfiles.userId, userId));
-    await tx.update(users).set({ status: 'active', updatedAt: new Date() }).where(and(eq(users.id, userId), eq(users.status, 'pending')));
+    await tx
+      .update(users)
+      .set({ status: 'active', updatedAt: new Date() })
+      .where(and(eq(users.id, userId), eq(users.status, 'pending')));
     await appendAuditEvent({ ...ctx, db: tx }, { action: 'notary.approved', data: { notaryId: userId, notaryName: row.name, notaryEmail: row.email } });
     await queueEmail(tx, {
       to: row.email,
       kind: 'notary_approved',
-      subject: 'Your notary account is approved',
-      text: [
-        `Hello ${toSingleLine(row.name)},`,
-        '',
-        'An administrator reviewed your commission and approved your notary account. You can now take notarizations.',
-        '',
-        `Sign in at ${ctx.config.publicUrl}/login`,
-      ].join('\n'),
+      ...mailTemplates.notaryApproved.render({ name: row.name, signInLink: `${ctx.config.publicUrl}/login` }),
     });
     return row;
   });
@@ -119,22 +116,16 @@ export async function rejectNotary(ctx: Ctx, userId: string, reason: string): Pr
       .update(notaryProfiles)
       .set({ approvalStatus: 'rejected', rejectedAt: now, rejectedBy: reviewer.id, rejectionReason: reason })
       .where(eq(notaryProfiles.userId, userId));
-    await tx.update(users).set({ status: 'rejected', updatedAt: now }).where(and(eq(users.id, userId), eq(users.status, 'pending')));
+    await tx
+      .update(users)
+      .set({ status: 'rejected', updatedAt: now })
+      .where(and(eq(users.id, userId), eq(users.status, 'pending')));
     await revokeUserSessions({ ...ctx, db: tx }, userId);
     await appendAuditEvent({ ...ctx, db: tx }, { action: 'notary.rejected', data: { notaryId: userId, notaryName: row.name, notaryEmail: row.email, reason } });
     await queueEmail(tx, {
       to: row.email,
       kind: 'notary_rejected',
-      subject: 'Your notary application was not approved',
-      text: [
-        `Hello ${toSingleLine(row.name)},`,
-        '',
-        'An administrator reviewed your notary application and did not approve it.',
-        '',
-        `Reason: ${reason}`,
-        '',
-        `Your account cannot sign in. If you have questions, or want to send corrected details, contact ${contact}.`,
-      ].join('\n'),
+      ...mailTemplates.notaryRejected.render({ name: row.name, reason, contact }),
     });
     return row;
   });
@@ -174,6 +165,11 @@ export async function findNotaryOptions(ctx: Ctx, query: string, limit: number) 
     .where(and(...conditions))
     .orderBy(users.name, users.id)
     .limit(limit);
-  const online = new Set(await findOnlineNotaryIds(ctx, rows.map((row) => row.userId)));
+  const online = new Set(
+    await findOnlineNotaryIds(
+      ctx,
+      rows.map((row) => row.userId),
+    ),
+  );
   return { items: rows.map((row) => ({ ...row, isOnline: online.has(row.userId) })) };
 }

@@ -24,7 +24,15 @@ async function registerNotary() {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/auth/register/notary',
-    payload: { name: `Nora ${counter}`, email, password: 'notary password', commissionState: 'VA', commissionNumber: `VA-${counter}`, commissionExpiresOn: '2031-06-30', county: 'Fairfax' },
+    payload: {
+      name: `Nora ${counter}`,
+      email,
+      password: 'notary password',
+      commissionState: 'VA',
+      commissionNumber: `VA-${counter}`,
+      commissionExpiresOn: '2031-06-30',
+      county: 'Fairfax',
+    },
   });
   expect(res.statusCode).toBe(201);
   const body = res.json();
@@ -194,7 +202,15 @@ describe('notary rejection', () => {
       const registered = await other.app.inject({
         method: 'POST',
         url: '/api/auth/register/notary',
-        payload: { name: 'Nell Notary', email, password: 'notary password', commissionState: 'VA', commissionNumber: 'VA-9', commissionExpiresOn: '2031-06-30', county: 'Fairfax' },
+        payload: {
+          name: 'Nell Notary',
+          email,
+          password: 'notary password',
+          commissionState: 'VA',
+          commissionNumber: 'VA-9',
+          commissionExpiresOn: '2031-06-30',
+          county: 'Fairfax',
+        },
       });
       const res = await other.app.inject({ method: 'POST', url: `/api/notary/reject/${registered.json().user.id as string}`, headers, payload: { reason } });
       expect(res.statusCode).toBe(200);
@@ -254,7 +270,11 @@ describe('notary rejection', () => {
     ['no body', undefined, 'Enter the reason for turning down this application; it is sent to the applicant.'],
     ['no reason', {}, 'Enter the reason for turning down this application; it is sent to the applicant.'],
     ['a blank reason', { reason: '   ' }, 'Enter the reason for turning down this application; it is sent to the applicant.'],
-    ['a reason on two lines', { reason: 'Expired.\nCall us.' }, 'The reason must be one line of text, without line breaks, control characters or text-direction overrides.'],
+    [
+      'a reason on two lines',
+      { reason: 'Expired.\nCall us.' },
+      'The reason must be one line of text, without line breaks, control characters or text-direction overrides.',
+    ],
     ['a reason too long', { reason: 'x'.repeat(501) }, 'The reason must be at most 500 characters.'],
     ['a reason that is not text', { reason: 42 }, 'The reason must be text.'],
   ])('answers 400 with a field error for %s, and changes nothing', async (_case, payload, message) => {

@@ -27,7 +27,9 @@ async function readLimited(stream: Readable, maxBytes: number): Promise<{ conten
 
 /** The notary's signing certificate: their own from a PKCS#12 file, or the platform's. Under /api/notary. */
 export const notaryCertificateRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/certificate', { config: { access: notary }, schema: { response: { 200: notaryCertificateSchema } } }, async (request) => getNotaryCertificate(request.ctx));
+  app.get('/certificate', { config: { access: notary }, schema: { response: { 200: notaryCertificateSchema } } }, async (request) =>
+    getNotaryCertificate(request.ctx),
+  );
 
   app.post('/certificate', { config: { access: notary }, schema: { response: { 201: notaryCertificateSchema } } }, async (request, reply) => {
     if (!request.isMultipart()) throw new AppError(400, 'no_file', notaryCertificateMessages.noFile);
@@ -50,5 +52,7 @@ export const notaryCertificateRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.code(201).send(await uploadNotaryCertificate(request.ctx, { file, password }));
   });
 
-  app.delete('/certificate', { config: { access: notary }, schema: { response: { 200: notaryCertificateSchema } } }, async (request) => removeNotaryCertificate(request.ctx));
+  app.delete('/certificate', { config: { access: notary }, schema: { response: { 200: notaryCertificateSchema } } }, async (request) =>
+    removeNotaryCertificate(request.ctx),
+  );
 };

@@ -82,7 +82,14 @@ export async function uploadNotaryCertificate(ctx: Ctx, input: { file: Buffer; p
     await tx
       .update(signingCredentials)
       .set({ revokedAt: now })
-      .where(and(eq(signingCredentials.kind, 'notary'), eq(signingCredentials.userId, userId), eq(signingCredentials.source, 'uploaded'), isNull(signingCredentials.revokedAt)));
+      .where(
+        and(
+          eq(signingCredentials.kind, 'notary'),
+          eq(signingCredentials.userId, userId),
+          eq(signingCredentials.source, 'uploaded'),
+          isNull(signingCredentials.revokedAt),
+        ),
+      );
     const [inserted] = await tx
       .insert(signingCredentials)
       .values({
@@ -101,7 +108,10 @@ export async function uploadNotaryCertificate(ctx: Ctx, input: { file: Buffer; p
     if (!inserted) throw new Error('the uploaded credential was not stored');
     await appendAuditEvent(
       { ...ctx, db: tx },
-      { action: 'notary.certificate_uploaded', data: { subject: certificate.subject, serialNumber: certificate.serialNumber, notAfter: certificate.notAfter.toISOString() } },
+      {
+        action: 'notary.certificate_uploaded',
+        data: { subject: certificate.subject, serialNumber: certificate.serialNumber, notAfter: certificate.notAfter.toISOString() },
+      },
     );
     return inserted;
   });
@@ -117,11 +127,21 @@ export async function removeNotaryCertificate(ctx: Ctx): Promise<NotaryCertifica
     const revoked = await tx
       .update(signingCredentials)
       .set({ revokedAt: new Date() })
-      .where(and(eq(signingCredentials.kind, 'notary'), eq(signingCredentials.userId, userId), eq(signingCredentials.source, 'uploaded'), isNull(signingCredentials.revokedAt)))
+      .where(
+        and(
+          eq(signingCredentials.kind, 'notary'),
+          eq(signingCredentials.userId, userId),
+          eq(signingCredentials.source, 'uploaded'),
+          isNull(signingCredentials.revokedAt),
+        ),
+      )
       .returning({ subject: signingCredentials.subject, serialNumber: signingCredentials.serialNumber });
     if (revoked.length === 0) throw notFound(notaryCertificateMessages.noUploaded);
     for (const credential of revoked) {
-      await appendAuditEvent({ ...ctx, db: tx }, { action: 'notary.certificate_removed', data: { subject: credential.subject, serialNumber: credential.serialNumber } });
+      await appendAuditEvent(
+        { ...ctx, db: tx },
+        { action: 'notary.certificate_removed', data: { subject: credential.subject, serialNumber: credential.serialNumber } },
+      );
     }
   });
   return getNotaryCertificate(ctx);

@@ -38,7 +38,15 @@ function createRsaKeys(): TestKeys {
 }
 
 /** A certificate made with node-forge: self-signed when no issuer is given. */
-function createCertificate(options: { commonName: string; keys: TestKeys; issuer?: TestCa; isCa?: boolean; notBefore?: Date; notAfter?: Date; keyUsage?: object }): string {
+function createCertificate(options: {
+  commonName: string;
+  keys: TestKeys;
+  issuer?: TestCa;
+  isCa?: boolean;
+  notBefore?: Date;
+  notAfter?: Date;
+  keyUsage?: object;
+}): string {
   const certificate = forge.pki.createCertificate();
   certificate.serialNumber = `01${randomBytes(8).toString('hex')}`;
   certificate.publicKey = forge.pki.publicKeyFromPem(options.keys.publicKeyPem);
@@ -52,8 +60,15 @@ function createCertificate(options: { commonName: string; keys: TestKeys; issuer
   certificate.setIssuer(options.issuer ? forge.pki.certificateFromPem(options.issuer.certificatePem).subject.attributes : subject);
   certificate.setExtensions(
     options.isCa
-      ? [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }, { name: 'subjectKeyIdentifier' }]
-      : [{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', critical: true, ...(options.keyUsage ?? { digitalSignature: true, nonRepudiation: true }) }],
+      ? [
+          { name: 'basicConstraints', cA: true, critical: true },
+          { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+          { name: 'subjectKeyIdentifier' },
+        ]
+      : [
+          { name: 'basicConstraints', cA: false },
+          { name: 'keyUsage', critical: true, ...(options.keyUsage ?? { digitalSignature: true, nonRepudiation: true }) },
+        ],
   );
   certificate.sign(forge.pki.privateKeyFromPem((options.issuer ?? options.keys).privateKeyPem), forge.md.sha256.create());
   return forge.pki.certificateToPem(certificate);
@@ -76,7 +91,11 @@ function buildCertificateUpload(file: Buffer | null, filePassword: string | null
   const chunks: Buffer[] = [];
   if (filePassword !== null) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="password"\r\n\r\n${filePassword}\r\n`));
   if (file) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="p12"; filename="notary.p12"\r\nContent-Type: application/x-pkcs12\r\n\r\n`), file, Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="p12"; filename="notary.p12"\r\nContent-Type: application/x-pkcs12\r\n\r\n`),
+      file,
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
@@ -89,7 +108,10 @@ let workDirectory: string;
 beforeAll(async () => {
   t = await createTestApp();
   const caKeys = createRsaKeys();
-  ca = { ...caKeys, certificatePem: createCertificate({ commonName: 'Example Notary CA', keys: caKeys, isCa: true, notAfter: new Date(Date.now() + 3650 * day) }) };
+  ca = {
+    ...caKeys,
+    certificatePem: createCertificate({ commonName: 'Example Notary CA', keys: caKeys, isCa: true, notAfter: new Date(Date.now() + 3650 * day) }),
+  };
   workDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-notary-certificate-'));
 });
 
@@ -100,7 +122,14 @@ afterAll(async () => {
 
 async function createNotary(): Promise<{ user: TestUser; headers: Record<string, string>; identity: NotaryIdentity }> {
   const user = await t.createUser({ roles: ['notary'], name: 'Nora Own' });
-  const identity = { userId: user.id, name: user.name, email: user.email, commissionState: 'TX', commissionNumber: 'TX-4242', commissionExpiresOn: '2031-06-30' };
+  const identity = {
+    userId: user.id,
+    name: user.name,
+    email: user.email,
+    commissionState: 'TX',
+    commissionNumber: 'TX-4242',
+    commissionExpiresOn: '2031-06-30',
+  };
   return { user, headers: await t.signInAs(user), identity };
 }
 
@@ -146,10 +175,16 @@ describe('a notary’s own signing certificate', () => {
     const notary = await createNotary();
     const res = await upload(notary.headers, buildCertificateUpload(createNotaryPkcs12().file));
     expect(res.statusCode).toBe(201);
-    const [row] = await t.db.select().from(signingCredentials).where(and(eq(signingCredentials.userId, notary.user.id), eq(signingCredentials.source, 'uploaded')));
+    const [row] = await t.db
+      .select()
+      .from(signingCredentials)
+      .where(and(eq(signingCredentials.userId, notary.user.id), eq(signingCredentials.source, 'uploaded')));
     expect(row?.privateKeyEncrypted).toMatch(/^v1\./);
     expect(row?.privateKeyEncrypted).not.toContain('PRIVATE KEY');
-    const [event] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.actorId, notary.user.id), eq(auditEvents.action, 'notary.certificate_uploaded')));
+    const [event] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.actorId, notary.user.id), eq(auditEvents.action, 'notary.certificate_uploaded')));
     expect(event?.data).toEqual({ subject: res.json().subject, serialNumber: res.json().serialNumber, notAfter: res.json().notAfter });
     expect(JSON.stringify(event)).not.toContain('PRIVATE KEY');
     expect(JSON.stringify(event)).not.toContain(password);
@@ -163,12 +198,61 @@ describe('a notary’s own signing certificate', () => {
       fs.promises.writeFile(file('ca.key'), ca.privateKeyPem),
       fs.promises.writeFile(file('leaf.cnf'), 'keyUsage=critical,digitalSignature,nonRepudiation\nbasicConstraints=CA:FALSE\n'),
     ]);
-    await run('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', file('ec.key'), '-out', file('ec.csr'), '-subj', '/CN=Eve Curve']);
-    await run('openssl', ['x509', '-req', '-in', file('ec.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-set_serial', '4242', '-days', '30', '-extfile', file('leaf.cnf'), '-out', file('ec.pem')]);
-    await run('openssl', ['pkcs12', '-export', '-inkey', file('ec.key'), '-in', file('ec.pem'), '-certfile', file('ca.pem'), '-out', file('ec.p12'), '-passout', `pass:${password}`]);
+    await run('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      file('ec.key'),
+      '-out',
+      file('ec.csr'),
+      '-subj',
+      '/CN=Eve Curve',
+    ]);
+    await run('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      file('ec.csr'),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-set_serial',
+      '4242',
+      '-days',
+      '30',
+      '-extfile',
+      file('leaf.cnf'),
+      '-out',
+      file('ec.pem'),
+    ]);
+    await run('openssl', [
+      'pkcs12',
+      '-export',
+      '-inkey',
+      file('ec.key'),
+      '-in',
+      file('ec.pem'),
+      '-certfile',
+      file('ca.pem'),
+      '-out',
+      file('ec.p12'),
+      '-passout',
+      `pass:${password}`,
+    ]);
     const res = await upload(notary.headers, buildCertificateUpload(await fs.promises.readFile(file('ec.p12'))));
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ source: 'uploaded', subject: 'CN=Eve Curve', issuer: 'CN=Example Notary CA, O=Example Notary Services', serialNumber: '1092' });
+    expect(res.json()).toMatchObject({
+      source: 'uploaded',
+      subject: 'CN=Eve Curve',
+      issuer: 'CN=Example Notary CA, O=Example Notary Services',
+      serialNumber: '1092',
+    });
     const credentials = await getOrIssueNotaryCredentials(t.db, t.secretsKey, notary.identity);
     const signed = await signPdf(await makePdf(1), credentials, signatureInfo);
     expect(await verifyWithPdfsig(signed, ca.certificatePem)).toMatchObject({ isValid: true, isTrusted: true });
@@ -180,7 +264,10 @@ describe('a notary’s own signing certificate', () => {
     const second = (await upload(notary.headers, buildCertificateUpload(createNotaryPkcs12().file))).json();
     expect(second.serialNumber).not.toBe(first.serialNumber);
     expect((await getCertificate(notary.headers)).json()).toEqual(second);
-    const rows = await t.db.select().from(signingCredentials).where(and(eq(signingCredentials.userId, notary.user.id), eq(signingCredentials.source, 'uploaded')));
+    const rows = await t.db
+      .select()
+      .from(signingCredentials)
+      .where(and(eq(signingCredentials.userId, notary.user.id), eq(signingCredentials.source, 'uploaded')));
     expect(rows.find((row) => row.serialNumber === first.serialNumber)?.revokedAt).toBeInstanceOf(Date);
     expect(rows.find((row) => row.serialNumber === second.serialNumber)?.revokedAt).toBeNull();
     expect((await getOrIssueNotaryCredentials(t.db, t.secretsKey, notary.identity)).serialNumber).toBe(second.serialNumber);
@@ -188,9 +275,20 @@ describe('a notary’s own signing certificate', () => {
 
   it('goes back to the platform certificate when the notary removes theirs', async () => {
     const notary = await createNotary();
-    expect((await getCertificate(notary.headers)).json()).toEqual({ source: null, subject: null, issuer: null, serialNumber: null, notBefore: null, notAfter: null });
+    expect((await getCertificate(notary.headers)).json()).toEqual({
+      source: null,
+      subject: null,
+      issuer: null,
+      serialNumber: null,
+      notBefore: null,
+      notAfter: null,
+    });
     const platform = await getOrIssueNotaryCredentials(t.db, t.secretsKey, notary.identity);
-    expect((await getCertificate(notary.headers)).json()).toMatchObject({ source: 'platform', serialNumber: platform.serialNumber, issuer: expect.stringContaining(`CN=${platformCaCommonName}`) });
+    expect((await getCertificate(notary.headers)).json()).toMatchObject({
+      source: 'platform',
+      serialNumber: platform.serialNumber,
+      issuer: expect.stringContaining(`CN=${platformCaCommonName}`),
+    });
 
     expect((await upload(notary.headers, buildCertificateUpload(createNotaryPkcs12().file))).statusCode).toBe(201);
     expect((await getOrIssueNotaryCredentials(t.db, t.secretsKey, notary.identity)).credentialId).not.toBe(platform.credentialId);
@@ -227,7 +325,10 @@ describe('refused certificate uploads', () => {
   it('refuses a file whose private key belongs to no certificate in it', async () => {
     const { certificatePem } = createNotaryPkcs12();
     const otherKeys = createRsaKeys();
-    await expectRefused(buildCertificateUpload(createPkcs12(otherKeys.privateKeyPem, [certificatePem, ca.certificatePem])), 'The private key in the file does not belong to any certificate in it.');
+    await expectRefused(
+      buildCertificateUpload(createPkcs12(otherKeys.privateKeyPem, [certificatePem, ca.certificatePem])),
+      'The private key in the file does not belong to any certificate in it.',
+    );
   });
 
   it('refuses a file that holds certificates but no private key', async () => {
@@ -238,7 +339,12 @@ describe('refused certificate uploads', () => {
 
   it('refuses a file asking for millions of key-derivation rounds before spending them', async () => {
     const keys = createRsaKeys();
-    const container = forge.pkcs12.toPkcs12Asn1(forge.pki.privateKeyFromPem(keys.privateKeyPem), [forge.pki.certificateFromPem(createCertificate({ commonName: 'Nora Own', keys, issuer: ca }))], password, { algorithm: '3des' });
+    const container = forge.pkcs12.toPkcs12Asn1(
+      forge.pki.privateKeyFromPem(keys.privateKeyPem),
+      [forge.pki.certificateFromPem(createCertificate({ commonName: 'Nora Own', keys, issuer: ca }))],
+      password,
+      { algorithm: '3des' },
+    );
     // MacData ::= SEQUENCE { mac DigestInfo, macSalt OCTET STRING, iterations INTEGER }
     const macIterations = ((container.value as forge.asn1.Asn1[])[2]?.value as forge.asn1.Asn1[])[2] as forge.asn1.Asn1;
     macIterations.value = forge.asn1.integerToDer(50_000_000).getBytes();

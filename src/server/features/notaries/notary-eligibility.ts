@@ -34,12 +34,26 @@ export function findOwnWorkBlocker(user: UserRow, profile: ProfileRow, now: Date
 
 async function findNotary(db: DbOrTx, notaryId: string) {
   const [row] = await db
-    .select({ user: { id: users.id, name: users.name, email: users.email, status: users.status }, profile: notaryProfiles })
+    .select({ user: { id: users.id, name: users.name, email: users.email, status: users.status, roles: users.roles }, profile: notaryProfiles })
     .from(users)
     .innerJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
     .where(eq(users.id, notaryId))
     .limit(1);
   return row;
+}
+
+/**
+ * A notary and why they cannot take work now (null when they can), or null when the id is no notary
+ * at all: for a title company's default notary, which is refused with the reason as a bad choice.
+ */
+export async function findNotaryStanding(
+  db: DbOrTx,
+  notaryId: string,
+  now = new Date(),
+): Promise<{ notary: { id: string; name: string; roles: string[] }; blocker: string | null } | null> {
+  const row = await findNotary(db, notaryId);
+  if (!row) return null;
+  return { notary: { id: row.user.id, name: row.user.name, roles: row.user.roles }, blocker: findWorkBlocker(row.user, row.profile, now) };
 }
 
 /**

@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { getCalendarDay } from '#shared/dates.ts';
+import { formatCalendarDay, getCalendarDay } from '#shared/dates.ts';
 import { notaryExpiryWarningDays, type NotaryExpiryItem } from '#shared/notary-profile.ts';
-import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { notaryExpiryWarnings, notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { mailTemplates } from '#server/features/mail/templates.ts';
 import { findUploadedCredential } from '#server/providers/signing/certificates.ts';
 import { countDaysUntil, expiryItemNames, listExpiringItems } from './notary-profile-checks.ts';
 
@@ -43,7 +43,14 @@ export async function sendNotaryExpiryWarnings(deps: Deps, now: Date): Promise<n
           .onConflictDoNothing()
           .returning({ item: notaryExpiryWarnings.item });
         if (inserted.length === 0) return false;
-        await queueWarningEmails(tx, { ...notary, publicUrl: deps.publicUrl, adminEmails: admins.map((admin) => admin.email), item, expiresOn, days: countDaysUntil(expiresOn, today) });
+        await queueWarningEmails(tx, {
+          ...notary,
+          publicUrl: deps.publicUrl,
+          adminEmails: admins.map((admin) => admin.email),
+          item,
+          expiresOn,
+          days: countDaysUntil(expiresOn, today),
+        });
         return true;
       });
       if (isNew) sent += 1;
@@ -58,32 +65,33 @@ async function queueWarningEmails(
 ): Promise<void> {
   const what = expiryItemNames[facts.item];
   const when = facts.days === 0 ? 'today' : facts.days === 1 ? 'tomorrow' : `in ${facts.days} days`;
-  const name = toSingleLine(facts.name);
+  // The expiry is a calendar day, written the way people read it ("Jun 30, 2031").
+  const expiresOn = formatCalendarDay(facts.expiresOn, { locale: 'en-US' });
   await queueEmail(tx, {
     to: facts.email,
     kind: 'notary_expiry_warning',
-    subject: `Your ${what} expires on ${facts.expiresOn}`,
-    text: [
-      `Hello ${name},`,
-      '',
-      `Your ${what} expires ${when}, on ${facts.expiresOn}. After that day you cannot be assigned jobs or seal documents on the platform until it is renewed.`,
-      '',
-      `Update your profile at ${facts.publicUrl}/dashboard?tab=profile`,
-    ].join('\n'),
+    ...mailTemplates.notaryExpiryWarning.render({ name: facts.name, what, when, expiresOn, profileLink: `${facts.publicUrl}/dashboard?tab=profile` }),
   });
   for (const adminEmail of facts.adminEmails) {
     await queueEmail(tx, {
       to: adminEmail,
       kind: 'notary_expiry_warning_admin',
-      subject: `${name}’s ${what} expires on ${facts.expiresOn}`,
-      text: [`The ${what} of the notary ${name} (${facts.email}) expires ${when}, on ${facts.expiresOn}.`, '', `Their profile: ${facts.publicUrl}/dashboard?tab=approvals`].join('\n'),
+      ...mailTemplates.notaryExpiryWarningAdmin.render({
+        name: facts.name,
+        email: facts.email,
+        what,
+        when,
+        expiresOn,
+        profileLink: `${facts.publicUrl}/dashboard?tab=approvals`,
+      }),
     });
   }
 }
 
 /** Runs the sweep now and then every `everyMs` (hourly by default); the timer does not hold the process. */
 export function startNotaryExpiryWarner(deps: Deps & { log: { error(object: unknown, message: string): void } }, everyMs = 3600_000): () => void {
-  const run = () => void sendNotaryExpiryWarnings(deps, new Date()).catch((error: unknown) => deps.log.error({ err: error }, 'Sending notary expiry warnings failed.'));
+  const run = () =>
+    void sendNotaryExpiryWarnings(deps, new Date()).catch((error: unknown) => deps.log.error({ err: error }, 'Sending notary expiry warnings failed.'));
   const timer = setInterval(run, everyMs);
   timer.unref();
   run();

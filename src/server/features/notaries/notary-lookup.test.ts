@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '#shared/roles.ts';
-import { notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createNotary as createNotaryFixture } from '#test/notary-fixtures.ts';
 
 let t: TestApp;
 let agentHeaders: Record<string, string>;
@@ -11,19 +11,11 @@ const tag = randomUUID().slice(0, 6);
 let nora: TestUser;
 let otto: TestUser;
 
-async function createNotary(name: string, profile: { state: string; county: string; approvalStatus?: 'approved' | 'pending' }, status: 'active' | 'disabled' = 'active') {
-  const notary = await t.createUser({ roles: ['notary'], name, status });
-  await t.db.insert(notaryProfiles).values({
-    userId: notary.id,
-    commissionState: profile.state,
-    commissionNumber: `${profile.state}-${randomUUID().slice(0, 6)}`,
-    commissionExpiresOn: '2031-06-30',
-    county: profile.county,
-    approvalStatus: profile.approvalStatus ?? 'approved',
-    approvedAt: profile.approvalStatus === 'pending' ? null : new Date(),
-  });
-  return notary;
-}
+const createNotary = (
+  name: string,
+  profile: { state: string; county: string; approvalStatus?: 'approved' | 'pending' },
+  status: 'active' | 'disabled' = 'active',
+) => createNotaryFixture(t, { name, status, state: profile.state, county: profile.county, approvalStatus: profile.approvalStatus ?? 'approved' });
 
 const lookup = (query: string, headers = agentHeaders) => t.app.inject({ method: 'GET', url: `/api/notary/lookup?${query}`, headers });
 const namesOf = (body: { items: Array<{ name: string }> }) => body.items.map((item) => item.name);
@@ -41,7 +33,12 @@ afterAll(async () => t?.close());
 describe('GET /api/notary/lookup', () => {
   it('tells the job creator which notaries are online now, by the availability rule (switch on, heartbeat within 90 s)', async () => {
     const noraHeaders = await t.signInAs(nora);
-    const online = await t.app.inject({ method: 'POST', url: '/api/notary-availability/toggle', headers: noraHeaders, payload: { is_available: true, session_id: 'lookup-browser-1' } });
+    const online = await t.app.inject({
+      method: 'POST',
+      url: '/api/notary-availability/toggle',
+      headers: noraHeaders,
+      payload: { is_available: true, session_id: 'lookup-browser-1' },
+    });
     expect(online.statusCode, online.body).toBe(200);
     try {
       const res = await lookup(`q=${tag}`);
@@ -106,7 +103,10 @@ describe('GET /api/notary/lookup', () => {
     for (const query of ['q=no%00ra', 'q=no%0Ara', 'q=%E2%80%AEnora']) {
       const res = await lookup(query);
       expect(res.statusCode, query).toBe(400);
-      expect(res.json(), query).toMatchObject({ error: 'validation_failed', message: 'Search with one line of text, without control characters or text-direction overrides.' });
+      expect(res.json(), query).toMatchObject({
+        error: 'validation_failed',
+        message: 'Search with one line of text, without control characters or text-direction overrides.',
+      });
     }
   });
 

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { getCalendarDay } from '#shared/dates.ts';
 import { notaryExpiryWarningDays, type NotaryExpiryItem, type NotaryExpiryWarning, type NotaryFileKind } from '#shared/notary-profile.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import type { notaryProfiles} from '#server/db/schema/index.ts';
+import type { notaryProfiles } from '#server/db/schema/index.ts';
 import { notaryProfileFiles, userSignatures } from '#server/db/schema/index.ts';
 
 type ProfileRow = typeof notaryProfiles.$inferSelect;
@@ -34,14 +34,21 @@ export async function findMissingProfileItems(db: DbOrTx, profile: ProfileRow, n
   const files = await db.select({ kind: notaryProfileFiles.kind }).from(notaryProfileFiles).where(eq(notaryProfileFiles.notaryId, profile.userId));
   const kinds = new Set(files.map((file) => file.kind));
   for (const kind of Object.keys(fileSentences) as NotaryFileKind[]) if (!kinds.has(kind)) missing.push(fileSentences[kind]);
+  return [...missing, ...(await findMissingSealItems(db, profile.userId))];
+}
+
+/**
+ * What an approved notary still needs to seal, as sentences: a saved signature and initials (an
+ * administrator may have removed them). The rest of the approval list is behind them; expiries are
+ * warnings (findExpiryWarnings).
+ */
+export async function findMissingSealItems(db: DbOrTx, notaryId: string): Promise<string[]> {
   const saved = await db
     .select({ kind: userSignatures.kind })
     .from(userSignatures)
-    .where(and(eq(userSignatures.userId, profile.userId), eq(userSignatures.isCurrent, true)));
+    .where(and(eq(userSignatures.userId, notaryId), eq(userSignatures.isCurrent, true)));
   const savedKinds = new Set(saved.map((row) => row.kind));
-  if (!savedKinds.has('signature')) missing.push('No signature is saved.');
-  if (!savedKinds.has('initials')) missing.push('No initials are saved.');
-  return missing;
+  return [...(savedKinds.has('signature') ? [] : ['No signature is saved.']), ...(savedKinds.has('initials') ? [] : ['No initials are saved.'])];
 }
 
 const itemLabels: Record<NotaryExpiryItem, string> = {

@@ -79,27 +79,39 @@ export const notaryProfileRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/profile', { config: { access: ownProfile }, schema: { response: { 200: notaryProfileSchema } } }, async (request) =>
     getNotaryProfile(request.ctx, getNotaryCallerId(request.ctx)),
   );
-  app.put('/profile', { config: { access: ownProfile }, schema: { body: updateNotaryProfileInputSchema, response: { 200: notaryProfileSchema } } }, async (request) =>
-    updateNotaryProfile(request.ctx, getNotaryCallerId(request.ctx), request.body),
+  app.put(
+    '/profile',
+    { config: { access: ownProfile }, schema: { body: updateNotaryProfileInputSchema, response: { 200: notaryProfileSchema } } },
+    async (request) => updateNotaryProfile(request.ctx, getNotaryCallerId(request.ctx), request.body),
   );
   app.post('/profile/upload', { config: { access: ownProfile }, schema: { response: { 201: notaryProfileFileSchema } } }, async (request, reply) => {
+    // who may upload is settled before the body is read
+    const notaryId = getNotaryCallerId(request.ctx);
     const upload = await readProfileUpload(request);
-    return reply.code(201).send(await addNotaryProfileFile(request.ctx, getNotaryCallerId(request.ctx), upload));
+    return reply.code(201).send(await addNotaryProfileFile(request.ctx, notaryId, upload));
   });
 
-  app.get('/search', { config: { access: admin }, schema: { querystring: notarySearchQuerySchema, response: { 200: notarySearchResultSchema } } }, async (request) =>
-    searchNotaries(request.ctx, request.query),
+  app.get(
+    '/search',
+    { config: { access: admin }, schema: { querystring: notarySearchQuerySchema, response: { 200: notarySearchResultSchema } } },
+    async (request) => searchNotaries(request.ctx, request.query),
   );
   app.get('/profile/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: notaryProfileSchema } } }, async (request) =>
     getNotaryProfile(request.ctx, request.params.id),
   );
-  app.put('/profile/:id', { config: { access: admin }, schema: { params: idParams, body: updateNotaryProfileInputSchema, response: { 200: notaryProfileSchema } } }, async (request) =>
-    updateNotaryProfile(request.ctx, request.params.id, request.body),
+  app.put(
+    '/profile/:id',
+    { config: { access: admin }, schema: { params: idParams, body: updateNotaryProfileInputSchema, response: { 200: notaryProfileSchema } } },
+    async (request) => updateNotaryProfile(request.ctx, request.params.id, request.body),
   );
-  app.post('/profile/:id/upload', { config: { access: admin }, schema: { params: idParams, response: { 201: notaryProfileFileSchema } } }, async (request, reply) => {
-    const upload = await readProfileUpload(request);
-    return reply.code(201).send(await addNotaryProfileFile(request.ctx, request.params.id, upload));
-  });
+  app.post(
+    '/profile/:id/upload',
+    { config: { access: admin }, schema: { params: idParams, response: { 201: notaryProfileFileSchema } } },
+    async (request, reply) => {
+      const upload = await readProfileUpload(request);
+      return reply.code(201).send(await addNotaryProfileFile(request.ctx, request.params.id, upload));
+    },
+  );
   // The notary's own files too: the service answers 404 to anyone but the notary and administrators.
   app.get('/profile/:id/file/:fileId', { config: { access: ownProfile }, schema: { params: fileParams } }, async (request, reply) => {
     const { stream, file } = await openNotaryProfileFile(request.ctx, request.params.id, request.params.fileId);
@@ -110,8 +122,10 @@ export const notaryProfileRoutes: FastifyPluginAsyncZod = async (app) => {
       .header('content-disposition', `attachment; filename="${file.fileName.replace(/[^\w.,()\- ]/g, '_')}"`)
       .send(stream);
   });
-  app.delete('/profile/:id/file/:fileId', { config: { access: ownProfile }, schema: { params: fileParams, response: { 200: okMessageSchema } } }, async (request) =>
-    deleteNotaryProfileFile(request.ctx, request.params.id, request.params.fileId),
+  app.delete(
+    '/profile/:id/file/:fileId',
+    { config: { access: ownProfile }, schema: { params: fileParams, response: { 200: okMessageSchema } } },
+    async (request) => deleteNotaryProfileFile(request.ctx, request.params.id, request.params.fileId),
   );
   app.post('/activate/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: okMessageSchema } } }, async (request) =>
     setNotaryActive(request.ctx, request.params.id, true),
@@ -125,7 +139,9 @@ export const notaryProfileRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/initials/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: okMessageSchema } } }, async (request) =>
     clearNotarySignature(request.ctx, request.params.id, 'initials'),
   );
-  app.get('/:id/title-companies', { config: { access: admin }, schema: { params: idParams, response: { 200: notaryTitleCompanyListSchema } } }, async (request) =>
-    findNotaryTitleCompanies(request.ctx, request.params.id),
+  app.get(
+    '/:id/title-companies',
+    { config: { access: admin }, schema: { params: idParams, response: { 200: notaryTitleCompanyListSchema } } },
+    async (request) => findNotaryTitleCompanies(request.ctx, request.params.id),
   );
 };

@@ -2,30 +2,32 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { and, count, desc, eq, ilike, isNotNull, max, or, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, isNotNull, isNull, max, or, type SQL } from 'drizzle-orm';
 import { getSignatureImageUrl, type SignatureKind } from '#shared/signatures.ts';
-import type {
-  NotaryFileKind,
-  NotaryProfile,
-  NotaryProfileFile,
-  NotarySearchResult,
-  NotaryTitleCompany,
-  notarySearchQuerySchema,
-  updateNotaryProfileInputSchema,
+import {
+  describeMissingCommissionFields,
+  notaryProfileMissingMessage,
+  type NotaryFileKind,
+  type NotaryProfile,
+  type NotaryProfileFile,
+  type NotarySearchResult,
+  type NotaryTitleCompany,
+  type notarySearchQuerySchema,
+  type updateNotaryProfileInputSchema,
 } from '#shared/notary-profile.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { z } from 'zod';
 import type { DbOrTx } from '#server/db/client.ts';
 import { jobs, notaryProfileFiles, notaryProfiles, titleCompanies, userSignatures, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
-import { AppError, badRequest, notFound } from '#server/lib/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getCurrentSignature } from '#server/features/signatures/signatures.service.ts';
 import { containsPattern, escapeLike } from '#server/db/like.ts';
 import { toNotarySummary } from './notaries.service.ts';
 import { getNotaryCertificate } from './notary-certificate.service.ts';
 import { findWorkBlocker, findOwnWorkBlocker } from './notary-eligibility.ts';
-import { findExpiryWarnings, findMissingProfileItems } from './notary-profile-checks.ts';
+import { findExpiryWarnings, findMissingProfileItems, findMissingSealItems } from './notary-profile-checks.ts';
 
 type ProfileRow = typeof notaryProfiles.$inferSelect;
 type FileRow = typeof notaryProfileFiles.$inferSelect;
@@ -46,6 +48,27 @@ async function findProfileRow(db: DbOrTx, notaryId: string, options: { lock?: bo
   const [row] = options.lock ? await query.for('update', { of: notaryProfiles }) : await query;
   if (!row) throw notFound('No notary with that id.');
   return row;
+}
+
+/** The account behind a notary id when it holds the notary role, or null. */
+async function findNotaryAccount(db: DbOrTx, notaryId: string) {
+  const [account] = await db.select({ name: users.name, roles: users.roles }).from(users).where(eq(users.id, notaryId)).limit(1);
+  return account && account.roles.includes('notary') ? account : null;
+}
+
+/**
+ * The profile row, or a 404 the web can tell apart: a notary whose role an administrator gave has
+ * no commission on file until they enter one, which is not the same as no such notary.
+ */
+async function findProfileRowOrExplain(ctx: Ctx, notaryId: string) {
+  try {
+    return await findProfileRow(ctx.db, notaryId);
+  } catch (error) {
+    const account = error instanceof AppError && error.statusCode === 404 ? await findNotaryAccount(ctx.db, notaryId) : null;
+    if (!account) throw error;
+    const message = ctx.user?.id === notaryId ? notaryProfileMissingMessage : `${toSingleLine(account.name)} has not entered commission details yet.`;
+    throw new AppError(404, 'notary_profile_missing', message);
+  }
 }
 
 function toProfileFile(file: FileRow): NotaryProfileFile {
@@ -72,7 +95,7 @@ async function findSavedImage(db: DbOrTx, userId: string, kind: SignatureKind) {
  */
 export async function getNotaryProfile(ctx: Ctx, notaryId: string, now = new Date()): Promise<NotaryProfile> {
   const viewer = requireUser(ctx);
-  const row = await findProfileRow(ctx.db, notaryId);
+  const row = await findProfileRowOrExplain(ctx, notaryId);
   const { profile } = row;
   const certificate = await getNotaryCertificate(ctx, notaryId);
   const files = await ctx.db.select().from(notaryProfileFiles).where(eq(notaryProfileFiles.notaryId, notaryId)).orderBy(desc(notaryProfileFiles.createdAt));
@@ -92,13 +115,15 @@ export async function getNotaryProfile(ctx: Ctx, notaryId: string, now = new Dat
     bondExpiresOn: profile.bondExpiresOn,
     eoAmountCents: profile.eoAmountCents,
     eoExpiresOn: profile.eoExpiresOn,
+    timeZone: profile.timeZone,
     approvalStatus: profile.approvalStatus,
     isActive: profile.isActive,
     certificate,
     signature: await findSavedImage(ctx.db, notaryId, 'signature'),
     initials: await findSavedImage(ctx.db, notaryId, 'initials'),
     files: files.map(toProfileFile),
-    missing: await findMissingProfileItems(ctx.db, profile, now),
+    // Approval is behind an approved notary: only what they still need to seal; expiries are in warnings.
+    missing: profile.approvalStatus === 'approved' ? await findMissingSealItems(ctx.db, notaryId) : await findMissingProfileItems(ctx.db, profile, now),
     warnings: findExpiryWarnings(profile, uploadedCertificateExpiresOn, now),
     workBlocker: viewer.id === notaryId ? findOwnWorkBlocker(user, profile, now) : findWorkBlocker(user, profile, now),
   };
@@ -115,6 +140,7 @@ const editableFields = [
   'bondExpiresOn',
   'eoAmountCents',
   'eoExpiresOn',
+  'timeZone',
 ] as const;
 
 /** Dates that make sense together: a start before the expiry, nothing before 1950 or after 2100. */
@@ -132,14 +158,62 @@ function assertSensibleDates(next: Pick<ProfileRow, 'commissionStartsOn' | 'comm
 }
 
 /**
+ * Puts a commission on file for a notary who has none (an administrator gave them the role): only
+ * with the state, number, county and expiry that registration asks for, pending approval, audited.
+ */
+async function createProfileRow(ctx: Ctx, notaryId: string, input: z.output<typeof updateNotaryProfileInputSchema>, now: Date) {
+  const account = await findNotaryAccount(ctx.db, notaryId);
+  if (!account) throw notFound('No notary with that id.');
+  const missing = describeMissingCommissionFields(input);
+  const { commissionState, commissionNumber, county, commissionExpiresOn } = input;
+  if (missing || !commissionState || !commissionNumber || !county || !commissionExpiresOn) throw badRequest(missing ?? 'Enter the commission details.');
+  const values = {
+    userId: notaryId,
+    commissionState,
+    commissionNumber,
+    county,
+    commissionExpiresOn,
+    commissionedName: input.commissionedName ?? null,
+    commissionStartsOn: input.commissionStartsOn ?? null,
+    bondAmountCents: input.bondAmountCents ?? null,
+    bondExpiresOn: input.bondExpiresOn ?? null,
+    eoAmountCents: input.eoAmountCents ?? null,
+    eoExpiresOn: input.eoExpiresOn ?? null,
+    timeZone: input.timeZone ?? null,
+  };
+  assertSensibleDates(values);
+  // Two saves at once: the second finds the row the first made and is told so, rather than a 500.
+  const inserted = await ctx.db
+    .insert(notaryProfiles)
+    .values({ ...values, approvalStatus: 'pending', createdAt: now, updatedAt: now })
+    .onConflictDoNothing()
+    .returning({ userId: notaryProfiles.userId });
+  if (inserted.length === 0) throw conflict('The commission details were saved a moment ago; reload the page to see them.');
+  const fields = editableFields.filter((field) => values[field] !== null);
+  await appendAuditEvent(ctx, { action: 'notary.profile_created', data: { notaryId, notaryName: account.name, fields } });
+  return { changed: fields as string[], needsReapproval: false };
+}
+
+/**
  * Saves the notary's commission details (the notary for themselves, or an administrator). A new
  * commission number or state on an approved notary sends the profile back for approval: the
  * approval was of that commission (decision 027). Every change is audited with the fields changed.
+ * A notary without a profile yet (the role given by an administrator) gets one created here.
  */
-export async function updateNotaryProfile(ctx: Ctx, notaryId: string, input: z.output<typeof updateNotaryProfileInputSchema>, now = new Date()): Promise<NotaryProfile> {
+export async function updateNotaryProfile(
+  ctx: Ctx,
+  notaryId: string,
+  input: z.output<typeof updateNotaryProfileInputSchema>,
+  now = new Date(),
+): Promise<NotaryProfile> {
   requireUser(ctx);
   const outcome = await ctx.db.transaction(async (tx) => {
-    const { profile, name: notaryName } = await findProfileRow(tx, notaryId, { lock: true });
+    const existing = await findProfileRow(tx, notaryId, { lock: true }).catch((error: unknown) => {
+      if (error instanceof AppError && error.statusCode === 404) return null;
+      throw error;
+    });
+    if (!existing) return createProfileRow({ ...ctx, db: tx }, notaryId, input, now);
+    const { profile, name: notaryName } = existing;
     const changes: Partial<ProfileRow> = {};
     for (const field of editableFields) {
       const value = input[field];
@@ -182,7 +256,11 @@ export const notaryFileMessages = {
 } as const;
 
 /** Stores a profile document through the Storage provider and records it; audited. */
-export async function addNotaryProfileFile(ctx: Ctx, notaryId: string, input: { kind: NotaryFileKind; fileName: string; content: Buffer }): Promise<NotaryProfileFile> {
+export async function addNotaryProfileFile(
+  ctx: Ctx,
+  notaryId: string,
+  input: { kind: NotaryFileKind; fileName: string; content: Buffer },
+): Promise<NotaryProfileFile> {
   const uploader = requireUser(ctx);
   const contentType = detectProfileFileType(input.content);
   if (!contentType) throw new AppError(415, 'unsupported_type', notaryFileMessages.wrongType);
@@ -208,7 +286,13 @@ export async function addNotaryProfileFile(ctx: Ctx, notaryId: string, input: { 
       .values({ notaryId, kind: input.kind, fileName, contentType, sizeBytes: input.content.length, storageKey, uploadedBy: uploader.id })
       .returning();
     if (!inserted) throw new Error('the profile file was not stored');
-    await appendAuditEvent({ ...ctx, db: tx }, { action: 'notary.profile_file_uploaded', data: { notaryId, notaryName, fileId: inserted.id, kind: input.kind, fileName, sizeBytes: input.content.length } });
+    await appendAuditEvent(
+      { ...ctx, db: tx },
+      {
+        action: 'notary.profile_file_uploaded',
+        data: { notaryId, notaryName, fileId: inserted.id, kind: input.kind, fileName, sizeBytes: input.content.length },
+      },
+    );
     return inserted;
   });
   return toProfileFile(row);
@@ -238,7 +322,10 @@ export async function deleteNotaryProfileFile(ctx: Ctx, notaryId: string, fileId
   const file = await findVisibleFile(ctx, notaryId, fileId);
   await ctx.db.transaction(async (tx) => {
     await tx.delete(notaryProfileFiles).where(eq(notaryProfileFiles.id, file.id));
-    await appendAuditEvent({ ...ctx, db: tx }, { action: 'notary.profile_file_deleted', data: { notaryId, notaryName: file.notaryName, fileId: file.id, kind: file.kind, fileName: file.fileName } });
+    await appendAuditEvent(
+      { ...ctx, db: tx },
+      { action: 'notary.profile_file_deleted', data: { notaryId, notaryName: file.notaryName, fileId: file.id, kind: file.kind, fileName: file.fileName } },
+    );
   });
   // Each upload has a key of its own (addNotaryProfileFile), so no other row points at this blob.
   await ctx.storage.remove(file.storageKey).catch((error: unknown) => ctx.log.warn({ err: error, fileId: file.id }, 'profile file blob not removed'));
@@ -260,7 +347,13 @@ export async function clearNotarySignature(ctx: Ctx, notaryId: string, kind: Sig
       .where(and(eq(userSignatures.userId, notaryId), eq(userSignatures.kind, kind), eq(userSignatures.isCurrent, true)))
       .returning({ id: userSignatures.id });
     if (cleared.length === 0) throw notFound(`${toSingleLine(row.name)} has no saved ${what}.`);
-    await appendAuditEvent({ ...ctx, db: tx }, { action: kind === 'signature' ? 'notary.signature_removed' : 'notary.initials_removed', data: { notaryId, notaryName: row.name, signatureIds: cleared.map((entry) => entry.id) } });
+    await appendAuditEvent(
+      { ...ctx, db: tx },
+      {
+        action: kind === 'signature' ? 'notary.signature_removed' : 'notary.initials_removed',
+        data: { notaryId, notaryName: row.name, signatureIds: cleared.map((entry) => entry.id) },
+      },
+    );
   });
   return { ok: true, message: `${toSingleLine(row.name)}’s ${what} was removed; they must save a new one.` };
 }
@@ -275,12 +368,19 @@ export async function setNotaryActive(ctx: Ctx, notaryId: string, isActive: bool
     }
     await tx
       .update(notaryProfiles)
-      .set(isActive ? { isActive, deactivatedAt: null, deactivatedBy: null, updatedAt: new Date() } : { isActive, deactivatedAt: new Date(), deactivatedBy: admin.id, updatedAt: new Date() })
+      .set(
+        isActive
+          ? { isActive, deactivatedAt: null, deactivatedBy: null, updatedAt: new Date() }
+          : { isActive, deactivatedAt: new Date(), deactivatedBy: admin.id, updatedAt: new Date() },
+      )
       .where(eq(notaryProfiles.userId, notaryId));
     await appendAuditEvent({ ...ctx, db: tx }, { action: isActive ? 'notary.activated' : 'notary.deactivated', data: { notaryId, notaryName: row.name } });
     return toSingleLine(row.name);
   });
-  return { ok: true, message: isActive ? `${name} is active again and can be assigned work.` : `${name} is deactivated: they can sign in but take no new work.` };
+  return {
+    ok: true,
+    message: isActive ? `${name} is active again and can be assigned work.` : `${name} is deactivated: they can sign in but take no new work.`,
+  };
 }
 
 /** Every notary for an administrator: words match name, email, county, commission number or state. */
@@ -319,8 +419,9 @@ export async function searchNotaries(ctx: Ctx, query: z.output<typeof notarySear
 }
 
 /**
- * The title companies a notary worked for: those with a job assigned to them, with how many and
- * the latest. (Title companies have no default notary yet; when they do, it belongs here too.)
+ * The title companies a notary works for: those with a job assigned to them, with how many and the
+ * latest, then those that made them their default notary without a job yet. A closed company is
+ * not listed (decision 043): it works with no one any more.
  */
 export async function findNotaryTitleCompanies(ctx: Ctx, notaryId: string): Promise<{ items: NotaryTitleCompany[] }> {
   await findProfileRow(ctx.db, notaryId);
@@ -328,9 +429,24 @@ export async function findNotaryTitleCompanies(ctx: Ctx, notaryId: string): Prom
     .select({ id: titleCompanies.id, name: titleCompanies.name, jobCount: count(jobs.id), lastJobAt: max(jobs.createdAt) })
     .from(jobs)
     .innerJoin(titleCompanies, eq(titleCompanies.id, jobs.companyId))
-    .where(and(eq(jobs.notaryId, notaryId), isNotNull(jobs.companyId)))
+    .where(and(eq(jobs.notaryId, notaryId), isNotNull(jobs.companyId), isNull(titleCompanies.closedAt)))
     .groupBy(titleCompanies.id, titleCompanies.name)
     .orderBy(desc(max(jobs.createdAt)), titleCompanies.name);
-  return { items: rows.map((row) => ({ id: row.id, name: row.name, jobCount: Number(row.jobCount), lastJobAt: row.lastJobAt ? new Date(row.lastJobAt).toISOString() : null })) };
+  const defaults = await ctx.db
+    .select({ id: titleCompanies.id, name: titleCompanies.name })
+    .from(titleCompanies)
+    .where(and(eq(titleCompanies.defaultNotaryId, notaryId), isNull(titleCompanies.closedAt)))
+    .orderBy(titleCompanies.name, titleCompanies.id);
+  const worked = new Set(rows.map((row) => row.id));
+  return {
+    items: [
+      ...rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        jobCount: Number(row.jobCount),
+        lastJobAt: row.lastJobAt ? new Date(row.lastJobAt).toISOString() : null,
+      })),
+      ...defaults.filter((company) => !worked.has(company.id)).map((company) => ({ ...company, jobCount: 0, lastJobAt: null })),
+    ],
+  };
 }
-

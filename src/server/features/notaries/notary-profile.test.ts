@@ -32,11 +32,26 @@ async function registerNotary(name = `Nora ${randomUUID().slice(0, 4)}`) {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/auth/register/notary',
-    payload: { name, email, password: 'notary password', commissionState: 'VA', commissionNumber: `VA-${randomUUID().slice(0, 6)}`, commissionExpiresOn: '2031-06-30', county: 'Fairfax' },
+    payload: {
+      name,
+      email,
+      password: 'notary password',
+      commissionState: 'VA',
+      commissionNumber: `VA-${randomUUID().slice(0, 6)}`,
+      commissionExpiresOn: '2031-06-30',
+      county: 'Fairfax',
+    },
   });
   expect(res.statusCode, res.body).toBe(201);
   const body = res.json();
-  return { id: body.user.id as string, name, email, password: 'notary password', roles: ['notary'] as const, headers: { authorization: `Bearer ${body.sessionToken as string}` } };
+  return {
+    id: body.user.id as string,
+    name,
+    email,
+    password: 'notary password',
+    roles: ['notary'] as const,
+    headers: { authorization: `Bearer ${body.sessionToken as string}` },
+  };
 }
 
 /** An approved notary with a complete profile. */
@@ -48,19 +63,31 @@ async function createCompleteNotary(overrides: Parameters<typeof completeNotaryP
 
 function multipart(fields: Record<string, string>, file: { name: string; content: Buffer; contentType: string } | null) {
   const boundary = `----ron${randomUUID().replace(/-/g, '')}`;
-  const chunks: Buffer[] = Object.entries(fields).map(([key, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`));
+  const chunks: Buffer[] = Object.entries(fields).map(([key, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`),
+  );
   if (file) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`), file.content, Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`),
+      file.content,
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
 const as = async (who: TestUser | { headers: Record<string, string> }) => ('headers' in who ? who.headers : kit.headersFor(who));
-const getProfile = async (who: TestUser | { headers: Record<string, string> }, url = '/api/notary/profile') => t.app.inject({ method: 'GET', url, headers: await as(who) });
+const getProfile = async (who: TestUser | { headers: Record<string, string> }, url = '/api/notary/profile') =>
+  t.app.inject({ method: 'GET', url, headers: await as(who) });
 const putProfile = async (who: TestUser | { headers: Record<string, string> }, payload: Record<string, unknown>, url = '/api/notary/profile') =>
   t.app.inject({ method: 'PUT', url, headers: await as(who), payload });
-const upload = async (who: TestUser | { headers: Record<string, string> }, kind: string | null, file: { name: string; content: Buffer; contentType: string } | null, url = '/api/notary/profile/upload') => {
+const upload = async (
+  who: TestUser | { headers: Record<string, string> },
+  kind: string | null,
+  file: { name: string; content: Buffer; contentType: string } | null,
+  url = '/api/notary/profile/upload',
+) => {
   const body = multipart(kind === null ? {} : { kind }, file);
   return t.app.inject({ method: 'POST', url, headers: { ...(await as(who)), ...body.headers }, payload: body.payload });
 };
@@ -140,7 +167,12 @@ describe('the notary’s own profile', () => {
     const res = await putProfile(notary, payload);
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe(message);
-    expect((await getProfile(notary)).json()).toMatchObject({ commissionStartsOn: null, commissionExpiresOn: '2031-06-30', bondAmountCents: null, commissionState: 'VA' });
+    expect((await getProfile(notary)).json()).toMatchObject({
+      commissionStartsOn: null,
+      commissionExpiresOn: '2031-06-30',
+      bondAmountCents: null,
+      commissionState: 'VA',
+    });
   });
 
   it('refuses a field the profile does not have', async () => {
@@ -169,7 +201,11 @@ describe('profile documents', () => {
     // The declared type is ignored: the bytes say PNG.
     const seal = await upload(notary, 'seal_image', { name: 'seal.png', content: makePng(40, 40), contentType: 'application/octet-stream' });
     expect(seal.json()).toMatchObject({ kind: 'seal_image', contentType: 'image/png' });
-    const jpeg = await upload(notary, 'bond', { name: 'bond.jpg', content: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]), contentType: 'image/jpeg' });
+    const jpeg = await upload(notary, 'bond', {
+      name: 'bond.jpg',
+      content: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]),
+      contentType: 'image/jpeg',
+    });
     expect(jpeg.json()).toMatchObject({ contentType: 'image/jpeg' });
     const profile = (await getProfile(notary)).json();
     expect(profile.files.map((file: { kind: string }) => file.kind).sort()).toEqual(['bond', 'commission_certificate', 'seal_image']);
@@ -186,7 +222,11 @@ describe('profile documents', () => {
     expect(original.statusCode).toBe(200);
     const stored = await upload(notary, 'bond', { name: 'bond.pdf', content: original.rawPayload, contentType: 'application/pdf' });
     expect(stored.statusCode, stored.body).toBe(201);
-    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/notary/profile/${notary.id}/file/${stored.json().id}`, headers: await as(await t.createUser({ roles: ['admin'] })) });
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/notary/profile/${notary.id}/file/${stored.json().id}`,
+      headers: await as(await t.createUser({ roles: ['admin'] })),
+    });
     expect(deleted.statusCode, deleted.body).toBe(200);
     const after = await kit.call(notary, 'GET', `/api/jobs/${job.id}/documents/${documentId}/file`);
     expect(after.statusCode).toBe(200);
@@ -236,7 +276,9 @@ describe('approval', () => {
     const refused = await t.app.inject({ method: 'POST', url: `/api/notary/approve/${notary.id}`, headers: adminHeaders });
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toMatchObject({ error: 'profile_incomplete', detail: { missing: allMissing } });
-    expect(refused.json().message).toMatch(/^Ivy Incomplete cannot be approved yet: the profile is incomplete\. Missing: The name as commissioned is missing\./);
+    expect(refused.json().message).toMatch(
+      /^Ivy Incomplete cannot be approved yet: the profile is incomplete\. Missing: The name as commissioned is missing\./,
+    );
     expect((await getProfile(notary)).json().approvalStatus).toBe('pending');
     expect(await accountAudit('notary.approved', notary.id)).toEqual([]);
     await completeNotaryProfile(t.db, notary.id);
@@ -256,7 +298,11 @@ describe('approval', () => {
   it('sends an approved notary back for approval when their commission number changes', async () => {
     const notary = await createCompleteNotary();
     const res = await putProfile(notary, { commissionNumber: 'VA-NEW-1' });
-    expect(res.json()).toMatchObject({ approvalStatus: 'pending', commissionNumber: 'VA-NEW-1', workBlocker: 'Your notary profile is waiting for an administrator’s approval.' });
+    expect(res.json()).toMatchObject({
+      approvalStatus: 'pending',
+      commissionNumber: 'VA-NEW-1',
+      workBlocker: 'Your notary profile is waiting for an administrator’s approval.',
+    });
     const [event] = await accountAudit('notary.profile_updated', notary.id);
     expect(event?.data).toMatchObject({ fields: ['commissionNumber'], needsReapproval: true });
     const lookup = await t.app.inject({ method: 'GET', url: `/api/notary/lookup?q=${encodeURIComponent(notary.name)}`, headers: await kit.headersFor(title) });
@@ -289,7 +335,10 @@ describe('administrators’ tools', () => {
         const res = await kit.call(user, method as 'GET', url, method === 'PUT' ? { county: 'X' } : undefined);
         expect(res.statusCode, `${method} ${url}`).toBe(403);
       }
-      expect((await upload(user, 'bond', { name: 'b.pdf', content: await makePdf(), contentType: 'application/pdf' }, `/api/notary/profile/${other.id}/upload`)).statusCode).toBe(403);
+      expect(
+        (await upload(user, 'bond', { name: 'b.pdf', content: await makePdf(), contentType: 'application/pdf' }, `/api/notary/profile/${other.id}/upload`))
+          .statusCode,
+      ).toBe(403);
     }
     expect((await getProfile(other)).json()).toMatchObject({ isActive: true, county: 'Fairfax' });
   });
@@ -324,7 +373,12 @@ describe('administrators’ tools', () => {
     expect(read.json()).toMatchObject({ userId: notary.id, missing: allMissing, workBlocker: `${notary.name} is not an approved notary yet.` });
     const edited = await putProfile(admin, { commissionedName: 'Nora Official' }, `/api/notary/profile/${notary.id}`);
     expect(edited.json().commissionedName).toBe('Nora Official');
-    const filed = await upload(admin, 'eo_insurance', { name: 'eo.pdf', content: await makePdf(), contentType: 'application/pdf' }, `/api/notary/profile/${notary.id}/upload`);
+    const filed = await upload(
+      admin,
+      'eo_insurance',
+      { name: 'eo.pdf', content: await makePdf(), contentType: 'application/pdf' },
+      `/api/notary/profile/${notary.id}/upload`,
+    );
     expect(filed.statusCode).toBe(201);
     const [event] = await accountAudit('notary.profile_file_uploaded', notary.id);
     expect(event?.actorId).toBe(admin.id);
@@ -359,7 +413,10 @@ describe('administrators’ tools', () => {
 
   it('list the title companies a notary worked for', async () => {
     const notary = await createCompleteNotary();
-    const [company] = await t.db.insert(titleCompanies).values({ name: `Acme Title ${randomUUID().slice(0, 4)}`, approvalStatus: 'approved' }).returning();
+    const [company] = await t.db
+      .insert(titleCompanies)
+      .values({ name: `Acme Title ${randomUUID().slice(0, 4)}`, approvalStatus: 'approved' })
+      .returning();
     await t.db.insert(jobs).values([
       { title: 'One', notarizationType: 'acknowledgment', notaryId: notary.id, companyId: company?.id ?? null },
       { title: 'Two', notarizationType: 'acknowledgment', notaryId: notary.id, companyId: company?.id ?? null },
@@ -375,7 +432,10 @@ describe('who may take and seal work', () => {
   const lookupIds = async (notary: TestUser) =>
     (await kit.call(title, 'GET', `/api/notary/lookup?q=${encodeURIComponent(notary.name)}`)).json().items.map((item: { userId: string }) => item.userId);
   const sealAttempt = async (notary: TestUser) => {
-    const [job] = await t.db.insert(jobs).values({ title: 'Seal me', notarizationType: 'acknowledgment', notaryId: notary.id, status: 'in_session' }).returning();
+    const [job] = await t.db
+      .insert(jobs)
+      .values({ title: 'Seal me', notarizationType: 'acknowledgment', notaryId: notary.id, status: 'in_session' })
+      .returning();
     return kit.call(notary, 'POST', `/api/jobs/${job?.id}/complete-job`);
   };
 
@@ -398,7 +458,9 @@ describe('who may take and seal work', () => {
     expect(seal.json().message).toBe('An administrator deactivated your notary account; you take no new work. The job cannot be sealed.');
     expect(await accountAudit('notary.deactivated', notary.id)).toHaveLength(1);
 
-    expect((await kit.call(admin, 'POST', `/api/notary/activate/${notary.id}`)).json().message).toBe(`${notary.name} is active again and can be assigned work.`);
+    expect((await kit.call(admin, 'POST', `/api/notary/activate/${notary.id}`)).json().message).toBe(
+      `${notary.name} is active again and can be assigned work.`,
+    );
     expect(await lookupIds(notary)).toEqual([notary.id]);
     expect((await kit.call(agent, 'POST', `/api/jobs/${job.id}/replace-notary`, { notaryId: notary.id })).statusCode).toBe(200);
     // Past the notary checks, the seal stops at the next one: the job has no documents.
@@ -414,19 +476,30 @@ describe('who may take and seal work', () => {
     const create = await kit.call(agent, 'POST', '/api/jobs', { title: 'Deed', notarizationType: 'acknowledgment', notaryId: notary.id });
     expect(create.json()).toEqual({ error: 'notary_unavailable', message: `${notary.name}’s notary commission expired on 2025-03-31. Choose another notary.` });
     const seal = await sealAttempt(notary);
-    expect(seal.json()).toMatchObject({ error: 'notary_unavailable', message: 'Your notary commission expired on 2025-03-31; update it in your profile. The job cannot be sealed.' });
-    expect((await getProfile(notary)).json().warnings).toEqual([{ item: 'commission', expiresOn: '2025-03-31', isExpired: true, message: 'Your notary commission expired on 2025-03-31.' }]);
+    expect(seal.json()).toMatchObject({
+      error: 'notary_unavailable',
+      message: 'Your notary commission expired on 2025-03-31; update it in your profile. The job cannot be sealed.',
+    });
+    expect((await getProfile(notary)).json().warnings).toEqual([
+      { item: 'commission', expiresOn: '2025-03-31', isExpired: true, message: 'Your notary commission expired on 2025-03-31.' },
+    ]);
   });
 
   it('a job already given to a notary who was then deactivated cannot be sent to them', async () => {
     const notary = await createCompleteNotary();
     const agent = await t.createUser({ roles: ['title_agent'] });
-    const [job] = await t.db.insert(jobs).values({ title: 'Ready deed', notarizationType: 'acknowledgment', notaryId: notary.id, status: 'ready', createdBy: agent.id }).returning();
+    const [job] = await t.db
+      .insert(jobs)
+      .values({ title: 'Ready deed', notarizationType: 'acknowledgment', notaryId: notary.id, status: 'ready', createdBy: agent.id })
+      .returning();
     await kit.call(admin, 'POST', `/api/notary/deactivate/${notary.id}`);
     const res = await kit.call(agent, 'POST', `/api/jobs/${job?.id}/notify-ready-for-notary`);
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toBe(`${notary.name} is deactivated and takes no new work. Choose another notary.`);
-    const mails = await t.db.select().from(emailOutbox).where(and(eq(emailOutbox.toAddress, notary.email), eq(emailOutbox.kind, 'job_ready_for_notary')));
+    const mails = await t.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.toAddress, notary.email), eq(emailOutbox.kind, 'job_ready_for_notary')));
     expect(mails).toEqual([]);
   });
 
@@ -442,13 +515,24 @@ describe('expiry warnings', () => {
   it('show a banner on the profile for items expiring within 30 days', async () => {
     const notary = await createCompleteNotary({ bondExpiresOn: dayFromToday(10), eoExpiresOn: dayFromToday(45) });
     const warnings = (await getProfile(notary)).json().warnings;
-    expect(warnings).toEqual([{ item: 'bond', expiresOn: dayFromToday(10), isExpired: false, message: `Your surety bond expires in 10 days, on ${dayFromToday(10)}. Renew it and update your profile.` }]);
+    expect(warnings).toEqual([
+      {
+        item: 'bond',
+        expiresOn: dayFromToday(10),
+        isExpired: false,
+        message: `Your surety bond expires in 10 days, on ${dayFromToday(10)}. Renew it and update your profile.`,
+      },
+    ]);
   });
 
   it('email the notary and the administrators once per item per expiry date (controlled clock)', async () => {
     const notary = await createCompleteNotary({ commissionExpiresOn: '2031-06-30', bondExpiresOn: '2031-07-15', eoExpiresOn: '2032-01-31' });
     const deps = { db: t.db, publicUrl: 'https://ron.example.test' };
-    const mailTo = (address: string) => t.db.select().from(emailOutbox).where(and(eq(emailOutbox.toAddress, address), eq(emailOutbox.kind, 'notary_expiry_warning')));
+    const mailTo = (address: string) =>
+      t.db
+        .select()
+        .from(emailOutbox)
+        .where(and(eq(emailOutbox.toAddress, address), eq(emailOutbox.kind, 'notary_expiry_warning')));
     const adminMail = () =>
       t.db
         .select()
@@ -461,16 +545,17 @@ describe('expiry warnings', () => {
 
     await sendNotaryExpiryWarnings(deps, new Date('2031-06-01T06:00:00Z'));
     const first = await mailTo(notary.email);
-    expect(first.map((mail) => mail.subject)).toEqual(['Your notary commission expires on 2031-06-30']);
-    expect(first[0]?.textBody).toContain('Your notary commission expires in 29 days, on 2031-06-30.');
+    expect(first.map((mail) => mail.subject)).toEqual(['Your notary commission expires on Jun 30, 2031']);
+    expect(first[0]?.textBody).toContain('Your notary commission expires in 29 days, on Jun 30, 2031.');
+    expect(first[0]?.htmlBody).toContain('Your notary commission expires in 29 days, on Jun 30, 2031.');
     expect(first[0]?.textBody).toContain('https://ron.example.test/dashboard?tab=profile');
-    expect((await adminMail()).map((mail) => mail.subject)).toEqual([`${notary.name}’s notary commission expires on 2031-06-30`]);
+    expect((await adminMail()).map((mail) => mail.subject)).toEqual([`${notary.name}’s notary commission expires on Jun 30, 2031`]);
 
     // The same day again, and the next day: nothing new for the commission.
     await sendNotaryExpiryWarnings(deps, new Date('2031-06-01T07:00:00Z'));
     await sendNotaryExpiryWarnings(deps, new Date('2031-06-16T07:00:00Z'));
     const later = await mailTo(notary.email);
-    expect(later.map((mail) => mail.subject).sort()).toEqual(['Your notary commission expires on 2031-06-30', 'Your surety bond expires on 2031-07-15']);
+    expect(later.map((mail) => mail.subject).sort()).toEqual(['Your notary commission expires on Jun 30, 2031', 'Your surety bond expires on Jul 15, 2031']);
     expect(await adminMail()).toHaveLength(2);
     const recorded = await t.db.select().from(notaryExpiryWarnings).where(eq(notaryExpiryWarnings.notaryId, notary.id));
     expect(recorded.map((row) => `${row.item} ${row.expiresOn}`).sort()).toEqual(['bond 2031-07-15', 'commission 2031-06-30']);
@@ -478,7 +563,7 @@ describe('expiry warnings', () => {
     // A renewed commission has a new expiry date: it is warned about again when that comes near.
     await t.db.update(notaryProfiles).set({ commissionExpiresOn: '2035-06-30' }).where(eq(notaryProfiles.userId, notary.id));
     await sendNotaryExpiryWarnings(deps, new Date('2035-06-10T07:00:00Z'));
-    expect((await mailTo(notary.email)).map((mail) => mail.subject)).toContain('Your notary commission expires on 2035-06-30');
+    expect((await mailTo(notary.email)).map((mail) => mail.subject)).toContain('Your notary commission expires on Jun 30, 2035');
   });
 
   it('do not warn a notary who is not approved', async () => {

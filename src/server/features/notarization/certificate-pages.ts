@@ -2,7 +2,6 @@ import type { PDFDocument, PDFFont, PDFPage, RGB } from 'pdf-lib';
 import { rgb } from 'pdf-lib';
 import { describeAuditEvent, type AuditSentenceEvent } from '#shared/audit-sentences.ts';
 import { toSingleLine } from '#shared/text.ts';
-import { recordingGapMs } from '#server/features/video/recording-rules.ts';
 import {
   communicationTechnologySentence,
   formatAuditTime,
@@ -13,10 +12,11 @@ import {
   getStateName,
   type CertificateFacts,
 } from './certificate-wording.ts';
+import { writeInterruptions, writeSegmentAppendix, writeSegmentSummary, type RecordingFacts } from './certificate-recording.ts';
 import { drawEmbeddedImage, type EmbeddedImage } from './pdf-assets.ts';
 import { drawLine, formatLine, ink, pushContent, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 
-export { drawTextInBox, ink, measureText, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
+export { drawLine, drawTextInBox, ink, measureText, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 
 /**
  * The pages appended to a notarized document (the notarial certificate and the audit
@@ -35,8 +35,8 @@ export interface AuditFacts {
   originalSha256: string;
   signers: Array<{ name: string; role: string; signedAt: Date | null; identityMethod: string }>;
   recordingReference: string | null;
-  /** Stretches of the recorded span with no stored media of anyone (reconnects); null without a recording. */
-  recordingGaps?: Array<{ from: Date; to: Date }> | null;
+  /** Each person's time out of the recorded call and the stored segments (decision 033); null without a recording. */
+  recording?: RecordingFacts | null;
   /** The job's trail, oldest first; each is printed as its sentence (audit-sentences.ts). */
   events: Array<AuditSentenceEvent & { at: Date }>;
 }
@@ -89,6 +89,11 @@ class PageWriter {
     this.pages.push(this.page);
     this.y = letter[1] - margin;
     if (isContinuation) this.heading(this.continuationTitle, 11);
+  }
+
+  /** Goes on on a fresh page (an appendix). */
+  startPage() {
+    this.addPage(true);
   }
 
   ensure(height: number) {
@@ -214,23 +219,13 @@ export function addNotarialCertificatePage(
   return writer.pages;
 }
 
-/** Each gap of the recording (no stored media of anyone for more than a few seconds), or that there was none. */
-function writeRecordingGaps(writer: PageWriter, gaps: Array<{ from: Date; to: Date }>): void {
-  writer.gap(6);
-  if (gaps.length === 0) {
-    writer.paragraph(`Gaps in the recording: none longer than ${recordingGapMs / 1000} seconds.`, { size: 9 });
-    return;
-  }
-  writer.paragraph(`Gaps in the recording (no participant's audio or video was stored for more than ${recordingGapMs / 1000} seconds):`, { size: 9 });
-  for (const gap of gaps) {
-    const seconds = Math.round((gap.to.getTime() - gap.from.getTime()) / 1000);
-    writer.paragraph(`${formatAuditTime(gap.from)} to ${formatAuditTime(gap.to)} (${seconds} seconds)`, { indent: 12, size: 9 });
-  }
-}
-
 export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditFacts, facts: CertificateFacts): PDFPage[] {
   const { isNotarialAct } = facts.notarialFacts;
   const writer = new PageWriter(document, 'Audit certificate (continued)', fonts);
+  // Times are written for people, in the certificate's zone (UTC unless the facts name one).
+  const timeZone = facts.timeZone ?? 'UTC';
+  const at = (date: Date) => formatAuditTime(date, timeZone);
+  const { recording } = audit;
   writer.heading('AUDIT CERTIFICATE', 18);
   writer.paragraph(isNotarialAct ? 'Remote online notarization record' : 'Record of electronic signing, not a notarial act', { color: muted, gapAfter: 12 });
   if (!isNotarialAct) writer.paragraph(getNotNotarialNotice(facts.notarialFacts), { font: fonts.bold, size: 11, gapAfter: 12 });
@@ -239,9 +234,12 @@ export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditF
   writer.row('Document', audit.documentName);
   writer.row('Original SHA-256', audit.originalSha256, fonts.mono, 8.5);
   writer.row('Verification ID', facts.verification.id, fonts.mono, 9);
-  writer.row(isNotarialAct ? 'Notarized at' : 'Completed at', formatAuditTime(facts.notarizedAt));
+  writer.row(isNotarialAct ? 'Notarized at' : 'Completed at', at(facts.notarizedAt));
   writer.row('Recording', audit.recordingReference ?? 'None: no audio-video session was recorded');
-  if (audit.recordingReference && audit.recordingGaps) writeRecordingGaps(writer, audit.recordingGaps);
+  if (audit.recordingReference && recording) {
+    writeInterruptions(writer, recording.people, timeZone);
+    writeSegmentSummary(writer, recording, fonts);
+  }
   writer.gap(12);
 
   writer.heading('Signers', 12);
@@ -249,25 +247,43 @@ export function addAuditPages(document: PDFDocument, fonts: Fonts, audit: AuditF
   for (const signer of audit.signers) {
     writer.ensure(40);
     writer.paragraph(signer.name, { font: fonts.bold });
-    writer.paragraph(`Role: ${signer.role}. Signed: ${signer.signedAt ? formatAuditTime(signer.signedAt) : 'not signed'}.`, { indent: 12, size: 9 });
+    writer.paragraph(`Role: ${signer.role}. Signed: ${signer.signedAt ? at(signer.signedAt) : 'not signed'}.`, { indent: 12, size: 9 });
     writer.paragraph(`Identity: ${signer.identityMethod}`, { indent: 12, size: 9, gapAfter: 6 });
   }
   writer.gap(8);
 
   writer.heading('Events', 12);
-  if (audit.events.length === 0) writer.paragraph('No events recorded.', { color: muted });
-  const columns = [130, letter[0] - 2 * margin - 130];
-  writer.tableRow(['Time (UTC)', 'What happened'].map((text, index) => ({ text, width: columns[index] ?? 0, font: fonts.bold })), 8.5);
-  for (const event of audit.events) {
+  // Each stored segment is an event of the trail too; with a recording they are the appendix, not rows here.
+  const events = recording ? audit.events.filter((event) => event.action !== 'recording.segment_saved') : audit.events;
+  const segmentEvents = audit.events.length - events.length;
+  if (segmentEvents > 0) {
+    writer.paragraph(`The trail also holds one event for each stored recording segment (${segmentEvents}); the segments are listed in the appendix.`, {
+      size: 9,
+      color: muted,
+      gapAfter: 4,
+    });
+  }
+  if (events.length === 0) writer.paragraph('No events recorded.', { color: muted });
+  const columns = [150, letter[0] - 2 * margin - 150];
+  writer.tableRow(
+    ['Time', 'What happened'].map((text, index) => ({ text, width: columns[index] ?? 0, font: fonts.bold })),
+    8.5,
+  );
+  for (const event of events) {
     writer.tableRow(
       [
-        { text: formatAuditTime(event.at), width: columns[0] ?? 0, font: fonts.mono },
-        // The record's times are UTC; a time inside a sentence (a scheduled time) is too. Names and
-        // document names stored before the one-line rule (decision 009) stay on one line.
-        { text: toSingleLine(describeAuditEvent(event, { locale: 'en-US', timeZone: 'UTC' })), width: columns[1] ?? 0 },
+        { text: at(event.at), width: columns[0] ?? 0 },
+        // A time inside a sentence (a scheduled time) is in the same zone. Names and document names
+        // stored before the one-line rule (decision 009) stay on one line.
+        { text: toSingleLine(describeAuditEvent(event, { locale: 'en-US', timeZone })), width: columns[1] ?? 0 },
       ],
       8.5,
     );
+  }
+
+  if (recording && recording.segments.length > 0) {
+    writer.startPage();
+    writeSegmentAppendix(writer, recording, fonts, timeZone);
   }
 
   writer.flush();

@@ -1,3 +1,4 @@
+import { formatRecordTime } from '#shared/dates.ts';
 import { getUsStateName } from '#shared/us-states.ts';
 import type { NotarialFacts } from './notarial-facts.ts';
 
@@ -28,7 +29,6 @@ export interface CertificateFacts {
   /** The output's id at /verify and the address to check it, printed on the certificate page. */
   verification: { id: string; url: string };
 }
-
 
 export const communicationTechnologySentence = 'This notarial act involved the use of communication technology.';
 
@@ -74,8 +74,9 @@ export function formatIsoDay(day: string): string {
   return Number.isNaN(date.getTime()) ? day : formatDate(date, 'UTC');
 }
 
-export function formatAuditTime(date: Date): string {
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+/** "26 November 2026 at 22:14:05 UTC": the audit certificate's times, never ISO strings. */
+export function formatAuditTime(date: Date, timeZone = 'UTC'): string {
+  return formatRecordTime(date, timeZone);
 }
 
 function joinNames(names: string[]): string {
@@ -127,10 +128,7 @@ export function getNotNotarialNotice(facts: NotarialFacts): string {
 
 /** The banner on every page of an output that is not a notarial act. */
 export function getNotNotarialBanner(facts: NotarialFacts): string {
-  const missing = [
-    ...(facts.hasRecordedSession ? [] : ['no recorded audio-video session']),
-    ...(facts.hasProvenIdentity ? [] : ['no proven identity']),
-  ];
+  const missing = [...(facts.hasRecordedSession ? [] : ['no recorded audio-video session']), ...(facts.hasProvenIdentity ? [] : ['no proven identity'])];
   return `NOT A NOTARIAL ACT: ${missing.length ? missing.join(' and ') : facts.reasons.join(' ')}`;
 }
 
@@ -148,4 +146,3 @@ export function getCertificateBlockText(facts: CertificateFacts): string {
       : [getCertificateWording(facts), getNotNotarialNotice(facts.notarialFacts), commission]
   ).join('\n');
 }
-

@@ -4,7 +4,11 @@ import { judgeNotarialAct, type IdentityOutcome } from './notarial-facts.ts';
 const sam = { id: 'p-sam', role: 'signer', isIdBypassed: false, idBypassReason: null };
 const wanda = { id: 'p-wanda', role: 'witness', isIdBypassed: false, idBypassReason: null };
 const otto = { id: 'p-otto', role: 'observer', isIdBypassed: false, idBypassReason: null };
-const proven = (participantId: string): IdentityOutcome => ({ participantId, isProven: true, method: 'Credential analysis and knowledge-based authentication' });
+const proven = (participantId: string): IdentityOutcome => ({
+  participantId,
+  isProven: true,
+  method: 'Credential analysis and knowledge-based authentication',
+});
 
 describe('judgeNotarialAct', () => {
   it('is not a notarial act without a recorded session or proven identity, and says both', () => {
@@ -27,7 +31,12 @@ describe('judgeNotarialAct', () => {
     expect(complete.identityOf('p-sam')).toBe('Credential analysis and knowledge-based authentication');
 
     const noSession = judgeNotarialAct({ session: null, outcomes: [proven('p-sam'), proven('p-wanda')], participants: [sam, wanda] });
-    expect(noSession.facts).toEqual({ isNotarialAct: false, hasRecordedSession: false, hasProvenIdentity: true, reasons: ['No audio-video session was recorded.'] });
+    expect(noSession.facts).toEqual({
+      isNotarialAct: false,
+      hasRecordedSession: false,
+      hasProvenIdentity: true,
+      reasons: ['No audio-video session was recorded.'],
+    });
   });
 
   it('counts the signers whose identity is not proven without naming them, and a failed outcome is not proof', () => {
@@ -36,7 +45,12 @@ describe('judgeNotarialAct', () => {
       outcomes: [proven('p-sam'), { participantId: 'p-wanda', isProven: false, method: 'Knowledge-based authentication failed' }],
       participants: [sam, wanda],
     });
-    expect(judged.facts).toEqual({ isNotarialAct: false, hasRecordedSession: true, hasProvenIdentity: false, reasons: ['The identity of 1 of 2 signers was not proven.'] });
+    expect(judged.facts).toEqual({
+      isNotarialAct: false,
+      hasRecordedSession: true,
+      hasProvenIdentity: false,
+      reasons: ['The identity of 1 of 2 signers was not proven.'],
+    });
     expect(judged.identityOf('p-wanda')).toBe('Not proven: Knowledge-based authentication failed');
   });
 

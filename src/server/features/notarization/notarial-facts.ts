@@ -1,7 +1,7 @@
 import { noRecordedSessionReason } from '#shared/fields.ts';
 import type { Ctx } from '#server/lib/context.ts';
-import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
-import { findIdentityOutcomes } from '#server/features/identity/identity.service.ts';
+import { judgeJobRecording } from '#server/features/video/recording/recording-rules.ts';
+import { findIdentityOutcomes } from '#server/features/identity/identity-evidence.ts';
 
 /**
  * What the platform recorded about a job's act, gathered when the job is sealed. The notarized
@@ -41,7 +41,7 @@ export interface EvidenceReaders {
 
 /**
  * The session recording is read from the job's recordings and their stored segments
- * (recording-rules.ts); identity from the confirmed checks and the bypasses with a method (identity.service.ts).
+ * (recording-rules.ts); identity from the confirmed checks and the bypasses with a method (identity-evidence.ts).
  */
 export const evidenceReaders: EvidenceReaders = {
   findRecordedSession: async (ctx, jobId) => (await judgeJobRecording(ctx.db, jobId, new Date())).record,

@@ -10,20 +10,19 @@ import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { receiveToTempFile } from '#server/providers/storage/storage.ts';
 import { completeJob, findNotarizedDocuments, openNotarizedFile } from './notarization.service.ts';
 import { getPlatformCaCertificate, verifyByHash, verifyById } from './verification.service.ts';
-
-const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
+import { jobParams } from '#server/lib/route-params.ts';
 
 export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const url of ['/:id/complete-job', '/:id/merge-documents']) {
     app.post(url, { config: { access: ['notary'] }, schema: { params: jobParams, response: { 200: notarizedListSchema } } }, async (request) => {
       const sealed = await completeJob(request.ctx, request.params.id);
-      // The act is done: its journal entries are drafted from what was recorded, for the notary to finish (issue 13).
+      // The act is done: its journal entries are drafted from what was recorded, for the notary to finish.
       await storeJournalDrafts(request.ctx, request.params.id);
       return sealed;
     });
   }
 
-  // Prepares and stores the job's journal drafts (as POST /api/notary-log/drafts/{jobId}) and answers with them (issue 13).
+  // Prepares and stores the job's journal drafts (as POST /api/notary-log/drafts/{jobId}) and answers with them.
   app.post(
     '/:id/prepare-notary-log',
     { config: { access: ['notary', 'admin'] }, schema: { params: jobParams, response: { 200: preparedJournalSchema } } },
@@ -55,9 +54,9 @@ export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
     const { ctx } = request;
     const hits = await hitRateLimit(ctx.db, `verify:address:${ctx.ipAddress}`, 60_000);
     if (hits.count > 30) throwRateLimited('verification requests', hits.resetAt);
-    if (!request.isMultipart()) throw new AppError(400, 'no_files', 'Upload the PDF to check as multipart/form-data.');
+    if (!request.isMultipart()) throw new AppError(400, 'no_file', 'Upload the PDF to check as multipart/form-data.');
     const part = await request.file();
-    if (!part) throw new AppError(400, 'no_files', 'Upload the PDF to check.');
+    if (!part) throw new AppError(400, 'no_file', 'Upload the PDF to check.');
     const received = await receiveToTempFile(part.file, path.join(ctx.config.dataDir, 'tmp'), ctx.config.documentMaxBytes);
     try {
       if (received.isTooLarge) throw new AppError(413, 'file_too_large', 'This file is larger than the upload limit.');
@@ -77,7 +76,10 @@ export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/:id',
-    { config: { access: 'public' }, schema: { params: z.object({ id: z.uuid({ message: 'Enter a document id (a UUID).' }) }), response: { 200: verificationSchema } } },
+    {
+      config: { access: 'public' },
+      schema: { params: z.object({ id: z.uuid({ message: 'Enter a document id (a UUID).' }) }), response: { 200: verificationSchema } },
+    },
     async (request) => verifyById(request.ctx, request.params.id),
   );
 };

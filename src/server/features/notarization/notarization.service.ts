@@ -6,22 +6,43 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { formatFieldValue } from '#shared/dates.ts';
 import { getOutputFileName } from '#shared/fields.ts';
 import { notarizationTypes } from '#shared/jobs.ts';
-import { auditEvents, documentFields, documents, jobParticipants, jobs, notarizedDocuments, notaryProfiles, userSignatures, users } from '#server/db/schema/index.ts';
+import {
+  auditEvents,
+  documentFields,
+  documents,
+  jobParticipants,
+  jobs,
+  notarizedDocuments,
+  notaryProfiles,
+  userSignatures,
+  users,
+} from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
+import { queueJobCompletedMail } from '#server/features/jobs/job-mail.ts';
 import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { assertNotaryMaySeal } from '#server/features/notaries/notary-eligibility.ts';
 import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
 import { addSignaturePlaceholder, signPreparedPdf, type SignatureInfo } from '#server/providers/signing/pades.ts';
-import { judgeJobRecording } from '#server/features/video/recording-rules.ts';
+import { policyFor } from '#shared/identity-policies.ts';
+import { describeBlockingInterruptions } from '#server/features/video/recording/recording-gaps.ts';
+import { judgeJobRecording } from '#server/features/video/recording/recording-rules.ts';
 import { evidenceReaders, gatherNotarialFacts } from './notarial-facts.ts';
-import { findIdentityEvidence, findIdentityOutcomes, findStatedAddress, findUnprovenPeople, type IdentityEvidence } from '#server/features/identity/identity.service.ts';
+import {
+  findIdentityEvidence,
+  findIdentityOutcomes,
+  findStatedAddress,
+  findUnprovenPeople,
+  type IdentityEvidence,
+} from '#server/features/identity/identity-evidence.ts';
+import { describeUnprintableText } from './pdf-fonts.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
 export { getNotaryStampPreview } from './stamp-preview.ts';
+export { describeUnprintableText } from './pdf-fonts.ts';
 
 export type NotarizedRow = typeof notarizedDocuments.$inferSelect;
 
@@ -79,11 +100,6 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   const notarizedAt = new Date();
   const recording = await judgeJobRecording(ctx.db, jobId, notarizedAt);
   if (recording.refusal) throw new AppError(409, 'not_recorded', `${recording.refusal} The job cannot be sealed.`);
-  // Nobody signs under a notary's seal whose identity was neither confirmed by the notary nor established another lawful way (issue 12).
-  const unproven = await findUnprovenPeople(ctx, job);
-  if (unproven.length > 0) {
-    throw new AppError(409, 'identity_not_proven', `Confirm the identity of ${unproven.join(', ')} first (or record how you know them). The job cannot be sealed.`, { names: unproven });
-  }
   const [notary] = await ctx.db
     .select({ user: users, profile: notaryProfiles })
     .from(users)
@@ -91,6 +107,21 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     .where(eq(users.id, access.userId))
     .limit(1);
   if (!notary) throw conflict('Your notary commission details are missing; they are needed for the certificate.');
+  // Nobody the act needs may have been out of the recorded call longer than the commission state's rule allows (decision 033).
+  const interrupted = recording.record
+    ? describeBlockingInterruptions(recording.record.people, policyFor(notary.profile.commissionState).recordingInterruption)
+    : null;
+  if (interrupted) throw new AppError(409, 'recording_interrupted', interrupted);
+  // Nobody signs under a notary's seal whose identity was neither confirmed by the notary nor established another lawful way.
+  const unproven = await findUnprovenPeople(ctx, job);
+  if (unproven.length > 0) {
+    throw new AppError(
+      409,
+      'identity_not_proven',
+      `Confirm the identity of ${unproven.join(', ')} first (or record how you know them). The job cannot be sealed.`,
+      { names: unproven },
+    );
+  }
   const act = notarizationTypes.find((type) => type.key === job.notarizationType) ?? notarizationTypes[0];
   const credentials = await getOrIssueNotaryCredentials(ctx.db, ctx.secretsKey, {
     userId: notary.user.id,
@@ -137,6 +168,28 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       };
     });
 
+  // Nothing is sealed with a character no font of the record can print: refused here, with the text that holds it, never printed as '?'.
+  const unprintable = describeUnprintableText(
+    [
+      { label: 'job title', text: job.title },
+      ...signingDocuments.map((document) => ({ label: 'document name', text: document.name })),
+      { label: 'notary name', text: notary.user.name },
+      { label: 'county of the commission', text: notary.profile.county },
+      { label: 'commission number', text: notary.profile.commissionNumber },
+      ...signerFacts.flatMap((signer) => [
+        { label: `${signer.role} name`, text: signer.name },
+        { label: `identity line of ${signer.name}`, text: signer.identityMethod },
+      ]),
+      ...fields
+        .filter((field) => field.filledAt)
+        .map((field) => ({ label: `${field.type.replace(/_/g, ' ')} field`, text: formatFieldValue(field, notary.profile.commissionState) })),
+      // The audit trail is history and cannot be corrected: text that reached it before names were
+      // checked where they are typed prints its uncovered characters as their code points ([U+1F0A1]).
+    ],
+    'the notarized record',
+  );
+  if (unprintable) throw new AppError(409, 'unprintable_text', `${unprintable} Correct it, then seal again.`);
+
   const temporaryDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-notarize-'));
   const outputs: Array<{ id: string; documentId: string; name: string; sha256: string; sizeBytes: number; pageCount: number }> = [];
   try {
@@ -159,9 +212,13 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       // The output's id is chosen now so that its certificate page can name it and its /verify address.
       const notarizedId = randomUUID();
       // Without a session nobody "appeared": the certificate names those who signed this document.
-      const signedHere = signerFacts.filter((signer) => fields.some((field) => field.documentId === document.id && field.participantId === signer.participantId && field.filledAt));
+      const signedHere = signerFacts.filter((signer) =>
+        fields.some((field) => field.documentId === document.id && field.participantId === signer.participantId && field.filledAt),
+      );
       const signature: SignatureInfo = {
-        reason: recorded.facts.isNotarialAct ? `${act.label} (remote online notarization)` : `Electronic signing record, not a notarial act (${act.label} requested)`,
+        reason: recorded.facts.isNotarialAct
+          ? `${act.label} (remote online notarization)`
+          : `Electronic signing record, not a notarial act (${act.label} requested)`,
         location: `${notary.profile.county}, ${notary.profile.commissionState}`,
         name: notary.user.name,
         contactInfo: notary.user.email,
@@ -188,8 +245,14 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           originalSha256: document.sha256,
           signers: signerFacts,
           recordingReference: recorded.recordingReference,
-          recordingGaps: recording.record?.gaps ?? null,
-          events: trail.map(({ event, actor }) => ({ at: event.createdAt, action: event.action, actorName: actor, actorId: event.actorId, data: (event.data ?? {}) as Record<string, unknown> })),
+          recording: recording.record,
+          events: trail.map(({ event, actor }) => ({
+            at: event.createdAt,
+            action: event.action,
+            actorName: actor,
+            actorId: event.actorId,
+            data: (event.data ?? {}) as Record<string, unknown>,
+          })),
         },
       });
       const signed = await signPreparedPdf(rendered.pdf, credentials, signature);
@@ -244,8 +307,17 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         },
       });
     }
-    await tx.update(jobs).set({ status: 'completed', version: locked.job.version + 1, updatedAt: new Date() }).where(eq(jobs.id, jobId));
-    await appendAuditEvent(txCtx, { jobId, action: 'job.status_changed', data: { from: 'in_session', to: 'completed', reason: 'notarized and digitally signed' } });
+    await tx
+      .update(jobs)
+      .set({ status: 'completed', version: locked.job.version + 1, updatedAt: new Date() })
+      .where(eq(jobs.id, jobId));
+    await appendAuditEvent(txCtx, {
+      jobId,
+      action: 'job.status_changed',
+      data: { from: 'in_session', to: 'completed', reason: 'notarized and digitally signed' },
+    });
+    // The signers and the title company are told in the transaction that completes the job.
+    await queueJobCompletedMail(txCtx, locked.job);
     return inserted;
   });
   await publishJobChange(ctx, jobId, { type: 'job.changed' });
@@ -277,7 +349,7 @@ export async function openNotarizedFile(ctx: Ctx, jobId: string, notarizedId: st
 
 /**
  * The journal entries this job needs, one per signer and signing document, computed from what the
- * platform recorded (SPEC: prepare-notary-log): the act, the document, each signer's name, the
+ * platform recorded (POST /api/jobs/:id/prepare-notary-log): the act, the document, each signer's name, the
  * address they stated in their identity step, the proofing outcome and the ID presented, the job's
  * witnesses, the recording. The journal service stores them as drafts (storeJournalDrafts); the fee,
  * the document's type and date and anything else only the notary knows are added at finalize.
@@ -287,7 +359,11 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
   if (access.job.notaryId !== access.userId && !ctx.user?.roles.includes('admin')) throw forbidden('Only the job’s notary prepares its journal entries.');
   const act = notarizationTypes.find((type) => type.key === access.job.notarizationType);
   const participants = await ctx.db.select().from(jobParticipants).where(eq(jobParticipants.jobId, jobId)).orderBy(asc(jobParticipants.position));
-  const jobDocuments = await ctx.db.select().from(documents).where(and(eq(documents.jobId, jobId), eq(documents.tag, 'signing'))).orderBy(asc(documents.position));
+  const jobDocuments = await ctx.db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.jobId, jobId), eq(documents.tag, 'signing')))
+    .orderBy(asc(documents.position));
   const notarized = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, jobId));
   // Identity as it stood when the act was sealed (a session's end later ends the checks themselves).
   const sealedAt = notarized.map((row) => row.createdAt).sort((a, b) => a.getTime() - b.getTime())[0] ?? new Date();

@@ -16,8 +16,8 @@ import { makePng } from '#test/png-fixtures.ts';
 
 const run = promisify(execFile);
 const publicUrl = 'https://notary.example.test';
-/** A recorded session without proven identity: still not a notarial act, for the identity alone. */
-const recordedReasons = ['No signer’s identity was proven.'];
+/** A job in session that was never recorded: not a notarial act, for that reason alone. */
+const unrecordedReasons = ['No audio-video session was recorded.'];
 
 /** The text of each page of a PDF, as a reader extracts it, whitespace collapsed. */
 async function extractPages(pdf: Buffer, pageCount: number): Promise<string[]> {
@@ -54,7 +54,14 @@ async function saveSignature(user: TestUser) {
 beforeAll(async () => {
   t = await createTestApp({ PUBLIC_URL: publicUrl });
   notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
-  await t.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'TX', commissionNumber: 'TX-777', commissionExpiresOn: '2031-01-01', county: 'Travis', approvalStatus: 'approved' });
+  await t.db.insert(notaryProfiles).values({
+    userId: notary.id,
+    commissionState: 'TX',
+    commissionNumber: 'TX-777',
+    commissionExpiresOn: '2031-01-01',
+    county: 'Travis',
+    approvalStatus: 'approved',
+  });
   signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
   notaryHeaders = await t.signInAs(notary);
   signerHeaders = await t.signInAs(signer);
@@ -63,8 +70,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** A job in session with one signed document (signer signature, notary signature and seal filled), completed. */
-async function prepareSignedJob() {
+/** A jurat for the signer, made by the notary, with its one participant's id. */
+async function createAffidavitJob() {
   const created = await t.app.inject({
     method: 'POST',
     url: '/api/jobs',
@@ -72,13 +79,25 @@ async function prepareSignedJob() {
     payload: { title: 'Affidavit of identity', notarizationType: 'jurat', signers: [{ name: signer.name, email: signer.email }] },
   });
   const job = created.json() as { id: string; participants: Array<{ id: string }> };
-  const participantId = job.participants[0]?.id as string;
+  return { job, participantId: job.participants[0]?.id as string };
+}
+
+/** A job in session with one signed document (signer signature, notary signature and seal filled), completed. */
+async function prepareSignedJob() {
+  const { job, participantId } = await createAffidavitJob();
   await t.db.update(jobParticipants).set({ userId: signer.id }).where(eq(jobParticipants.id, participantId));
   const original = await makePdf(2, 'Affidavit');
   const upload = buildMultipart([{ name: 'affidavit.pdf', content: original }]);
-  const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...notaryHeaders, ...upload.headers }, payload: upload.payload });
+  const uploaded = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${job.id}/documents`,
+    headers: { ...notaryHeaders, ...upload.headers },
+    payload: upload.payload,
+  });
   const documentId = uploaded.json().items[0].id as string;
-  expect((await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status: 'ready', version: 1 } })).statusCode).toBe(200);
+  expect(
+    (await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status: 'ready', version: 1 } })).statusCode,
+  ).toBe(200);
   // The session is started and recorded for real; the hub's segments are stored as they would be.
   const { recordingId } = await startRecordedSession(t, job.id, notaryHeaders, [{ headers: signerHeaders, participantId }]);
   recordingOf.set(job.id, { recordingId, participantIds: [participantId, 'notary'] });
@@ -92,6 +111,41 @@ async function prepareSignedJob() {
     expect((await t.app.inject({ method: 'POST', url: `${base}/${field.id}/fill`, headers: notaryHeaders, payload: { version: 1 } })).statusCode).toBe(200);
   }
   return { jobId: job.id, documentId, original, recordingId, participantId };
+}
+
+/**
+ * A job put in session without a live session (no recording) and with nothing filled, its signer
+ * known personally to the notary and its document completed: it may be sealed, as no field was
+ * filled outside a recording, but not as a notarial act.
+ */
+async function prepareUnrecordedJob() {
+  const { job, participantId } = await createAffidavitJob();
+  const upload = buildMultipart([{ name: 'affidavit.pdf', content: await makePdf(2, 'Affidavit') }]);
+  const uploaded = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${job.id}/documents`,
+    headers: { ...notaryHeaders, ...upload.headers },
+    payload: upload.payload,
+  });
+  const documentId = uploaded.json().items[0].id as string;
+  for (const [status, version] of [
+    ['ready', 1],
+    ['in_session', 2],
+  ] as const) {
+    const moved = await t.app.inject({ method: 'PATCH', url: `/api/jobs/${job.id}`, headers: notaryHeaders, payload: { status, version } });
+    expect(moved.statusCode, moved.body).toBe(200);
+  }
+  const bypass = { enabled: true, reason: 'Identity step not under test here', method: 'personal_knowledge' };
+  const bypassed = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${job.id}/signers/${participantId}/id-bypass`,
+    headers: notaryHeaders,
+    payload: bypass,
+  });
+  expect(bypassed.statusCode, bypassed.body).toBe(200);
+  const completed = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents/${documentId}/complete`, headers: notaryHeaders });
+  expect(completed.statusCode, completed.body).toBe(200);
+  return { jobId: job.id, documentId, participantId };
 }
 
 const recordingOf = new Map<string, { recordingId: string; participantIds: string[] }>();
@@ -123,15 +177,15 @@ describe('POST /api/jobs/:id/complete-job', () => {
     const sealed = await seal(jobId, 'merge-documents');
     expect(sealed.statusCode).toBe(200);
     const [item] = sealed.json().items as Array<{ id: string; sha256: string; downloadUrl: string; pageCount: number; name: string }>;
-    // Not a notarial act (recorded, but no proven identity): its name does not say "notarized".
-    expect(item).toMatchObject({ name: 'affidavit (signed, not notarized).pdf', pageCount: expect.any(Number), isNotarialAct: false, notNotarialReasons: recordedReasons });
+    // A notarial act (recorded, the signer personally known to the notary): its name says so.
+    expect(item).toMatchObject({ name: 'affidavit (notarized).pdf', pageCount: expect.any(Number), isNotarialAct: true, notNotarialReasons: [] });
     expect(item?.pageCount).toBeGreaterThanOrEqual(4);
 
     const download = await t.app.inject({ method: 'GET', url: item?.downloadUrl ?? '', headers: signerHeaders });
     expect(download.statusCode).toBe(200);
-    expect(download.headers['content-disposition']).toBe('attachment; filename="affidavit (signed, not notarized).pdf"');
+    expect(download.headers['content-disposition']).toBe('attachment; filename="affidavit (notarized).pdf"');
     const listed = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/notarized`, headers: signerHeaders });
-    expect(listed.json().items).toEqual([expect.objectContaining({ id: item?.id, name: 'affidavit (signed, not notarized).pdf', isNotarialAct: false })]);
+    expect(listed.json().items).toEqual([expect.objectContaining({ id: item?.id, name: 'affidavit (notarized).pdf', isNotarialAct: true })]);
     const notarized = download.rawPayload;
     expect(createHash('sha256').update(notarized).digest('hex')).toBe(item?.sha256);
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
@@ -151,6 +205,35 @@ describe('POST /api/jobs/:id/complete-job', () => {
 
     const again = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders });
     expect(again.statusCode).toBe(409);
+  });
+});
+
+describe('names in every script', () => {
+  it('seals a job whose signer is named in Vietnamese and prints the name unchanged on the audit certificate', async () => {
+    const { jobId, documentId, participantId } = await prepareSignedJob();
+    await t.db.update(jobParticipants).set({ name: 'Nguyễn Thị Ánh' }).where(eq(jobParticipants.id, participantId));
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const sealed = await seal(jobId);
+    expect(sealed.statusCode, sealed.body).toBe(200);
+    const [item] = sealed.json().items as Array<{ downloadUrl: string; pageCount: number }>;
+    const download = await t.app.inject({ method: 'GET', url: item?.downloadUrl ?? '', headers: notaryHeaders });
+    const pages = await extractPages(download.rawPayload, item?.pageCount ?? 0);
+    expect(pages.join(' ')).toContain('Nguyễn Thị Ánh');
+    expect(pages.join(' ')).not.toContain('Nguy?n');
+  });
+
+  it('refuses to seal, with a sentence naming the text and the character, when a name or title holds a character no embedded font can print', async () => {
+    const { jobId, documentId, participantId } = await prepareSignedJob();
+    await t.db.update(jobParticipants).set({ name: 'Sam 🏠 Signer' }).where(eq(jobParticipants.id, participantId));
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const refused = await seal(jobId);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      error: 'unprintable_text',
+      message: 'The signer name “Sam 🏠 Signer” has a character no font of the notarized record can print (🏠, U+1F3E0). Correct it, then seal again.',
+    });
+    const [job] = await t.db.select().from(jobs).where(eq(jobs.id, jobId));
+    expect(job?.status).toBe('in_session');
   });
 });
 
@@ -181,13 +264,16 @@ async function setNotarySignature(png: Buffer) {
   const file = path.join(os.tmpdir(), `sig-${sha256}.png`);
   fs.writeFileSync(file, png);
   await createLocalStorage(t.blobRoot).putFile(file, sha256, 'image/png');
-  await t.db.update(userSignatures).set({ isCurrent: false }).where(and(eq(userSignatures.userId, notary.id), eq(userSignatures.kind, 'signature')));
+  await t.db
+    .update(userSignatures)
+    .set({ isCurrent: false })
+    .where(and(eq(userSignatures.userId, notary.id), eq(userSignatures.kind, 'signature')));
   await t.db.insert(userSignatures).values({ userId: notary.id, kind: 'signature', method: 'upload', storageKey: sha256 });
 }
 
 describe('the notary’s images from one seal to the next', () => {
   it('draws the notary’s signature as it is at each seal: after they change it, the next output carries the new image, not the one prepared for the last seal', async () => {
-    // Images are prepared once per process and reused by every seal (issue 14), keyed by their content.
+    // Images are prepared once per process and reused by every seal, keyed by their content.
     const sealWithSignature = async (png: Buffer) => {
       await setNotarySignature(png);
       const { jobId, documentId } = await prepareSignedJob();
@@ -199,7 +285,8 @@ describe('the notary’s images from one seal to the next', () => {
     };
     const blue = await sealWithSignature(makePng(6, 3, { color: [0, 0, 255] }));
     const red = await sealWithSignature(makePng(6, 3, { color: [255, 0, 0] }));
-    const notarySignatures = async (pdf: Buffer) => (await listImages(pdf)).filter((image) => image.width === 6 && image.height === 3).map((image) => image.firstPixel);
+    const notarySignatures = async (pdf: Buffer) =>
+      (await listImages(pdf)).filter((image) => image.width === 6 && image.height === 3).map((image) => image.firstPixel);
     expect(await notarySignatures(blue)).toEqual([[0, 0, 255]]);
     expect(await notarySignatures(red)).toEqual([[255, 0, 0]]);
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
@@ -210,12 +297,23 @@ describe('the notary’s images from one seal to the next', () => {
 describe('fields on every page', () => {
   it('prints a field placed on every page on each page of the document', async () => {
     const { jobId, documentId } = await prepareSignedJob();
-    const [participant] = await t.db.select().from(jobParticipants).where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.userId, signer.id)));
+    const [participant] = await t.db
+      .select()
+      .from(jobParticipants)
+      .where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.userId, signer.id)));
     const base = `/api/jobs/${jobId}/documents/${documentId}/fields`;
     const field = (
-      await t.app.inject({ method: 'POST', url: base, headers: notaryHeaders, payload: { type: 'text', participantId: participant?.id, page: 1, x: 0.1, y: 0.85, width: 0.5, height: 0.04, isOnEveryPage: true } })
+      await t.app.inject({
+        method: 'POST',
+        url: base,
+        headers: notaryHeaders,
+        payload: { type: 'text', participantId: participant?.id, page: 1, x: 0.1, y: 0.85, width: 0.5, height: 0.04, isOnEveryPage: true },
+      })
     ).json();
-    expect((await t.app.inject({ method: 'POST', url: `${base}/${field.id}/fill`, headers: signerHeaders, payload: { value: 'Parcel 17 initialled', version: 1 } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${base}/${field.id}/fill`, headers: signerHeaders, payload: { value: 'Parcel 17 initialled', version: 1 } }))
+        .statusCode,
+    ).toBe(200);
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
     const sealed = await seal(jobId);
     expect(sealed.statusCode).toBe(200);
@@ -229,10 +327,22 @@ describe('fields on every page', () => {
 describe('what the notarized output states', () => {
   it('lists the job’s history on the audit pages as sentences with the document, page and field, and prints dates as the notary’s state writes them', async () => {
     const { jobId, documentId } = await prepareSignedJob();
-    const [participant] = await t.db.select().from(jobParticipants).where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.userId, signer.id)));
+    const [participant] = await t.db
+      .select()
+      .from(jobParticipants)
+      .where(and(eq(jobParticipants.jobId, jobId), eq(jobParticipants.userId, signer.id)));
     const base = `/api/jobs/${jobId}/documents/${documentId}/fields`;
-    const date = (await t.app.inject({ method: 'POST', url: base, headers: notaryHeaders, payload: { type: 'date', participantId: participant?.id, page: 2, x: 0.1, y: 0.4, width: 0.3, height: 0.04 } })).json();
-    expect((await t.app.inject({ method: 'POST', url: `${base}/${date.id}/fill`, headers: signerHeaders, payload: { value: '2026-03-14', version: 1 } })).statusCode).toBe(200);
+    const date = (
+      await t.app.inject({
+        method: 'POST',
+        url: base,
+        headers: notaryHeaders,
+        payload: { type: 'date', participantId: participant?.id, page: 2, x: 0.1, y: 0.4, width: 0.3, height: 0.04 },
+      })
+    ).json();
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${base}/${date.id}/fill`, headers: signerHeaders, payload: { value: '2026-03-14', version: 1 } })).statusCode,
+    ).toBe(200);
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
     const [item] = (await seal(jobId)).json().items;
     const pages = await extractPages((await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: signerHeaders })).rawPayload, item.pageCount);
@@ -258,7 +368,34 @@ describe('what the notarized output states', () => {
     for (const code of ['job.status_changed', 'field.placed', 'field.filled', 'in_session']) expect(audit).not.toContain(code);
   });
 
-  it('seals a recorded job whose signers’ identity is not proven as "not a notarial act" for that reason alone, names the recording, stores the facts, and pdfsig still verifies it', async () => {
+  it('refuses to seal a recorded job while its signer’s identity is not proven (a bypass stored without a method counts for nothing), naming the signer', async () => {
+    const { jobId, documentId, participantId } = await prepareSignedJob();
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    // A bypass stored before one needed a method: no route makes one now, the database may hold it.
+    await t.db.update(jobParticipants).set({ isIdBypassed: true, idBypassMethod: null }).where(eq(jobParticipants.id, participantId));
+    const refused = await seal(jobId);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toEqual({
+      error: 'identity_not_proven',
+      message: 'Confirm the identity of Sam Signer first (or record how you know them). The job cannot be sealed.',
+      detail: { names: ['Sam Signer'] },
+    });
+    const [job] = await t.db.select().from(jobs).where(eq(jobs.id, jobId));
+    expect(job?.status).toBe('in_session');
+    expect(await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, jobId))).toEqual([]);
+
+    // The notary sets the bypass again, naming how they know the signer: now it seals, as a notarial act.
+    const bypass = { enabled: true, reason: 'Known to me for ten years', method: 'personal_knowledge' };
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/signers/${participantId}/id-bypass`, headers: notaryHeaders, payload: bypass }))
+        .statusCode,
+    ).toBe(200);
+    const sealed = await seal(jobId);
+    expect(sealed.statusCode, sealed.body).toBe(200);
+    expect(sealed.json().items[0]).toMatchObject({ isNotarialAct: true, notNotarialReasons: [] });
+  });
+
+  it('seals a recorded job whose signer the notary knows personally as a notarial act: names the identification and the recording, stores the facts, and pdfsig verifies it', async () => {
     const { jobId, documentId, recordingId } = await prepareSignedJob();
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
     const [item] = (await seal(jobId)).json().items;
@@ -266,27 +403,60 @@ describe('what the notarized output states', () => {
 
     const pages = await extractPages(bytes, item.pageCount);
     expect(pages).toHaveLength(item.pageCount);
-    pages.forEach((text, index) => expect(text, `page ${index + 1}`).toContain('NOT A NOTARIAL ACT: no proven identity'));
+    pages.forEach((text, index) => expect(text, `page ${index + 1}`).not.toContain('NOT A NOTARIAL ACT'));
+    const certificatePage = pages.find((text) => text.includes('NOTARIAL CERTIFICATE')) ?? '';
+    expect(certificatePage).toContain('Nora Notary');
+    expect(certificatePage).not.toContain('It was not performed as a notarial act.');
+    const auditPage = pages.filter((text) => text.includes('Audit certificate, page')).join(' ');
+    expect(auditPage).not.toContain('Not a notarial act');
+    expect(auditPage).toContain('Identity: Personally known to the notary (the notary’s statement: Identity step not under test here)');
+    expect(auditPage).toMatch(new RegExp(`Recording ${recordingId}: \\d+ stored segments of 2 participants`));
+    expect(auditPage).toContain('Nora Notary (notary): none longer than 5 seconds. Sam Signer (signer): none longer than 5 seconds.');
+
+    const [row] = await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.id, item.id));
+    expect(row).toMatchObject({ isNotarialAct: true, hasRecordedSession: true, hasProvenIdentity: true, notNotarialReasons: [] });
+    const audit = (await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: notaryHeaders })).json();
+    expect(audit.events.find((event: { action: string }) => event.action === 'document.notarized').data).toMatchObject({
+      isNotarialAct: true,
+      notNotarialReasons: [],
+    });
+
+    const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
+    expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
+  });
+
+  it('seals a job in session that was never recorded, with nothing filled, as "not a notarial act" for that reason alone, stores the facts, and /verify says so', async () => {
+    const { jobId } = await prepareUnrecordedJob();
+    const sealed = await seal(jobId);
+    expect(sealed.statusCode, sealed.body).toBe(200);
+    const [item] = sealed.json().items;
+    expect(item).toMatchObject({ name: 'affidavit (signed, not notarized).pdf', isNotarialAct: false, notNotarialReasons: unrecordedReasons });
+    const bytes = (await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: notaryHeaders })).rawPayload;
+
+    const pages = await extractPages(bytes, item.pageCount);
+    expect(pages).toHaveLength(item.pageCount);
+    pages.forEach((text, index) => expect(text, `page ${index + 1}`).toContain('NOT A NOTARIAL ACT: no recorded audio-video session'));
     const all = pages.join(' ');
-    expect(all).not.toContain('no recorded audio-video session');
+    expect(all).not.toContain('no proven identity');
     for (const claim of ['audio-video communication', 'appeared before me', 'sworn to', 'communication technology']) expect(all).not.toContain(claim);
     const certificatePage = pages.find((text) => text.includes('SIGNING CERTIFICATE')) ?? '';
     expect(certificatePage).toContain('Requested act: Jurat. It was not performed as a notarial act.');
-    expect(certificatePage).toContain(`Not a notarial act: ${recordedReasons.join(' ')}`);
+    expect(certificatePage).toContain(`Not a notarial act: ${unrecordedReasons.join(' ')}`);
     const auditPage = pages.filter((text) => text.includes('Audit certificate, page')).join(' ');
-    expect(auditPage).toContain(`Not a notarial act: ${recordedReasons.join(' ')}`);
-    expect(auditPage).toContain('Identity: Not proven: identity verification bypassed by the notary (Identity step not under test here)');
-    expect(auditPage).toMatch(new RegExp(`Recording ${recordingId}: \\d+ stored segments of 2 participants`));
-    expect(auditPage).toContain('Gaps in the recording: none longer than 10 seconds.');
+    expect(auditPage).toContain(`Not a notarial act: ${unrecordedReasons.join(' ')}`);
+    expect(auditPage).toContain('Identity: Personally known to the notary (the notary’s statement: Identity step not under test here)');
+    expect(auditPage).toContain('None: no audio-video session was recorded');
 
     const [row] = await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.id, item.id));
-    expect(row).toMatchObject({ isNotarialAct: false, hasRecordedSession: true, hasProvenIdentity: false, notNotarialReasons: recordedReasons });
-    const audit = (await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: notaryHeaders })).json();
-    expect(audit.events.find((event: { action: string }) => event.action === 'document.notarized').data).toMatchObject({
+    expect(row).toMatchObject({ isNotarialAct: false, hasRecordedSession: false, hasProvenIdentity: true, notNotarialReasons: unrecordedReasons });
+    const byId = await t.app.inject({ method: 'GET', url: `/api/verify/${item.id}` });
+    expect(byId.json()).toMatchObject({
+      isKnown: true,
+      checkedBy: 'id',
+      notarizedDocumentId: item.id,
       isNotarialAct: false,
-      notNotarialReasons: recordedReasons,
+      notNotarialReasons: unrecordedReasons,
     });
-
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
     expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
   });
@@ -296,7 +466,7 @@ describe('what the notarized output states', () => {
     await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
     const [item] = (await seal(jobId)).json().items;
     const bytes = (await t.app.inject({ method: 'GET', url: item.downloadUrl, headers: signerHeaders })).rawPayload;
-    const certificatePage = (await extractPages(bytes, item.pageCount)).find((text) => text.includes('SIGNING CERTIFICATE')) ?? '';
+    const certificatePage = (await extractPages(bytes, item.pageCount)).find((text) => text.includes('NOTARIAL CERTIFICATE')) ?? '';
     expect(certificatePage).toContain(`Verification ID: ${item.id}`);
     expect(certificatePage).toContain(`Verify at: ${publicUrl}/verify?id=${item.id}`);
     expect((await t.app.inject({ method: 'GET', url: `/api/verify/${item.id}` })).json()).toMatchObject({ isKnown: true, notarizedDocumentId: item.id });
@@ -321,8 +491,8 @@ describe('public verification', () => {
       notaryName: 'Nora Notary',
       commissionState: 'TX',
       commissionNumber: 'TX-777',
-      isNotarialAct: false,
-      notNotarialReasons: recordedReasons,
+      isNotarialAct: true,
+      notNotarialReasons: [],
     });
     expect(checked.body).not.toContain('Sam Signer');
     expect(checked.body).not.toContain(signer.email);
@@ -331,11 +501,25 @@ describe('public verification', () => {
     changed.writeUInt8(changed.readUInt8(200) ^ 1, 200);
     const tampered = buildMultipart([{ name: 'check.pdf', content: changed }]);
     const refused = await t.app.inject({ method: 'POST', url: '/api/verify', headers: tampered.headers, payload: tampered.payload });
-    expect(refused.json()).toMatchObject({ isKnown: false, checkedBy: 'file', notarizedDocumentId: null, notaryName: null, isNotarialAct: null, notNotarialReasons: [] });
+    expect(refused.json()).toMatchObject({
+      isKnown: false,
+      checkedBy: 'file',
+      notarizedDocumentId: null,
+      notaryName: null,
+      isNotarialAct: null,
+      notNotarialReasons: [],
+    });
 
     const byId = await t.app.inject({ method: 'GET', url: `/api/verify/${item.id}` });
     // By id nothing was checked: the answer is what was issued (with its SHA-256 to compare), marked as such.
-    expect(byId.json()).toMatchObject({ isKnown: true, checkedBy: 'id', sha256: item.sha256, notaryName: 'Nora Notary', isNotarialAct: false, notNotarialReasons: recordedReasons });
+    expect(byId.json()).toMatchObject({
+      isKnown: true,
+      checkedBy: 'id',
+      sha256: item.sha256,
+      notaryName: 'Nora Notary',
+      isNotarialAct: true,
+      notNotarialReasons: [],
+    });
     expect(byId.body).not.toContain('Sam Signer');
     expect((await t.app.inject({ method: 'GET', url: '/api/verify/not-a-uuid' })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: '/api/verify/00000000-0000-4000-8000-000000000000' })).statusCode).toBe(404);
@@ -345,7 +529,15 @@ describe('public verification', () => {
     const { jobId } = await prepareSignedJob();
     const prepared = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: notaryHeaders });
     expect(prepared.statusCode).toBe(200);
-    expect(prepared.json().entries).toEqual([expect.objectContaining({ signerName: 'Sam Signer', documentName: 'affidavit.pdf', actType: 'Jurat', notarizedAt: null, identityMethod: 'Not proven: identity verification bypassed by the notary (Identity step not under test here)' })]);
+    expect(prepared.json().entries).toEqual([
+      expect.objectContaining({
+        signerName: 'Sam Signer',
+        documentName: 'affidavit.pdf',
+        actType: 'Jurat',
+        notarizedAt: null,
+        identityMethod: 'Personally known to the notary (the notary’s statement: Identity step not under test here)',
+      }),
+    ]);
     expect((await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: signerHeaders })).statusCode).toBe(403);
   });
 });

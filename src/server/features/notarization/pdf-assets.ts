@@ -18,7 +18,7 @@ import { LruCache } from '#server/lib/lru-cache.ts';
 import { embedFonts, formatNumber, getPageResources, pushContent, type Fonts } from './pdf-text.ts';
 
 /**
- * What a seal costs whatever the document (issue 14), prepared once per process and reused: a
+ * What a seal costs whatever the document, prepared once per process and reused: a
  * signature or initials image as its finished PDF image streams (decoded, split from its alpha,
  * compressed), the notary's seal and the "not a notarial act" banner as finished Form XObjects. Each
  * is keyed by its content (the image's SHA-256, the seal's wording and size, the banner's words and
@@ -225,7 +225,10 @@ function getXObjectKey(page: PDFPage, ref: PDFRef): string {
 
 /** Draws an embedded image into the box (x, y, width, height) of the page's current coordinates. */
 export function drawEmbeddedImage(page: PDFPage, image: EmbeddedImage, box: { x: number; y: number; width: number; height: number }): void {
-  pushContent(page, `q ${formatNumber(box.width)} 0 0 ${formatNumber(box.height)} ${formatNumber(box.x)} ${formatNumber(box.y)} cm ${getXObjectKey(page, image.ref)} Do Q`);
+  pushContent(
+    page,
+    `q ${formatNumber(box.width)} 0 0 ${formatNumber(box.height)} ${formatNumber(box.x)} ${formatNumber(box.y)} cm ${getXObjectKey(page, image.ref)} Do Q`,
+  );
 }
 
 let scratch: { document: PDFDocument; fonts: Fonts } | null = null;
@@ -262,7 +265,8 @@ function prepareForm(extent: number, draw: (page: PDFPage, fonts: Fonts) => void
     const value = resources?.lookup(key);
     return value instanceof PDFDict && value.keys().length === 0;
   };
-  const others = resources?.keys().filter((key) => key !== PDFName.of('Font') && key !== PDFName.of('ExtGState') && key !== PDFName.of('ProcSet') && !isEmpty(key)) ?? [];
+  const others =
+    resources?.keys().filter((key) => key !== PDFName.of('Font') && key !== PDFName.of('ExtGState') && key !== PDFName.of('ProcSet') && !isEmpty(key)) ?? [];
   if (others.length > 0) throw new Error(`a prepared form may only use fonts and graphics states, not ${others.join(', ')}`);
   const graphicsStates = (resources?.lookupMaybe(PDFName.of('ExtGState'), PDFDict)?.entries() ?? []).map(([key, state]) => {
     if (!(state instanceof PDFDict)) throw new Error(`the form's graphics state ${key.asString()} is not a direct dictionary`);

@@ -12,13 +12,16 @@ import {
   type PDFPage,
   type RGB,
 } from 'pdf-lib';
+import bidiFactory from 'bidi-js';
+import { faceHas, findFaceForAll, formatCodePoint, getFallbackFont, hasFallbackFace, isFallbackFont } from './pdf-fonts.ts';
 
 /**
  * Text on the notarized output's pages: what a standard (WinAnsi) font can encode, measured,
  * wrapped and drawn. The standard fonts' metrics never change, so each character's class, width,
- * kerning and code are looked up once per process (issue 14: pdf-lib re-encodes the whole string
+ * kerning and code are looked up once per process (pdf-lib re-encodes the whole string
  * for every measurement, and its drawText adds a new font resource to the page on every call).
- * Widths are the same numbers font.widthOfTextAtSize gives.
+ * Widths are the same numbers font.widthOfTextAtSize gives. Text outside Windows-1252 is printed
+ * with the embedded Noto faces of pdf-fonts.ts, a run at a time, in visual (bidi) order.
  */
 
 export const ink = rgb(0.1, 0.1, 0.12);
@@ -48,10 +51,11 @@ const unknown = -1;
 const keep = 1;
 const blank = 2;
 const replaced = 3;
+const fallback = 4;
 
 /** One standard font's tables, indexed by UTF-16 code unit (what the font can encode is all in the BMP). */
 interface FontTables {
-  /** unknown, keep, blank (printed as a space) or replaced (printed as '?'). */
+  /** unknown, keep, blank (printed as a space), replaced (no font has it: printed as its code point) or fallback (printed by an embedded face). */
   classes: Int8Array;
   /** Glyph widths in 1/1000 em; NaN until first asked. */
   widths: Float64Array;
@@ -102,12 +106,16 @@ function getTables(font: PDFFont): FontTables | null {
 
 function classify(supported: Set<number>, character: string): number {
   const codePoint = character.codePointAt(0) ?? 0;
-  if (character === '\t' || (codePoint < 0x20 && codePoint !== 0x0a) || /\s/u.test(character)) return blank;
-  if (codePoint >= 0x7f && codePoint < 0xa0) return replaced;
-  return supported.has(codePoint) ? keep : replaced;
+  if (character === '\t' || (codePoint < 0x20 && codePoint !== 0x0a) || (codePoint >= 0x7f && codePoint < 0xa0) || /\s/u.test(character)) return blank;
+  if (supported.has(codePoint)) return keep;
+  return hasFallbackFace(codePoint) ? fallback : replaced;
 }
 
-/** Replaces what the font cannot encode with '?', control characters with spaces; keeps '\n'. */
+/**
+ * Text as it will be printed: control characters and other white space become spaces ('\n' is
+ * kept); what neither the font nor an embedded face has (refused before sealing, so only in text
+ * stored before that rule) is written as its code point, "[U+1F3E0]", never as '?' or a box.
+ */
 export function sanitizeForFont(font: PDFFont, text: string): string {
   const tables = getTables(font);
   if (tables?.isAsciiVerbatim && printableAscii.test(text)) return text;
@@ -127,9 +135,132 @@ export function sanitizeForFont(font: PDFFont, text: string): string {
         tables.classes[code] = kind;
       }
     } else kind = classify(supported, character);
-    result += kind === keep ? character : kind === blank ? ' ' : '?';
+    result += kind === keep || kind === fallback ? character : kind === blank ? ' ' : `[${formatCodePoint(character)}]`;
   }
   return result;
+}
+
+const bidi = bidiFactory();
+/** Hebrew, Arabic, Syriac, Thaana, NKo... and their presentation forms: a line with any is ordered by the bidi algorithm. */
+const rightToLeft = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|\ud802[\udc00-\udfff]|\ud83a[\udc00-\udfff]/;
+/** Text fontkit shapes and orders itself (a right-to-left script, or Devanagari): drawn as one piece, never a character at a time. */
+const shapedScript = /[\u0590-\u08ff\u0900-\u097f\ufb1d-\ufdff\ufe70-\ufefc]/;
+
+/** Whether some character of `text` (sanitized) is not the standard font's own. */
+function needsFallback(font: PDFFont, text: string): boolean {
+  const tables = getTables(font);
+  if (!tables || isFallbackFont(font)) return false;
+  if (tables.isAsciiVerbatim && printableAscii.test(text)) return false;
+  for (const character of text) if (!tables.supported.has(character.codePointAt(0) ?? 0)) return true;
+  return false;
+}
+
+/** Whether the standard font prints all of `text` (sanitized) by itself, left to right. */
+export function isStandardText(font: PDFFont, text: string): boolean {
+  return !needsFallback(font, text) && !rightToLeft.test(text);
+}
+
+/** A piece of a line in one font, in the order it is drawn (left to right). */
+export interface TextRun {
+  font: PDFFont;
+  text: string;
+  /** fontkit shapes and orders it (a right-to-left or Devanagari run of an embedded face): never split. */
+  isShaped: boolean;
+}
+
+const boldFont = /Bold/;
+
+/** The font of each code point: the standard font where it has the character, else the embedded face of its word. */
+function assignFonts(font: PDFFont, characters: string[]): PDFFont[] {
+  const tables = getTables(font);
+  const supported = tables?.supported ?? new Set<number>();
+  const weight = boldFont.test(font.name) ? 'bold' : 'regular';
+  const fonts: PDFFont[] = new Array<PDFFont>(characters.length);
+  let index = 0;
+  while (index < characters.length) {
+    const isSpace = characters[index] === ' ';
+    let end = index;
+    while (end < characters.length && (characters[end] === ' ') === isSpace) end += 1;
+    const codePoints = characters.slice(index, end).map((character) => character.codePointAt(0) ?? 0);
+    if (isSpace) {
+      // A space goes with the word before it when its face has one (an Arabic phrase stays one run).
+      const previous = index > 0 ? fonts[index - 1] : undefined;
+      for (let at = index; at < end; at += 1) fonts[at] = previous && isFallbackFont(previous) ? previous : font;
+    } else if (codePoints.every((codePoint) => supported.has(codePoint))) {
+      for (let at = index; at < end; at += 1) fonts[at] = font;
+    } else {
+      // The whole word in one face when one has all of it (no change of font inside "Nguyễn").
+      const wordFace = findFaceForAll(codePoints);
+      codePoints.forEach((codePoint, offset) => {
+        const face = wordFace >= 0 && faceHas(wordFace, codePoint) ? wordFace : supported.has(codePoint) ? -1 : findFaceForAll([codePoint]);
+        fonts[index + offset] = face >= 0 && font.doc ? getFallbackFont(font.doc, face, weight) : font;
+      });
+    }
+    index = end;
+  }
+  return fonts;
+}
+
+/** The characters of a right-to-left run as drawn: reversed, brackets mirrored. */
+function reverseRun(characters: string[]): string {
+  return characters
+    .slice()
+    .reverse()
+    .map((character) => bidi.getMirroredCharacter(character) ?? character)
+    .join('');
+}
+
+/**
+ * One line (sanitized, no line break) as runs of one font each, in the order they are drawn: the
+ * bidi algorithm (UAX 9, paragraph left to right) orders a line holding right-to-left text; a
+ * right-to-left run of an embedded face is passed in reading order, as fontkit shapes and reverses
+ * it; any other right-to-left run (spaces, punctuation in a standard font) is reversed here.
+ */
+export function layoutRuns(font: PDFFont, text: string): TextRun[] {
+  const hasRightToLeft = rightToLeft.test(text);
+  if (!hasRightToLeft && !needsFallback(font, text)) return [{ font, text, isShaped: false }];
+  const characters = Array.from(text);
+  const fonts = assignFonts(font, characters);
+  let levels = characters.map(() => 0);
+  if (hasRightToLeft) {
+    const resolved = bidi.getEmbeddingLevels(text, 'ltr').levels;
+    let unit = 0;
+    levels = characters.map((character) => {
+      const level = resolved[unit] ?? 0;
+      unit += character.length;
+      return level;
+    });
+  }
+  const runs: Array<{ font: PDFFont; level: number; characters: string[] }> = [];
+  characters.forEach((character, index) => {
+    const runFont = fonts[index] ?? font;
+    const level = levels[index] ?? 0;
+    const last = runs.at(-1);
+    if (last && last.font === runFont && last.level === level) last.characters.push(character);
+    else runs.push({ font: runFont, level, characters: [character] });
+  });
+  // UAX 9 rule L2: from the highest level down to the lowest odd one, reverse every sequence of runs at that level or higher.
+  const highest = Math.max(...runs.map((run) => run.level));
+  const lowestOdd = Math.min(...runs.map((run) => run.level).filter((level) => level % 2 === 1), highest + 1);
+  for (let level = highest; level >= lowestOdd; level -= 1) {
+    let start = 0;
+    while (start < runs.length) {
+      if ((runs[start]?.level ?? 0) < level) {
+        start += 1;
+        continue;
+      }
+      let end = start;
+      while (end < runs.length && (runs[end]?.level ?? 0) >= level) end += 1;
+      runs.splice(start, end - start, ...runs.slice(start, end).reverse());
+      start = end;
+    }
+  }
+  return runs.map((run) => {
+    const runText = run.characters.join('');
+    const isShaped = isFallbackFont(run.font) && shapedScript.test(runText);
+    const isReversedByFontkit = isShaped && rightToLeft.test(runText);
+    return { font: run.font, text: run.level % 2 === 1 && !isReversedByFontkit ? reverseRun(run.characters) : runText, isShaped };
+  });
 }
 
 function glyphWidth(font: PDFFont, tables: FontTables, code: number): number {
@@ -181,13 +312,33 @@ function measureUnits(font: PDFFont, tables: FontTables | null, text: string): n
 }
 
 /** font.widthOfTextAtSize(text, size), from the font's tables. */
+/** Widths (1/1000 em) of the runs an embedded face measured in this document: fontkit lays a run out again on every measurement. */
+const fallbackWidths = new WeakMap<PDFFont, Map<string, number>>();
+
+function measureFallback(font: PDFFont, text: string, size: number): number {
+  let widths = fallbackWidths.get(font);
+  if (!widths) {
+    widths = new Map();
+    fallbackWidths.set(font, widths);
+  }
+  let units = widths.get(text);
+  if (units === undefined) {
+    units = font.widthOfTextAtSize(text, 1000);
+    widths.set(text, units);
+  }
+  return units * (size / 1000);
+}
+
 export function measureText(font: PDFFont, text: string, size: number): number {
+  if (isFallbackFont(font)) return measureFallback(font, text, size);
+  if (needsFallback(font, text) || rightToLeft.test(text)) return layoutRuns(font, text).reduce((sum, run) => sum + measureText(run.font, run.text, size), 0);
   const units = measureUnits(font, getTables(font), text);
   return units === null ? font.widthOfTextAtSize(text, size) : units * (size / 1000);
 }
 
 /** Lines no wider than `maxWidth`; words longer than a line are cut. `text` must be sanitized. */
 export function wrapText(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
+  if (needsFallback(font, text)) return wrapMeasured(text, font, size, maxWidth);
   const tables = getTables(font);
   const scale = size / 1000;
   const space = 0x20;
@@ -225,6 +376,38 @@ export function wrapText(text: string, font: PDFFont, size: number, maxWidth: nu
       }
       line = rest;
       lineUnits = measureUnits(font, tables, rest);
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** wrapText for text with characters of the embedded faces: each candidate measured run by run; a word longer than a line is cut between characters. */
+function wrapMeasured(text: string, font: PDFFont, size: number, maxWidth: number): string[] {
+  const lines: string[] = [];
+  const spaceWidth = measureText(font, ' ', size);
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    // A line's width is its words' and spaces' (no kerning across a space), each word measured once.
+    let lineWidth = 0;
+    for (const word of paragraph.split(/ +/).filter(Boolean)) {
+      const wordWidth = measureText(font, word, size);
+      const candidateWidth = line ? lineWidth + spaceWidth + wordWidth : wordWidth;
+      if (candidateWidth <= maxWidth) {
+        line = line ? `${line} ${word}` : word;
+        lineWidth = candidateWidth;
+        continue;
+      }
+      if (line) lines.push(line);
+      let rest = Array.from(word);
+      while (rest.length > 1 && measureText(font, rest.join(''), size) > maxWidth) {
+        let cut = rest.length - 1;
+        while (cut > 1 && measureText(font, rest.slice(0, cut).join(''), size) > maxWidth) cut -= 1;
+        lines.push(rest.slice(0, cut).join(''));
+        rest = rest.slice(cut);
+      }
+      line = rest.join('');
+      lineWidth = measureText(font, line, size);
     }
     lines.push(line);
   }
@@ -320,6 +503,17 @@ type LineOptions = { x: number; y: number; size: number; font: PDFFont; color?: 
  */
 export function formatLine(page: PDFPage, text: string, options: LineOptions): string | null {
   if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
+  if (needsFallback(options.font, text) || rightToLeft.test(text)) {
+    // Run after run, each in its font, from the line's start.
+    let x = options.x;
+    let runs = '';
+    for (const run of layoutRuns(options.font, text)) {
+      const key = getFontKey(page, run.font).asString();
+      runs += ` ${key} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(x)} ${formatNumber(options.y)} Tm <${encodeText(run.font, run.text).asString()}> Tj`;
+      x += measureText(run.font, run.text, options.size);
+    }
+    return `q BT ${getColourOperator(options.color ?? ink)}${runs} ET Q`;
+  }
   const font = getFontKey(page, options.font).asString();
   const glyphs = encodeText(options.font, text).asString();
   return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm <${glyphs}> Tj ET Q`;
@@ -337,7 +531,13 @@ export function drawLine(page: PDFPage, text: string, options: LineOptions): voi
 }
 
 /** Draws text in a box (local coordinates), shrinking it until it fits; vertically centered. */
-export function drawTextInBox(page: PDFPage, text: string, box: { x: number; y: number; width: number; height: number }, font: PDFFont, options: { maxSize: number; minSize?: number; color?: RGB; align?: 'left' | 'center' }) {
+export function drawTextInBox(
+  page: PDFPage,
+  text: string,
+  box: { x: number; y: number; width: number; height: number },
+  font: PDFFont,
+  options: { maxSize: number; minSize?: number; color?: RGB; align?: 'left' | 'center' },
+) {
   const clean = sanitizeForFont(font, text).trim();
   if (!clean || box.width <= 0 || box.height <= 0) return;
   const minSize = options.minSize ?? 4;

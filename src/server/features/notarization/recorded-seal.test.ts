@@ -5,8 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentFields, notarizedDocuments, recordings } from '#server/db/schema/index.ts';
-import { findGaps } from '#server/features/video/recording-rules.ts';
+import { documentFields, notarizedDocuments, recordings, videoSessionParticipants } from '#server/db/schema/index.ts';
+import { formatRecordSpan } from '#shared/dates.ts';
+import { findUncovered } from '#server/features/video/recording/recording-gaps.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { recordMedia } from '#test/live-session.ts';
@@ -66,13 +67,17 @@ describe('complete-job rests on the recording', () => {
     await job.complete();
     const refused = await job.seal();
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toEqual({ error: 'not_recorded', message: 'The session’s recording stored no media: there is nothing to seal the act on. The job cannot be sealed.' });
+    expect(refused.json()).toEqual({
+      error: 'not_recorded',
+      message: 'The session’s recording stored no media: there is nothing to seal the act on. The job cannot be sealed.',
+    });
     await notSealed(job.jobId);
 
     expect(await recordMedia(t, job.recording?.recordingId ?? '', [job.participantId, 'notary'])).toBeGreaterThan(0);
     const sealed = await job.seal();
     expect(sealed.statusCode, sealed.body).toBe(200);
-    expect(sealed.json().items[0]).toMatchObject({ isNotarialAct: false, notNotarialReasons: ['No signer’s identity was proven.'] });
+    // Recorded, and the signer personally known to the notary (the fixtures' bypass): a notarial act.
+    expect(sealed.json().items[0]).toMatchObject({ isNotarialAct: true, notNotarialReasons: [] });
   });
 
   it('refuses a job whose fields were filled with no recording at all (filled before this rule), and one filled before its recording started', async () => {
@@ -82,7 +87,10 @@ describe('complete-job rests on the recording', () => {
     await unrecorded.complete();
     const refused = await unrecorded.seal();
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toEqual({ error: 'not_recorded', message: 'The session was not recorded: fields were filled, but no recording was started. The job cannot be sealed.' });
+    expect(refused.json()).toEqual({
+      error: 'not_recorded',
+      message: 'The session was not recorded: fields were filled, but no recording was started. The job cannot be sealed.',
+    });
     await notSealed(unrecorded.jobId);
 
     const early = await prepareJob();
@@ -92,57 +100,73 @@ describe('complete-job rests on the recording', () => {
     await early.complete();
     const tooEarly = await early.seal();
     expect(tooEarly.statusCode).toBe(409);
-    expect(tooEarly.json().message).toBe(`A field was filled at ${filledAt.toISOString().slice(0, 19).replace('T', ' ')} UTC, when the session was not being recorded. The job cannot be sealed.`);
+    expect(tooEarly.json().message).toBe(
+      `A field was filled at ${filledAt.toISOString().slice(0, 19).replace('T', ' ')} UTC, when the session was not being recorded. The job cannot be sealed.`,
+    );
     await notSealed(early.jobId);
   });
 
-  it('lists on the audit certificate every stretch longer than 10 seconds with no stored segment of anyone', async () => {
+  it('refuses to seal when everyone’s media stopped for 25 seconds, naming each person, when, and the rule (a stretch counts per person, decision 033)', async () => {
     const job = await prepareJob();
     const recordingId = job.recording?.recordingId ?? '';
-    // The recording began a minute ago; everyone's media stops for 25 seconds (a reconnect), then goes on.
+    // The recording and everyone's admission began a minute ago; everyone's media stops for 25 seconds, then only the notary's goes on.
     const start = new Date(Date.now() - 60_000);
     await t.db.update(recordings).set({ startedAt: start }).where(eq(recordings.id, recordingId));
+    await t.db
+      .update(videoSessionParticipants)
+      .set({ joinedAt: start, decidedAt: start })
+      .where(eq(videoSessionParticipants.sessionId, job.recording?.sessionId ?? ''));
     const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
     await recordMedia(t, recordingId, [job.participantId, 'notary'], at(20), start);
     await recordMedia(t, recordingId, ['notary'], new Date(), at(45));
     expect((await kit.call(signer, 'POST', `${job.base}/${job.fieldId}/fill`, { version: 1 })).statusCode).toBe(200);
     await recordMedia(t, recordingId, ['notary']);
     await job.complete();
-    const sealed = await job.seal();
-    expect(sealed.statusCode, sealed.body).toBe(200);
-    const audit = await auditText(sealed);
-    const utc = (date: Date) => `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-    expect(audit).toContain('Gaps in the recording (no participant');
-    expect(audit).toContain(`${utc(at(20))} to ${utc(at(45))} (25 seconds)`);
-    expect(audit).toContain(`Recording ${recordingId}:`);
+    const refused = await job.seal();
+    expect(refused.statusCode).toBe(409);
+    const { error, message } = refused.json() as { error: string; message: string };
+    expect(error).toBe('recording_interrupted');
+    expect(message).toContain(
+      `Sealing is blocked: Nora Notary (notary) was out of the recorded call ${formatRecordSpan(at(20), at(45))} (25 seconds); Sam Signer (signer) was out of the recorded call `,
+    );
+    expect(message).toContain(
+      'Virginia requires the electronic notary to keep a copy of the recording of the video and audio conference (Va. Code § 47.1-14(C)) and sets no number of seconds; this platform allows at most 10 seconds (a platform rule, not a statute).',
+    );
+    await notSealed(job.jobId);
   });
 
   it('seals a job on which nothing was filled without a recording, saying on every page that no session was recorded', async () => {
     const job = await prepareJob({ isRecorded: false });
     await kit.call(notary, 'DELETE', `${job.base}/${job.fieldId}`);
-    await kit.call(notary, 'POST', `/api/jobs/${job.jobId}/signers/${job.participantId}/id-bypass`, { enabled: true, reason: 'Identity step not under test here' });
+    await kit.call(notary, 'POST', `/api/jobs/${job.jobId}/signers/${job.participantId}/id-bypass`, {
+      enabled: true,
+      reason: 'Identity step not under test here',
+      method: 'personal_knowledge',
+    });
     await job.complete();
     const sealed = await job.seal();
     expect(sealed.statusCode, sealed.body).toBe(200);
-    expect(sealed.json().items[0]).toMatchObject({ isNotarialAct: false, notNotarialReasons: ['No audio-video session was recorded.', 'No signer’s identity was proven.'] });
+    expect(sealed.json().items[0]).toMatchObject({ isNotarialAct: false, notNotarialReasons: ['No audio-video session was recorded.'] });
     const audit = await auditText(sealed);
     expect(audit).toContain('None: no audio-video session was recorded');
-    expect(audit).not.toContain('Gaps in the recording');
+    expect(audit).not.toContain('Out of the recorded call');
   });
 });
 
-describe('findGaps', () => {
+describe('findUncovered', () => {
   const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, seconds));
   const segment = (from: number, to: number) => ({ startedAt: at(from), endedAt: at(to) });
 
   it('finds stretches longer than the limit at the start, between segments and at the end, and none inside overlaps', () => {
-    expect(findGaps([segment(0, 4), segment(4, 8), segment(2, 9)], at(0), at(12))).toEqual([]);
-    expect(findGaps([segment(12, 16), segment(16, 20), segment(31, 35)], at(0), at(50))).toEqual([
+    expect(findUncovered([segment(0, 4), segment(4, 8), segment(2, 9)], at(0), at(12), 10_000)).toEqual([]);
+    expect(findUncovered([segment(12, 16), segment(16, 20), segment(31, 35)], at(0), at(50), 10_000)).toEqual([
       { from: at(0), to: at(12) },
       { from: at(20), to: at(31) },
       { from: at(35), to: at(50) },
     ]);
-    expect(findGaps([], at(0), at(30))).toEqual([{ from: at(0), to: at(30) }]);
-    expect(findGaps([segment(0, 4), segment(14, 18)], at(0), at(18))).toEqual([]);
+    expect(findUncovered([], at(0), at(30), 10_000)).toEqual([{ from: at(0), to: at(30) }]);
+    expect(findUncovered([segment(0, 4), segment(14, 18)], at(0), at(18), 10_000)).toEqual([]);
+    // A segment that starts after the end closes the stretch at the end, not at its start.
+    expect(findUncovered([segment(0, 4), segment(40, 44)], at(0), at(20), 10_000)).toEqual([{ from: at(4), to: at(20) }]);
   });
 });

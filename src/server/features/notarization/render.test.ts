@@ -50,7 +50,12 @@ function makePng(width: number, height: number, [red, green, blue]: [number, num
   header[9] = 2;
   const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => [red, green, blue]).flat())]);
   const pixels = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(pixels)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(pixels)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** A session was recorded and every signer's identity proven: the act the later capabilities make possible. */
@@ -85,13 +90,23 @@ const audit: AuditFacts = {
   documentName: 'deed-of-trust.pdf',
   originalSha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
   signers: [
-    { name: 'Sam Signer', role: 'signer', signedAt: new Date('2026-03-14T15:05:00Z'), identityMethod: 'Credential analysis and knowledge-based authentication' },
+    {
+      name: 'Sam Signer',
+      role: 'signer',
+      signedAt: new Date('2026-03-14T15:05:00Z'),
+      identityMethod: 'Credential analysis and knowledge-based authentication',
+    },
     { name: 'Wanda Witness', role: 'witness', signedAt: null, identityMethod: 'Personal knowledge of the notary' },
   ],
   recordingReference: null,
   events: [
     { at: new Date('2026-03-14T14:59:00Z'), action: 'job.status_changed', actorName: 'Nora Q. Notary', data: { from: 'ready', to: 'in_session' } },
-    { at: new Date('2026-03-14T15:05:00Z'), action: 'field.filled', actorName: 'Sam Signer', data: { documentName: 'deed-of-trust.pdf', page: 3, type: 'signature' } },
+    {
+      at: new Date('2026-03-14T15:05:00Z'),
+      action: 'field.filled',
+      actorName: 'Sam Signer',
+      data: { documentName: 'deed-of-trust.pdf', page: 3, type: 'signature' },
+    },
     { at: new Date('2026-03-14T15:09:26Z'), action: 'job.status_changed', actorName: null, data: { from: 'in_session', to: 'completed' } },
   ],
 };
@@ -113,7 +128,10 @@ async function extractText(pdf: Buffer, firstPage?: number, lastPage?: number): 
 /** The page as a viewer paints it (crop box, rotated; 72 dpi): RGB triples, row by row from the top left. */
 async function renderPage(pdf: Buffer, page: number): Promise<{ width: number; height: number; pixel: (x: number, y: number) => [number, number, number] }> {
   const file = await writeTemporary(`pixels-${page}-${Math.random().toString(16).slice(2)}.pdf`, pdf);
-  const { stdout } = await run('pdftoppm', ['-cropbox', '-f', String(page), '-l', String(page), '-r', '72', file], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('pdftoppm', ['-cropbox', '-f', String(page), '-l', String(page), '-r', '72', file], {
+    encoding: 'buffer',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const image = stdout as unknown as Buffer;
   // P6 <width> <height> <max>\n then RGB triples
   const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(image.subarray(0, 40).toString('latin1'));
@@ -166,13 +184,19 @@ describe('renderNotarizedPdf', () => {
     const expected: Record<string, string> = {
       acknowledgment: 'This record was acknowledged before me on March 14, 2026 by Sam Signer and Wanda Witness',
       jurat: 'Signed and sworn to (or affirmed) before me on March 14, 2026 by Sam Signer and Wanda Witness',
-      oath_affirmation: 'On March 14, 2026, Sam Signer and Wanda Witness appeared before me by means of audio-video communication and took an oath (or affirmation) administered by me.',
+      oath_affirmation:
+        'On March 14, 2026, Sam Signer and Wanda Witness appeared before me by means of audio-video communication and took an oath (or affirmation) administered by me.',
       signature_witnessing: 'Signed before me on March 14, 2026 by Sam Signer and Wanda Witness',
       copy_certification: 'I certify that this is a true and correct copy of a record in the possession of Sam Signer and Wanda Witness',
     };
     expect(Object.keys(expected).sort()).toEqual(notarizationTypes.map((type) => type.key).sort());
     for (const type of notarizationTypes) {
-      const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate: { ...certificate, actKey: type.key, actLabel: type.label }, audit });
+      const { pdf } = await renderNotarizedPdf({
+        original: await makePdf(1),
+        fields: [],
+        certificate: { ...certificate, actKey: type.key, actLabel: type.label },
+        audit,
+      });
       const text = await extractText(pdf, 2, 2);
       expect(text, type.key).toContain(expected[type.key]);
       expect(text, type.key).toContain(`${type.label}, remote online notarization`);
@@ -212,7 +236,15 @@ describe('renderNotarizedPdf', () => {
         audit,
       });
       const text = await extractText(pdf);
-      for (const claim of ['audio-video communication', 'appeared before me', 'acknowledged before me', 'sworn to', 'communication technology', 'remote online notarization', 'Notarized ']) {
+      for (const claim of [
+        'audio-video communication',
+        'appeared before me',
+        'acknowledged before me',
+        'sworn to',
+        'communication technology',
+        'remote online notarization',
+        'Notarized ',
+      ]) {
         expect(text, `${type.key}: ${claim}`).not.toContain(claim);
       }
       const certificatePage = await extractText(pdf, 2, 2);
@@ -231,7 +263,10 @@ describe('renderNotarizedPdf', () => {
       original: await makePdf(1),
       fields: [],
       certificate: { ...certificate, notarialFacts: notRecorded },
-      audit: { ...audit, signers: [{ name: 'Sam Signer', role: 'signer', signedAt: null, identityMethod: 'Not proven: no identity proofing outcome is recorded' }] },
+      audit: {
+        ...audit,
+        signers: [{ name: 'Sam Signer', role: 'signer', signedAt: null, identityMethod: 'Not proven: no identity proofing outcome is recorded' }],
+      },
     });
     const text = await extractText(pdf, 3, 3);
     expect(text).toContain('Record of electronic signing, not a notarial act');
@@ -257,24 +292,35 @@ describe('renderNotarizedPdf', () => {
       audit.originalSha256,
       'None: no audio-video session was recorded',
       'Sam Signer',
-      'Role: signer. Signed: 2026-03-14 15:05:00 UTC.',
+      // Written for people in the certificate's zone (America/Chicago, daylight time on 14 March 2026).
+      'Role: signer. Signed: 14 March 2026 at 10:05:00 GMT-5.',
       'Identity: Credential analysis and knowledge-based authentication',
       'Wanda Witness',
       'Role: witness. Signed: not signed.',
-      'Time (UTC) What happened',
-      '2026-03-14 14:59:00 UTC Nora Q. Notary started the session.',
-      '2026-03-14 15:05:00 UTC Sam Signer signed page 3 of deed-of-trust.pdf.',
+      'Time What happened',
+      '14 March 2026 at 09:59:00 GMT-5 Nora Q. Notary started the session.',
+      '14 March 2026 at 10:05:00 GMT-5 Sam Signer signed page 3 of deed-of-trust.pdf.',
       'The system completed the job.',
       'Audit certificate, page 1 of 1.',
     ]) {
       expect(text).toContain(expected);
     }
-    const withRecording = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit: { ...audit, recordingReference: 'rec-2026-03-14-0042' } });
+    const withRecording = await renderNotarizedPdf({
+      original: await makePdf(1),
+      fields: [],
+      certificate,
+      audit: { ...audit, recordingReference: 'rec-2026-03-14-0042' },
+    });
     expect(await extractText(withRecording.pdf, 3, 3)).toContain('rec-2026-03-14-0042');
   });
 
   it('continues a long event list onto more audit pages, counted in the page total', async () => {
-    const events = Array.from({ length: 150 }, (_, index) => ({ at: new Date(Date.UTC(2026, 2, 14, 15, 0, index)), action: 'field.filled', actorName: 'Sam Signer', data: { documentName: 'deed.pdf', page: index + 1, type: 'initials' } }));
+    const events = Array.from({ length: 150 }, (_, index) => ({
+      at: new Date(Date.UTC(2026, 2, 14, 15, 0, index)),
+      action: 'field.filled',
+      actorName: 'Sam Signer',
+      data: { documentName: 'deed.pdf', page: index + 1, type: 'initials' },
+    }));
     const { pdf, pageCount } = await renderNotarizedPdf({ original: await makePdf(2), fields: [], certificate, audit: { ...audit, events } });
     expect(pageCount).toBeGreaterThanOrEqual(2 + 1 + 3);
     expect((await PDFDocument.load(pdf)).getPageCount()).toBe(pageCount);
@@ -328,7 +374,14 @@ describe('renderNotarizedPdf', () => {
     const { stdout } = await run('pdfimages', ['-list', file]);
     // one image object, drawn on each page
     expect(stdout.split('\n').filter((line) => /^\s+\d+\s+\d+\s+image\s+40\s+20\s/.test(line))).toHaveLength(4);
-    expect(new Set(stdout.split('\n').filter((line) => /image\s+40\s+20\s/.test(line)).map((line) => line.trim().split(/\s+/)[10]))).toHaveProperty('size', 1);
+    expect(
+      new Set(
+        stdout
+          .split('\n')
+          .filter((line) => /image\s+40\s+20\s/.test(line))
+          .map((line) => line.trim().split(/\s+/)[10]),
+      ),
+    ).toHaveProperty('size', 1);
   });
 
   it('draws the notary seal and the certificate block where the notary placed them', async () => {
@@ -365,7 +418,9 @@ describe('renderNotarizedPdf', () => {
       audit,
     });
     const image = await renderPage(pdf, 1);
-    const [left, top, right, bottom] = [box.x * image.width, box.y * image.height, (box.x + box.width) * image.width, (box.y + box.height) * image.height].map(Math.round) as [number, number, number, number];
+    const [left, top, right, bottom] = [box.x * image.width, box.y * image.height, (box.x + box.width) * image.width, (box.y + box.height) * image.height].map(
+      Math.round,
+    ) as [number, number, number, number];
     let seeThrough = 0;
     let white = 0;
     for (let y = top + 1; y < bottom - 1; y += 1) {
@@ -391,17 +446,51 @@ describe('renderNotarizedPdf', () => {
     expect(text).toContain('Nora Q. Notary, Notary Public, State of Texas. Commission No. 13245768-9, expires June 30, 2030.');
   });
 
-  it('replaces characters the standard fonts cannot encode with a question mark', async () => {
-    const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.8, height: 0.04, value: 'Zoë Ünsworth 王小明 ✓', imagePng: null }];
+  it('prints names in Vietnamese, Greek, Cyrillic, Chinese, Japanese and Korean on the field, the certificate and the audit pages as they were given', async () => {
+    const names = ['Nguyễn Thị Ánh', 'Ελένη Παπαδοπούλου', 'Дмитрий Иванов', '王小明', '田中 さくら', '김민수'];
+    const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.8, height: 0.04, value: 'Zoë Ünsworth Nguyễn Thị Ánh', imagePng: null }];
     const { pdf } = await renderNotarizedPdf({
       original: await makePdf(1),
       fields,
-      certificate: { ...certificate, signerNames: ['Zoë Ünsworth 王小明'] },
-      audit: { ...audit, jobTitle: 'Closing – “final” 🏠' },
+      certificate: { ...certificate, notaryName: 'Trần Văn Hùng', signerNames: names },
+      audit: {
+        ...audit,
+        jobTitle: 'Closing – “final” Nguyễn',
+        signers: names.map((name) => ({ name, role: 'signer', signedAt: null, identityMethod: 'Personal knowledge of the notary' })),
+      },
     });
-    expect(await extractText(pdf, 1, 1)).toContain('Zoë Ünsworth ??? ?');
-    expect(await extractText(pdf, 2, 2)).toContain('by Zoë Ünsworth ???');
-    expect(await extractText(pdf, 3, 3)).toContain('Closing – “final” ?');
+    expect(await extractText(pdf, 1, 1)).toContain('Zoë Ünsworth Nguyễn Thị Ánh');
+    const certificatePage = await extractText(pdf, 2, 2);
+    expect(certificatePage).toContain(`by ${names.slice(0, -1).join(', ')}, and ${names.at(-1)}`);
+    expect(certificatePage).toContain('Trần Văn Hùng, Notary Public');
+    const auditPage = await extractText(pdf, 3, 3);
+    expect(auditPage).toContain('Closing – “final” Nguyễn');
+    for (const name of names) expect(auditPage).toContain(name);
+    expect(`${certificatePage}${auditPage}`).not.toMatch(/\?(?!id=)/);
+  });
+
+  it('prints Arabic and Hebrew names right to left, shaped, so a reader extracts them as written; Devanagari shaped, its letters extracted in the order drawn', async () => {
+    const names = ['محمد علي', 'דוד כהן', 'प्रिया शर्मा'];
+    const { pdf } = await renderNotarizedPdf({
+      original: await makePdf(1),
+      fields: [],
+      certificate: { ...certificate, signerNames: names },
+      audit: { ...audit, signers: names.map((name) => ({ name, role: 'signer', signedAt: null, identityMethod: 'Personal knowledge of the notary' })) },
+    });
+    // pdftotext puts right-to-left text back in reading order, between embedding marks.
+    const auditPage = (await extractText(pdf, 3, 3)).replace(/[\u202a-\u202e]/g, '');
+    expect(auditPage).toContain('محمد علي');
+    expect(auditPage).toContain('דוד כהן');
+    // A pre-base vowel sign (ि) and a reph (र्) are drawn before their consonants, and extracted in that drawn order:
+    // every character comes back, not the typed sequence.
+    const sorted = (text: string) => [...text].sort().join('');
+    const extracted = auditPage.split(' ').filter((word) => /[\u0900-\u097f]/.test(word));
+    expect(extracted.map(sorted)).toEqual(['प्रिया', 'शर्मा'].map(sorted));
+  });
+
+  it('writes a character no embedded font has as its code point, never as a question mark or a box', async () => {
+    const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit: { ...audit, jobTitle: 'Closing 🏠' } });
+    expect(await extractText(pdf, 3, 3)).toContain('Closing [U+1F3E0]');
   });
 
   it('prints names and titles stored before the one-line rule on one line each: no fake lines on the certificate or audit pages', async () => {
@@ -414,8 +503,21 @@ describe('renderNotarizedPdf', () => {
         ...audit,
         jobTitle: 'Refinance\nRecording: rec-0001',
         documentName: 'deed.pdf\nVerified',
-        signers: [{ ...(audit.signers[0] as AuditFacts['signers'][number]), name: forged, identityMethod: 'Not proven: bypassed (known to me\nIdentity: proven by passport)' }],
-        events: [{ at: new Date('2026-03-14T15:05:00Z'), action: 'field.filled', actorName: forged, data: { type: 'signature', page: 1, documentName: 'deed.pdf\nVerified' } }],
+        signers: [
+          {
+            ...(audit.signers[0] as AuditFacts['signers'][number]),
+            name: forged,
+            identityMethod: 'Not proven: bypassed (known to me\nIdentity: proven by passport)',
+          },
+        ],
+        events: [
+          {
+            at: new Date('2026-03-14T15:05:00Z'),
+            action: 'field.filled',
+            actorName: forged,
+            data: { type: 'signature', page: 1, documentName: 'deed.pdf\nVerified' },
+          },
+        ],
       },
     });
     const file = await writeTemporary(`lines-${Math.random().toString(16).slice(2)}.pdf`, pdf);
@@ -430,7 +532,9 @@ describe('renderNotarizedPdf', () => {
 
   it('refuses a field on a page the document does not have', async () => {
     const fields: FieldToBurn[] = [{ type: 'name', page: 4, x: 0.1, y: 0.5, width: 0.4, height: 0.03, value: 'Sam Signer', imagePng: null }];
-    await expect(renderNotarizedPdf({ original: await makePdf(2), fields, certificate, audit })).rejects.toThrow('A name field is on page 4, but the document has 2 pages.');
+    await expect(renderNotarizedPdf({ original: await makePdf(2), fields, certificate, audit })).rejects.toThrow(
+      'A name field is on page 4, but the document has 2 pages.',
+    );
   });
 
   it("draws the original's own form fields into the page and removes them, so they cannot be filled in after signing", async () => {

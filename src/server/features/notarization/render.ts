@@ -4,6 +4,7 @@ import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './ce
 import { getCertificateBlockText, getNotNotarialBanner, type CertificateFacts } from './certificate-wording.ts';
 import { compressContentStreams, DocumentAssets, drawEmbeddedImage, getScratchDocument, type EmbeddedImage } from './pdf-assets.ts';
 import { drawTextInBox, embedFonts, formatNumber, ink, pushContent, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
+import { embedFallbackFonts } from './pdf-fonts.ts';
 import { drawSealOnce } from './seal.ts';
 
 export { type AuditFacts } from './certificate-pages.ts';
@@ -172,7 +173,11 @@ function drawBanner(assets: DocumentAssets, page: PDFPage, text: string) {
     const key = `banner:${JSON.stringify([text, width, bandHeight])}`;
     assets.drawPreparedForm(page, key, Math.max(width, bandHeight) + 2, 0, 0, (scratchPage, fonts) => {
       scratchPage.drawRectangle({ x: 0, y: 0, width, height: bandHeight, color: bannerRed, opacity: 1 });
-      drawTextInBox(scratchPage, text, { x: 6, y: 2, width: width - 12, height: bandHeight - 4 }, fonts.bold, { maxSize: 11, color: rgb(1, 1, 1), align: 'center' });
+      drawTextInBox(scratchPage, text, { x: 6, y: 2, width: width - 12, height: bandHeight - 4 }, fonts.bold, {
+        maxSize: 11,
+        color: rgb(1, 1, 1),
+        align: 'center',
+      });
     });
   });
 }
@@ -252,12 +257,14 @@ export async function renderNotarizedPdf(raw: {
     drawSealOnce(assets, page, input.certificate, cx, cy, radius),
   );
   addAuditPages(document, fonts, input.audit, input.certificate);
-   // Last, so nothing drawn afterwards covers it.
+  // Last, so nothing drawn afterwards covers it.
   const { notarialFacts } = input.certificate;
   if (!notarialFacts.isNotarialAct) for (const page of document.getPages()) drawBanner(assets, page, getNotNotarialBanner(notarialFacts));
   document.setProducer('Open RON (pdf-lib)');
   document.setModificationDate(input.certificate.notarizedAt);
   raw.beforeSave?.(document);
+  // The subsets of the Noto faces the text used (none for text the standard fonts print).
+  await embedFallbackFonts(document);
   compressContentStreams(document);
   const pdf = Buffer.from(await document.save({ useObjectStreams: false, objectsPerTick }));
   return { pdf, pageCount: document.getPageCount() };

@@ -1,6 +1,6 @@
 import { degrees, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
 import { formatFieldDate } from '#shared/dates.ts';
-import { sanitizeForFont, type Fonts } from './pdf-text.ts';
+import { drawLine, formatNumber, isStandardText, layoutRuns, measureText, pushContent, sanitizeForFont, type Fonts } from './pdf-text.ts';
 import { getStateName, type CertificateFacts } from './certificate-wording.ts';
 import type { DocumentAssets } from './pdf-assets.ts';
 
@@ -8,27 +8,42 @@ import type { DocumentAssets } from './pdf-assets.ts';
 
 const sealInk = rgb(0.09, 0.2, 0.52);
 
-function drawArcText(page: PDFPage, text: string, options: { cx: number; cy: number; radius: number; font: PDFFont; size: number; side: 'top' | 'bottom'; color: RGB }) {
+/**
+ * The text's pieces as they go round the arc: a character (grapheme) at a time, except a run fontkit
+ * shapes and orders (Arabic, Hebrew, Devanagari), which stays whole so its letters join.
+ */
+function splitForArc(font: PDFFont, text: string): Array<{ font: PDFFont; text: string }> {
+  const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+  return layoutRuns(font, text).flatMap((run) =>
+    run.isShaped ? [run] : Array.from(graphemes.segment(run.text), (piece) => ({ font: run.font, text: piece.segment })),
+  );
+}
+
+function drawArcText(
+  page: PDFPage,
+  text: string,
+  options: { cx: number; cy: number; radius: number; font: PDFFont; size: number; side: 'top' | 'bottom'; color: RGB },
+) {
   const { cx, cy, radius, font, size, side, color } = options;
-  const characters = [...text];
-  const widths = characters.map((character) => font.widthOfTextAtSize(character, size));
+  const pieces = splitForArc(font, text);
+  const widths = pieces.map((piece) => measureText(piece.font, piece.text, size));
   const total = widths.reduce((sum, width) => sum + width, 0);
   // Top: clockwise from the left, glyphs upright outwards. Bottom: anticlockwise, glyphs upright inwards.
   const direction = side === 'top' ? -1 : 1;
   let angle = (side === 'top' ? Math.PI / 2 : (3 * Math.PI) / 2) - (direction * total) / radius / 2;
-  characters.forEach((character, index) => {
+  pieces.forEach((piece, index) => {
     const width = widths[index] ?? 0;
     const centre = angle + (direction * width) / 2 / radius;
     const rotation = side === 'top' ? centre - Math.PI / 2 : centre + Math.PI / 2;
     const x = cx + radius * Math.cos(centre) - (width / 2) * Math.cos(rotation);
     const y = cy + radius * Math.sin(centre) - (width / 2) * Math.sin(rotation);
-    page.drawText(character, { x, y, size, font, color, rotate: degrees((rotation * 180) / Math.PI) });
+    page.drawText(piece.text, { x, y, size, font: piece.font, color, rotate: degrees((rotation * 180) / Math.PI) });
     angle += (direction * width) / radius;
   });
 }
 
 function fitArcSize(font: PDFFont, text: string, radius: number, maxSize: number, maxAngle: number): number {
-  const widthAtOne = font.widthOfTextAtSize(text, 1);
+  const widthAtOne = measureText(font, text, 1);
   return widthAtOne === 0 ? maxSize : Math.min(maxSize, (radius * maxAngle) / widthAtOne);
 }
 
@@ -47,6 +62,17 @@ export function drawSealOnce(assets: DocumentAssets, page: PDFPage, facts: SealF
     commissionNumber: facts.commissionNumber,
     commissionExpiresOn: facts.commissionExpiresOn,
   };
+  const { bold, regular } = assets.fonts;
+  if (
+    !isStandardText(bold, sanitizeForFont(bold, sealFacts.notaryName.toUpperCase())) ||
+    !isStandardText(regular, sanitizeForFont(regular, sealFacts.commissionNumber))
+  ) {
+    // A name outside Windows-1252 is printed with embedded subset fonts, which belong to one document: drawn here, not prepared once.
+    pushContent(page, `q 1 0 0 1 ${formatNumber(cx)} ${formatNumber(cy)} cm`);
+    drawSeal(page, assets.fonts, sealFacts, 0, 0, radius);
+    pushContent(page, 'Q');
+    return;
+  }
   const key = `seal:${JSON.stringify([sealFacts.notaryName, sealFacts.commissionState, sealFacts.commissionNumber, sealFacts.commissionExpiresOn, radius])}`;
   assets.drawPreparedForm(page, key, radius + 2, cx, cy, (scratchPage, fonts) => drawSeal(scratchPage, fonts, sealFacts, 0, 0, radius));
 }
@@ -72,9 +98,14 @@ export function drawSeal(page: PDFPage, fonts: Fonts, facts: SealFacts, cx: numb
   let baseline = cy + radius * 0.12;
   for (const line of centreLines) {
     const text = sanitizeForFont(line.font, line.text);
-    const size = Math.min(line.size, (inner * 1.8) / Math.max(1, line.font.widthOfTextAtSize(text, 1)));
-    page.drawText(text, { x: cx - line.font.widthOfTextAtSize(text, size) / 2, y: baseline, size, font: line.font, color: sealInk });
+    const size = Math.min(line.size, (inner * 1.8) / Math.max(1, measureText(line.font, text, 1)));
+    drawLine(page, text, { x: cx - measureText(line.font, text, size) / 2, y: baseline, size, font: line.font, color: sealInk });
     baseline -= radius * 0.2;
   }
-  page.drawLine({ start: { x: cx - inner * 0.75, y: cy + radius * 0.33 }, end: { x: cx + inner * 0.75, y: cy + radius * 0.33 }, thickness: Math.max(0.3, border * 0.4), color: sealInk });
+  page.drawLine({
+    start: { x: cx - inner * 0.75, y: cy + radius * 0.33 },
+    end: { x: cx + inner * 0.75, y: cy + radius * 0.33 },
+    thickness: Math.max(0.3, border * 0.4),
+    color: sealInk,
+  });
 }

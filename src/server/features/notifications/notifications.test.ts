@@ -29,14 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const headersOf = new Map<string, Record<string, string>>();
-async function headersFor(user: TestUser): Promise<Record<string, string>> {
-  const known = headersOf.get(user.id);
-  if (known) return known;
-  const headers = await t.signInAs(user);
-  headersOf.set(user.id, headers);
-  return headers;
-}
+const headersFor = (user: TestUser) => t.headersFor(user);
 
 async function call(user: TestUser, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: Record<string, unknown>) {
   return t.app.inject({ method, url, headers: await headersFor(user), ...(payload ? { payload } : {}) });
@@ -64,7 +57,16 @@ async function jobFor(signer: TestUser, status: JobStatus, options: { isAccepted
   expect(created.statusCode, created.body).toBe(201);
   const job = created.json() as Job;
   const body = buildMultipart([{ name: 'deed.pdf', content: pdf }]);
-  expect((await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...(await headersFor(agent)), ...body.headers }, payload: body.payload })).statusCode).toBe(201);
+  expect(
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/jobs/${job.id}/documents`,
+        headers: { ...(await headersFor(agent)), ...body.headers },
+        payload: body.payload,
+      })
+    ).statusCode,
+  ).toBe(201);
   if (options.isAccepted !== false) {
     const [mail] = await t.db
       .select({ textBody: emailOutbox.textBody })
@@ -105,9 +107,30 @@ describe('GET /api/notifications/users/me/pending-jobs', () => {
       ok: true,
       has_blocking: true,
       items: [
-        { jobId: live.id, title: live.title, kind: 'session_live', message: 'Your notarization session is live: join now.', isBlocking: true, at: expect.any(String) },
-        { jobId: scheduled.id, title: scheduled.title, kind: 'session_scheduled', message: 'Session scheduled for Mon, 03 Feb 2031 16:00:00 GMT.', isBlocking: false, at: expect.any(String) },
-        { jobId: ready.id, title: ready.title, kind: 'job_ready', message: 'Your documents are ready; a session will be scheduled.', isBlocking: false, at: expect.any(String) },
+        {
+          jobId: live.id,
+          title: live.title,
+          kind: 'session_live',
+          message: 'Your notarization session is live: join now.',
+          isBlocking: true,
+          at: expect.any(String),
+        },
+        {
+          jobId: scheduled.id,
+          title: scheduled.title,
+          kind: 'session_scheduled',
+          message: 'Session scheduled for Feb 3, 2031, 4:00 PM UTC.',
+          isBlocking: false,
+          at: expect.any(String),
+        },
+        {
+          jobId: ready.id,
+          title: ready.title,
+          kind: 'job_ready',
+          message: 'Your documents are ready: prove your identity before the session.',
+          isBlocking: false,
+          at: expect.any(String),
+        },
       ],
     });
   });
@@ -117,8 +140,32 @@ describe('GET /api/notifications/users/me/pending-jobs', () => {
     const ready = await jobFor(signer, 'ready');
     const live = await jobFor(signer, 'in_session');
     const items = (await pending(notary)).items;
-    expect(items).toContainEqual(expect.objectContaining({ jobId: ready.id, kind: 'ready_for_notary', message: 'A job is ready for you to notarize.', isBlocking: false }));
+    expect(items).toContainEqual(
+      expect.objectContaining({ jobId: ready.id, kind: 'ready_for_notary', message: 'A job is ready for you to notarize.', isBlocking: false }),
+    );
     expect(items).toContainEqual(expect.objectContaining({ jobId: live.id, kind: 'session_live', message: 'Your session is in progress.', isBlocking: true }));
+  });
+
+  it('tells the signer at once when the notary opens the room of a ready job, before the act starts', async () => {
+    const signer = await t.createUser({ roles: ['signer'] });
+    const ready = await jobFor(signer, 'ready');
+    const opened = await call(notary, 'POST', '/api/video/session', { jobId: ready.id });
+    expect(opened.statusCode, opened.body).toBeLessThan(300);
+    const body = await pending(signer);
+    expect(body.items).toEqual([
+      {
+        jobId: ready.id,
+        title: ready.title,
+        kind: 'session_open',
+        message: 'The notary has opened the session room: enter now.',
+        isBlocking: true,
+        at: expect.any(String),
+      },
+    ]);
+    expect(body.has_blocking).toBe(true);
+    expect((await pending(notary)).items).toContainEqual(
+      expect.objectContaining({ jobId: ready.id, kind: 'session_open', message: 'Your session room is open.' }),
+    );
   });
 
   it('shows nothing to a person who has not accepted the invitation yet, or to someone with no jobs', async () => {
@@ -153,7 +200,8 @@ describe('POST /api/notifications/dismiss', () => {
   it('accepts the same dismissal twice', async () => {
     const signer = await t.createUser({ roles: ['signer'] });
     const ready = await jobFor(signer, 'ready');
-    for (let index = 0; index < 2; index += 1) expect((await call(signer, 'POST', '/api/notifications/dismiss', { jobId: ready.id, kind: 'job_ready' })).statusCode).toBe(200);
+    for (let index = 0; index < 2; index += 1)
+      expect((await call(signer, 'POST', '/api/notifications/dismiss', { jobId: ready.id, kind: 'job_ready' })).statusCode).toBe(200);
     expect((await pending(signer)).items).toEqual([]);
   });
 

@@ -4,7 +4,7 @@ import { saveSignatureInputSchema, signatureSchema, type SignatureKind } from '#
 import { getOwnSignature, openSignatureImage, saveSignature } from './signatures.service.ts';
 
 const signedIn = 'signed-in' as const;
-/** SPEC section 7 names the routes in the singular: /api/signature and /api/initials. */
+/** The routes are named in the singular, as the web app calls them: /api/signature and /api/initials. */
 const kindPaths: Record<SignatureKind, string> = { signature: '/signature', initials: '/initials' };
 
 export const signaturesRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -12,7 +12,9 @@ export const signaturesRoutes: FastifyPluginAsyncZod = async (app) => {
     app.post(base, { config: { access: signedIn }, schema: { body: saveSignatureInputSchema, response: { 201: signatureSchema } } }, async (request, reply) =>
       reply.code(201).send(await saveSignature(request.ctx, kind, request.body)),
     );
-    app.get(`${base}/me`, { config: { access: signedIn }, schema: { response: { 200: signatureSchema } } }, async (request) => getOwnSignature(request.ctx, kind));
+    app.get(`${base}/me`, { config: { access: signedIn }, schema: { response: { 200: signatureSchema } } }, async (request) =>
+      getOwnSignature(request.ctx, kind),
+    );
   }
 
   app.get(
@@ -20,7 +22,11 @@ export const signaturesRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: signedIn }, schema: { params: z.object({ id: z.uuid({ message: 'Signature id must be a UUID.' }) }) } },
     async (request, reply) => {
       const { stream } = await openSignatureImage(request.ctx, request.params.id);
-      return reply.type('image/png').header('cache-control', 'private, no-store').header('content-disposition', 'inline; filename="signature.png"').send(stream);
+      return reply
+        .type('image/png')
+        .header('cache-control', 'private, no-store')
+        .header('content-disposition', 'inline; filename="signature.png"')
+        .send(stream);
     },
   );
 };

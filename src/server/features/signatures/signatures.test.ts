@@ -20,10 +20,37 @@ async function signedInSigner() {
   return { user, headers: await t.signInAs(user) };
 }
 
+/** Saves with the consent to sign electronically that a first adoption needs (the consent's own tests send it or not themselves). */
 const save = (kind: 'signature' | 'initials', headers: Record<string, string>, payload: unknown) =>
-  t.app.inject({ method: 'POST', url: `/api/${kind}`, headers, payload: payload as Record<string, unknown> });
+  t.app.inject({ method: 'POST', url: `/api/${kind}`, headers, payload: { hasAgreedToSignElectronically: true, ...(payload as Record<string, unknown>) } });
+const saveAsIs = (kind: 'signature' | 'initials', headers: Record<string, string>, payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: `/api/${kind}`, headers, payload });
 const getMine = (kind: 'signature' | 'initials', headers: Record<string, string>) => t.app.inject({ method: 'GET', url: `/api/${kind}/me`, headers });
 const getImage = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+
+describe('consent to sign electronically', () => {
+  it('refuses a first signature or initials without the consent, records the consent once, and asks no more after it', async () => {
+    const { user, headers } = await signedInSigner();
+    const image = toPngDataUrl(makePng(300, 100));
+    for (const kind of ['signature', 'initials'] as const) {
+      const refused = await saveAsIs(kind, headers, { imageDataUrl: image, method: 'draw' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({ error: 'consent_required', message: signatureMessages.consentRequired });
+    }
+    expect(await getCurrentSignature(t.db, user.id, 'signature')).toBeNull();
+
+    expect((await saveAsIs('signature', headers, { imageDataUrl: image, method: 'draw', hasAgreedToSignElectronically: true })).statusCode).toBe(201);
+    // Once agreed, initials and later signatures need no second consent.
+    expect((await saveAsIs('initials', headers, { imageDataUrl: image, method: 'type' })).statusCode).toBe(201);
+    expect((await saveAsIs('signature', headers, { imageDataUrl: image, method: 'upload' })).statusCode).toBe(201);
+    const consents = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.actorId, user.id), eq(auditEvents.action, 'signature.esign_consented')));
+    expect(consents).toHaveLength(1);
+    expect(consents[0]?.data).toMatchObject({ wording: signatureMessages.consentWording });
+  });
+});
 
 describe('saving a signature or initials', () => {
   it('stores a drawn signature and answers with its id, kind, method and image URL', async () => {
@@ -66,7 +93,10 @@ describe('saving a signature or initials', () => {
     const second = (await save('signature', headers, { imageDataUrl: toPngDataUrl(makePng(200, 80, { color: [20, 20, 20] })), method: 'upload' })).json();
     expect(second.id).not.toBe(first.id);
 
-    const rows = await t.db.select().from(userSignatures).where(and(eq(userSignatures.userId, user.id), eq(userSignatures.kind, 'signature')));
+    const rows = await t.db
+      .select()
+      .from(userSignatures)
+      .where(and(eq(userSignatures.userId, user.id), eq(userSignatures.kind, 'signature')));
     expect(rows.map((row) => ({ id: row.id, isCurrent: row.isCurrent })).sort((a, b) => Number(a.isCurrent) - Number(b.isCurrent))).toEqual([
       { id: first.id, isCurrent: false },
       { id: second.id, isCurrent: true },
@@ -91,7 +121,10 @@ describe('saving a signature or initials', () => {
   it('records the save in the account audit trail', async () => {
     const { user, headers } = await signedInSigner();
     const saved = (await save('initials', headers, { imageDataUrl: toPngDataUrl(makePng(60, 60)), method: 'upload' })).json();
-    const events = await t.db.select().from(auditEvents).where(and(eq(auditEvents.actorId, user.id), eq(auditEvents.action, 'initials.saved')));
+    const events = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.actorId, user.id), eq(auditEvents.action, 'initials.saved')));
     expect(events).toHaveLength(1);
     expect(events[0]?.data).toMatchObject({ signatureId: saved.id, method: 'upload' });
   });
@@ -113,7 +146,7 @@ describe('reading the current one', () => {
 });
 
 describe('who may see an image', () => {
-  it('answers 404 to another signed-in person asking for someone else\'s image', async () => {
+  it("answers 404 to another signed-in person asking for someone else's image", async () => {
     const owner = await signedInSigner();
     const other = await signedInSigner();
     const saved = (await save('signature', owner.headers, { imageDataUrl: toPngDataUrl(makePng(100, 40)), method: 'draw' })).json();
@@ -122,7 +155,7 @@ describe('who may see an image', () => {
     expect(res.json()).toMatchObject({ error: 'not_found', message: expect.any(String) });
   });
 
-  it('lets an administrator see anyone\'s image', async () => {
+  it("lets an administrator see anyone's image", async () => {
     const owner = await signedInSigner();
     const adminHeaders = await t.signInAs(await t.createUser({ roles: ['admin'] }));
     const png = makePng(100, 40, { color: [1, 2, 3] });
@@ -167,18 +200,46 @@ describe('bad input', () => {
   const cases: Array<{ what: string; payload: Record<string, unknown>; message: string }> = [
     { what: 'a missing image', payload: { method: 'draw' }, message: signatureMessages.notDataUrl },
     { what: 'an image that is not a string', payload: { imageDataUrl: 42, method: 'draw' }, message: signatureMessages.notDataUrl },
-    { what: 'a plain URL instead of a data URL', payload: { imageDataUrl: 'https://example.test/sig.png', method: 'draw' }, message: signatureMessages.notDataUrl },
-    { what: 'a JPEG data URL', payload: { imageDataUrl: `data:image/jpeg;base64,${makePng(5, 5).toString('base64')}`, method: 'upload' }, message: signatureMessages.notDataUrl },
+    {
+      what: 'a plain URL instead of a data URL',
+      payload: { imageDataUrl: 'https://example.test/sig.png', method: 'draw' },
+      message: signatureMessages.notDataUrl,
+    },
+    {
+      what: 'a JPEG data URL',
+      payload: { imageDataUrl: `data:image/jpeg;base64,${makePng(5, 5).toString('base64')}`, method: 'upload' },
+      message: signatureMessages.notDataUrl,
+    },
     { what: 'a data URL that is not base64', payload: { imageDataUrl: 'data:image/png,hello', method: 'draw' }, message: signatureMessages.notDataUrl },
     { what: 'broken base64', payload: { imageDataUrl: 'data:image/png;base64,@@@@not*base64', method: 'draw' }, message: signatureMessages.notBase64 },
     { what: 'an empty image', payload: { imageDataUrl: 'data:image/png;base64,', method: 'draw' }, message: signatureMessages.notBase64 },
     { what: 'a GIF labelled as PNG', payload: { imageDataUrl: toPngDataUrl(gif), method: 'upload' }, message: signatureMessages.notPng },
-    { what: 'a PNG cut short before its header', payload: { imageDataUrl: toPngDataUrl(makePng(5, 5).subarray(0, 16)), method: 'draw' }, message: signatureMessages.notPng },
+    {
+      what: 'a PNG cut short before its header',
+      payload: { imageDataUrl: toPngDataUrl(makePng(5, 5).subarray(0, 16)), method: 'draw' },
+      message: signatureMessages.notPng,
+    },
     { what: 'a PNG with zero width', payload: { imageDataUrl: toPngDataUrl(pngHeaderWith(0, 10)), method: 'draw' }, message: signatureMessages.badDimensions },
-    { what: 'a PNG wider than 2000 pixels', payload: { imageDataUrl: toPngDataUrl(pngHeaderWith(2001, 10)), method: 'draw' }, message: signatureMessages.badDimensions },
-    { what: 'a PNG taller than 2000 pixels', payload: { imageDataUrl: toPngDataUrl(pngHeaderWith(10, 2001)), method: 'draw' }, message: signatureMessages.badDimensions },
-    { what: 'a PNG over 512 KB', payload: { imageDataUrl: toPngDataUrl(makePng(500, 400, { isNoisy: true })), method: 'upload' }, message: signatureMessages.tooLarge },
-    { what: 'an unknown method', payload: { imageDataUrl: toPngDataUrl(makePng(5, 5)), method: 'paint' }, message: 'Choose how the image was made: draw, type or upload.' },
+    {
+      what: 'a PNG wider than 2000 pixels',
+      payload: { imageDataUrl: toPngDataUrl(pngHeaderWith(2001, 10)), method: 'draw' },
+      message: signatureMessages.badDimensions,
+    },
+    {
+      what: 'a PNG taller than 2000 pixels',
+      payload: { imageDataUrl: toPngDataUrl(pngHeaderWith(10, 2001)), method: 'draw' },
+      message: signatureMessages.badDimensions,
+    },
+    {
+      what: 'a PNG over 512 KB',
+      payload: { imageDataUrl: toPngDataUrl(makePng(500, 400, { isNoisy: true })), method: 'upload' },
+      message: signatureMessages.tooLarge,
+    },
+    {
+      what: 'an unknown method',
+      payload: { imageDataUrl: toPngDataUrl(makePng(5, 5)), method: 'paint' },
+      message: 'Choose how the image was made: draw, type or upload.',
+    },
     { what: 'a missing method', payload: { imageDataUrl: toPngDataUrl(makePng(5, 5)) }, message: 'Choose how the image was made: draw, type or upload.' },
   ];
 

@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { signingAssetsSchema } from '#shared/fields.ts';
 import { admitSocket } from '#server/lib/http.ts';
 import { getSigningAssets, joinLiveChannel } from './signing.service.ts';
-
-const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
+import { jobParams } from '#server/lib/route-params.ts';
 
 export const signingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/:id/signing-assets', { config: { access: 'signed-in' }, schema: { params: jobParams, response: { 200: signingAssetsSchema } } }, async (request) =>

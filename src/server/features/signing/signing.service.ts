@@ -17,13 +17,7 @@ export async function getSigningAssets(ctx: Ctx, jobId: string): Promise<Signing
   const access = await getJobAccess(ctx, jobId);
   const { job, participant, permissions } = access;
   const isNotary = job.notaryId === access.userId;
-  const role: SigningAssets['role'] = isNotary
-    ? 'notary'
-    : participant
-      ? participant.role
-      : ctx.user?.roles.includes('admin')
-        ? 'admin'
-        : 'preparer';
+  const role: SigningAssets['role'] = isNotary ? 'notary' : participant ? participant.role : ctx.user?.roles.includes('admin') ? 'admin' : 'preparer';
   const participants = await ctx.db
     .select({ id: jobParticipants.id, name: jobParticipants.name, role: jobParticipants.role })
     .from(jobParticipants)

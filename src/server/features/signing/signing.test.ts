@@ -19,7 +19,14 @@ beforeAll(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   baseUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
-  await t.db.insert(notaryProfiles).values({ userId: notary.id, commissionState: 'TX', commissionNumber: 'TX-9', commissionExpiresOn: '2031-01-01', county: 'Travis', approvalStatus: 'approved' });
+  await t.db.insert(notaryProfiles).values({
+    userId: notary.id,
+    commissionState: 'TX',
+    commissionNumber: 'TX-9',
+    commissionExpiresOn: '2031-01-01',
+    county: 'Travis',
+    approvalStatus: 'approved',
+  });
   signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
   notaryHeaders = await t.signInAs(notary);
   signerHeaders = await t.signInAs(signer);
@@ -36,9 +43,17 @@ async function createJob(): Promise<{ jobId: string; documentId: string }> {
   });
   expect(created.statusCode, created.body).toBe(201);
   const job = created.json() as { id: string; participants: Array<{ id: string }> };
-  await t.db.update(jobParticipants).set({ userId: signer.id }).where(eq(jobParticipants.id, job.participants[0]?.id ?? ''));
+  await t.db
+    .update(jobParticipants)
+    .set({ userId: signer.id })
+    .where(eq(jobParticipants.id, job.participants[0]?.id ?? ''));
   const upload = buildMultipart([{ name: 'affidavit.pdf', content: await makePdf(2) }]);
-  const uploaded = await t.app.inject({ method: 'POST', url: `/api/jobs/${job.id}/documents`, headers: { ...notaryHeaders, ...upload.headers }, payload: upload.payload });
+  const uploaded = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${job.id}/documents`,
+    headers: { ...notaryHeaders, ...upload.headers },
+    payload: upload.payload,
+  });
   expect(uploaded.statusCode, uploaded.body).toBe(201);
   return { jobId: job.id, documentId: uploaded.json().items[0].id as string };
 }
@@ -101,7 +116,12 @@ describe('the live channel when someone’s access ends', () => {
   async function connectedSecondSigner() {
     const { jobId } = await createJob();
     const other = await t.createUser({ roles: ['signer'], name: 'Ollie Other' });
-    const added = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/signers`, headers: notaryHeaders, payload: { name: other.name, email: other.email } });
+    const added = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${jobId}/signers`,
+      headers: notaryHeaders,
+      payload: { name: other.name, email: other.email },
+    });
     expect(added.statusCode, added.body).toBe(201);
     const participantId = (added.json() as { id: string }).id;
     await t.db.update(jobParticipants).set({ userId: other.id }).where(eq(jobParticipants.id, participantId));
@@ -128,7 +148,12 @@ describe('the live channel when someone’s access ends', () => {
   it('closes the socket when an administrator sets a new password, which ends every session of the account (4401)', async () => {
     const { live, other } = await connectedSecondSigner();
     const adminHeaders = await t.signInAs(await t.createUser({ roles: ['admin'] }));
-    const reset = await t.app.inject({ method: 'PUT', url: `/api/admin/users/${other.id}/password`, headers: adminHeaders, payload: { password: 'a new password' } });
+    const reset = await t.app.inject({
+      method: 'PUT',
+      url: `/api/admin/users/${other.id}/password`,
+      headers: adminHeaders,
+      payload: { password: 'a new password' },
+    });
     expect(reset.statusCode, reset.body).toBe(200);
     expect(await Promise.race([live.closed, new Promise((resolve) => setTimeout(() => resolve('still open'), 3000))])).toBe(4401);
   });

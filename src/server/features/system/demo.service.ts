@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Role } from '#shared/roles.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { notaryProfiles, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
+import { companyJobTypes, notaryProfiles, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
 
 export interface DemoAccount {
@@ -48,15 +48,42 @@ export async function seedDemoAccounts(db: DbOrTx): Promise<{ password: string; 
     if (notaryId) {
       await tx
         .insert(notaryProfiles)
-        .values({ userId: notaryId, commissionState: 'TX', commissionNumber: 'DEMO-0001', commissionExpiresOn: '2030-12-31', county: 'Travis', approvalStatus: 'approved', approvedAt: new Date() })
+        .values({
+          userId: notaryId,
+          commissionState: 'TX',
+          commissionNumber: 'DEMO-0001',
+          commissionExpiresOn: '2030-12-31',
+          county: 'Travis',
+          approvalStatus: 'approved',
+          approvedAt: new Date(),
+        })
         .onConflictDoNothing();
     }
     let [company] = await tx.select({ id: titleCompanies.id }).from(titleCompanies).where(eq(titleCompanies.name, demoCompanyName)).limit(1);
     if (!company) {
       [company] = await tx
         .insert(titleCompanies)
-        .values({ name: demoCompanyName, approvalStatus: 'approved', approvedAt: new Date(), createdBy: ids.get('title') ?? null })
+        .values({
+          name: demoCompanyName,
+          city: 'Austin',
+          state: 'TX',
+          approvalStatus: 'approved',
+          approvedAt: new Date(),
+          createdBy: ids.get('title') ?? null,
+          defaultNotaryId: notaryId ?? null,
+        })
         .returning({ id: titleCompanies.id });
+      // One job template, so New Signing Request shows what a company's job types do.
+      if (company) {
+        await tx.insert(companyJobTypes).values({
+          companyId: company.id,
+          name: 'Refinance closing',
+          notarizationType: 'acknowledgment',
+          documentTags: ['signing'],
+          witnessCount: 0,
+          instructions: 'Check that every borrower on the deed of trust signs and initials each page.',
+        });
+      }
     }
     for (const role of ['title', 'title_agent'] as const) {
       const userId = ids.get(role);

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { TitleCompanySummary } from '#shared/title-companies.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
@@ -6,6 +6,7 @@ import { titleCompanies, titleCompanyMembers, users } from '#server/db/schema/in
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, notFound } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
+import { mailTemplates } from '#server/features/mail/templates.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { revokeUserSessions } from '#server/features/auth/sessions.service.ts';
 
@@ -14,7 +15,8 @@ export async function findTitleCompanies(ctx: Ctx, approvalStatus: 'pending' | '
     .select({ company: titleCompanies, ownerName: users.name, ownerEmail: users.email })
     .from(titleCompanies)
     .leftJoin(users, eq(users.id, titleCompanies.createdBy))
-    .where(eq(titleCompanies.approvalStatus, approvalStatus))
+    // A closed company is neither waiting nor working any more: the full list (GET /) shows it.
+    .where(and(eq(titleCompanies.approvalStatus, approvalStatus), isNull(titleCompanies.closedAt)))
     .orderBy(desc(titleCompanies.createdAt))
     .limit(500);
   return rows.map(({ company, ownerName, ownerEmail }) => ({
@@ -29,11 +31,13 @@ export async function findTitleCompanies(ctx: Ctx, approvalStatus: 'pending' | '
 
 /**
  * Locks a company's application for a decision with its pending members: 404 when there is none,
- * 409 once it is decided (decision 014: an application is approved or rejected once, never both).
+ * 409 once it is decided (decision 014: an application is approved or rejected once, never both)
+ * or the company is closed (decision 043).
  */
 async function lockPendingApplication(tx: DbOrTx, companyId: string) {
   const [company] = await tx.select().from(titleCompanies).where(eq(titleCompanies.id, companyId)).for('update');
   if (!company) throw notFound('No title company with that id.');
+  if (company.closedAt) throw new AppError(409, 'already_closed', `${company.name} is closed; it can no longer be approved or rejected.`);
   if (company.approvalStatus === 'approved') throw new AppError(409, 'already_approved', 'This title company is already approved.');
   if (company.approvalStatus === 'rejected') throw new AppError(409, 'already_rejected', 'This title company’s application was already rejected.');
   const pendingMembers = await tx
@@ -71,14 +75,7 @@ export async function approveTitleCompany(ctx: Ctx, companyId: string): Promise<
       await queueEmail(tx, {
         to: member.email,
         kind: 'title_company_approved',
-        subject: `${companyName} is approved on Open RON`,
-        text: [
-          `Hello ${toSingleLine(member.name)},`,
-          '',
-          `An administrator approved ${toSingleLine(companyName)}. Your team can now create signing requests.`,
-          '',
-          `Sign in at ${ctx.config.publicUrl}/login`,
-        ].join('\n'),
+        ...mailTemplates.titleCompanyApproved.render({ name: member.name, companyName, signInLink: `${ctx.config.publicUrl}/login` }),
       });
     }
     return application;
@@ -118,16 +115,7 @@ export async function rejectTitleCompany(ctx: Ctx, companyId: string, reason: st
       await queueEmail(tx, {
         to: member.email,
         kind: 'title_company_rejected',
-        subject: `${companyName} was not approved on Open RON`,
-        text: [
-          `Hello ${toSingleLine(member.name)},`,
-          '',
-          `An administrator reviewed the application of ${toSingleLine(companyName)} and did not approve it.`,
-          '',
-          `Reason: ${reason}`,
-          '',
-          `Your account cannot sign in. If you have questions, or want to send corrected details, contact ${contact}.`,
-        ].join('\n'),
+        ...mailTemplates.titleCompanyRejected.render({ name: member.name, companyName, reason, contact }),
       });
     }
     return application;

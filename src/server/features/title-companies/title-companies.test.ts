@@ -31,7 +31,14 @@ async function registerCompany() {
   const pending = await list('pending');
   const company = pending.find((item) => item.name === companyName);
   if (!company) throw new Error(`${companyName} is not in the pending list`);
-  return { id: company.id as string, companyName, ownerId: body.user.id as string, ownerName: `Owner ${counter}`, email, headers: { authorization: `Bearer ${body.sessionToken as string}` } };
+  return {
+    id: company.id as string,
+    companyName,
+    ownerId: body.user.id as string,
+    ownerName: `Owner ${counter}`,
+    email,
+    headers: { authorization: `Bearer ${body.sessionToken as string}` },
+  };
 }
 
 async function list(which: 'pending' | 'approved') {
@@ -41,7 +48,12 @@ async function list(which: 'pending' | 'approved') {
 }
 const approve = (id: string, headers = adminHeaders) => t.app.inject({ method: 'POST', url: `/api/title-companies/${id}/approve`, headers });
 const reject = (id: string, payload: unknown, headers = adminHeaders) =>
-  t.app.inject({ method: 'POST', url: `/api/title-companies/${id}/reject`, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  t.app.inject({
+    method: 'POST',
+    url: `/api/title-companies/${id}/reject`,
+    headers,
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
 const me = async (headers: Record<string, string>) => (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers })).json().user;
 const mailTo = (email: string) => t.db.select().from(emailOutbox).where(eq(emailOutbox.toAddress, email));
 const auditOf = (action: string, companyId: string) =>
@@ -131,7 +143,11 @@ describe('title company approval: what it records and tells', () => {
     expect((await approve(company.id)).statusCode).toBe(200);
     const [event, ...others] = await auditOf('title_company.approved', company.id);
     expect(others).toEqual([]);
-    expect(event).toMatchObject({ actorId: adminId, jobId: null, data: { companyId: company.id, companyName: company.companyName, memberIds: expect.arrayContaining([company.ownerId, agent.id]) } });
+    expect(event).toMatchObject({
+      actorId: adminId,
+      jobId: null,
+      data: { companyId: company.id, companyName: company.companyName, memberIds: expect.arrayContaining([company.ownerId, agent.id]) },
+    });
     for (const email of [company.email, agent.email]) {
       const [welcome, ...more] = (await mailTo(email)).filter((mail) => mail.kind === 'title_company_approved');
       expect(more).toEqual([]);
@@ -194,14 +210,21 @@ describe('title company rejection', () => {
     await reject(company.id, { reason });
     const [event, ...others] = await auditOf('title_company.rejected', company.id);
     expect(others).toEqual([]);
-    expect(event).toMatchObject({ actorId: adminId, jobId: null, data: { companyId: company.id, companyName: company.companyName, reason, memberIds: [company.ownerId] } });
+    expect(event).toMatchObject({
+      actorId: adminId,
+      jobId: null,
+      data: { companyId: company.id, companyName: company.companyName, reason, memberIds: [company.ownerId] },
+    });
   });
 
   it('emails each pending member the reason and whom to contact', async () => {
     const company = await registerCompany();
     const agent = await addPendingAgent(company.id);
     await reject(company.id, { reason });
-    for (const [email, name] of [[company.email, company.ownerName], [agent.email, agent.name]] as const) {
+    for (const [email, name] of [
+      [company.email, company.ownerName],
+      [agent.email, agent.name],
+    ] as const) {
       const [mail, ...more] = (await mailTo(email)).filter((row) => row.kind === 'title_company_rejected');
       expect(more).toEqual([]);
       expect(mail?.subject).toBe(`${company.companyName} was not approved on Open RON`);
@@ -214,7 +237,11 @@ describe('title company rejection', () => {
   it.each([
     ['no body', undefined, 'Enter the reason for turning down this application; it is sent to the applicant.'],
     ['a blank reason', { reason: '' }, 'Enter the reason for turning down this application; it is sent to the applicant.'],
-    ['a reason with a text-direction override', { reason: 'ok \u202Eevil' }, 'The reason must be one line of text, without line breaks, control characters or text-direction overrides.'],
+    [
+      'a reason with a text-direction override',
+      { reason: 'ok \u202Eevil' },
+      'The reason must be one line of text, without line breaks, control characters or text-direction overrides.',
+    ],
     ['a reason too long', { reason: 'x'.repeat(501) }, 'The reason must be at most 500 characters.'],
   ])('answers 400 with a field error for %s, and changes nothing', async (_case, payload, message) => {
     const company = await registerCompany();

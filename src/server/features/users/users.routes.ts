@@ -8,7 +8,11 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     '/:id/password',
     {
       config: { access: ['admin'] },
-      schema: { params: z.object({ id: z.uuid({ message: 'User id must be a UUID.' }) }), body: adminSetPasswordInputSchema, response: { 200: z.object({ ok: z.literal(true) }) } },
+      schema: {
+        params: z.object({ id: z.uuid({ message: 'User id must be a UUID.' }) }),
+        body: adminSetPasswordInputSchema,
+        response: { 200: z.object({ ok: z.literal(true) }) },
+      },
     },
     async (request) => {
       await setUserPassword(request.ctx, request.params.id, request.body.password);

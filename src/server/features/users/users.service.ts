@@ -9,10 +9,20 @@ import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 export async function setUserPassword(ctx: Ctx, userId: string, password: string): Promise<void> {
   const passwordHash = await hashPassword(password);
   await ctx.db.transaction(async (tx) => {
-    const [user] = await tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, userId)).returning({ id: users.id, name: users.name });
+    const [user] = await tx
+      .update(users)
+      .set({ passwordHash, updatedAt: new Date() })
+      .where(eq(users.id, userId))
+      .returning({ id: users.id, name: users.name });
     if (!user) throw notFound('No user with that id.');
-    await tx.update(sessions).set({ revokedAt: new Date() }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
-    await tx.update(trustedDevices).set({ revokedAt: new Date() }).where(and(eq(trustedDevices.userId, userId), isNull(trustedDevices.revokedAt)));
+    await tx
+      .update(sessions)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+    await tx
+      .update(trustedDevices)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(trustedDevices.userId, userId), isNull(trustedDevices.revokedAt)));
     await appendAuditEvent({ ...ctx, db: tx }, { action: 'user.password_set_by_admin', data: { userId, userName: user.name } });
   });
   await ctx.sessionCache.invalidateUser(userId);

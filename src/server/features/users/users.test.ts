@@ -56,8 +56,16 @@ describe('PUT /api/admin/users/:id/password', () => {
       .from(auditEvents)
       .where(and(eq(auditEvents.action, 'user.password_set_by_admin'), eq(auditEvents.scope, accountScope)));
     const row = rows.find((event) => (event.data as { userId?: string }).userId === user.id);
-    expect(row).toMatchObject({ actorId: admin.id, jobId: null, userAgent: 'admin-console/1.0', ipAddress: '127.0.0.1', data: { userId: user.id, userName: user.name } });
-    expect(describeAuditEvent({ action: 'user.password_set_by_admin', actorName: admin.name, data: row?.data as Record<string, unknown> })).toBe(`${admin.name} set a new password for ${user.name}.`);
+    expect(row).toMatchObject({
+      actorId: admin.id,
+      jobId: null,
+      userAgent: 'admin-console/1.0',
+      ipAddress: '127.0.0.1',
+      data: { userId: user.id, userName: user.name },
+    });
+    expect(describeAuditEvent({ action: 'user.password_set_by_admin', actorName: admin.name, data: row?.data as Record<string, unknown> })).toBe(
+      `${admin.name} set a new password for ${user.name}.`,
+    );
     expect(JSON.stringify(row)).not.toContain(newPassword);
     expect(await verifyAuditScope(t.db, accountScope)).toMatchObject({ isValid: true, firstBrokenEventId: null });
   });

@@ -9,7 +9,7 @@ import { startSignalApp, type SignalApp } from '#test/signal-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { connectNodeSignal, connectWithHello, openSignalPage, sessionTokenOf, type NodeSignal } from '#test/signal-client.ts';
 import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
-import { liveSessionsOf } from './live-sessions.ts';
+import { liveSessionsOf } from './signaling/live-sessions.ts';
 
 /**
  * The live session attacked: other roles and other jobs on every /api/video route and the
@@ -51,21 +51,31 @@ async function startSession(options: { isStarted?: boolean } = {}): Promise<Sess
     expect(joined.statusCode, joined.body).toBe(200);
   }
   const base = `/api/video/session/${sessionId}`;
-  const steps = [`${base}/participants/${cast.idOf(cast.signer)}/admit`, `${base}/participants/${cast.idOf(cast.observer)}/admit`, `${base}/activate/${deviceOf(cast.notary)}`];
+  const steps = [
+    `${base}/participants/${cast.idOf(cast.signer)}/admit`,
+    `${base}/participants/${cast.idOf(cast.observer)}/admit`,
+    `${base}/activate/${deviceOf(cast.notary)}`,
+  ];
   if (options.isStarted !== false) steps.push(`${base}/start`);
   for (const url of steps) {
     const res = await kit.call(cast.notary, 'POST', url);
     expect(res.statusCode, res.body).toBe(200);
   }
   const participantIdOf = (person: TestUser) => (person.id === cast.notary.id ? 'notary' : cast.idOf(person));
-  const roleOf = (person: TestUser) => (person.id === cast.notary.id ? 'notary' : person.id === cast.observer.id ? 'observer' : person.id === cast.witness.id ? 'witness' : 'signer');
+  const roleOf = (person: TestUser) =>
+    person.id === cast.notary.id ? 'notary' : person.id === cast.observer.id ? 'observer' : person.id === cast.witness.id ? 'witness' : 'signer';
   return {
     ...cast,
     sessionId,
     base,
     participantIdOf,
     async tokenOf(person, role = roleOf(person)) {
-      const res = await kit.call(person, 'POST', '/api/video/token', { sessionId, role, participantId: participantIdOf(person), deviceGroupId: deviceOf(person) });
+      const res = await kit.call(person, 'POST', '/api/video/token', {
+        sessionId,
+        role,
+        participantId: participantIdOf(person),
+        deviceGroupId: deviceOf(person),
+      });
       expect(res.statusCode, res.body).toBe(200);
       return res.json().token as string;
     },
@@ -88,7 +98,7 @@ const typesOf = (signal: NodeSignal) => signal.messages.map((message) => message
 const sessionRow = async (sessionId: string) => (await t.db.select().from(videoSessions).where(eq(videoSessions.id, sessionId)))[0];
 const recordingRows = (sessionId: string) => t.db.select().from(recordings).where(eq(recordings.sessionId, sessionId));
 
-/** SPEC section 7: `message`, or `error` + `detail`; always a sentence. */
+/** Every failed call answers `message`, or `error` + `detail`; always a sentence. */
 function expectErrorShape(res: { statusCode: number; body: string; json(): unknown }, status: number | number[]) {
   expect([status].flat(), res.body).toContain(res.statusCode);
   const body = res.json() as Record<string, unknown>;
@@ -156,14 +166,23 @@ describe('other roles and other people’s sessions on every /api/video route', 
   });
 
   it('gives a media token only for the caller’s own participant id, role and device, and only once admitted', async () => {
-    const token = (person: TestUser, body: Record<string, unknown>) => kit.call(person, 'POST', '/api/video/token', { sessionId: b.sessionId, deviceGroupId: deviceOf(person), ...body });
+    const token = (person: TestUser, body: Record<string, unknown>) =>
+      kit.call(person, 'POST', '/api/video/token', { sessionId: b.sessionId, deviceGroupId: deviceOf(person), ...body });
     expectErrorShape(await token(b.signer, { role: 'notary', participantId: 'notary' }), 403);
     expectErrorShape(await token(b.signer, { role: 'signer', participantId: b.idOf(b.observer) }), 403);
     expectErrorShape(await token(b.observer, { role: 'signer', participantId: b.idOf(b.observer) }), 403);
     expectErrorShape(await token(b.witness, { role: 'witness', participantId: b.idOf(b.witness) }), 403);
     expectErrorShape(await token(b.stranger, { role: 'signer', participantId: b.idOf(b.signer) }), 404);
     expectErrorShape(await token(a.notary, { role: 'notary', participantId: 'notary' }), 404);
-    expectErrorShape(await kit.call(b.signer, 'POST', '/api/video/token', { sessionId: b.sessionId, role: 'signer', participantId: b.idOf(b.signer), deviceGroupId: 'another-phone' }), 409);
+    expectErrorShape(
+      await kit.call(b.signer, 'POST', '/api/video/token', {
+        sessionId: b.sessionId,
+        role: 'signer',
+        participantId: b.idOf(b.signer),
+        deviceGroupId: 'another-phone',
+      }),
+      409,
+    );
   });
 
   it('refuses on the socket another job’s notary, a token for another session, another origin and a forged sign-in', async () => {
@@ -196,7 +215,12 @@ describe('other roles and other people’s sessions on every /api/video route', 
       expectErrorShape(await kit.call(b.notary, 'POST', url, payload), 400);
     }
     expectErrorShape(await kit.call(b.notary, 'POST', '/api/video/session/not-a-uuid/finalize'), 400);
-    const malformed = await t.app.inject({ method: 'POST', url: '/api/video/recording/start', headers: { ...(await kit.headersFor(b.notary)), 'content-type': 'application/json' }, payload: '{"sessionId":' });
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: '/api/video/recording/start',
+      headers: { ...(await kit.headersFor(b.notary)), 'content-type': 'application/json' },
+      payload: '{"sessionId":',
+    });
     expectErrorShape(malformed, 400);
 
     const runningA = await kit.call(a.notary, 'POST', '/api/video/recording/start', { sessionId: a.sessionId });
@@ -207,8 +231,14 @@ describe('other roles and other people’s sessions on every /api/video route', 
     expectErrorShape(await kit.call(b.notary, 'POST', '/api/video/recording/stop', { sessionId: b.sessionId, recordingId: runningA.json().recordingId }), 404);
     expect(liveSessionsOf(hub).isRecording(a.sessionId)).toBe(true);
     expect((await recordingRows(a.sessionId)).filter((row) => row.status === 'recording')).toHaveLength(1);
-    for (const [session, running] of [[a, runningA], [b, runningB]] as const) {
-      expect((await kit.call(session.notary, 'POST', '/api/video/recording/stop', { sessionId: session.sessionId, recordingId: running.json().recordingId })).statusCode).toBe(200);
+    for (const [session, running] of [
+      [a, runningA],
+      [b, runningB],
+    ] as const) {
+      expect(
+        (await kit.call(session.notary, 'POST', '/api/video/recording/stop', { sessionId: session.sessionId, recordingId: running.json().recordingId }))
+          .statusCode,
+      ).toBe(200);
       expect(liveSessionsOf(hub).isRecording(session.sessionId)).toBe(false);
     }
   });
@@ -252,7 +282,10 @@ describe('bad input on the signaling socket', () => {
   it('stays responsive under a flood of candidates and ICE restarts, answering a ping after them', async () => {
     const signal = await connectAdmitted(session, session.signer);
     for (let index = 0; index < 500; index += 1) {
-      signal.send({ type: 'candidate', candidate: { candidate: `candidate:${index} 1 udp 2122260223 10.0.${index % 250}.1 ${10_000 + index} typ host`, sdpMid: '0', sdpMLineIndex: 0 } });
+      signal.send({
+        type: 'candidate',
+        candidate: { candidate: `candidate:${index} 1 udp 2122260223 10.0.${index % 250}.1 ${10_000 + index} typ host`, sdpMid: '0', sdpMLineIndex: 0 },
+      });
     }
     for (let index = 0; index < 20; index += 1) signal.send({ type: 'restart-ice' });
     signal.send({ type: 'ping', at: 123 });
@@ -370,9 +403,13 @@ describe('dropped networks and races', () => {
     const rows = await recordingRows(session.sessionId);
     expect(rows).toHaveLength(1);
     const signer = await connectAdmitted(session, session.signer);
-    await eventually(() => expect(signer.messages.some((message) => message.type === 'recording' && message.recording?.recordingId === rows[0]?.id)).toBe(true));
+    await eventually(() =>
+      expect(signer.messages.some((message) => message.type === 'recording' && message.recording?.recordingId === rows[0]?.id)).toBe(true),
+    );
     // Two stops at once (a double tap): one stops it, the other is told it already stopped.
-    const stops = await Promise.all([0, 1].map(() => kit.call(session.notary, 'POST', '/api/video/recording/stop', { sessionId: session.sessionId, recordingId: rows[0]?.id })));
+    const stops = await Promise.all(
+      [0, 1].map(() => kit.call(session.notary, 'POST', '/api/video/recording/stop', { sessionId: session.sessionId, recordingId: rows[0]?.id })),
+    );
     expect(stops.map((res) => res.statusCode).sort()).toEqual([200, 409]);
     await eventually(() => expect(signer.messages.filter((message) => message.type === 'recording').at(-1)).toEqual({ type: 'recording', recording: null }));
     signer.close();
@@ -387,7 +424,9 @@ describe('dropped networks and races', () => {
     expect(ends.map((res) => res.statusCode).sort()).toEqual([200, 409]);
     expectErrorShape(ends.find((res) => res.statusCode === 409) ?? ends[0]!, 409);
     expect((await recordingRows(session.sessionId)).map((row) => row.status)).toEqual(['stopped']);
-    const stops = (await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'recording.stopped'))).filter((event) => (event.data as { sessionId?: string }).sessionId === session.sessionId);
+    const stops = (await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'recording.stopped'))).filter(
+      (event) => (event.data as { sessionId?: string }).sessionId === session.sessionId,
+    );
     expect(stops).toHaveLength(1);
     expect(liveSessionsOf(hub).isRecording(session.sessionId)).toBe(false);
     expect(hub.findRoom(session.sessionId)).toBeUndefined();
@@ -417,7 +456,15 @@ describe('fields and the recording', () => {
     const cast = await castVideoJob(t, kit);
     const [document] = ((await kit.call(cast.agent, 'GET', `/api/jobs/${cast.job.id}/documents`)).json() as { items: Array<{ id: string }> }).items;
     const fields = `/api/jobs/${cast.job.id}/documents/${document?.id}/fields`;
-    const placed = await kit.call(cast.notary, 'POST', fields, { type: 'signature', participantId: cast.idOf(cast.witness), page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 });
+    const placed = await kit.call(cast.notary, 'POST', fields, {
+      type: 'signature',
+      participantId: cast.idOf(cast.witness),
+      page: 1,
+      x: 0.1,
+      y: 0.7,
+      width: 0.3,
+      height: 0.06,
+    });
     expect(placed.statusCode, placed.body).toBe(201);
     const demoted = await kit.call(cast.agent, 'PATCH', `/api/jobs/${cast.job.id}/signers/${cast.idOf(cast.witness)}`, { role: 'observer' });
     expect(demoted.statusCode, demoted.body).toBe(200);
@@ -439,7 +486,15 @@ describe('fields and the recording', () => {
       const cast = await castVideoJob(t, kit);
       const [document] = ((await kit.call(cast.agent, 'GET', `/api/jobs/${cast.job.id}/documents`)).json() as { items: Array<{ id: string }> }).items;
       const fields = `/api/jobs/${cast.job.id}/documents/${document?.id}/fields`;
-      const placed = await kit.call(cast.notary, 'POST', fields, { type: 'signature', participantId: cast.idOf(cast.signer), page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 });
+      const placed = await kit.call(cast.notary, 'POST', fields, {
+        type: 'signature',
+        participantId: cast.idOf(cast.signer),
+        page: 1,
+        x: 0.1,
+        y: 0.7,
+        width: 0.3,
+        height: 0.06,
+      });
       expect(placed.statusCode, placed.body).toBe(201);
       await kit.saveSignature(cast.signer);
       const started = await kit.startRecordedSession(cast.notary, cast.job.id, [cast.signer]);
@@ -463,7 +518,10 @@ describe('a double tap on Stop with media flowing (Chromium)', () => {
     const session = await startSession();
     const media = await launchMediaBrowser();
     try {
-      const pages = [await openSignalPage(media, baseUrl, await session.cookieOf(session.notary)), await openSignalPage(media, baseUrl, await session.cookieOf(session.signer))];
+      const pages = [
+        await openSignalPage(media, baseUrl, await session.cookieOf(session.notary)),
+        await openSignalPage(media, baseUrl, await session.cookieOf(session.signer)),
+      ];
       await pages[0]?.connect(session.sessionId, await session.tokenOf(session.notary));
       await pages[1]?.connect(session.sessionId, await session.tokenOf(session.signer));
       for (const page of pages) await eventually(async () => expect((await page.state()).framesDecoded).toBeGreaterThan(10), 30_000);
@@ -472,11 +530,15 @@ describe('a double tap on Stop with media flowing (Chromium)', () => {
       const recordingId = started.json().recordingId as string;
       const segments = () => t.db.select().from(recordingSegments).where(eq(recordingSegments.recordingId, recordingId));
       await eventually(async () => expect(new Set((await segments()).map((row) => row.participantId)).size).toBe(2), 40_000);
-      const stops = await Promise.all([0, 1].map(() => kit.call(session.notary, 'POST', '/api/video/recording/stop', { sessionId: session.sessionId, recordingId })));
+      const stops = await Promise.all(
+        [0, 1].map(() => kit.call(session.notary, 'POST', '/api/video/recording/stop', { sessionId: session.sessionId, recordingId })),
+      );
       expect(stops.map((res) => res.statusCode).sort()).toEqual([200, 409]);
       const stored = (await segments()).length;
       expect(stops.find((res) => res.statusCode === 200)?.json().segmentCount).toBe(stored);
-      const stopEvents = (await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'recording.stopped'))).filter((event) => (event.data as { recordingId?: string }).recordingId === recordingId);
+      const stopEvents = (await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'recording.stopped'))).filter(
+        (event) => (event.data as { recordingId?: string }).recordingId === recordingId,
+      );
       expect(stopEvents.map((event) => (event.data as { segmentCount: number }).segmentCount)).toEqual([stored]);
     } finally {
       await media.close();

@@ -68,7 +68,9 @@ describe('GET /api/video/session/:sid/shared-video-map', () => {
 
   it('stops showing the map to someone the notary removed', async () => {
     const cast = await castSession();
-    expect((await kit.call(cast.notary, 'POST', `/api/video/session/${cast.session.sessionId}/participants/${cast.idOf(cast.witness)}/deny`)).statusCode).toBe(200);
+    expect((await kit.call(cast.notary, 'POST', `/api/video/session/${cast.session.sessionId}/participants/${cast.idOf(cast.witness)}/deny`)).statusCode).toBe(
+      200,
+    );
     expect((await kit.call(cast.witness, 'GET', cast.mapUrl)).statusCode).toBe(403);
   });
 });
@@ -115,7 +117,8 @@ describe('POST /api/video/session/:sid/shared-video-map', () => {
 
   it('refuses a map naming someone not admitted, a slot twice, a person twice, a slot out of range or too many people, with a sentence', async () => {
     const cast = await castSession();
-    const post = (assignments: unknown, version: unknown = 0) => kit.call(cast.notary, 'POST', cast.mapUrl, { assignments, version } as Record<string, unknown>);
+    const post = (assignments: unknown, version: unknown = 0) =>
+      kit.call(cast.notary, 'POST', cast.mapUrl, { assignments, version } as Record<string, unknown>);
 
     const waiting = await post([{ slot: 0, participantId: cast.idOf(cast.observer) }]);
     expect(waiting.statusCode).toBe(400);
@@ -125,14 +128,21 @@ describe('POST /api/video/session/:sid/shared-video-map', () => {
       detail: { unknownParticipantIds: [cast.idOf(cast.observer)] },
     });
     const unknownId = '00000000-0000-4000-8000-000000000000';
-    expect((await post([{ slot: 1, participantId: unknownId }])).json()).toMatchObject({ error: 'bad_request', detail: { unknownParticipantIds: [unknownId] } });
+    expect((await post([{ slot: 1, participantId: unknownId }])).json()).toMatchObject({
+      error: 'bad_request',
+      detail: { unknownParticipantIds: [unknownId] },
+    });
 
     const twiceSlot = await post([
       { slot: 2, participantId: 'notary' },
       { slot: 2, participantId: cast.idOf(cast.signer) },
     ]);
     expect(twiceSlot.statusCode).toBe(400);
-    expect(twiceSlot.json()).toMatchObject({ error: 'validation_failed', message: 'Slot 2 is given twice.', detail: [{ path: 'assignments.1.slot', message: 'Slot 2 is given twice.' }] });
+    expect(twiceSlot.json()).toMatchObject({
+      error: 'validation_failed',
+      message: 'Slot 2 is given twice.',
+      detail: [{ path: 'assignments.1.slot', message: 'Slot 2 is given twice.' }],
+    });
 
     const twicePerson = await post([
       { slot: 0, participantId: 'notary' },
@@ -148,9 +158,15 @@ describe('POST /api/video/session/:sid/shared-video-map', () => {
     const tooMany = await post(Array.from({ length: 10 }, (_, slot) => ({ slot: slot % 9, participantId: 'notary' })));
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json()).toMatchObject({ error: 'validation_failed', message: 'A map holds at most 9 people, one per slot.' });
-    expect((await post([{ slot: 0, participantId: 'someone' }])).json()).toMatchObject({ error: 'validation_failed', message: 'participantId is "notary" or the id of a participant of the job.' });
+    expect((await post([{ slot: 0, participantId: 'someone' }])).json()).toMatchObject({
+      error: 'validation_failed',
+      message: 'participantId is "notary" or the id of a participant of the job.',
+    });
     expect((await post('everyone')).statusCode).toBe(400);
-    expect((await kit.call(cast.notary, 'POST', cast.mapUrl, { assignments: [] })).json()).toMatchObject({ error: 'validation_failed', message: 'Send the version of the map you changed.' });
+    expect((await kit.call(cast.notary, 'POST', cast.mapUrl, { assignments: [] })).json()).toMatchObject({
+      error: 'validation_failed',
+      message: 'Send the version of the map you changed.',
+    });
 
     expect((await kit.call(cast.notary, 'GET', cast.mapUrl)).json()).toMatchObject({ assignments: [], version: 0 });
   });

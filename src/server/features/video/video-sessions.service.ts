@@ -11,7 +11,7 @@ import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { moveJobStatus } from '#server/features/jobs/jobs.service.ts';
-import { stopRunningRecording } from './recordings.service.ts';
+import { stopRunningRecording } from './recording/recordings.service.ts';
 import { describeSession, findOpenSession, getSessionAccess, requireNotary, type SessionRow } from './video-access.ts';
 
 /** Job statuses in which a live session may be opened. */
@@ -96,11 +96,21 @@ export async function startVideoSession(ctx: Ctx, sessionId: string): Promise<Vi
       .from(videoSessionParticipants)
       .innerJoin(users, eq(users.id, videoSessionParticipants.userId))
       .innerJoin(jobParticipants, eq(jobParticipants.id, videoSessionParticipants.jobParticipantId))
-      .where(and(eq(videoSessionParticipants.sessionId, sessionId), eq(videoSessionParticipants.lobbyState, 'admitted'), ne(videoSessionParticipants.role, 'notary')));
+      .where(
+        and(
+          eq(videoSessionParticipants.sessionId, sessionId),
+          eq(videoSessionParticipants.lobbyState, 'admitted'),
+          ne(videoSessionParticipants.role, 'notary'),
+        ),
+      );
     if (!admitted.some((person) => person.role === 'signer')) throw conflict('Admit at least one signer before starting the session.');
     if (found.access.job.status !== 'in_session') await moveJobStatus(txCtx, found.access, 'in_session', 'The live session started.');
     const [updated] = await tx.update(videoSessions).set({ status: 'started', startedAt: new Date() }).where(eq(videoSessions.id, sessionId)).returning();
-    await appendAuditEvent(txCtx, { jobId: found.session.jobId, action: 'video.started', data: { sessionId, admittedNames: admitted.map((person) => person.name) } });
+    await appendAuditEvent(txCtx, {
+      jobId: found.session.jobId,
+      action: 'video.started',
+      data: { sessionId, admittedNames: admitted.map((person) => person.name) },
+    });
     return updated ?? found.session;
   });
   await publishJobChange(ctx, session.jobId, { type: 'job.changed' });

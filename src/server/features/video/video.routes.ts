@@ -19,19 +19,18 @@ import {
   videoTokenInputSchema,
   videoTokenSchema,
 } from '#shared/video.ts';
-import { checkCanEnter, decideParticipant, issueVideoToken, joinSession, recordHeartbeat } from './video-lobby.service.ts';
+import { checkCanEnter, decideParticipant, issueVideoToken, joinSession, recordHeartbeat } from './lobby/video-lobby.service.ts';
 import { getSharedVideoMap, setSharedVideoMap } from './video-map.service.ts';
-import { finalizeLiveSession, startSessionRecording, stopSessionRecording } from './live-recording.service.ts';
-import { SignalSocketSession } from './signal-connection.ts';
+import { finalizeLiveSession, startSessionRecording, stopSessionRecording } from './recording/live-recording.service.ts';
+import { SignalSocketSession } from './signaling/signal-connection.ts';
 import { activateVideoSession, createVideoSession, getVideoDebugInfo, getVideoSession, startVideoSession } from './video-sessions.service.ts';
+import { jobParams, sessionParams } from '#server/lib/route-params.ts';
 
 const signedIn = 'signed-in' as const;
-const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
-const sessionParams = z.object({ sid: z.uuid({ message: 'Session id must be a UUID.' }) });
 const participantParams = sessionParams.extend({ participantId: z.uuid({ message: 'Participant id must be a UUID.' }) });
 const activateParams = sessionParams.extend({ deviceGroupId: deviceGroupIdSchema });
 
-/** The live session's calls under /api/video (SPEC section 7, Video). */
+/** The live session's calls under /api/video. */
 export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/session',
@@ -46,20 +45,26 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
     getVideoSession(request.ctx, request.params.sid),
   );
 
-  app.post('/session/:sid/activate/:deviceGroupId', { config: { access: signedIn }, schema: { params: activateParams, response: { 200: videoSessionSchema } } }, async (request) =>
-    activateVideoSession(request.ctx, request.params.sid, request.params.deviceGroupId),
+  app.post(
+    '/session/:sid/activate/:deviceGroupId',
+    { config: { access: signedIn }, schema: { params: activateParams, response: { 200: videoSessionSchema } } },
+    async (request) => activateVideoSession(request.ctx, request.params.sid, request.params.deviceGroupId),
   );
 
   app.post('/session/:sid/start', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: videoSessionSchema } } }, async (request) =>
     startVideoSession(request.ctx, request.params.sid),
   );
 
-  app.post('/session/:sid/finalize', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: videoSessionSchema } } }, async (request) =>
-    finalizeLiveSession(request.ctx, request.params.sid),
+  app.post(
+    '/session/:sid/finalize',
+    { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: videoSessionSchema } } },
+    async (request) => finalizeLiveSession(request.ctx, request.params.sid),
   );
 
-  app.get('/session/:sid/shared-video-map', { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: sharedVideoMapSchema } } }, async (request) =>
-    getSharedVideoMap(request.ctx, request.params.sid),
+  app.get(
+    '/session/:sid/shared-video-map',
+    { config: { access: signedIn }, schema: { params: sessionParams, response: { 200: sharedVideoMapSchema } } },
+    async (request) => getSharedVideoMap(request.ctx, request.params.sid),
   );
 
   app.post(
@@ -84,12 +89,16 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
     recordHeartbeat(request.ctx, request.body.sessionId, request.body.role),
   );
 
-  app.post('/recording/start', { config: { access: signedIn }, schema: { body: recordingStartInputSchema, response: { 201: recordingSchema } } }, async (request, reply) =>
-    reply.code(201).send(await startSessionRecording(request.ctx, request.body.sessionId)),
+  app.post(
+    '/recording/start',
+    { config: { access: signedIn }, schema: { body: recordingStartInputSchema, response: { 201: recordingSchema } } },
+    async (request, reply) => reply.code(201).send(await startSessionRecording(request.ctx, request.body.sessionId)),
   );
 
-  app.post('/recording/stop', { config: { access: signedIn }, schema: { body: recordingStopInputSchema, response: { 200: recordingSchema } } }, async (request) =>
-    stopSessionRecording(request.ctx, request.body),
+  app.post(
+    '/recording/stop',
+    { config: { access: signedIn }, schema: { body: recordingStopInputSchema, response: { 200: recordingSchema } } },
+    async (request) => stopSessionRecording(request.ctx, request.body),
   );
 
   /** Signaling between a browser and the media hub (src/shared/video-signaling.ts). */
@@ -110,7 +119,9 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
     socket.on('close', () => session.onClosed());
   });
 
-  app.get('/debug/info', { config: { access: ['admin'] }, schema: { response: { 200: videoDebugInfoSchema } } }, async (request) => getVideoDebugInfo(request.ctx));
+  app.get('/debug/info', { config: { access: ['admin'] }, schema: { response: { 200: videoDebugInfoSchema } } }, async (request) =>
+    getVideoDebugInfo(request.ctx),
+  );
 };
 
 /** The job's side of the session, under /api/jobs: may I enter, and entering. */
@@ -119,7 +130,9 @@ export const videoJobRoutes: FastifyPluginAsyncZod = async (app) => {
     checkCanEnter(request.ctx, request.params.id),
   );
 
-  app.post('/:id/session/join', { config: { access: signedIn }, schema: { params: jobParams, body: joinSessionInputSchema, response: { 200: joinSessionResultSchema } } }, async (request) =>
-    joinSession(request.ctx, request.params.id, request.body),
+  app.post(
+    '/:id/session/join',
+    { config: { access: signedIn }, schema: { params: jobParams, body: joinSessionInputSchema, response: { 200: joinSessionResultSchema } } },
+    async (request) => joinSession(request.ctx, request.params.id, request.body),
   );
 };

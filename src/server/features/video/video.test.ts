@@ -8,8 +8,8 @@ import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import { createWeriftSfu } from '#server/providers/video/werift-sfu.ts';
-import { identityNotice } from './video-lobby.service.ts';
-import { verifyVideoToken } from './video-token.ts';
+import { identityNotice } from './lobby/video-lobby.service.ts';
+import { verifyVideoToken } from './signaling/video-token.ts';
 
 let t: TestApp;
 let kit: JobKit;
@@ -49,7 +49,7 @@ async function admit(cast: Cast, sessionId: string, person: TestUser) {
 }
 
 const noPlace = { sessionId: null, sessionStatus: null, participantId: null, lobbyState: null, recording: null };
-/** Who takes no identity step (the notary, staff) and a signer let past it by the cast's bypass (issue 12). */
+/** Who takes no identity step (the notary, staff) and a signer let past it by the cast's bypass. */
 const noIdentity = { required: false, satisfied: true, checkId: null, status: null, policyCode: 'VA' };
 const bypassedIdentity = { required: true, satisfied: true, checkId: null, status: null, policyCode: 'VA' };
 
@@ -61,7 +61,14 @@ describe('GET /api/jobs/:id/can-enter', () => {
     const url = `/api/jobs/${cast.job.id}/can-enter`;
     expect((await anonymous('GET', url)).statusCode).toBe(401);
     expect((await kit.call(cast.stranger, 'GET', url)).statusCode).toBe(404);
-    expect((await kit.call(cast.notary, 'GET', url)).json()).toEqual({ canEnter: true, role: 'notary', reasons: [], notices: [], session: noPlace, identity: noIdentity });
+    expect((await kit.call(cast.notary, 'GET', url)).json()).toEqual({
+      canEnter: true,
+      role: 'notary',
+      reasons: [],
+      notices: [],
+      session: noPlace,
+      identity: noIdentity,
+    });
     expect(identityNotice).toBe(
       'The identity questions of this platform come from its development provider: they are made from what the person typed and prove nothing on their own. The notary’s judgement in the session decides.',
     );
@@ -84,7 +91,11 @@ describe('GET /api/jobs/:id/can-enter', () => {
 
     const session = await kit.call(cast.notary, 'POST', '/api/video/session', { jobId: cast.job.id });
     expect(session.statusCode).toBe(201);
-    expect((await kit.call(cast.witness, 'GET', url)).json()).toMatchObject({ canEnter: false, role: 'witness', reasons: ['The notary is not in the session yet.'] });
+    expect((await kit.call(cast.witness, 'GET', url)).json()).toMatchObject({
+      canEnter: false,
+      role: 'witness',
+      reasons: ['The notary is not in the session yet.'],
+    });
     await join(cast.notary, cast, 'notary-desk');
     const opened = session.json() as VideoSession;
     expect((await kit.call(cast.witness, 'GET', url)).json()).toEqual({
@@ -193,7 +204,11 @@ describe('POST /api/jobs/:id/session/join and the lobby', () => {
     await kit.call(cast.notary, 'POST', '/api/video/session', { jobId: cast.job.id });
     const absent = await join(cast.signer, cast);
     expect(absent.statusCode).toBe(409);
-    expect(absent.json()).toEqual({ error: 'cannot_enter', message: 'The notary is not in the session yet.', detail: { reasons: ['The notary is not in the session yet.'] } });
+    expect(absent.json()).toEqual({
+      error: 'cannot_enter',
+      message: 'The notary is not in the session yet.',
+      detail: { reasons: ['The notary is not in the session yet.'] },
+    });
   });
 
   it('puts participants in the lobby for the notary to admit or deny, and observers never sign', async () => {
@@ -208,7 +223,12 @@ describe('POST /api/jobs/:id/session/join and the lobby', () => {
       canSign: true,
       message: 'You are in the lobby. The notary will admit you shortly. The session is recorded.',
     });
-    expect((await join(cast.observer, cast)).json()).toMatchObject({ role: 'observer', lobbyState: 'waiting', canSign: false, message: expect.stringContaining('never sign') });
+    expect((await join(cast.observer, cast)).json()).toMatchObject({
+      role: 'observer',
+      lobbyState: 'waiting',
+      canSign: false,
+      message: expect.stringContaining('never sign'),
+    });
     await join(cast.witness, cast);
 
     const viewUrl = `/api/video/session/${session.sessionId}`;
@@ -242,10 +262,17 @@ describe('POST /api/jobs/:id/session/join and the lobby', () => {
     const again = await join(cast.witness, cast);
     expect(again.statusCode).toBe(403);
     expect(again.json()).toMatchObject({ error: 'forbidden', message: 'The notary did not admit you to this session.' });
-    expect((await kit.call(cast.witness, 'GET', `/api/jobs/${cast.job.id}/can-enter`)).json().reasons).toEqual(['The notary did not admit you to this session.']);
+    expect((await kit.call(cast.witness, 'GET', `/api/jobs/${cast.job.id}/can-enter`)).json().reasons).toEqual([
+      'The notary did not admit you to this session.',
+    ]);
     expect((await join(cast.signer, cast, 'phone-2')).json()).toMatchObject({ lobbyState: 'admitted', message: 'You are in the session. It is recorded.' });
 
-    const trail = (await kit.call(cast.notary, 'GET', `/api/jobs/${cast.job.id}/audit`)).json().events as Array<{ action: string; actorName: string; actorId: string; data: Record<string, unknown> }>;
+    const trail = (await kit.call(cast.notary, 'GET', `/api/jobs/${cast.job.id}/audit`)).json().events as Array<{
+      action: string;
+      actorName: string;
+      actorId: string;
+      data: Record<string, unknown>;
+    }>;
     const sentences = trail.filter((event) => event.action.startsWith('video.')).map((event) => describeAuditEvent(event));
     expect(sentences).toEqual([
       `${cast.notary.name} entered the live session as the notary, agreeing to be recorded.`,
@@ -266,7 +293,8 @@ describe('POST /api/video/token', () => {
     const sessionId = session.sessionId;
     await join(cast.signer, cast);
     await join(cast.observer, cast);
-    const ask = (person: TestUser, body: Record<string, unknown>) => kit.call(person, 'POST', '/api/video/token', { sessionId, deviceGroupId: 'laptop-1', ...body });
+    const ask = (person: TestUser, body: Record<string, unknown>) =>
+      kit.call(person, 'POST', '/api/video/token', { sessionId, deviceGroupId: 'laptop-1', ...body });
     const signerBody = { role: 'signer', participantId: cast.idOf(cast.signer) };
 
     expect((await anonymous('POST', '/api/video/token', { sessionId, ...signerBody, deviceGroupId: 'laptop-1' })).statusCode).toBe(401);
@@ -281,9 +309,13 @@ describe('POST /api/video/token', () => {
     expect(waiting.json().message).toBe('The notary has not admitted you yet.');
 
     await admit(cast, sessionId, cast.signer);
-    expect((await ask(cast.signer, { role: 'signer', participantId: cast.idOf(cast.observer) })).json().message).toBe('That participant id is not yours in this session.');
+    expect((await ask(cast.signer, { role: 'signer', participantId: cast.idOf(cast.observer) })).json().message).toBe(
+      'That participant id is not yours in this session.',
+    );
     expect((await ask(cast.signer, { role: 'signer', participantId: 'notary' })).statusCode).toBe(403);
-    expect((await ask(cast.signer, { role: 'witness', participantId: cast.idOf(cast.signer) })).json().message).toBe('You are in this session as signer, not witness.');
+    expect((await ask(cast.signer, { role: 'witness', participantId: cast.idOf(cast.signer) })).json().message).toBe(
+      'You are in this session as signer, not witness.',
+    );
     const otherDevice = await ask(cast.signer, { ...signerBody, deviceGroupId: 'tablet-9' });
     expect(otherDevice.statusCode).toBe(409);
 
@@ -300,7 +332,10 @@ describe('POST /api/video/token', () => {
 
     const notaryToken = await ask(cast.notary, { role: 'notary', participantId: 'notary', deviceGroupId: 'notary-desk' });
     expect(notaryToken.statusCode).toBe(200);
-    expect(verifyVideoToken(t.secretsKey, notaryToken.json().token, { userId: cast.notary.id, sessionId })).toMatchObject({ isValid: true, claims: { role: 'notary' } });
+    expect(verifyVideoToken(t.secretsKey, notaryToken.json().token, { userId: cast.notary.id, sessionId })).toMatchObject({
+      isValid: true,
+      claims: { role: 'notary' },
+    });
   });
 });
 
@@ -318,7 +353,10 @@ describe('activate, start, finalize and heartbeat', () => {
       for (const person of [cast.signer, cast.agent]) expect((await kit.call(person, 'POST', url)).statusCode, url).toBe(403);
     }
     expect((await kit.call(cast.notary, 'POST', `${base}/activate/bad%20device`)).statusCode).toBe(400);
-    expect((await kit.call(cast.notary, 'POST', `${base}/start`)).json()).toMatchObject({ error: 'conflict', message: 'Open the room from your device first (activate), then start the session.' });
+    expect((await kit.call(cast.notary, 'POST', `${base}/start`)).json()).toMatchObject({
+      error: 'conflict',
+      message: 'Open the room from your device first (activate), then start the session.',
+    });
     expect((await kit.call(cast.notary, 'POST', `${base}/activate/somewhere-else`)).statusCode).toBe(409);
     const active = await kit.call(cast.notary, 'POST', `${base}/activate/notary-desk`);
     expect(active.json()).toMatchObject({ status: 'active', activeDeviceGroupId: 'notary-desk' });
@@ -374,9 +412,15 @@ describe('activate, start, finalize and heartbeat', () => {
     expect((await kit.getJob(cast.notary, cast.job.id)).status).toBe('ready');
     expect((await kit.call(cast.notary, 'POST', `${base}/finalize`)).json()).toMatchObject({ error: 'conflict', message: 'This session has ended.' });
     expect((await beat(cast.signer, 'signer')).statusCode).toBe(409);
-    expect((await kit.call(admin, 'GET', '/api/video/debug/info')).json().sessions.some((item: { sessionId: string }) => item.sessionId === session.sessionId)).toBe(false);
+    expect(
+      (await kit.call(admin, 'GET', '/api/video/debug/info')).json().sessions.some((item: { sessionId: string }) => item.sessionId === session.sessionId),
+    ).toBe(false);
 
-    const trail = (await kit.call(cast.notary, 'GET', `/api/jobs/${cast.job.id}/audit`)).json().events as Array<{ action: string; actorName: string; data: Record<string, unknown> }>;
+    const trail = (await kit.call(cast.notary, 'GET', `/api/jobs/${cast.job.id}/audit`)).json().events as Array<{
+      action: string;
+      actorName: string;
+      data: Record<string, unknown>;
+    }>;
     const sessionEvents = trail.filter((event) => ['video.started', 'video.finalized', 'job.status_changed'].includes(event.action)).slice(-4);
     expect(sessionEvents.map((event) => describeAuditEvent(event))).toEqual([
       `${cast.notary.name} started the session. Reason: The live session started.`,
@@ -397,7 +441,12 @@ describe('the session follows changes to the job (attack review)', () => {
     const demoted = await kit.call(cast.agent, 'PATCH', `/api/jobs/${cast.job.id}/signers/${cast.idOf(cast.signer)}`, { role: 'observer' });
     expect(demoted.statusCode, demoted.body).toBe(200);
 
-    const token = await kit.call(cast.signer, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'laptop-1' });
+    const token = await kit.call(cast.signer, 'POST', '/api/video/token', {
+      sessionId: session.sessionId,
+      role: 'signer',
+      participantId: cast.idOf(cast.signer),
+      deviceGroupId: 'laptop-1',
+    });
     expect(token.statusCode, token.body).toBe(403);
     const start = await kit.call(cast.notary, 'POST', `/api/video/session/${session.sessionId}/start`);
     expect(start.statusCode, start.body).toBe(409);
@@ -444,9 +493,19 @@ describe('the session follows changes to the job (attack review)', () => {
     await join(cast.signer, cast);
     await admit(cast, session.sessionId, cast.signer);
     await kit.moveJob(cast.agent, cast.job.id, ['cancelled']);
-    const token = await kit.call(cast.signer, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'laptop-1' });
+    const token = await kit.call(cast.signer, 'POST', '/api/video/token', {
+      sessionId: session.sessionId,
+      role: 'signer',
+      participantId: cast.idOf(cast.signer),
+      deviceGroupId: 'laptop-1',
+    });
     expect(token.statusCode, token.body).toBe(409);
-    const notaryToken = await kit.call(cast.notary, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'notary', participantId: 'notary', deviceGroupId: 'notary-desk' });
+    const notaryToken = await kit.call(cast.notary, 'POST', '/api/video/token', {
+      sessionId: session.sessionId,
+      role: 'notary',
+      participantId: 'notary',
+      deviceGroupId: 'notary-desk',
+    });
     expect(notaryToken.statusCode, notaryToken.body).toBe(409);
     expect((await kit.call(cast.signer, 'POST', '/api/video/heartbeat', { sessionId: session.sessionId, role: 'signer' })).statusCode).toBe(409);
   });
@@ -459,7 +518,11 @@ describe('concurrency and malformed input (attack review)', () => {
     const joins = await Promise.all([join(cast.signer, cast), join(cast.signer, cast, 'phone-2'), join(cast.witness, cast), join(cast.observer, cast)]);
     expect(joins.map((res) => res.statusCode)).toEqual([200, 200, 200, 200]);
     const admitUrl = (person: TestUser) => `/api/video/session/${session.sessionId}/participants/${cast.idOf(person)}/admit`;
-    const decided = await Promise.all([kit.call(cast.notary, 'POST', admitUrl(cast.signer)), kit.call(cast.notary, 'POST', admitUrl(cast.signer)), join(cast.signer, cast)]);
+    const decided = await Promise.all([
+      kit.call(cast.notary, 'POST', admitUrl(cast.signer)),
+      kit.call(cast.notary, 'POST', admitUrl(cast.signer)),
+      join(cast.signer, cast),
+    ]);
     expect(decided.map((res) => res.statusCode)).toEqual([200, 200, 200]);
     const view = (await kit.call(cast.notary, 'GET', `/api/video/session/${session.sessionId}`)).json() as VideoSession;
     expect(view.participants.filter((person) => person.role === 'signer')).toHaveLength(1);
@@ -476,11 +539,21 @@ describe('concurrency and malformed input (attack review)', () => {
       ['POST', `/api/video/session/${session.sessionId}/activate/${'x'.repeat(65)}`, undefined],
     ];
     for (const [method, url, payload] of bodies) {
-      const res = await t.app.inject({ method: method as 'POST', url, headers: await kit.headersFor(cast.signer), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+      const res = await t.app.inject({
+        method: method as 'POST',
+        url,
+        headers: await kit.headersFor(cast.signer),
+        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+      });
       expect(res.statusCode, `${url} ${JSON.stringify(payload)}: ${res.body}`).toBe(400);
       expect(res.json(), url).toMatchObject({ error: 'validation_failed', message: expect.any(String) });
     }
-    const notJson = await t.app.inject({ method: 'POST', url: '/api/video/token', headers: { ...(await kit.headersFor(cast.signer)), 'content-type': 'application/json' }, payload: '{"sessionId":' });
+    const notJson = await t.app.inject({
+      method: 'POST',
+      url: '/api/video/token',
+      headers: { ...(await kit.headersFor(cast.signer)), 'content-type': 'application/json' },
+      payload: '{"sessionId":',
+    });
     expect(notJson.statusCode).toBe(400);
     expect(notJson.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
   });
@@ -494,13 +567,21 @@ describe('people of another job, a replaced notary, a re-opened session (attack 
     const otherSession = await openSession(other);
     await join(cast.signer, cast);
     const base = `/api/video/session/${session.sessionId}`;
-    const actions = [`${base}/activate/notary-desk`, `${base}/start`, `${base}/finalize`, `${base}/participants/${cast.idOf(cast.signer)}/admit`, `${base}/participants/${cast.idOf(cast.signer)}/deny`];
+    const actions = [
+      `${base}/activate/notary-desk`,
+      `${base}/start`,
+      `${base}/finalize`,
+      `${base}/participants/${cast.idOf(cast.signer)}/admit`,
+      `${base}/participants/${cast.idOf(cast.signer)}/deny`,
+    ];
     for (const person of [other.notary, other.signer]) {
       for (const url of actions) expect((await kit.call(person, 'POST', url)).statusCode, url).toBe(404);
       expect((await kit.call(person, 'GET', base)).statusCode).toBe(404);
     }
     // The other job's notary cannot reach this job's signer through their own session.
-    expect((await kit.call(other.notary, 'POST', `/api/video/session/${otherSession.sessionId}/participants/${cast.idOf(cast.signer)}/admit`)).statusCode).toBe(404);
+    expect((await kit.call(other.notary, 'POST', `/api/video/session/${otherSession.sessionId}/participants/${cast.idOf(cast.signer)}/admit`)).statusCode).toBe(
+      404,
+    );
     // A participant never admits themselves.
     expect((await kit.call(cast.signer, 'POST', `${base}/participants/${cast.idOf(cast.signer)}/admit`)).statusCode).toBe(403);
 
@@ -508,12 +589,31 @@ describe('people of another job, a replaced notary, a re-opened session (attack 
     const newNotary = await kit.createNotary();
     expect((await kit.call(cast.agent, 'POST', `/api/jobs/${cast.job.id}/replace-notary`, { notaryId: newNotary.id })).statusCode).toBe(200);
     for (const url of actions) expect((await kit.call(cast.notary, 'POST', url)).statusCode, url).toBe(404);
-    expect((await kit.call(cast.notary, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'notary', participantId: 'notary', deviceGroupId: 'notary-desk' })).statusCode).toBe(404);
+    expect(
+      (
+        await kit.call(cast.notary, 'POST', '/api/video/token', {
+          sessionId: session.sessionId,
+          role: 'notary',
+          participantId: 'notary',
+          deviceGroupId: 'notary-desk',
+        })
+      ).statusCode,
+    ).toBe(404);
     expect((await kit.call(cast.notary, 'POST', '/api/video/heartbeat', { sessionId: session.sessionId, role: 'notary' })).statusCode).toBe(404);
-    expect((await kit.call(newNotary, 'POST', `/api/jobs/${cast.job.id}/session/join`, consent('new-desk'))).json()).toMatchObject({ role: 'notary', lobbyState: 'admitted' });
+    expect((await kit.call(newNotary, 'POST', `/api/jobs/${cast.job.id}/session/join`, consent('new-desk'))).json()).toMatchObject({
+      role: 'notary',
+      lobbyState: 'admitted',
+    });
     expect((await kit.call(cast.signer, 'GET', `/api/jobs/${cast.job.id}/can-enter`)).json()).toMatchObject({ canEnter: true });
     await kit.call(newNotary, 'POST', `${base}/participants/${cast.idOf(cast.signer)}/admit`);
-    const token = (await kit.call(cast.signer, 'POST', '/api/video/token', { sessionId: session.sessionId, role: 'signer', participantId: cast.idOf(cast.signer), deviceGroupId: 'laptop-1' })).json().token as string;
+    const token = (
+      await kit.call(cast.signer, 'POST', '/api/video/token', {
+        sessionId: session.sessionId,
+        role: 'signer',
+        participantId: cast.idOf(cast.signer),
+        deviceGroupId: 'laptop-1',
+      })
+    ).json().token as string;
 
     // Finalized and re-opened: the old token names the old session only.
     expect((await kit.call(newNotary, 'POST', `${base}/finalize`)).statusCode).toBe(200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseQuestionKeys, scoreAttempt } from '#server/features/identity/kba-rules.ts';
+import { chooseQuestionKeys, scoreAttempt } from '#server/features/identity/kba/kba-rules.ts';
 import { identityPolicies } from '#shared/identity-policies.ts';
 import { buildDevelopmentQuestions, createDevelopmentIdentityProvider, developmentProviderNotice } from './development-provider.ts';
 import { createIdentityDataProvider, type KbaQuestion, type PersonData } from './identity-data-provider.ts';
@@ -55,7 +55,9 @@ describe('the development identity provider', () => {
   it('says it is the development provider and that its questions prove nothing', () => {
     const provider = createDevelopmentIdentityProvider();
     expect(provider).toMatchObject({ name: 'development', isDevelopment: true, notice: developmentProviderNotice });
-    expect(developmentProviderNotice).toBe('These questions come from the development provider: they are made from what you typed and prove nothing about your identity.');
+    expect(developmentProviderNotice).toBe(
+      'These questions come from the development provider: they are made from what you typed and prove nothing about your identity.',
+    );
   });
 
   it('asks at least 10 distinct questions, each answered by what the person typed', async () => {
@@ -94,11 +96,19 @@ describe('the development identity provider', () => {
     const suffixName = buildDevelopmentQuestions({ ...maria, legalName: 'John Q. Smith Jr.' }, 5, seededRandom(2));
     const answer = (questions: KbaQuestion[], key: string) => correctLabel(questions.find((question) => question.key === key)!);
     expect([answer(commaName, 'first_name_initial'), answer(commaName, 'last_name_initial'), answer(commaName, 'last_name_length')]).toEqual(['C', 'O', '6']);
-    expect([answer(suffixName, 'first_name_initial'), answer(suffixName, 'last_name_initial'), answer(suffixName, 'last_name_length')]).toEqual(['J', 'S', '5']);
+    expect([answer(suffixName, 'first_name_initial'), answer(suffixName, 'last_name_initial'), answer(suffixName, 'last_name_length')]).toEqual([
+      'J',
+      'S',
+      '5',
+    ]);
   });
 
   it('asks nothing about the birth date when it is not a real date, and nothing about a house number the street lacks', () => {
-    const questions = buildDevelopmentQuestions({ ...maria, birthDate: '1984-02-31', address: { ...maria.address, street: 'Rural Route Box' } }, 5, seededRandom(3));
+    const questions = buildDevelopmentQuestions(
+      { ...maria, birthDate: '1984-02-31', address: { ...maria.address, street: 'Rural Route Box' } },
+      5,
+      seededRandom(3),
+    );
     const keys = questions.map((question) => question.key);
     expect(keys.filter((key) => key.startsWith('birth_') || key === 'house_number' || key === 'street_name')).toEqual([]);
     expect(keys).toContain('city');
@@ -128,8 +138,16 @@ describe('the development identity provider', () => {
         const asked = keys.map((key) => questions.find((question) => question.key === key)!);
         const answerKey = asked.map((question) => ({ questionKey: question.key, correctChoiceId: question.correctChoiceId }));
         // The person picks the choice whose label is what they typed.
-        const answers = asked.map((question) => ({ questionId: question.key, choiceId: question.choices.find((choice) => choice.label === mariaAnswers[question.key])!.id }));
-        expect(scoreAttempt(rule, answerKey, answers, new Date(startedAt.getTime() + 30_000), deadlineAt)).toEqual({ correct: rule.questionCount, total: rule.questionCount, passed: true, timedOut: false });
+        const answers = asked.map((question) => ({
+          questionId: question.key,
+          choiceId: question.choices.find((choice) => choice.label === mariaAnswers[question.key])!.id,
+        }));
+        expect(scoreAttempt(rule, answerKey, answers, new Date(startedAt.getTime() + 30_000), deadlineAt)).toEqual({
+          correct: rule.questionCount,
+          total: rule.questionCount,
+          passed: true,
+          timedOut: false,
+        });
       }
     });
   });

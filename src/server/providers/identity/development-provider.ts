@@ -6,33 +6,133 @@ import type { IdentityDataProvider, KbaQuestion, PersonData } from './identity-d
  * person typed (birth date, address, name), so anyone who typed it can answer. It lets the whole
  * identity step run offline and in tests; it proves nothing.
  */
-export const developmentProviderNotice = 'These questions come from the development provider: they are made from what you typed and prove nothing about your identity.';
+export const developmentProviderNotice =
+  'These questions come from the development provider: they are made from what you typed and prove nothing about your identity.';
 
 const monthNames = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const weekdayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');
 
 const stateNames: Record<string, string> = {
-  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado', CT: 'Connecticut',
-  DE: 'Delaware', DC: 'District of Columbia', FL: 'Florida', GA: 'Georgia', HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois',
-  IN: 'Indiana', IA: 'Iowa', KS: 'Kansas', KY: 'Kentucky', LA: 'Louisiana', ME: 'Maine', MD: 'Maryland',
-  MA: 'Massachusetts', MI: 'Michigan', MN: 'Minnesota', MS: 'Mississippi', MO: 'Missouri', MT: 'Montana',
-  NE: 'Nebraska', NV: 'Nevada', NH: 'New Hampshire', NJ: 'New Jersey', NM: 'New Mexico', NY: 'New York',
-  NC: 'North Carolina', ND: 'North Dakota', OH: 'Ohio', OK: 'Oklahoma', OR: 'Oregon', PA: 'Pennsylvania',
-  RI: 'Rhode Island', SC: 'South Carolina', SD: 'South Dakota', TN: 'Tennessee', TX: 'Texas', UT: 'Utah',
-  VT: 'Vermont', VA: 'Virginia', WA: 'Washington', WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
+  AL: 'Alabama',
+  AK: 'Alaska',
+  AZ: 'Arizona',
+  AR: 'Arkansas',
+  CA: 'California',
+  CO: 'Colorado',
+  CT: 'Connecticut',
+  DE: 'Delaware',
+  DC: 'District of Columbia',
+  FL: 'Florida',
+  GA: 'Georgia',
+  HI: 'Hawaii',
+  ID: 'Idaho',
+  IL: 'Illinois',
+  IN: 'Indiana',
+  IA: 'Iowa',
+  KS: 'Kansas',
+  KY: 'Kentucky',
+  LA: 'Louisiana',
+  ME: 'Maine',
+  MD: 'Maryland',
+  MA: 'Massachusetts',
+  MI: 'Michigan',
+  MN: 'Minnesota',
+  MS: 'Mississippi',
+  MO: 'Missouri',
+  MT: 'Montana',
+  NE: 'Nebraska',
+  NV: 'Nevada',
+  NH: 'New Hampshire',
+  NJ: 'New Jersey',
+  NM: 'New Mexico',
+  NY: 'New York',
+  NC: 'North Carolina',
+  ND: 'North Dakota',
+  OH: 'Ohio',
+  OK: 'Oklahoma',
+  OR: 'Oregon',
+  PA: 'Pennsylvania',
+  RI: 'Rhode Island',
+  SC: 'South Carolina',
+  SD: 'South Dakota',
+  TN: 'Tennessee',
+  TX: 'Texas',
+  UT: 'Utah',
+  VT: 'Vermont',
+  VA: 'Virginia',
+  WA: 'Washington',
+  WV: 'West Virginia',
+  WI: 'Wisconsin',
+  WY: 'Wyoming',
 };
 
 const cityNames = [
-  'Springfield', 'Riverside', 'Franklin', 'Greenville', 'Fairview', 'Madison', 'Georgetown', 'Clinton', 'Salem',
-  'Arlington', 'Austin', 'Houston', 'Dallas', 'Richmond', 'Norfolk', 'Orlando', 'Tampa', 'Miami', 'Columbus',
-  'Jacksonville', 'Denver', 'Portland', 'Phoenix', 'Charlotte', 'Nashville', 'Lexington', 'Burlington', 'Oxford',
-  'Ashland', 'Milford', 'Newport', 'Dover', 'Auburn', 'Lakewood', 'Plano', 'Alexandria', 'Hampton', 'Naples',
+  'Springfield',
+  'Riverside',
+  'Franklin',
+  'Greenville',
+  'Fairview',
+  'Madison',
+  'Georgetown',
+  'Clinton',
+  'Salem',
+  'Arlington',
+  'Austin',
+  'Houston',
+  'Dallas',
+  'Richmond',
+  'Norfolk',
+  'Orlando',
+  'Tampa',
+  'Miami',
+  'Columbus',
+  'Jacksonville',
+  'Denver',
+  'Portland',
+  'Phoenix',
+  'Charlotte',
+  'Nashville',
+  'Lexington',
+  'Burlington',
+  'Oxford',
+  'Ashland',
+  'Milford',
+  'Newport',
+  'Dover',
+  'Auburn',
+  'Lakewood',
+  'Plano',
+  'Alexandria',
+  'Hampton',
+  'Naples',
 ];
 
 const streetNames = [
-  'Oak', 'Maple', 'Cedar', 'Pine', 'Elm', 'Washington', 'Lake', 'Hill', 'Park', 'Main', 'Church', 'Walnut', 'Sunset',
-  'Highland', 'Ridge', 'Willow', 'Jefferson', 'Lincoln', 'Meadow', 'Spring', 'Chestnut', 'River', 'Forest', 'Valley',
+  'Oak',
+  'Maple',
+  'Cedar',
+  'Pine',
+  'Elm',
+  'Washington',
+  'Lake',
+  'Hill',
+  'Park',
+  'Main',
+  'Church',
+  'Walnut',
+  'Sunset',
+  'Highland',
+  'Ridge',
+  'Willow',
+  'Jefferson',
+  'Lincoln',
+  'Meadow',
+  'Spring',
+  'Chestnut',
+  'River',
+  'Forest',
+  'Valley',
 ];
 const streetSuffixes = ['Street', 'Avenue', 'Road', 'Drive', 'Lane', 'Boulevard', 'Court', 'Way'];
 
@@ -101,7 +201,10 @@ function parseName(legalName: string): { first: string; last: string } | null {
     last = clean(lastPart).split(/\s+/).at(-1);
     first = clean(firstPart).split(/\s+/)[0];
   } else {
-    const words = legalName.split(/\s+/).map(clean).filter((word) => word && !nameSuffixes.has(word.toUpperCase()));
+    const words = legalName
+      .split(/\s+/)
+      .map(clean)
+      .filter((word) => word && !nameSuffixes.has(word.toUpperCase()));
     first = words[0];
     last = words.length > 1 ? words.at(-1) : undefined;
   }
@@ -134,25 +237,43 @@ function nearbyNumbers(value: number, digits: number, count: number, random: () 
 export function buildDevelopmentQuestions(person: PersonData, choicesPerQuestion: number, random: () => number): KbaQuestion[] {
   if (!Number.isInteger(choicesPerQuestion) || choicesPerQuestion < 2) throw new Error('A question needs at least 2 choices.');
   const questions: (KbaQuestion | null)[] = [];
-  const ask = (key: string, prompt: string, answer: string, candidates: string[]) => questions.push(makeQuestion(key, prompt, answer, candidates, choicesPerQuestion, random));
+  const ask = (key: string, prompt: string, answer: string, candidates: string[]) =>
+    questions.push(makeQuestion(key, prompt, answer, candidates, choicesPerQuestion, random));
 
   const birth = parseBirthDate(person.birthDate);
   if (birth) {
-    ask('birth_year', 'In which year were you born?', String(birth.year), [...range(birth.year - 8, birth.year - 1), ...range(birth.year + 1, birth.year + 8)].map(String));
+    ask(
+      'birth_year',
+      'In which year were you born?',
+      String(birth.year),
+      [...range(birth.year - 8, birth.year - 1), ...range(birth.year + 1, birth.year + 8)].map(String),
+    );
     ask('birth_month', 'In which month were you born?', monthNames[birth.month - 1] as string, monthNames);
     ask('birth_day', 'On which day of the month were you born?', String(birth.day), range(1, 31).map(String));
     ask('birth_weekday', 'On which day of the week were you born?', weekdayNames[birth.weekday] as string, weekdayNames);
-    ask('birth_decade', 'In which decade were you born?', `${birth.year - (birth.year % 10)}s`, range(-5, 5).map((offset) => `${birth.year - (birth.year % 10) + offset * 10}s`));
+    ask(
+      'birth_decade',
+      'In which decade were you born?',
+      `${birth.year - (birth.year % 10)}s`,
+      range(-5, 5).map((offset) => `${birth.year - (birth.year % 10) + offset * 10}s`),
+    );
   }
 
   const { street, city, state, postalCode } = person.address;
   const streetMatch = /^\s*(\d+)([A-Za-z]?)\s+(.+?)\s*$/.exec(street);
   if (streetMatch) {
     const [, numberText = '', , streetName = ''] = streetMatch;
-    ask('house_number', 'What is the house number of your address?', numberText, nearbyNumbers(Number(numberText), numberText.length, choicesPerQuestion, random));
+    ask(
+      'house_number',
+      'What is the house number of your address?',
+      numberText,
+      nearbyNumbers(Number(numberText), numberText.length, choicesPerQuestion, random),
+    );
     const words = streetName.split(/\s+/);
     const suffix = words.length > 1 ? words.at(-1) : undefined;
-    const distractors = suffix ? streetNames.map((name) => `${name} ${suffix}`) : streetNames.flatMap((name) => streetSuffixes.map((type) => `${name} ${type}`));
+    const distractors = suffix
+      ? streetNames.map((name) => `${name} ${suffix}`)
+      : streetNames.flatMap((name) => streetSuffixes.map((type) => `${name} ${type}`));
     ask('street_name', 'On which street do you live?', streetName, distractors);
   }
   ask('city', 'In which city do you live?', city.trim(), cityNames);
@@ -164,8 +285,18 @@ export function buildDevelopmentQuestions(person: PersonData, choicesPerQuestion
   if (zip) {
     const prefix = zip.slice(0, 3);
     const lastTwo = zip.slice(3);
-    ask('zip_code', 'What is your ZIP code?', zip, range(0, 99).map((n) => `${prefix}${String(n).padStart(2, '0')}`));
-    ask('zip_last_two', 'What are the last two digits of your ZIP code?', lastTwo, range(0, 99).map((n) => String(n).padStart(2, '0')));
+    ask(
+      'zip_code',
+      'What is your ZIP code?',
+      zip,
+      range(0, 99).map((n) => `${prefix}${String(n).padStart(2, '0')}`),
+    );
+    ask(
+      'zip_last_two',
+      'What are the last two digits of your ZIP code?',
+      lastTwo,
+      range(0, 99).map((n) => String(n).padStart(2, '0')),
+    );
     ask('zip_first_digit', 'What is the first digit of your ZIP code?', zip.charAt(0), range(0, 9).map(String));
   }
 

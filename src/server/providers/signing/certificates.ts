@@ -127,7 +127,10 @@ function decryptPrivateKey(row: CredentialRow, secretsKey: Buffer): string {
   try {
     return decryptSecret(secretsKey, row.privateKeyEncrypted);
   } catch (error) {
-    throw new Error(`The ${row.kind === 'platform_ca' ? 'platform CA' : 'notary'} signing key ${row.id} cannot be decrypted: was SECRETS_KEY (or DATA_DIR/secrets.key) changed?`, { cause: error });
+    throw new Error(
+      `The ${row.kind === 'platform_ca' ? 'platform CA' : 'notary'} signing key ${row.id} cannot be decrypted: was SECRETS_KEY (or DATA_DIR/secrets.key) changed?`,
+      { cause: error },
+    );
   }
 }
 
@@ -139,7 +142,13 @@ async function findUsableCa(db: DbOrTx): Promise<CredentialRow | undefined> {
   const [row] = await db
     .select()
     .from(signingCredentials)
-    .where(and(eq(signingCredentials.kind, 'platform_ca'), isNull(signingCredentials.revokedAt), gt(signingCredentials.notAfter, new Date(Date.now() + minimumRemainingMs))))
+    .where(
+      and(
+        eq(signingCredentials.kind, 'platform_ca'),
+        isNull(signingCredentials.revokedAt),
+        gt(signingCredentials.notAfter, new Date(Date.now() + minimumRemainingMs)),
+      ),
+    )
     .orderBy(asc(signingCredentials.createdAt))
     .limit(1);
   return row;
@@ -148,7 +157,11 @@ async function findUsableCa(db: DbOrTx): Promise<CredentialRow | undefined> {
 function buildCaCertificate(keys: { publicKeyPem: string; privateKeyPem: string }, now: Date) {
   const notBefore = new Date(now.getTime() - clockSkewMs);
   const notAfter = addYears(now, caValidityYears);
-  const subject = [nameAttribute('CN', '2.5.4.3', platformCaCommonName), nameAttribute('O', '2.5.4.10', 'Open RON'), nameAttribute('C', '2.5.4.6', 'US', printable)];
+  const subject = [
+    nameAttribute('CN', '2.5.4.3', platformCaCommonName),
+    nameAttribute('O', '2.5.4.10', 'Open RON'),
+    nameAttribute('C', '2.5.4.6', 'US', printable),
+  ];
   const certificate = buildCertificate({
     subject,
     issuer: null,
@@ -218,7 +231,12 @@ function notarySubject(notary: NotaryIdentity): NameAttribute[] {
     nameAttribute('ST', '2.5.4.8', notary.commissionState.trim()),
     nameAttribute('C', '2.5.4.6', 'US', printable),
     // serialNumber (2.5.4.5) carries the commission number; PrintableString where it fits.
-    nameAttribute('serialNumber', '2.5.4.5', notary.commissionNumber.trim(), /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(notary.commissionNumber.trim()) ? printable : utf8),
+    nameAttribute(
+      'serialNumber',
+      '2.5.4.5',
+      notary.commissionNumber.trim(),
+      /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(notary.commissionNumber.trim()) ? printable : utf8,
+    ),
     nameAttribute('emailAddress', '1.2.840.113549.1.9.1', notary.email.trim().toLowerCase(), ia5),
   ];
 }
@@ -279,7 +297,13 @@ export async function getOrIssuePlatformSignerCredentials(db: DbOrTx, secretsKey
       await source
         .select()
         .from(signingCredentials)
-        .where(and(eq(signingCredentials.kind, 'platform_signer'), isNull(signingCredentials.revokedAt), gt(signingCredentials.notAfter, new Date(Date.now() + minimumRemainingMs))))
+        .where(
+          and(
+            eq(signingCredentials.kind, 'platform_signer'),
+            isNull(signingCredentials.revokedAt),
+            gt(signingCredentials.notAfter, new Date(Date.now() + minimumRemainingMs)),
+          ),
+        )
         .orderBy(desc(signingCredentials.createdAt))
         .limit(5)
     ).find((row) => isIssuedBy(row.certificatePem, ca.certificatePem));
@@ -290,7 +314,11 @@ export async function getOrIssuePlatformSignerCredentials(db: DbOrTx, secretsKey
   const now = new Date();
   const notBefore = new Date(now.getTime() - clockSkewMs);
   const notAfter = addYears(now, platformSignerValidityYears);
-  const subjectAttributes = [nameAttribute('CN', '2.5.4.3', platformSignerCommonName), nameAttribute('O', '2.5.4.10', 'Open RON'), nameAttribute('C', '2.5.4.6', 'US', printable)];
+  const subjectAttributes = [
+    nameAttribute('CN', '2.5.4.3', platformSignerCommonName),
+    nameAttribute('O', '2.5.4.10', 'Open RON'),
+    nameAttribute('C', '2.5.4.6', 'US', printable),
+  ];
   const certificate = buildCertificate({
     subject: subjectAttributes,
     issuer: caCertificate.subject.attributes,

@@ -101,7 +101,9 @@ export function clearSignerCaches(): void {
 }
 
 function getSignerIdentity(certificatePem: string, chainPems: string[]): SignerIdentity {
-  const key = createHash('sha256').update([certificatePem, ...chainPems].join('\n')).digest('hex');
+  const key = createHash('sha256')
+    .update([certificatePem, ...chainPems].join('\n'))
+    .digest('hex');
   let identity = identities.get(key);
   if (!identity) {
     const certificateDer = pemToDer(certificatePem);
@@ -185,7 +187,11 @@ export function readTimestampResponse(response: Buffer): Buffer {
   const statusNode = (statusInfo?.value as forge.asn1.Asn1[] | undefined)?.[0];
   const status = statusNode ? asn1.derToInteger(forge.util.createBuffer(statusNode.value as string)) : -1;
   // 0 granted, 1 grantedWithMods
-  if ((status !== 0 && status !== 1) || !token) throw new Error(`the timestamp authority refused the request (status ${status})`);
+  if ((status !== 0 && status !== 1) || !token) {
+    const freeText = ((statusInfo?.value as forge.asn1.Asn1[] | undefined) ?? []).find((node) => node.type === Type.SEQUENCE);
+    const reasons = ((freeText?.value as forge.asn1.Asn1[] | undefined) ?? []).map((node) => forge.util.decodeUtf8(node.value as string));
+    throw new Error(`the timestamp authority refused the request (status ${status}${reasons.length > 0 ? `: ${reasons.join(' ')}` : ''})`);
+  }
   return toDer(token);
 }
 

@@ -64,11 +64,19 @@ export function findIterationCounts(node: forge.asn1.Asn1, depth = 0): number[] 
   if (depth > maxScanDepth) return [];
   const isOctetString = node.tagClass === Class.UNIVERSAL && node.type === Type.OCTETSTRING;
   // BER may split an OCTET STRING into a constructed one of chunks.
-  const octets = !isOctetString ? null : typeof node.value === 'string' ? node.value : node.value.map((chunk) => (typeof chunk.value === 'string' ? chunk.value : '')).join('');
+  const octets = !isOctetString
+    ? null
+    : typeof node.value === 'string'
+      ? node.value
+      : node.value.map((chunk) => (typeof chunk.value === 'string' ? chunk.value : '')).join('');
   if (octets !== null) {
     if (octets.length < 2) return [];
     try {
-      const inner = (asn1.fromDer as unknown as (bytes: string, options: object) => forge.asn1.Asn1)(octets, { strict: true, parseAllBytes: true, decodeBitStrings: false });
+      const inner = (asn1.fromDer as unknown as (bytes: string, options: object) => forge.asn1.Asn1)(octets, {
+        strict: true,
+        parseAllBytes: true,
+        decodeBitStrings: false,
+      });
       return findIterationCounts(inner, depth + 1);
     } catch {
       return [];
@@ -78,8 +86,13 @@ export function findIterationCounts(node: forge.asn1.Asn1, depth = 0): number[] 
     return node.value.flatMap((child, index) => {
       const previous = index > 0 ? (node.value as forge.asn1.Asn1[])[index - 1] : undefined;
       const isCount =
-        node.tagClass === Class.UNIVERSAL && node.type === Type.SEQUENCE && child.tagClass === Class.UNIVERSAL && child.type === Type.INTEGER &&
-        previous?.tagClass === Class.UNIVERSAL && previous.type === Type.OCTETSTRING && typeof child.value === 'string';
+        node.tagClass === Class.UNIVERSAL &&
+        node.type === Type.SEQUENCE &&
+        child.tagClass === Class.UNIVERSAL &&
+        child.type === Type.INTEGER &&
+        previous?.tagClass === Class.UNIVERSAL &&
+        previous.type === Type.OCTETSTRING &&
+        typeof child.value === 'string';
       const count = isCount ? [...(child.value as string)].reduce((total, character) => total * 256 + character.charCodeAt(0), 0) : null;
       return [...(count === null ? [] : [count]), ...findIterationCounts(child, depth + 1)];
     });
@@ -182,7 +195,10 @@ export function readPkcs12(file: Buffer, password: string, now = new Date()): Up
   const keyBags = bags.filter((bag) => bag.type === forge.pki.oids.keyBag || bag.type === forge.pki.oids.pkcs8ShroudedKeyBag);
   if (keyBags.length !== 1 || !keyBags[0]) throw invalid(pkcs12Messages.keyCount);
   const key = readPrivateKey(keyBags[0]);
-  const certificates = bags.filter((bag) => bag.type === forge.pki.oids.certBag).map(readCertificate).filter((certificate) => certificate !== null);
+  const certificates = bags
+    .filter((bag) => bag.type === forge.pki.oids.certBag)
+    .map(readCertificate)
+    .filter((certificate) => certificate !== null);
   const leaf = certificates.find((certificate) => certificate.checkPrivateKey(key));
   if (!leaf) throw invalid(pkcs12Messages.keyMismatch);
 

@@ -18,7 +18,7 @@ import { renderNotarizedPdf } from '#server/features/notarization/render.ts';
 import { decryptSecret } from '#server/lib/secrets.ts';
 import { makePdf } from '#test/pdf-fixtures.ts';
 import { documentSigningOid, getOrCreatePlatformCa, getOrIssueNotaryCredentials, platformCaCommonName, type NotaryIdentity } from './certificates.ts';
-import { cmsOids, readTimestampToken } from './cms.ts';
+import { cmsOids, readTimestampResponse, readTimestampToken } from './cms.ts';
 import { signPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
 
@@ -32,7 +32,10 @@ let workDirectory: string;
 
 async function createNotaryUser(name: string): Promise<NotaryIdentity> {
   const email = `${name.toLowerCase().replace(/[^a-z]+/g, '.')}.${randomBytes(3).toString('hex')}@example.test`;
-  const [row] = await db.insert(users).values({ email, name, roles: ['notary'] }).returning({ id: users.id });
+  const [row] = await db
+    .insert(users)
+    .values({ email, name, roles: ['notary'] })
+    .returning({ id: users.id });
   if (!row) throw new Error('user insert failed');
   return { userId: row.id, name, email, commissionState: 'TX', commissionNumber: '13245768-9', commissionExpiresOn: '2030-06-30' };
 }
@@ -212,7 +215,21 @@ describe('signed PDFs as a verifier sees them', () => {
   it('is not trusted by a verifier that does not know the platform CA', async () => {
     const keyFile = path.join(workDirectory, 'other-ca.key');
     const certificateFile = path.join(workDirectory, 'other-ca.pem');
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certificateFile, '-days', '2', '-subj', '/CN=Some Other CA']);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certificateFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Some Other CA',
+    ]);
     const otherCa = { certificatePem: await fs.promises.readFile(certificateFile, 'utf8') };
     const report = await verifyWithPdfsig(signed, otherCa.certificatePem);
     expect(report.isValid).toBe(true);
@@ -241,7 +258,23 @@ describe('signed PDFs as a verifier sees them', () => {
     const { cms, signedBytes } = readSignature(signed);
     const files = { cms: path.join(workDirectory, 'sig.der'), content: path.join(workDirectory, 'content.bin'), ca: path.join(workDirectory, 'ca.pem') };
     await Promise.all([fs.promises.writeFile(files.cms, cms), fs.promises.writeFile(files.content, signedBytes), fs.promises.writeFile(files.ca, caPem)]);
-    const verified = await run('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', files.cms, '-content', files.content, '-CAfile', files.ca, '-purpose', 'any', '-out', '/dev/null']);
+    const verified = await run('openssl', [
+      'cms',
+      '-verify',
+      '-binary',
+      '-inform',
+      'DER',
+      '-in',
+      files.cms,
+      '-content',
+      files.content,
+      '-CAfile',
+      files.ca,
+      '-purpose',
+      'any',
+      '-out',
+      '/dev/null',
+    ]);
     expect(verified.stderr).toContain('Verification successful');
     const { stdout } = await run('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', files.cms]);
     expect(stdout).toContain('id-smime-aa-signingCertificateV2');
@@ -268,7 +301,12 @@ describe('signed PDFs as a verifier sees them', () => {
         notarizedAt: new Date(),
         signerNames: ['Sam Signer'],
         // What this version records: no session recording, no identity proofing (a banner on every page).
-        notarialFacts: { isNotarialAct: false, hasRecordedSession: false, hasProvenIdentity: false, reasons: ['No audio-video session was recorded.', 'No signer’s identity was proven.'] },
+        notarialFacts: {
+          isNotarialAct: false,
+          hasRecordedSession: false,
+          hasProvenIdentity: false,
+          reasons: ['No audio-video session was recorded.', 'No signer’s identity was proven.'],
+        },
         verification: { id: '00000000-0000-4000-8000-0000000000aa', url: 'http://localhost:3000/verify?id=00000000-0000-4000-8000-0000000000aa' },
       },
       audit: {
@@ -301,15 +339,43 @@ describe('RFC 3161 timestamp', () => {
     tsaDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-tsa-'));
     const file = (name: string) => path.join(tsaDirectory, name);
     await run('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('tsa.key'), '-out', file('tsa.pem'), '-days', '2', '-subj', '/CN=Test TSA',
-      '-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'keyUsage=critical,digitalSignature', '-addext', 'basicConstraints=critical,CA:FALSE',
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      file('tsa.key'),
+      '-out',
+      file('tsa.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Test TSA',
+      '-addext',
+      'extendedKeyUsage=critical,timeStamping',
+      '-addext',
+      'keyUsage=critical,digitalSignature',
+      '-addext',
+      'basicConstraints=critical,CA:FALSE',
     ]);
     await fs.promises.writeFile(file('serial'), '01\n');
     await fs.promises.writeFile(
       file('tsa.cnf'),
       [
-        '[ tsa ]', 'default_tsa = local', '[ local ]', `serial = ${file('serial')}`, `signer_cert = ${file('tsa.pem')}`, `signer_key = ${file('tsa.key')}`,
-        'signer_digest = sha256', 'default_policy = 1.2.3.4.1', 'digests = sha256', 'accuracy = secs:1', 'ess_cert_id_alg = sha256', 'ordering = no', 'tsa_name = no',
+        '[ tsa ]',
+        'default_tsa = local',
+        '[ local ]',
+        `serial = ${file('serial')}`,
+        `signer_cert = ${file('tsa.pem')}`,
+        `signer_key = ${file('tsa.key')}`,
+        'signer_digest = sha256',
+        'default_policy = 1.2.3.4.1',
+        'digests = sha256',
+        'accuracy = secs:1',
+        'ess_cert_id_alg = sha256',
+        'ordering = no',
+        'tsa_name = no',
         'ess_cert_id_chain = no',
       ].join('\n'),
     );
@@ -361,9 +427,25 @@ describe('RFC 3161 timestamp', () => {
     expect(facts.genTime.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 2000);
     await fs.promises.writeFile(path.join(tsaDirectory, 'token.der'), token);
     const verified = await run('openssl', [
-      'ts', '-verify', '-token_in', '-in', path.join(tsaDirectory, 'token.der'), '-digest', createHash('sha256').update(signatureValue).digest('hex'),
-      '-CAfile', path.join(tsaDirectory, 'tsa.pem'),
+      'ts',
+      '-verify',
+      '-token_in',
+      '-in',
+      path.join(tsaDirectory, 'token.der'),
+      '-digest',
+      createHash('sha256').update(signatureValue).digest('hex'),
+      '-CAfile',
+      path.join(tsaDirectory, 'tsa.pem'),
     ]);
     expect(verified.stdout).toContain('Verification: OK');
+  });
+
+  it('names the reason a timestamp authority gives when it refuses a request', async () => {
+    const query = path.join(tsaDirectory, 'sha512.tsq');
+    await fs.promises.writeFile(path.join(tsaDirectory, 'data.bin'), 'refuse me');
+    await run('openssl', ['ts', '-query', '-data', path.join(tsaDirectory, 'data.bin'), '-sha512', '-cert', '-out', query]);
+    const response = await fetch(tsaUrl, { method: 'POST', body: await fs.promises.readFile(query) });
+    const reply = Buffer.from(await response.arrayBuffer());
+    expect(() => readTimestampResponse(reply)).toThrow('the timestamp authority refused the request (status 2: Message digest algorithm is not supported.)');
   });
 });

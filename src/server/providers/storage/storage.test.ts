@@ -204,6 +204,27 @@ describe('receiveToMemory', () => {
     }
   });
 
+  it('allocates for what has arrived, not for what was announced: a 50 MB hint with 10 bytes sent holds no 50 MB buffer', async () => {
+    const hint = 50 * 1024 * 1024;
+    const received = await receiveToMemory(Readable.from([Buffer.from('%PDF-1.7\n!')]), hint, hint);
+    expect(received).toMatchObject({ sizeBytes: 10, isTooLarge: false });
+    expect(received.bytes.toString()).toBe('%PDF-1.7\n!');
+    // the bytes' backing memory, not just their view, is small
+    expect(received.bytes.buffer.byteLength).toBeLessThan(1024 * 1024);
+  });
+
+  it('grows its buffer as chunks arrive, never past the hint or the limit, and the bytes stay exact', async () => {
+    const content = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let index = 0; index < content.length; index += 1) content[index] = index % 251;
+    const chunks = Array.from({ length: Math.ceil(content.length / 65_536) }, (_, index) => content.subarray(index * 65_536, (index + 1) * 65_536));
+    const hinted = await receiveToMemory(Readable.from(chunks), 50 * 1024 * 1024, content.length + 100);
+    expect(hinted.bytes.equals(content)).toBe(true);
+    expect(hinted.bytes.buffer.byteLength).toBeLessThanOrEqual(content.length + 100);
+    const unhinted = await receiveToMemory(Readable.from(chunks), 50 * 1024 * 1024);
+    expect(unhinted.bytes.equals(content)).toBe(true);
+    expect(unhinted.bytes.buffer.byteLength).toBeLessThan(2 * content.length);
+  });
+
   it('accepts exactly the limit, and past it reads to the end, keeps no bytes and says the file was too large', async () => {
     const content = Buffer.alloc(5000, 0x41);
     const exact = await receiveToMemory(Readable.from([content.subarray(0, 3000), content.subarray(3000, 4000)]), 4000);

@@ -111,7 +111,15 @@ export function createS3Storage(options: S3StorageOptions): StorageProvider {
   };
   const putFile = async (filePath: string, sha256: string, contentType: string) => {
     const size = (await fs.promises.stat(filePath)).size;
-    await client.send(new PutObjectCommand({ Bucket: options.bucket, Key: objectKey(sha256), Body: fs.createReadStream(filePath), ContentLength: size, ContentType: contentType }));
+    await client.send(
+      new PutObjectCommand({
+        Bucket: options.bucket,
+        Key: objectKey(sha256),
+        Body: fs.createReadStream(filePath),
+        ContentLength: size,
+        ContentType: contentType,
+      }),
+    );
     return sha256;
   };
   return {
@@ -176,11 +184,16 @@ export async function receiveToTempFile(
   return { filePath, sha256: hash.digest('hex'), sizeBytes, head, isTooLarge };
 }
 
+/** The first buffer receiveToMemory takes; it doubles from there as bytes arrive. */
+const firstCapacity = 64 * 1024;
+
 /**
  * Reads an upload into memory in one pass, hashing each chunk as it arrives; past maxBytes the rest
- * is read and dropped (isTooLarge, no bytes), so the request can still be answered. With `sizeHint`
- * (an upper bound known beforehand, such as the request's Content-Length) the chunks are copied into
- * one buffer as they arrive, so each can be freed at once instead of all being held to the end.
+ * is read and dropped (isTooLarge, no bytes), so the request can still be answered. The chunks are
+ * copied into one buffer that doubles when full, so only bytes that arrived are ever allocated (a
+ * client announcing 50 MB and sending 10 bytes costs 64 KB) and each chunk can be freed at once.
+ * `sizeHint` (an upper bound known beforehand, such as the request's Content-Length) only caps the
+ * growth, so the last doubling does not overshoot the real size.
  */
 export async function receiveToMemory(
   source: Readable,
@@ -188,31 +201,28 @@ export async function receiveToMemory(
   sizeHint?: number,
 ): Promise<{ bytes: Buffer; sha256: string; sizeBytes: number; isTooLarge: boolean }> {
   const hash = createHash('sha256');
-  const capacity = sizeHint !== undefined && Number.isSafeInteger(sizeHint) && sizeHint > 0 ? Math.min(sizeHint, maxBytes) : 0;
-  let target = capacity > 0 ? Buffer.allocUnsafe(capacity) : null;
-  let chunks: Buffer[] = [];
+  const cap = sizeHint !== undefined && Number.isSafeInteger(sizeHint) && sizeHint > 0 ? Math.min(sizeHint, maxBytes) : maxBytes;
+  let target = Buffer.alloc(0);
   let sizeBytes = 0;
   for await (const chunk of source as AsyncIterable<Buffer>) {
     const offset = sizeBytes;
     sizeBytes += chunk.length;
     if (sizeBytes > maxBytes) {
-      chunks = [];
-      target = null;
+      target = Buffer.alloc(0);
       continue;
     }
     hash.update(chunk);
-    if (target && sizeBytes <= target.length) {
-      chunk.copy(target, offset);
-    } else {
-      // no bound, or it was wrong: keep the chunks (the ones copied so far first)
-      if (target) chunks.push(target.subarray(0, offset));
-      target = null;
-      chunks.push(chunk);
+    if (sizeBytes > target.length) {
+      // a wrong hint (smaller than the body) no longer caps the growth: the limit does
+      const ceiling = sizeBytes > cap ? maxBytes : cap;
+      const grown = Buffer.allocUnsafe(Math.min(Math.max(sizeBytes, target.length * 2, firstCapacity), ceiling));
+      target.copy(grown, 0, 0, offset);
+      target = grown;
     }
+    chunk.copy(target, offset);
   }
   const isTooLarge = sizeBytes > maxBytes;
-  const bytes = isTooLarge ? Buffer.alloc(0) : target ? target.subarray(0, sizeBytes) : Buffer.concat(chunks, sizeBytes);
-  return { bytes, sha256: hash.digest('hex'), sizeBytes, isTooLarge };
+  return { bytes: isTooLarge ? Buffer.alloc(0) : target.subarray(0, sizeBytes), sha256: hash.digest('hex'), sizeBytes, isTooLarge };
 }
 
 /** Writes bytes to a new private temporary file in `directory` with one write; a failed write leaves no file. */

@@ -185,7 +185,12 @@ export function startSegmentRecording(room: VideoRoom, options: SegmentRecording
       recording = undefined;
     }
     if (!recording) {
-      recording = { participantId: event.participantId, sources: {}, current: openSegment(event.participantId, nextSequence(event.participantId)), closing: null };
+      recording = {
+        participantId: event.participantId,
+        sources: {},
+        current: openSegment(event.participantId, nextSequence(event.participantId)),
+        closing: null,
+      };
       recordings.set(event.participantId, recording);
     }
     recording.sources[event.kind] = packet.header.ssrc;

@@ -1,12 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { coturnMissingReason, startCoturn, type Coturn } from '#test/coturn.ts';
-import {
-  eventually,
-  joinChromium,
-  launchMediaBrowser,
-  type ChromiumParticipant,
-  type MediaBrowser,
-} from '#test/chromium-participant.ts';
+import { eventually, joinChromium, launchMediaBrowser, type ChromiumParticipant, type MediaBrowser } from '#test/chromium-participant.ts';
 import { parseConfig } from '../../config.ts';
 import type { ConnectionStateEvent, VideoProvider, VideoRoom } from './video-provider.ts';
 import { createWeriftSfu, type WeriftSfuOptions } from './werift-sfu.ts';
@@ -97,7 +91,10 @@ describe.skipIf(missing !== null)('media through a TURN relay (a real coturn on 
     const room = createRoom('room-refused', participants, { iceConnectTimeoutMs });
     const states: ConnectionStateEvent[] = [];
     room.onConnectionState((event) => void states.push(event));
-    const wrongCredentials = { iceServers: [{ urls: turn!.url, username: turn!.username, credential: 'not-the-password' }], iceTransportPolicy: 'relay' as const };
+    const wrongCredentials = {
+      iceServers: [{ urls: turn!.url, username: turn!.username, credential: 'not-the-password' }],
+      iceTransportPolicy: 'relay' as const,
+    };
 
     const carol = await joinChromium(media!, room, 'carol', wrongCredentials);
     const answeredAt = Date.now();

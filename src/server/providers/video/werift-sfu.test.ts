@@ -159,7 +159,10 @@ function payloadsFrom(client: TestClient, from: string): string[] {
 function expectReceives(client: TestClient, from: string, label = from): void {
   const payloads = payloadsFrom(client, from);
   for (const kind of kinds) {
-    expect(payloads.some((payload) => payload.startsWith(`${label}:${kind}:`)), `${client.id} gets ${label}'s ${kind}`).toBe(true);
+    expect(
+      payloads.some((payload) => payload.startsWith(`${label}:${kind}:`)),
+      `${client.id} gets ${label}'s ${kind}`,
+    ).toBe(true);
   }
 }
 
@@ -214,9 +217,7 @@ describe('werift media hub', () => {
     }, 8000);
     for (const client of everyone) expect(client.sendingTransceivers()).toHaveLength(2);
     for (const participant of room.getStats().participants) expect(participant.publishedTracks).toBe(2);
-    expect([...hooked].sort()).toEqual(
-      ['alice', 'bob', 'carol'].flatMap((id) => [`${id}:audio:audio/opus`, `${id}:video:video/vp8`]),
-    );
+    expect([...hooked].sort()).toEqual(['alice', 'bob', 'carol'].flatMap((id) => [`${id}:audio:audio/opus`, `${id}:video:video/vp8`]));
     unsubscribe();
   });
 
@@ -263,12 +264,17 @@ describe('werift media hub', () => {
       expectReceives(alice, 'bob', 'bob-again');
       expectReceives(bobAgain, 'alice');
     }, 8000);
-    expect(room.getStats().participants.map((p) => p.participantId).sort()).toEqual(['alice', 'bob']);
+    expect(
+      room
+        .getStats()
+        .participants.map((p) => p.participantId)
+        .sort(),
+    ).toEqual(['alice', 'bob']);
     // Alice's decoder sees one continuous stream from Bob across his reconnection.
     const fromBob = alice.headers.get('bob:video') ?? [];
     for (let i = 1; i < fromBob.length; i++) {
       expect((fromBob[i]!.sequenceNumber - fromBob[i - 1]!.sequenceNumber + 0x10000) % 0x10000).toBe(1);
-      expect(((fromBob[i]!.timestamp - fromBob[i - 1]!.timestamp + 2 ** 32) % 2 ** 32) > 0).toBe(true);
+      expect((fromBob[i]!.timestamp - fromBob[i - 1]!.timestamp + 2 ** 32) % 2 ** 32 > 0).toBe(true);
     }
 
     // Carol, who left, comes back under her id and is forwarded again both ways.
@@ -324,7 +330,14 @@ describe('werift media hub', () => {
       expect(segment.sha256).toBe(createHash('sha256').update(content).digest('hex'));
       expect(segment.bytes).toBe(content.length);
       const { stdout } = await promisify(execFile)('ffprobe', [
-        '-v', 'error', '-count_frames', '-show_entries', 'stream=codec_name,nb_read_frames:format=duration', '-of', 'json', segment.filePath,
+        '-v',
+        'error',
+        '-count_frames',
+        '-show_entries',
+        'stream=codec_name,nb_read_frames:format=duration',
+        '-of',
+        'json',
+        segment.filePath,
       ]);
       const probe = JSON.parse(stdout) as { streams: { codec_name: string; nb_read_frames: string }[]; format: { duration?: string } };
       const video = probe.streams.find((stream) => stream.codec_name === 'vp8');
@@ -347,7 +360,12 @@ describe('werift media hub', () => {
     const errors: unknown[] = [];
     await joinChromiumParticipant(room, 'alice');
     await eventually(() => expect(room.getStats().participants[0]?.packetsReceived).toBeGreaterThan(20), 8000);
-    const recording = startSegmentRecording(room, { directory, segmentMs: 1000, onSegment: (segment) => void segments.push(segment), onError: (error) => errors.push(error) });
+    const recording = startSegmentRecording(room, {
+      directory,
+      segmentMs: 1000,
+      onSegment: (segment) => void segments.push(segment),
+      onError: (error) => errors.push(error),
+    });
     await eventually(() => expect(segments.length).toBeGreaterThanOrEqual(1), 6000);
 
     // Alice's network drops and she comes back from a new connection: new SSRCs, new timestamps.
@@ -364,7 +382,16 @@ describe('werift media hub', () => {
     expect(segments.map((segment) => segment.sequence).sort((a, b) => a - b)).toEqual(segments.map((_segment, index) => index));
     const withVideo = { before: 0, after: 0 };
     for (const segment of segments) {
-      const { stdout } = await promisify(execFile)('ffprobe', ['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_name,nb_read_frames:format=duration', '-of', 'json', segment.filePath]);
+      const { stdout } = await promisify(execFile)('ffprobe', [
+        '-v',
+        'error',
+        '-count_frames',
+        '-show_entries',
+        'stream=codec_name,nb_read_frames:format=duration',
+        '-of',
+        'json',
+        segment.filePath,
+      ]);
       const probe = JSON.parse(stdout) as { streams: { codec_name: string; nb_read_frames: string }[]; format: { duration?: string } };
       const framesOf = (codec: string) => Number(probe.streams.find((stream) => stream.codec_name === codec)?.nb_read_frames ?? 0);
       // Every segment plays. The old connection's last one may hold only its sound: on a loaded machine

@@ -1,16 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import {
-  MediaStream,
-  MediaStreamTrack,
-  RTCPeerConnection,
-  RtpHeader,
-  RtpPacket,
-  useNACK,
-  useOPUS,
-  usePLI,
-  useVP8,
-  type RTCRtpTransceiver,
-} from 'werift';
+import { MediaStream, MediaStreamTrack, RTCPeerConnection, RtpHeader, RtpPacket, useNACK, useOPUS, usePLI, useVP8, type RTCRtpTransceiver } from 'werift';
 import { DelayRecorder, RateMeter, SequenceLossCounter } from './media-stats.ts';
 import { ContinuousSource } from './continuous-source.ts';
 import type {

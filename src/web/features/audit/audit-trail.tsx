@@ -2,13 +2,14 @@ import { useQuery } from '@tanstack/react-query';
 import { auditTrailSchema } from '#shared/audit.ts';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { formatDateTime } from '#shared/dates.ts';
+import { jobKeys } from '#web/api/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
 import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 
 /** The job's hash-chained trail as sentences, in the viewer's time zone, with whether the chain verifies, and its status history. */
 export function AuditTrail({ jobId }: { jobId: string }) {
-  const trail = useQuery({ queryKey: ['jobs', jobId, 'audit'], queryFn: () => api.get(`/api/jobs/${jobId}/audit`, auditTrailSchema) });
+  const trail = useQuery({ queryKey: jobKeys.audit(jobId), queryFn: () => api.get(`/api/jobs/${jobId}/audit`, auditTrailSchema) });
   const events = trail.data?.events ?? [];
   const statusHistory = events.filter((event) => event.action === 'job.status_changed' || event.action === 'job.created');
   return (

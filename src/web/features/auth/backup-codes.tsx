@@ -35,8 +35,7 @@ export function BackupCodes({ codes }: { codes: readonly string[] }) {
   return (
     <div className="notice stack">
       <p>
-        <strong>Your backup codes.</strong> Each works once, if you lose your authenticator. Keep them somewhere safe: they are shown
-        only now.
+        <strong>Your backup codes.</strong> Each works once, if you lose your authenticator. Keep them somewhere safe: they are shown only now.
       </p>
       <ul className="codes" aria-label="Backup codes">
         {codes.map((code) => (

@@ -13,8 +13,8 @@ export function EmailVerificationBanner({ user }: { user: StoredUser }) {
   return (
     <div className="alert info stack verify-banner" role="region" aria-label="Confirm your email address">
       <p>
-        Confirm your email address: open the link we sent to <strong>{user.email}</strong>. Signing jobs you are invited to at this address
-        appear here once it is confirmed.
+        Confirm your email address: open the link we sent to <strong>{user.email}</strong>. Signing jobs you are invited to at this address appear here once it
+        is confirmed.
       </p>
       <div className="row wrap">
         <button type="button" className="button" disabled={resend.isPending} onClick={() => resend.mutate()}>

@@ -1,13 +1,6 @@
 import type { LoginResponse } from '#shared/auth.ts';
 import { decideAuthenticatedPath, decidePostLogin } from '#shared/auth-routing.ts';
-import {
-  clearInstantNotaryJob,
-  readInstantNotaryState,
-  storePendingMfa,
-  storeSignedIn,
-  storageKeys,
-  type PendingMfaRecord,
-} from '#web/lib/browser-storage.ts';
+import { clearInstantNotaryJob, readInstantNotaryState, storePendingMfa, storeSignedIn, storageKeys, type PendingMfaRecord } from '#web/lib/browser-storage.ts';
 
 /** After the second factor: keep the user, drop the pending-MFA record, and say where to go. */
 export function finishSecondFactor(response: LoginResponse, pending: PendingMfaRecord | null): string {

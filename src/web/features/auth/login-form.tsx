@@ -5,13 +5,7 @@ import { decidePostLogin, getSafeNextPath, type LoginQuery } from '#shared/auth-
 import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
-import {
-  clearInstantNotaryJob,
-  clearStoredUser,
-  readInstantNotaryState,
-  storePendingMfa,
-  storeSignedIn,
-} from '#web/lib/browser-storage.ts';
+import { clearInstantNotaryJob, clearStoredUser, readInstantNotaryState, storePendingMfa, storeSignedIn } from '#web/lib/browser-storage.ts';
 
 function buildLoginUrl(query: LoginQuery): string {
   const params = new URLSearchParams();
@@ -26,10 +20,11 @@ interface LoginFormProps {
   onTwoFactor: (ticket: string, email: string) => void;
 }
 
-/** Email and password sign-in (SPEC section 2 login page, sections 4, 5 and 8). */
+/** Email and password sign-in on the login page: required fields, the login outcomes and their messages. */
 export function LoginForm({ query, onTwoFactor }: LoginFormProps) {
   const navigate = useNavigate();
-  const [email, setEmail] = useState('');
+  // An invitation's sign-in link names the address it went to: typed for the person, nothing more.
+  const [email, setEmail] = useState(query.email ?? '');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -103,13 +98,7 @@ export function LoginForm({ query, onTwoFactor }: LoginFormProps) {
       <FormAlert message={error} />
       <FormAlert message={notice} tone="success" />
       <Field label="Email" type="email" name="email" autoComplete="username" value={email} onChange={(event) => setEmail(event.target.value)} />
-      <PasswordField
-        label="Password"
-        name="password"
-        autoComplete="current-password"
-        value={password}
-        onChange={(event) => setPassword(event.target.value)}
-      />
+      <PasswordField label="Password" name="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
       <div className="row between">
         <button type="button" className="button link" onClick={() => void forgotPassword()}>
           Forgot password?

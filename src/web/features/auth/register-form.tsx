@@ -1,13 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { z } from 'zod';
-import {
-  authMessages,
-  registerNotaryInputSchema,
-  registerResponseSchema,
-  registerTitleCompanyInputSchema,
-  registerUserInputSchema,
-} from '#shared/auth.ts';
+import { authMessages, registerNotaryInputSchema, registerResponseSchema, registerTitleCompanyInputSchema, registerUserInputSchema } from '#shared/auth.ts';
 import { Field, FormAlert, PasswordField } from '#web/components/field.tsx';
 import { StateSelect } from '#web/components/state-select.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
@@ -105,8 +99,8 @@ export function RegisterForm({ kind }: { kind: RegistrationKind }) {
       <PasswordField label="Confirm password" autoComplete="new-password" {...bind('confirmPassword')} />
       {kind !== 'user' ? (
         <p className="notice">
-          {kind === 'notary' ? 'Notary accounts' : 'Title company accounts'} start pending approval: an administrator reviews
-          them before they can take part in notarizations.
+          {kind === 'notary' ? 'Notary accounts' : 'Title company accounts'} start pending approval: an administrator reviews them before they can take part in
+          notarizations.
         </p>
       ) : null}
       <button type="submit" className="button primary block" disabled={isSubmitting}>

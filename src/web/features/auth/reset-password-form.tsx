@@ -7,7 +7,7 @@ import { api } from '#web/lib/api.ts';
 
 export const invalidResetLinkMessage = 'This reset link is invalid or expired.';
 
-/** Password-reset mode of the login page, opened by ?resetToken= (SPEC sections 2, 5 and 8). */
+/** Password-reset mode of the login page, opened by ?resetToken=. */
 export function ResetPasswordForm({ token }: { token: string }) {
   const [newPassword, setNewPassword] = useState('');
   const [confirmPassword, setConfirmPassword] = useState('');
@@ -51,7 +51,13 @@ export function ResetPasswordForm({ token }: { token: string }) {
       <h1 id="reset-title">Choose a new password</h1>
       <FormAlert message={error ?? (linkState === 'invalid' ? invalidResetLinkMessage : null)} />
       <FormAlert message={success} tone="success" />
-      <PasswordField label="New Password" name="newPassword" autoComplete="new-password" value={newPassword} onChange={(event) => setNewPassword(event.target.value)} />
+      <PasswordField
+        label="New Password"
+        name="newPassword"
+        autoComplete="new-password"
+        value={newPassword}
+        onChange={(event) => setNewPassword(event.target.value)}
+      />
       <PasswordField
         label="Confirm New Password"
         name="confirmPassword"

@@ -1,7 +1,7 @@
 import { normalizeDigitsInput } from '#shared/mfa.ts';
 import { Field } from '#web/components/field.tsx';
 
-/** A 6-digit code input (authenticator or email code) that keeps digits only (SPEC section 5). */
+/** A 6-digit code input (authenticator or email code) that keeps digits only. */
 export function DigitsCodeField({ label, name, value, onChange }: { label: string; name: string; value: string; onChange: (value: string) => void }) {
   return (
     <Field
@@ -16,7 +16,7 @@ export function DigitsCodeField({ label, name, value, onChange }: { label: strin
   );
 }
 
-/** The "Remember this device" checkbox of every second-factor step (SPEC sections 2 and 9). */
+/** The "Remember this device" checkbox of every second-factor step (the steps start it checked). */
 export function RememberDeviceField({ checked, onChange }: { checked: boolean; onChange: (checked: boolean) => void }) {
   return (
     <label className="checkbox">

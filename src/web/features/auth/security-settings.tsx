@@ -3,13 +3,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { z } from 'zod';
-import { backupCodesSchema, mfaStatusSchema } from '#shared/mfa.ts';
+import { backupCodesSchema } from '#shared/mfa.ts';
 import { formatDate } from '#shared/dates.ts';
 import { DropZone } from '#web/components/drop-zone.tsx';
 import type { FileRules } from '#web/components/drop-zone-rules.ts';
 import { FormAlert, PasswordField } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
+import { authKeys, mfaStatusQueryOptions } from './api/auth-queries.ts';
 import { BackupCodes } from './backup-codes.tsx';
 
 /** The dashboard's Security tab: second-factor settings, and for notaries the signing certificate. */
@@ -26,10 +27,10 @@ export function SecuritySettings() {
 /** Second-factor status, backup codes (shown once) and remembered devices. */
 function TwoStepSettings() {
   const queryClient = useQueryClient();
-  const status = useQuery({ queryKey: ['mfa-status'], queryFn: () => api.get('/api/auth/mfa/status', mfaStatusSchema) });
+  const status = useQuery(mfaStatusQueryOptions());
   const backup = useMutation({
     mutationFn: () => api.post('/api/auth/mfa/backup/generate', undefined, backupCodesSchema),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['mfa-status'] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: authKeys.mfaStatus() }),
   });
   const devices = useMutation({ mutationFn: () => api.delete('/api/auth/mfa/devices', z.object({ revoked: z.number() })) });
   const data = status.data;
@@ -70,7 +71,6 @@ function TwoStepSettings() {
   );
 }
 
-
 const certificateRules: FileRules = {
   mimeTypes: ['application/x-pkcs12'],
   extensions: ['.p12', '.pfx'],
@@ -89,12 +89,12 @@ function formatDay(iso: string | null): string {
 /** The certificate notarized documents are signed with: the notary's own PKCS#12, or the platform's. */
 function SigningCertificateSettings() {
   const queryClient = useQueryClient();
-  const certificate = useQuery({ queryKey: ['notary-certificate'], queryFn: () => api.get('/api/notary/certificate', notaryCertificateSchema) });
+  const certificate = useQuery({ queryKey: authKeys.notaryCertificate(), queryFn: () => api.get('/api/notary/certificate', notaryCertificateSchema) });
   const [file, setFile] = useState<File | null>(null);
   const [password, setPassword] = useState('');
   const [fileError, setFileError] = useState<string | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
-  const show = (data: NotaryCertificate) => queryClient.setQueryData(['notary-certificate'], data);
+  const show = (data: NotaryCertificate) => queryClient.setQueryData(authKeys.notaryCertificate(), data);
   const upload = useMutation({
     mutationFn: (input: { file: File; password: string }) => {
       const form = new FormData();
@@ -155,10 +155,15 @@ function SigningCertificateSettings() {
       ) : null}
       {data?.source === 'uploaded' ? (
         <div className="actions">
-          <button type="button" className="button" disabled={isBusy} onClick={() => {
+          <button
+            type="button"
+            className="button"
+            disabled={isBusy}
+            onClick={() => {
               upload.reset();
               remove.mutate();
-            }}>
+            }}
+          >
             Use the platform certificate again
           </button>
         </div>

@@ -8,7 +8,7 @@ import { api } from '#web/lib/api.ts';
 import { clearInstantNotaryJob, readInstantNotaryState, storeSignedIn } from '#web/lib/browser-storage.ts';
 import { RememberDeviceField } from './second-factor-fields.tsx';
 
-/** The 2FA ticket step inside the login page (SPEC section 2): code, Remember this device, Back to login. */
+/** The 2FA ticket step inside the login page: code, Remember this device, Back to login. */
 export function TwoFactorForm({ ticket, query, onBack }: { ticket: string; query: LoginQuery; onBack: () => void }) {
   const navigate = useNavigate();
   const [code, setCode] = useState('');
@@ -47,14 +47,7 @@ export function TwoFactorForm({ ticket, query, onBack }: { ticket: string; query
       <h1 id="two-factor-title">Two-factor verification</h1>
       <p className="muted">Enter the code from your authenticator app or email.</p>
       <FormAlert message={error} />
-      <Field
-        label="2FA code"
-        name="code"
-        inputMode="numeric"
-        autoComplete="one-time-code"
-        value={code}
-        onChange={(event) => setCode(event.target.value)}
-      />
+      <Field label="2FA code" name="code" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(event) => setCode(event.target.value)} />
       <RememberDeviceField checked={rememberDevice} onChange={setRememberDevice} />
       <button type="submit" className="button primary block" disabled={isSubmitting}>
         {isSubmitting ? 'Verifying…' : 'Verify'}

@@ -4,6 +4,7 @@ import { useLocation, useNavigate } from 'react-router';
 import { meResponseSchema } from '#shared/auth.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
+import { authKeys } from './api/auth-queries.ts';
 import { clearStoredUser, getStoredUser, storeSignedIn, type StoredUser } from '#web/lib/browser-storage.ts';
 
 /**
@@ -14,7 +15,13 @@ export function useCurrentUser(): StoredUser | null {
   const stored = getStoredUser();
   const navigate = useNavigate();
   const location = useLocation();
-  const me = useQuery({ queryKey: ['me'], queryFn: () => api.get('/api/auth/me', meResponseSchema), enabled: stored !== null, staleTime: 30_000, retry: false });
+  const me = useQuery({
+    queryKey: authKeys.me(),
+    queryFn: () => api.get('/api/auth/me', meResponseSchema),
+    enabled: stored !== null,
+    staleTime: 30_000,
+    retry: false,
+  });
   useEffect(() => {
     if (me.data) storeSignedIn(me.data.user, null);
   }, [me.data]);

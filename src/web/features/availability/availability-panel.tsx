@@ -3,10 +3,11 @@ import { useState, type FormEvent } from 'react';
 import { availabilitySlotListSchema, createAvailabilityInputSchema, slotLimits, toInstant, type AvailabilitySlot } from '#shared/availability.ts';
 import { formatDate, formatTime } from '#shared/dates.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
+import { availabilityKeys } from '#web/api/availability.ts';
 import { api } from '#web/lib/api.ts';
 import './availability.css';
 
-const slotsKey = ['availability', 'slots'] as const;
+const slotsKey = availabilityKeys.slots();
 
 /** The browser's IANA zone: the notary's, as far as this page knows. */
 function getBrowserTimeZone(): string {
@@ -44,7 +45,7 @@ function SlotItem({ slot, onDelete, isDeleting }: { slot: AvailabilitySlot; onDe
 }
 
 /**
- * The notary's scheduled availability (/dashboard?tab=availability, issue 13): upcoming slots with
+ * The notary's scheduled availability (/dashboard?tab=availability): upcoming slots with
  * Delete, recent past ones, and a form adding one slot (a day, a start and an end) in the notary's
  * time zone, named on the page.
  */

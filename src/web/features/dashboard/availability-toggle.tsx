@@ -7,7 +7,7 @@ import { availabilityStatusKey, getBrowserSessionId, useAvailabilityStatus } fro
 import './availability-toggle.css';
 
 /**
- * The notary's online switch in the sidebar (SPEC sections 2, 4, 6, 8, 9): hidden when the status call
+ * The notary's online switch in the sidebar, shown to notaries only: hidden when the status call
  * answers 403, 'Failed to load availability status' when it fails otherwise; a failed change puts the
  * switch back and says 'Failed to update availability'. The heartbeat runs at the app's root
  * (availability-heartbeat.tsx) and updates the same status.
@@ -19,7 +19,8 @@ export function AvailabilityToggle() {
   const [updateError, setUpdateError] = useState<string | null>(null);
   const status = useAvailabilityStatus();
   const toggle = useMutation({
-    mutationFn: (isAvailable: boolean) => api.post('/api/notary-availability/toggle', { is_available: isAvailable, session_id: sessionId }, availabilityStatusSchema),
+    mutationFn: (isAvailable: boolean) =>
+      api.post('/api/notary-availability/toggle', { is_available: isAvailable, session_id: sessionId }, availabilityStatusSchema),
     onMutate: async (isAvailable) => {
       setUpdateError(null);
       await queryClient.cancelQueries({ queryKey: availabilityStatusKey });

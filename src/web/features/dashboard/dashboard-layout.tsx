@@ -2,14 +2,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, NavLink } from 'react-router';
 import { pendingJobsSchema } from '#shared/notifications.ts';
-import { hasAnyRole, sidebarNavigationRoles } from '#shared/roles.ts';
+import { canCreateJobs, hasAnyRole, sidebarNavigationRoles } from '#shared/roles.ts';
 import { PageChatOpener } from '#web/components/chat-opener.tsx';
 import { api } from '#web/lib/api.ts';
 import { paths } from '#web/paths.ts';
-import { useLogOut } from '#web/features/auth/use-log-out.ts';
+import { useLogOut } from '#web/lib/use-log-out.ts';
+import { notificationKeys } from '#web/api/notifications.ts';
+import { useUserChannel } from '#web/api/user-channel.ts';
 import type { StoredUser } from '#web/lib/browser-storage.ts';
 import { NewSigningRequestDialog } from './new-signing-request-dialog.tsx';
 import { AvailabilityToggle } from './availability-toggle.tsx';
+import { getNotificationHref } from './role-home.ts';
 
 interface DashboardLayoutProps {
   user: StoredUser;
@@ -18,11 +21,13 @@ interface DashboardLayoutProps {
 }
 
 /**
- * The common layout: sidebar, header with greeting, task, bell and Logout (SPEC section 2). On a
+ * The common layout: sidebar, header with greeting, task, bell and Logout. On a
  * phone the sidebar becomes a bar above the header: the brand and New Signing Request, then the links.
  */
 export function DashboardLayout({ user, task, children }: DashboardLayoutProps) {
   const logOut = useLogOut();
+  // A company that removes this person, a role given or taken, a sign-out everywhere: every open tab follows at once.
+  useUserChannel(true);
   const [isDialogOpen, setIsDialogOpen] = useState(false);
   const showNavigation = hasAnyRole(user, sidebarNavigationRoles);
   const name = user.name ?? user.fullName ?? user.email ?? 'there';
@@ -47,16 +52,30 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                 <NavLink to="/help">Help</NavLink>
               </li>
               {hasAnyRole(user, ['admin']) ? (
+                <>
+                  <li>
+                    <NavLink to={paths.adminUsers}>Users</NavLink>
+                  </li>
+                  <li>
+                    <NavLink to={paths.adminTitleCompanies}>Title companies</NavLink>
+                  </li>
+                  <li>
+                    <NavLink to={paths.adminMail}>Mail</NavLink>
+                  </li>
+                </>
+              ) : hasAnyRole(user, ['title', 'title_agent']) ? (
                 <li>
-                  <NavLink to={paths.adminMail}>Mail</NavLink>
+                  <NavLink to={paths.myCompany}>Company</NavLink>
                 </li>
               ) : null}
             </ul>
           ) : null}
         </nav>
-        <button type="button" className="button accent block" onClick={() => setIsDialogOpen(true)}>
-          New Signing Request
-        </button>
+        {canCreateJobs(user) ? (
+          <button type="button" className="button accent block" onClick={() => setIsDialogOpen(true)}>
+            New Signing Request
+          </button>
+        ) : null}
         {hasAnyRole(user, ['notary']) ? <AvailabilityToggle /> : null}
       </aside>
       <div className="main-column">
@@ -88,13 +107,13 @@ function NotificationsBell() {
   const [isOpen, setIsOpen] = useState(false);
   const queryClient = useQueryClient();
   const pending = useQuery({
-    queryKey: ['notifications', 'pending-jobs'],
+    queryKey: notificationKeys.pendingJobs(),
     queryFn: () => api.get('/api/notifications/users/me/pending-jobs', pendingJobsSchema),
     refetchInterval: 60_000,
   });
   const dismiss = useMutation({
     mutationFn: (item: { jobId: string; kind: string }) => api.post('/api/notifications/dismiss', item),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['notifications'] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: notificationKeys.all }),
   });
   useEffect(() => {
     if (!isOpen) return;
@@ -124,7 +143,7 @@ function NotificationsBell() {
           <ul className="notification-list">
             {items.map((item) => (
               <li key={`${item.jobId}:${item.kind}`} className={item.isBlocking ? 'urgent' : undefined}>
-                <Link to={`/jobs/detail?jobId=${encodeURIComponent(item.jobId)}`} onClick={() => setIsOpen(false)}>
+                <Link to={getNotificationHref(item)} onClick={() => setIsOpen(false)}>
                   <strong>{item.title}</strong>
                 </Link>
                 <span>{item.message}</span>

@@ -1,23 +1,29 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
 import { createJobInputSchema, participantRoles, type ParticipantRole } from '#shared/jobs.ts';
 import { hasAnyRole } from '#shared/roles.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
-import { useCreateJob, useNotarizationTypes } from '#web/features/jobs/job-hooks.ts';
-import { NotaryPicker, type NotaryOption } from '#web/features/jobs/notary-picker.tsx';
+import { useCreateJob, useNotarizationTypes } from '#web/api/jobs.ts';
+import { companyDefaultNotaryQueryOptions, companyJobTypesQueryOptions, myCompaniesQueryOptions } from '#web/api/title-companies.ts';
+import { NotaryPicker, type NotaryOption } from '#web/components/notary-picker.tsx';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
 import { highlightedFieldsMessage, toFieldErrors, useFieldErrors, type FieldErrors } from '#web/lib/form-errors.ts';
-
-interface SignerRow {
-  key: number;
-  name: string;
-  email: string;
-  role: ParticipantRole;
-}
+import {
+  applyWitnessCount,
+  describeJobTypeChoice,
+  describeNotaryOutcome,
+  maximumParticipants,
+  type ParticipantRow as SignerRow,
+} from './signing-request-rows.ts';
 
 const creatorRoles = ['admin', 'title', 'title_agent', 'notary', 'signer'] as const;
 
-/** The New Signing Request dialog: title, notarization type, signers, optional schedule and notary. */
+/**
+ * The New Signing Request dialog: title, notarization type, signers, optional schedule and notary.
+ * A title company's staff may start from one of the company's job types (its notarization type and
+ * witness rows are filled in) and are told which notary the job gets when they choose none.
+ */
 export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
   const dialogRef = useRef<HTMLDialogElement>(null);
   const navigate = useNavigate();
@@ -32,6 +38,24 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
   const [signers, setSigners] = useState<SignerRow[]>([{ key: 1, name: '', email: '', role: 'signer' }]);
   const [error, setError] = useState<string | null>(null);
   const { formRef, errors, show: showFieldErrors } = useFieldErrors();
+  const isCompanyStaff = canCreate && hasAnyRole(user, ['title', 'title_agent']);
+  const mine = useQuery(myCompaniesQueryOptions(isCompanyStaff));
+  const companies = mine.data?.items ?? [];
+  const [chosenCompanyId, setChosenCompanyId] = useState<string | null>(null);
+  const company = companies.find((candidate) => candidate.id === chosenCompanyId) ?? companies[0] ?? null;
+  const jobTypes = useQuery(companyJobTypesQueryOptions(company?.id ?? null));
+  const defaultNotary = useQuery(companyDefaultNotaryQueryOptions(company?.id ?? null));
+  const [jobTypeId, setJobTypeId] = useState('');
+  const jobType = jobTypes.data?.items.find((candidate) => candidate.id === jobTypeId) ?? null;
+  const notaryOutcome =
+    company && defaultNotary.data ? describeNotaryOutcome(notary?.name ?? null, defaultNotary.data.notary?.name ?? null, company.name) : null;
+
+  const chooseJobType = (id: string) => {
+    const picked = jobTypes.data?.items.find((candidate) => candidate.id === id) ?? null;
+    setJobTypeId(picked?.id ?? '');
+    if (picked) setNotarizationType(picked.notarizationType);
+    setSigners((rows) => applyWitnessCount(rows, picked?.witnessCount ?? 0));
+  };
 
   useEffect(() => {
     const dialog = dialogRef.current;
@@ -54,7 +78,9 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
       notarizationType,
       signers: filled.map(({ name, email, role }) => ({ name, email, role })),
       scheduledAt: scheduledAt ? new Date(scheduledAt).toISOString() : null,
-      notaryId: notary?.userId ?? null,
+      // Company staff who choose no notary leave it out, so the job gets the company's default notary.
+      notaryId: notary?.userId ?? (company ? undefined : null),
+      jobTypeId: jobType?.id,
     });
     const fieldErrors: FieldErrors = {};
     if (!parsed.success) {
@@ -95,6 +121,52 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
         <form ref={formRef} className="stack" onSubmit={submit} noValidate>
           <FormAlert message={error} />
           <Field label="Title" value={title} error={errors.title} onChange={(event) => setTitle(event.target.value)} autoFocus />
+          {companies.length > 1 ? (
+            <div className="field">
+              <label htmlFor="request-company">Company</label>
+              <select
+                id="request-company"
+                value={company?.id ?? ''}
+                aria-describedby="request-company-hint"
+                onChange={(event) => {
+                  setChosenCompanyId(event.target.value);
+                  chooseJobType('');
+                }}
+              >
+                {companies.map((candidate) => (
+                  <option key={candidate.id} value={candidate.id}>
+                    {candidate.name}
+                  </option>
+                ))}
+              </select>
+              <p className="field-hint" id="request-company-hint">
+                Whose job types and default notary to use.
+              </p>
+            </div>
+          ) : null}
+          {jobTypes.data && jobTypes.data.items.length > 0 ? (
+            <div className="field">
+              <label htmlFor="request-job-type">Job type (optional)</label>
+              <select
+                id="request-job-type"
+                value={jobTypeId}
+                aria-invalid={errors.jobTypeId ? true : undefined}
+                aria-describedby="request-job-type-hint"
+                onChange={(event) => chooseJobType(event.target.value)}
+              >
+                <option value="">None: fill in everything yourself</option>
+                {jobTypes.data.items.map((candidate) => (
+                  <option key={candidate.id} value={candidate.id}>
+                    {candidate.name}
+                  </option>
+                ))}
+              </select>
+              <p className="field-hint" id="request-job-type-hint">
+                {describeJobTypeChoice(jobType)}
+              </p>
+              {errors.jobTypeId ? <p className="field-error">{errors.jobTypeId}</p> : null}
+            </div>
+          ) : null}
           <div className="field">
             <label htmlFor="notarization-type">Notarization type</label>
             <select
@@ -161,8 +233,10 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
             <button
               type="button"
               className="button"
-              disabled={signers.length >= 10}
-              onClick={() => setSigners((rows) => [...rows, { key: Math.max(0, ...rows.map((candidate) => candidate.key)) + 1, name: '', email: '', role: 'signer' }])}
+              disabled={signers.length >= maximumParticipants}
+              onClick={() =>
+                setSigners((rows) => [...rows, { key: Math.max(0, ...rows.map((candidate) => candidate.key)) + 1, name: '', email: '', role: 'signer' }])
+              }
             >
               Add participant
             </button>
@@ -175,6 +249,11 @@ export function NewSigningRequestDialog({ onClose }: { onClose: () => void }) {
             onChange={(event) => setScheduledAt(event.target.value)}
           />
           <NotaryPicker label="Notary (optional)" canSearch={canCreate} value={notary} onChange={setNotary} error={errors.notaryId} />
+          {notaryOutcome ? (
+            <p className="field-hint" role="status">
+              {notaryOutcome}
+            </p>
+          ) : null}
           <div className="actions">
             <button type="submit" className="button primary" disabled={createJob.isPending}>
               {createJob.isPending ? 'Creating…' : 'Create signing request'}

@@ -1,10 +1,12 @@
 import { jobStatusLabels, jobStatuses, type JobListItem, type JobStatus, type JobStatusCounts } from '#shared/jobs.ts';
+import type { PendingJobItem } from '#shared/notifications.ts';
 import { getEffectiveRole, type RoleBearer } from '#shared/roles.ts';
+import { sessionEntryPath } from '#shared/session-steps.ts';
 
 /** Which home the dashboard shows above the jobs list. */
 export type HomeKind = 'signer' | 'notary' | 'title' | 'admin';
 
-/** The home of a user: by their effective role (SPEC section 6); none for an account awaiting approval or a role with no jobs to act on. */
+/** The home of a user: by their effective role; none for an account awaiting approval or a role with no jobs to act on. */
 export function getHomeKind(user: RoleBearer & { status?: string | null }): HomeKind | null {
   if (user.status === 'pending') return null;
   const role = getEffectiveRole(user);
@@ -31,24 +33,45 @@ export interface JobLine {
 const act = (label: string, title: string, href: string) => ({ label, name: `${label}: ${title}`, href });
 
 const jobPage = (id: string) => `/jobs/detail?jobId=${encodeURIComponent(id)}`;
-const workspace = (id: string) => `/signing/${encodeURIComponent(id)}`;
+
+/*
+ * A job with a live session leads into its session entry page (src/shared/session-steps.ts), which
+ * shows the identity step, the device check or the lobby, and sends an admitted person to the room.
+ */
 
 /** A job waiting for a signer or witness: what it waits for and what to do. */
-export function describeWaitingJob(job: Pick<JobListItem, 'id' | 'title' | 'status' | 'scheduledAt' | 'isInvitation'>, formatDate: (iso: string) => string): JobLine {
-  if (job.isInvitation) return { sentence: 'You are invited to this job. Open it to accept the invitation.', action: act('Open the invitation', job.title, jobPage(job.id)) };
-  if (job.status === 'in_session') return { sentence: 'The session is live: join it now to sign.', action: act('Join the session', job.title, workspace(job.id)) };
+export function describeWaitingJob(
+  job: Pick<JobListItem, 'id' | 'title' | 'status' | 'scheduledAt' | 'isInvitation'>,
+  formatDate: (iso: string) => string,
+): JobLine {
+  if (job.isInvitation)
+    return { sentence: 'You are invited to this job. Open it to accept the invitation.', action: act('Open the invitation', job.title, jobPage(job.id)) };
+  if (job.status === 'in_session')
+    return { sentence: 'The session is live: join it now to sign.', action: act('Enter the session room', job.title, sessionEntryPath(job.id)) };
+  const getReady = act('Get ready for the session', job.title, sessionEntryPath(job.id));
   if (job.status === 'scheduled' && job.scheduledAt) {
-    return { sentence: `Your session is scheduled for ${formatDate(job.scheduledAt)}. You sign in it, with the notary.`, action: act('View the job', job.title, jobPage(job.id)) };
+    return { sentence: `Your session is scheduled for ${formatDate(job.scheduledAt)}. Prove your identity and check your camera before it.`, action: getReady };
   }
-  return { sentence: 'The documents are ready. The notary will set a time for your session.', action: act('View the job', job.title, jobPage(job.id)) };
+  return { sentence: 'The documents are ready. Prove your identity and check your camera now; you enter when the notary opens the session.', action: getReady };
 }
 
 /** A job on the notary's list: what it needs from them. */
 export function describeNotaryJob(job: Pick<JobListItem, 'id' | 'title' | 'status' | 'scheduledAt'>, formatTime: (iso: string) => string): JobLine {
-  if (job.status === 'in_session') return { sentence: 'In session: complete and seal the documents.', action: act('Continue the session', job.title, workspace(job.id)) };
-  if (job.status === 'ready') return { sentence: 'Ready for you: review the documents and start or schedule the session.', action: act('Review the job', job.title, jobPage(job.id)) };
-  if (job.status === 'scheduled' && job.scheduledAt) return { sentence: `Scheduled for ${formatTime(job.scheduledAt)}.`, action: act('Open the job', job.title, jobPage(job.id)) };
+  if (job.status === 'in_session')
+    return { sentence: 'In session: complete and seal the documents.', action: act('Return to the session room', job.title, sessionEntryPath(job.id)) };
+  if (job.status === 'ready')
+    return { sentence: 'Ready for you: review the documents and start or schedule the session.', action: act('Review the job', job.title, jobPage(job.id)) };
+  if (job.status === 'scheduled' && job.scheduledAt)
+    return { sentence: `Scheduled for ${formatTime(job.scheduledAt)}.`, action: act('Open the job', job.title, jobPage(job.id)) };
   return { sentence: `${jobStatusLabels[job.status]}.`, action: act('Open the job', job.title, jobPage(job.id)) };
+}
+
+/** Notices about a live or coming session lead into it; the others to the job page. */
+const sessionNoticeKinds = new Set(['session_live', 'session_open', 'session_scheduled', 'job_ready']);
+
+/** Where a notice of the bell leads: where its person must go next. */
+export function getNotificationHref(item: Pick<PendingJobItem, 'jobId' | 'kind'>): string {
+  return sessionNoticeKinds.has(item.kind) ? sessionEntryPath(item.jobId) : jobPage(item.jobId);
 }
 
 const statusNouns: Record<JobStatus, [string, string]> = {
@@ -76,8 +99,9 @@ export function summarizeStatusCounts(counts: JobStatusCounts): string {
 /** What waits for an administrator's approval, in a sentence. */
 export function summarizePendingApprovals(notaries: number, companies: number): string {
   if (notaries + companies === 0) return 'No one is waiting for approval.';
-  const parts = [notaries > 0 ? `${notaries} ${notaries === 1 ? 'notary' : 'notaries'}` : null, companies > 0 ? `${companies} ${companies === 1 ? 'title company' : 'title companies'}` : null].filter(
-    (part): part is string => part !== null,
-  );
+  const parts = [
+    notaries > 0 ? `${notaries} ${notaries === 1 ? 'notary' : 'notaries'}` : null,
+    companies > 0 ? `${companies} ${companies === 1 ? 'title company' : 'title companies'}` : null,
+  ].filter((part): part is string => part !== null);
   return `${joinWords(parts)} ${notaries + companies === 1 ? 'is' : 'are'} waiting for your approval.`;
 }

@@ -4,12 +4,11 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime, formatTime } from '#shared/dates.ts';
 import { jobStatusLabels, jobStatuses, type JobListItem, type JobStatus } from '#shared/jobs.ts';
-import { notaryListSchema } from '#shared/notaries.ts';
-import { titleCompanyListSchema } from '#shared/title-companies.ts';
 import { FormAlert } from '#web/components/field.tsx';
-import { useJobs } from '#web/features/jobs/job-hooks.ts';
-import { StatusBadge } from '#web/features/jobs/jobs-table.tsx';
-import { api } from '#web/lib/api.ts';
+import { useJobs } from '#web/api/jobs.ts';
+import { pendingNotariesQueryOptions } from '#web/api/notaries.ts';
+import { pendingTitleCompaniesQueryOptions } from '#web/api/title-companies.ts';
+import { StatusBadge } from '#web/components/status-badge.tsx';
 import {
   describeNotaryJob,
   describeWaitingJob,
@@ -92,11 +91,34 @@ function NotaryHome() {
   const sessionsToday = useJobs({ notary: 'me', ...today, pageSize: 20 });
   const inSession = useJobs({ notary: 'me', status: 'in_session', pageSize: 10 });
   const toReview = useJobs({ notary: 'me', status: 'ready', pageSize: 10 });
-  const byTime = [...(sessionsToday.data?.items ?? [])].filter((job) => job.status !== 'cancelled').sort((a, b) => (a.scheduledAt ?? '').localeCompare(b.scheduledAt ?? ''));
+  const byTime = [...(sessionsToday.data?.items ?? [])]
+    .filter((job) => job.status !== 'cancelled')
+    .sort((a, b) => (a.scheduledAt ?? '').localeCompare(b.scheduledAt ?? ''));
   const sections = [
-    { id: 'today', title: 'Today’s sessions', query: sessionsToday, items: byTime, empty: 'You have no sessions scheduled today.', describe: (job: JobListItem) => describeNotaryJob(job, formatTime) },
-    { id: 'in-session', title: 'In session', query: inSession, items: inSession.data?.items ?? [], empty: 'No session of yours is in progress.', describe: (job: JobListItem) => describeNotaryJob(job, formatDateTime) },
-    { id: 'to-review', title: 'Ready for you to review', query: toReview, items: toReview.data?.items ?? [], empty: 'No job is waiting for your review.', describe: (job: JobListItem) => describeNotaryJob(job, formatDateTime) },
+    {
+      id: 'today',
+      title: 'Today’s sessions',
+      query: sessionsToday,
+      items: byTime,
+      empty: 'You have no sessions scheduled today.',
+      describe: (job: JobListItem) => describeNotaryJob(job, formatTime),
+    },
+    {
+      id: 'in-session',
+      title: 'In session',
+      query: inSession,
+      items: inSession.data?.items ?? [],
+      empty: 'No session of yours is in progress.',
+      describe: (job: JobListItem) => describeNotaryJob(job, formatDateTime),
+    },
+    {
+      id: 'to-review',
+      title: 'Ready for you to review',
+      query: toReview,
+      items: toReview.data?.items ?? [],
+      empty: 'No job is waiting for your review.',
+      describe: (job: JobListItem) => describeNotaryJob(job, formatDateTime),
+    },
   ];
   return (
     <div className="role-home notary-home">
@@ -143,7 +165,11 @@ function StatusTiles({ status, onStatusChange }: { status: JobStatus | ''; onSta
               </li>
             ))}
           </ul>
-          <p className="muted">{status ? `The list below shows the ${jobStatusLabels[status].toLowerCase()} jobs; choose ${jobStatusLabels[status]} again to show all.` : 'Choose a status to list only its jobs below.'}</p>
+          <p className="muted">
+            {status
+              ? `The list below shows the ${jobStatusLabels[status].toLowerCase()} jobs; choose ${jobStatusLabels[status]} again to show all.`
+              : 'Choose a status to list only its jobs below.'}
+          </p>
         </>
       ) : null}
     </section>
@@ -152,8 +178,8 @@ function StatusTiles({ status, onStatusChange }: { status: JobStatus | ''; onSta
 
 function PendingApprovals() {
   // The same queries as the Approvals tab, so an approval there updates this count.
-  const notaries = useQuery({ queryKey: ['notaries', 'pending'], queryFn: () => api.get('/api/notary/pending', notaryListSchema) });
-  const companies = useQuery({ queryKey: ['title-companies', 'pending'], queryFn: () => api.get('/api/title-companies/pending', titleCompanyListSchema) });
+  const notaries = useQuery(pendingNotariesQueryOptions());
+  const companies = useQuery(pendingTitleCompaniesQueryOptions());
   const isLoaded = notaries.data !== undefined && companies.data !== undefined;
   const waiting = (notaries.data?.items.length ?? 0) + (companies.data?.items.length ?? 0);
   return (

@@ -1,10 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { availabilityStatusSchema, heartbeatIntervalSeconds } from '#shared/availability.ts';
+import { availabilityKeys } from '#web/api/availability.ts';
 import { api } from '#web/lib/api.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 
-export const availabilityStatusKey = ['availability', 'status'] as const;
+export const availabilityStatusKey = availabilityKeys.status();
 /** Local storage: this browser's id for going online (shared by its tabs; see src/shared/availability.ts). */
 const sessionIdKey = 'notary_availability_session';
 
@@ -32,7 +33,7 @@ export function useAvailabilityStatus(isEnabled = true) {
 }
 
 /**
- * While the notary is online, a heartbeat every 30 s (SPEC section 9), on every page of the app, not
+ * While the notary is online, a heartbeat every 30 s, on every page of the app, not
  * only those with the sidebar: a notary in a session room stays online. The server's answer replaces
  * the status, so a browser that was quiet too long (or lost the online state to another) shows offline.
  */

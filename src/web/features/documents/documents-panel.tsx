@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { documentListSchema, documentSchema, type JobDocument } from '#shared/documents.ts';
-import { publicConfigSchema } from '#shared/system.ts';
+import { publicConfigQueryOptions } from '#web/api/system.ts';
 import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { DropZone } from '#web/components/drop-zone.tsx';
 import type { FileRules } from '#web/components/drop-zone-rules.ts';
 import { FormAlert } from '#web/components/field.tsx';
-import { useJobMutation } from '#web/features/jobs/job-hooks.ts';
+import { useJobDocuments, useJobMutation } from '#web/api/jobs.ts';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
 import { formatPageCount, formatSize } from '#web/lib/format-size.ts';
@@ -18,8 +18,8 @@ const pdfRules: FileRules = { mimeTypes: ['application/pdf'], extensions: ['.pdf
  * these are the unsigned originals, and say so: the signed outputs are listed separately.
  */
 export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: string; canEdit: boolean; isSealed?: boolean }) {
-  const documents = useQuery({ queryKey: ['jobs', jobId, 'documents'], queryFn: () => api.get(`/api/jobs/${jobId}/documents`, documentListSchema) });
-  const config = useQuery({ queryKey: ['public-config'], queryFn: () => api.get('/api/system/config', publicConfigSchema), staleTime: Infinity });
+  const documents = useJobDocuments(jobId);
+  const config = useQuery(publicConfigQueryOptions());
   const [progress, setProgress] = useState<number | null>(null);
   const { error, run } = useActionStatus();
   const { dialog, ask } = useConfirmDialog();
@@ -46,7 +46,6 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: st
   const remove = useJobMutation((document: JobDocument) =>
     api.request('DELETE', `/api/jobs/${jobId}/documents/${document.id}`, { headers: { 'if-match': `"${document.version}"` } }),
   );
-
 
   const items = documents.data?.items ?? [];
   const move = (index: number, offset: number) => {
@@ -82,7 +81,12 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: st
                   <label className="visually-hidden" htmlFor={`rename-${document.id}`}>
                     New name for {document.name}
                   </label>
-                  <input id={`rename-${document.id}`} value={renaming.name} onChange={(event) => setRenaming({ id: document.id, name: event.target.value })} autoFocus />
+                  <input
+                    id={`rename-${document.id}`}
+                    value={renaming.name}
+                    onChange={(event) => setRenaming({ id: document.id, name: event.target.value })}
+                    autoFocus
+                  />
                   <button type="submit" className="button primary">
                     Save
                   </button>

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { getNotNotarialNotice, notarizedListSchema } from '#shared/fields.ts';
+import { jobKeys } from '#web/api/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
 import { formatPageCount, formatSize } from '#web/lib/format-size.ts';
@@ -11,7 +12,7 @@ import { formatPageCount, formatSize } from '#web/lib/format-size.ts';
  * is not, with the reasons, as its pages do.
  */
 export function NotarizedDocuments({ jobId }: { jobId: string }) {
-  const notarized = useQuery({ queryKey: ['jobs', jobId, 'notarized'], queryFn: () => api.get(`/api/jobs/${jobId}/notarized`, notarizedListSchema) });
+  const notarized = useQuery({ queryKey: jobKeys.notarized(jobId), queryFn: () => api.get(`/api/jobs/${jobId}/notarized`, notarizedListSchema) });
   const items = notarized.data?.items ?? [];
   if (notarized.error) return <FormAlert message={notarized.error.message} />;
   if (items.length === 0) return null;

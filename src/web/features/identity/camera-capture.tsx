@@ -20,7 +20,8 @@ export const identityImageRules: FileRules = {
 function describeCameraError(error: unknown): string {
   const name = typeof error === 'object' && error !== null && 'name' in error ? String((error as { name: unknown }).name) : '';
   const fallback = ' You can choose a photo file instead.';
-  if (name === 'NotAllowedError' || name === 'PermissionDeniedError') return `Your browser is not letting this page use your camera. Allow the camera in the address bar, then press Use the camera again.${fallback}`;
+  if (name === 'NotAllowedError' || name === 'PermissionDeniedError')
+    return `Your browser is not letting this page use your camera. Allow the camera in the address bar, then press Use the camera again.${fallback}`;
   if (name === 'NotFoundError' || name === 'OverconstrainedError') return `No camera was found.${fallback}`;
   if (name === 'NotReadableError') return `Another app is using your camera. Close it, then press Use the camera again.${fallback}`;
   if (name === 'SecurityError') return `This page may use the camera only over https.${fallback}`;
@@ -215,7 +216,13 @@ export function PhotoSlot({ label, guide, photo, onPhoto, disabled = false }: Ph
           <button type="button" className="button primary" disabled={disabled} onClick={() => setIsCameraOpen(true)}>
             Use the camera <span className="visually-hidden">for the {label.toLowerCase()}</span>
           </button>
-          <DropZone label={`Or give a photo file: ${label.toLowerCase()}`} buttonLabel="Choose a photo" rules={identityImageRules} disabled={disabled} onFiles={([file]) => file && onPhoto(file)} />
+          <DropZone
+            label={`Or give a photo file: ${label.toLowerCase()}`}
+            buttonLabel="Choose a photo"
+            rules={identityImageRules}
+            disabled={disabled}
+            onFiles={([file]) => file && onPhoto(file)}
+          />
         </>
       )}
     </section>

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import { useEffect, useRef, useState } from 'react';
 import type { IdentityCheck, ResumeLink } from '#shared/identity.ts';
 import { FormAlert } from '#web/components/field.tsx';
-import { identityCalls } from './identity-api.ts';
+import { identityCalls } from './api/identity-queries.ts';
 import { describePartStatus, formatWhen } from './identity-words.ts';
 
 /** The link as the phone opens it: the server gives a path on this site. */

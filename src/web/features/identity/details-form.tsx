@@ -4,7 +4,7 @@ import { Field, FormAlert } from '#web/components/field.tsx';
 import { StateSelect } from '#web/components/state-select.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { highlightedFieldsMessage, toFieldErrors, useFieldErrors } from '#web/lib/form-errors.ts';
-import { identityCalls } from './identity-api.ts';
+import { identityCalls } from './api/identity-queries.ts';
 
 /** Who the person says they are: matched against the ID, and the source of the questions. */
 export function DetailsForm({ jobId, personName, onCheck }: { jobId: string; personName?: string; onCheck: (check: IdentityCheck) => void }) {
@@ -38,14 +38,51 @@ export function DetailsForm({ jobId, personName, onCheck }: { jobId: string; per
     <form ref={formRef} className="stack" onSubmit={(event) => void submit(event)} noValidate>
       <h2 id="identity-stage-title">Your details</h2>
       <p>Write them as they are on your ID. They are compared with your ID, and the questions later are about this address.</p>
-      <Field label="Full legal name" autoComplete="name" value={legalName} onChange={(event) => setLegalName(event.target.value)} error={errors.legalName} required />
-      <Field label="Date of birth" type="date" autoComplete="bday" value={birthDate} onChange={(event) => setBirthDate(event.target.value)} error={errors.birthDate ? 'Enter your date of birth.' : null} required />
+      <Field
+        label="Full legal name"
+        autoComplete="name"
+        value={legalName}
+        onChange={(event) => setLegalName(event.target.value)}
+        error={errors.legalName}
+        required
+      />
+      <Field
+        label="Date of birth"
+        type="date"
+        autoComplete="bday"
+        value={birthDate}
+        onChange={(event) => setBirthDate(event.target.value)}
+        error={errors.birthDate ? 'Enter your date of birth.' : null}
+        required
+      />
       <fieldset className="stack">
         <legend>Home address</legend>
-        <Field label="Street address" autoComplete="street-address" value={street} onChange={(event) => setStreet(event.target.value)} error={errors['address.street']} required />
-        <Field label="City" autoComplete="address-level2" value={city} onChange={(event) => setCity(event.target.value)} error={errors['address.city']} required />
+        <Field
+          label="Street address"
+          autoComplete="street-address"
+          value={street}
+          onChange={(event) => setStreet(event.target.value)}
+          error={errors['address.street']}
+          required
+        />
+        <Field
+          label="City"
+          autoComplete="address-level2"
+          value={city}
+          onChange={(event) => setCity(event.target.value)}
+          error={errors['address.city']}
+          required
+        />
         <StateSelect label="State" value={state} onChange={setState} error={errors['address.state'] ? 'Choose your state.' : null} />
-        <Field label="ZIP code" inputMode="numeric" autoComplete="postal-code" value={postalCode} onChange={(event) => setPostalCode(event.target.value)} error={errors['address.postalCode']} required />
+        <Field
+          label="ZIP code"
+          inputMode="numeric"
+          autoComplete="postal-code"
+          value={postalCode}
+          onChange={(event) => setPostalCode(event.target.value)}
+          error={errors['address.postalCode']}
+          required
+        />
       </fieldset>
       <FormAlert message={error} />
       <button type="submit" className="button primary" disabled={isSending}>

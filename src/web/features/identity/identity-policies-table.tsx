@@ -1,6 +1,6 @@
 import './identity.css';
 import { FormAlert } from '#web/components/field.tsx';
-import { useIdentityPolicies } from './identity-api.ts';
+import { useIdentityPolicies } from './api/identity-queries.ts';
 import { describePolicy } from './identity-words.ts';
 
 /**
@@ -17,8 +17,8 @@ export function IdentityPoliciesTable() {
     <section className="card stack" aria-labelledby="identity-rules-title">
       <h2 id="identity-rules-title">Identity rules by state</h2>
       <p>
-        Before a remote notarization, each signer proves who they are: a check of a government photo ID, a selfie, and questions about their own records. The notary’s
-        commissioning state sets the rules below.{defaultRow ? ` A state without its own row follows “${defaultRow.name}”.` : ''}
+        Before a remote notarization, each signer proves who they are: a check of a government photo ID, a selfie, and questions about their own records. The
+        notary’s commissioning state sets the rules below.{defaultRow ? ` A state without its own row follows “${defaultRow.name}”.` : ''}
       </p>
       {policies.isPending ? <p role="status">Loading the rules…</p> : null}
       <FormAlert message={policies.error ? `The rules could not be loaded: ${policies.error.message}` : null} />

@@ -1,10 +1,12 @@
+import { formatCalendarDay } from '#shared/dates.ts';
 import './identity.css';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { bypassMethodNames, documentTypeNames, identityReviewInputSchema, type IdentityCheck, type JobIdentityList } from '#shared/identity.ts';
+import { jobKeys } from '#web/api/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
-import { identityCalls, useJobIdentity } from './identity-api.ts';
+import { identityCalls, useJobIdentity } from './api/identity-queries.ts';
 import { describeCheckStatus, describePartStatus, describeReviewCount, formatWhen, sideNames } from './identity-words.ts';
 
 type Person = JobIdentityList['items'][number];
@@ -56,7 +58,7 @@ function Credential({ check }: { check: IdentityCheck }) {
           {fieldNames.map(([key, label]) => (
             <div key={key} style={{ display: 'contents' }}>
               <dt>{label}</dt>
-              <dd>{fields[key] ?? 'Not read'}</dd>
+              <dd>{key === 'birthDate' || key === 'expiryDate' ? (fields[key] ? formatCalendarDay(fields[key]) : 'Not read') : (fields[key] ?? 'Not read')}</dd>
             </div>
           ))}
         </dl>
@@ -100,7 +102,7 @@ function ReviewForm({ jobId, check, name }: { jobId: string; check: IdentityChec
     onSuccess: (_result, decision) => {
       setNotice(decision === 'confirmed' ? `You confirmed ${name}’s identity.` : `You rejected ${name}’s identity step.`);
       setReason('');
-      void queryClient.invalidateQueries({ queryKey: ['jobs', jobId] });
+      void queryClient.invalidateQueries({ queryKey: jobKeys.detail(jobId) });
     },
   });
 
@@ -162,7 +164,9 @@ function PersonReview({ jobId, person }: { jobId: string; person: Person }) {
       </h4>
       {bypass ? (
         <p className="notice">
-          Identity step not needed: {bypass.method && bypass.method in bypassMethodNames ? bypassMethodNames[bypass.method as keyof typeof bypassMethodNames] : 'set aside'}. Reason: {bypass.reason}
+          Identity step not needed:{' '}
+          {bypass.method && bypass.method in bypassMethodNames ? bypassMethodNames[bypass.method as keyof typeof bypassMethodNames] : 'set aside'}. Reason:{' '}
+          {bypass.reason}
         </p>
       ) : null}
       {check ? (
@@ -186,7 +190,9 @@ function PersonReview({ jobId, person }: { jobId: string; person: Person }) {
               {check.review.reviewedAt ? ` on ${formatWhen(check.review.reviewedAt)}` : ''}. Reason: {check.review.reason ?? 'none given'}
             </p>
           ) : null}
-          {check.status === 'ready' || check.status === 'in_progress' || check.status === 'locked' ? <ReviewForm jobId={jobId} check={check} name={person.name} /> : null}
+          {check.status === 'ready' || check.status === 'in_progress' || check.status === 'locked' ? (
+            <ReviewForm jobId={jobId} check={check} name={person.name} />
+          ) : null}
         </>
       ) : bypass ? null : (
         <p className="empty">{person.name} has not started the identity step.</p>
@@ -206,10 +212,7 @@ export function IdentityReviewPanel({ jobId }: { jobId: string }) {
   const items = list.data?.items ?? [];
   return (
     <details className="identity-review stack" open={isOpen} onToggle={(event) => setIsOpen(event.currentTarget.open)}>
-      <summary>
-        Identity{' '}
-        {list.data ? <span className="badge">{describeReviewCount(items)}</span> : null}
-      </summary>
+      <summary>Identity {list.data ? <span className="badge">{describeReviewCount(items)}</span> : null}</summary>
       {isOpen ? (
         <div className="stack">
           {list.isPending ? <p role="status">Loading the identity steps…</p> : null}

@@ -1,16 +1,16 @@
 import './identity.css';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import type { IdentityCheck } from '#shared/identity.ts';
+import { getIdentityStage, nextStepSentences, type IdentityCheck, type IdentityStage } from '#shared/identity.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { ContinueOnPhone } from './continue-on-phone.tsx';
 import { DetailsForm } from './details-form.tsx';
-import { identityCheckKey, phonePollMs, useIdentityCheck, type IdentityAccess } from './identity-api.ts';
-import { describeKbaStanding, getIdentityStage, type IdentityStage } from './identity-words.ts';
+import { identityKeys, phonePollMs, useIdentityCheck, type IdentityAccess } from './api/identity-queries.ts';
+import { describeKbaStanding } from './identity-words.ts';
 import { CredentialStep, SelfieStep } from './photo-steps.tsx';
 import { QuestionsStep } from './questions-step.tsx';
 
-export const identityDoneSentence = 'Your identity step is complete. The notary will look at it in the session.';
+export const identityDoneSentence = nextStepSentences.ready;
 export const phoneDoneSentence = 'Done. Go back to your computer: it carries on by itself.';
 
 const stepNames: Array<{ stage: IdentityStage; name: string }> = [
@@ -22,14 +22,20 @@ const stepNames: Array<{ stage: IdentityStage; name: string }> = [
 
 /** The steps, with the current one marked, as a short ordered list. */
 function StepList({ stage, check }: { stage: IdentityStage; check: IdentityCheck | null }) {
-  const shown = stepNames.filter((step) => (step.stage === 'credential' ? check?.credential.required ?? true : step.stage === 'selfie' ? check?.selfie.required ?? true : true));
+  const shown = stepNames.filter((step) =>
+    step.stage === 'credential' ? (check?.credential.required ?? true) : step.stage === 'selfie' ? (check?.selfie.required ?? true) : true,
+  );
   const currentIndex = shown.findIndex((step) => step.stage === stage);
   return (
     <ol className="identity-steps">
       {shown.map((step, index) => {
         const isDone = stage === 'done' || (currentIndex >= 0 && index < currentIndex);
         return (
-          <li key={step.stage} aria-current={step.stage === stage ? 'step' : undefined} className={isDone ? 'is-done' : step.stage === stage ? 'is-current' : undefined}>
+          <li
+            key={step.stage}
+            aria-current={step.stage === stage ? 'step' : undefined}
+            className={isDone ? 'is-done' : step.stage === stage ? 'is-current' : undefined}
+          >
             {step.name}
             {isDone ? <span className="visually-hidden"> (done)</span> : null}
           </li>
@@ -53,7 +59,7 @@ interface IdentityStepProps {
 }
 
 /**
- * The signer's identity step (issue 12): details, ID photos, selfie, questions, and the end; on a
+ * The signer's identity step: details, ID photos, selfie, questions, and the end; on a
  * computer it may go on on the phone (a link and a QR code) and carries on by itself when the
  * phone has finished.
  */
@@ -70,7 +76,7 @@ export function IdentityStep({ jobId, checkId: initialCheckId, mode, resumeToken
   const isPhoneShown = isPhoneOpen && Boolean(check) && !isFinished;
 
   const setCheck = (next: IdentityCheck) => {
-    queryClient.setQueryData(identityCheckKey(next.checkId), next);
+    queryClient.setQueryData(identityKeys.check(next.checkId), next);
     setCheckId(next.checkId);
   };
 
@@ -94,7 +100,9 @@ export function IdentityStep({ jobId, checkId: initialCheckId, mode, resumeToken
   const canUsePhone = mode === 'desktop' && check && !isFinished && !isPhoneShown && (stage === 'credential' || stage === 'selfie' || stage === 'questions');
   return (
     <section className="card stack identity-step" aria-labelledby="identity-step-title">
-      <p className="identity-kicker" id="identity-step-title">Prove who you are{check ? `: ${check.personName}` : ''}</p>
+      <p className="identity-kicker" id="identity-step-title">
+        Prove who you are{check ? `: ${check.personName}` : ''}
+      </p>
       {stage !== 'done' ? <StepList stage={stage} check={check} /> : null}
       {body}
       {canUsePhone ? (
@@ -127,7 +135,9 @@ function StageBody({ stage, check, jobId, mode, access, personName, onCheck }: S
         <div className="stack">
           <h2 id="identity-stage-title">This identity step has ended</h2>
           <p className="alert error" role="alert">
-            {check?.status === 'expired' ? 'This identity step has expired. Go back to your computer and start a new one there.' : 'Go back to your computer and start the identity step there.'}
+            {check?.status === 'expired'
+              ? 'This identity step has expired. Go back to your computer and start a new one there.'
+              : 'Go back to your computer and start the identity step there.'}
           </p>
         </div>
       );

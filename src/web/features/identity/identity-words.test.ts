@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IdentityCheck } from '#shared/identity.ts';
+import { getIdentityStage, type IdentityCheck } from '#shared/identity.ts';
 import { policyFor } from '#shared/identity-policies.ts';
 import {
   describeKbaResult,
@@ -11,13 +11,19 @@ import {
   formatCountdown,
   formatDuration,
   getDocumentSides,
-  getIdentityStage,
   getLocalDeadline,
   getTimeAnnouncement,
   type PolicyLine,
 } from './identity-words.ts';
 
-function makeCheck(overrides: { status?: IdentityCheck['status']; credential?: Partial<IdentityCheck['credential']>; selfie?: Partial<IdentityCheck['selfie']>; kba?: Partial<IdentityCheck['kba']> } = {}): IdentityCheck {
+function makeCheck(
+  overrides: {
+    status?: IdentityCheck['status'];
+    credential?: Partial<IdentityCheck['credential']>;
+    selfie?: Partial<IdentityCheck['selfie']>;
+    kba?: Partial<IdentityCheck['kba']>;
+  } = {},
+): IdentityCheck {
   return {
     checkId: 'check-1',
     jobId: 'job-1',
@@ -57,7 +63,9 @@ describe('getIdentityStage', () => {
     expect(getIdentityStage(makeCheck({ credential: { status: 'failed' } }))).toBe('credential');
     expect(getIdentityStage(makeCheck({ credential: { status: 'passed' } }))).toBe('selfie');
     expect(getIdentityStage(makeCheck({ credential: { status: 'passed' }, selfie: { status: 'received' } }))).toBe('questions');
-    expect(getIdentityStage(makeCheck({ status: 'ready', credential: { status: 'passed' }, selfie: { status: 'received' }, kba: { status: 'passed' } }))).toBe('done');
+    expect(getIdentityStage(makeCheck({ status: 'ready', credential: { status: 'passed' }, selfie: { status: 'received' }, kba: { status: 'passed' } }))).toBe(
+      'done',
+    );
   });
 
   it('skips a part the policy does not require', () => {
@@ -126,7 +134,9 @@ describe('describeKbaStanding', () => {
   const now = Date.parse('2026-11-23T12:00:00.000Z');
 
   it('says the last score, the tries left and the time a retake must start by', () => {
-    const kba = makeCheck({ kba: { status: 'failed', attempts: 1, attemptsAllowed: 2, lastCorrect: 3, lastTotal: 5, retakeUntil: '2026-11-24T12:00:00.000Z' } }).kba;
+    const kba = makeCheck({
+      kba: { status: 'failed', attempts: 1, attemptsAllowed: 2, lastCorrect: 3, lastTotal: 5, retakeUntil: '2026-11-24T12:00:00.000Z' },
+    }).kba;
     expect(describeKbaStanding(kba, now, 'UTC')).toEqual([
       'Last time you answered 3 of 5 questions correctly.',
       'You have 1 try left.',
@@ -135,7 +145,9 @@ describe('describeKbaStanding', () => {
   });
 
   it('says when a locked person may try again', () => {
-    const kba = makeCheck({ kba: { status: 'locked', attempts: 2, attemptsAllowed: 2, lastCorrect: 2, lastTotal: 5, lockedUntil: '2026-11-24T12:30:00.000Z' } }).kba;
+    const kba = makeCheck({
+      kba: { status: 'locked', attempts: 2, attemptsAllowed: 2, lastCorrect: 2, lastTotal: 5, lockedUntil: '2026-11-24T12:30:00.000Z' },
+    }).kba;
     expect(describeKbaStanding(kba, now, 'UTC')).toEqual([
       'Last time you answered 2 of 5 questions correctly.',
       'You have used every try. You may answer new questions after Nov 24, 2026, 12:30 PM.',
@@ -144,6 +156,18 @@ describe('describeKbaStanding', () => {
 
   it('says nothing before the first try', () => {
     expect(describeKbaStanding(makeCheck().kba, now, 'UTC')).toEqual([]);
+  });
+
+  it('never says "Last time" under the result of a try, which already gives that score', () => {
+    const kba = makeCheck({
+      kba: { status: 'failed', attempts: 1, attemptsAllowed: 2, lastCorrect: 3, lastTotal: 5, retakeUntil: '2026-11-24T12:00:00.000Z' },
+    }).kba;
+    expect(describeKbaStanding(kba, now, 'UTC', { isAfterTry: true })).toEqual(['You have 1 try left.', 'Start your next try before Nov 24, 2026, 12:00 PM.']);
+  });
+
+  it('never says "Last time" before a first try, whatever score the check carries', () => {
+    const kba = makeCheck({ kba: { status: 'in_progress', attempts: 0, attemptsAllowed: 2, lastCorrect: 0, lastTotal: 5 } }).kba;
+    expect(describeKbaStanding(kba, now, 'UTC').join(' ')).not.toContain('Last time');
   });
 });
 
@@ -158,9 +182,24 @@ describe('describeKbaResult', () => {
 
 describe('describeReviewCount', () => {
   it('counts the people waiting for the notary first, then the unfinished ones', () => {
-    expect(describeReviewCount([{ check: { status: 'ready' }, bypass: null }, { check: { status: 'in_progress' }, bypass: null }])).toBe('1 to review');
-    expect(describeReviewCount([{ check: null, bypass: null }, { check: { status: 'expired' }, bypass: null }])).toBe('2 not finished');
-    expect(describeReviewCount([{ check: { status: 'confirmed' }, bypass: null }, { check: null, bypass: { method: 'personal_knowledge', reason: 'Known' } }])).toBe('all decided');
+    expect(
+      describeReviewCount([
+        { check: { status: 'ready' }, bypass: null },
+        { check: { status: 'in_progress' }, bypass: null },
+      ]),
+    ).toBe('1 to review');
+    expect(
+      describeReviewCount([
+        { check: null, bypass: null },
+        { check: { status: 'expired' }, bypass: null },
+      ]),
+    ).toBe('2 not finished');
+    expect(
+      describeReviewCount([
+        { check: { status: 'confirmed' }, bypass: null },
+        { check: null, bypass: { method: 'personal_knowledge', reason: 'Known' } },
+      ]),
+    ).toBe('all decided');
     expect(describeReviewCount([])).toBe('none needed');
   });
 });
@@ -175,10 +214,14 @@ function lineOf(lines: PolicyLine[], label: string): PolicyLine {
 describe('describePolicy', () => {
   it('says Texas’s rules in words, each with its citation', () => {
     const lines = describePolicy(policyFor('TX'));
-        expect(lineOf(lines, 'Pass mark')).toEqual({ label: 'Pass mark', value: '80%: 4 of 5 right', citation: '1 Tex. Admin. Code § 87.70(b)' });
+    expect(lineOf(lines, 'Pass mark')).toEqual({ label: 'Pass mark', value: '80%: 4 of 5 right', citation: '1 Tex. Admin. Code § 87.70(b)' });
     expect(lineOf(lines, 'Retakes').value).toBe('1 retake, within 24 hours of the first failed try');
     expect(lineOf(lines, 'Time limit').value).toBe('2 minutes');
-    expect(lineOf(lines, 'Journal')).toEqual({ label: 'Journal', value: 'The journal must not hold the ID’s number', citation: '1 Tex. Admin. Code § 87.50(a)' });
+    expect(lineOf(lines, 'Journal')).toEqual({
+      label: 'Journal',
+      value: 'The journal must not hold the ID’s number',
+      citation: '1 Tex. Admin. Code § 87.50(a)',
+    });
     expect(lineOf(lines, 'Records kept')).toEqual({ label: 'Records kept', value: '5 years', citation: 'Tex. Gov’t Code § 406.108' });
     expect(lines.every((line) => line.citation.length > 0)).toBe(true);
   });

@@ -2,24 +2,10 @@ import { bypassMethodNames, type DocumentType, type IdentityCheck, type Identity
 import { correctAnswersToPass, type IdentityPolicy, type KbaRule } from '#shared/identity-policies.ts';
 
 /**
- * The identity step in words, and which part of it comes next: pure functions of the check, the
- * clock and the policy, shared by the signer's step and the notary's review.
+ * The identity step in words: pure functions of the check, the clock and the policy, shared by the
+ * signer's step and the notary's review. Which part comes next is decided once, with the server's
+ * next-step sentence, by getIdentityStage in #shared/identity.ts.
  */
-
-/** The part of the identity step to show. */
-export type IdentityStage = 'details' | 'credential' | 'selfie' | 'questions' | 'done' | 'locked' | 'rejected';
-
-/** What the person does next, read from their check (null: no check yet, or it expired). */
-export function getIdentityStage(check: IdentityCheck | null): IdentityStage {
-  if (!check || check.status === 'expired') return 'details';
-  if (check.status === 'ready' || check.status === 'confirmed') return 'done';
-  if (check.status === 'rejected') return 'rejected';
-  if (check.status === 'locked' || check.kba.status === 'locked') return 'locked';
-  if (check.credential.required && check.credential.status !== 'passed') return 'credential';
-  if (check.selfie.required && check.selfie.status !== 'received') return 'selfie';
-  if (check.kba.status !== 'passed') return 'questions';
-  return 'done';
-}
 
 /** The sides to photograph for a type of document. */
 export function getDocumentSides(documentType: DocumentType): ('front' | 'back' | 'passport')[] {
@@ -86,10 +72,20 @@ export function formatWhen(iso: string, timeZone?: string): string {
   return date.toLocaleString('en-US', { month: 'short', day: 'numeric', year: 'numeric', hour: 'numeric', minute: '2-digit', timeZone });
 }
 
-/** Where the person stands with the questions: tries left, the time a retake must start by, a lockout. */
-export function describeKbaStanding(kba: IdentityCheck['kba'], nowMs: number, timeZone?: string): string[] {
+/**
+ * Where the person stands with the questions: tries left, the time a retake must start by, a lockout.
+ * The last score ("Last time you answered…") is said only before a retake: under a try's result
+ * (`isAfterTry`) the result already gives it, and before a first try there is no last time.
+ */
+export function describeKbaStanding(
+  kba: IdentityCheck['kba'],
+  nowMs: number,
+  timeZone?: string,
+  { isAfterTry = false }: { isAfterTry?: boolean } = {},
+): string[] {
   const sentences: string[] = [];
-  if (kba.lastCorrect !== null && kba.lastTotal !== null) sentences.push(`Last time you answered ${kba.lastCorrect} of ${kba.lastTotal} questions correctly.`);
+  if (!isAfterTry && kba.attempts > 0 && kba.lastCorrect !== null && kba.lastTotal !== null)
+    sentences.push(`Last time you answered ${kba.lastCorrect} of ${kba.lastTotal} questions correctly.`);
   if (kba.status === 'locked' || (kba.lockedUntil && Date.parse(kba.lockedUntil) > nowMs)) {
     sentences.push(
       kba.lockedUntil
@@ -171,7 +167,12 @@ export function describePolicy(policy: IdentityPolicy): PolicyLine[] {
     kbaLine('Choices per question', plural(kba.choicesPerQuestion, 'choice', 'choices')),
     kbaLine('Pass mark', `${kba.passPercent}%: ${correctAnswersToPass(kba, kba.questionCount)} of ${kba.questionCount} right`),
     kbaLine('Time limit', formatDuration(kba.timeLimitSeconds)),
-    kbaLine('Retakes', kba.retakes === 0 ? 'None' : `${plural(kba.retakes, 'retake', 'retakes')}, within ${plural(kba.retakeWindowHours, 'hour', 'hours')} of the first failed try`),
+    kbaLine(
+      'Retakes',
+      kba.retakes === 0
+        ? 'None'
+        : `${plural(kba.retakes, 'retake', 'retakes')}, within ${plural(kba.retakeWindowHours, 'hour', 'hours')} of the first failed try`,
+    ),
     kbaLine('New questions on a retake', `At least ${kba.minReplacedPercent}% of the questions are new`),
     kbaLine('Lockout', kba.lockoutHours === 0 ? 'None recorded' : `${plural(kba.lockoutHours, 'hour', 'hours')} after the last failed try`),
     { label: 'ID check (credential analysis)', value: policy.credentialAnalysisRequired ? 'Required' : 'Not required', citation: policy.credentialCitation },
@@ -182,6 +183,11 @@ export function describePolicy(policy: IdentityPolicy): PolicyLine[] {
       citation: policy.journalCitation ?? 'No citation recorded',
     },
     { label: 'Records kept', value: plural(policy.retentionYears, 'year', 'years'), citation: policy.retentionCitation },
+    {
+      label: 'Out of the recorded call',
+      value: `The notary or a signer out of the recorded call for more than ${plural(policy.recordingInterruption.maxSeconds, 'second', 'seconds')} blocks the seal${policy.recordingInterruption.isPlatformRule ? ' (a platform rule: the state sets no number)' : ''}`,
+      citation: `${policy.recordingInterruption.requirement} (${policy.recordingInterruption.citation})`,
+    },
     {
       label: 'Instead of the identity step',
       value: policy.bypassMethods.length === 0 ? 'Nothing' : policy.bypassMethods.map((method) => bypassMethodNames[method]).join('; '),

@@ -58,8 +58,16 @@ describe('measureGlare', () => {
 
 describe('measureSharpness', () => {
   it('is zero for a flat picture and large for a sharp checkerboard', () => {
-    const flat = toGrayscale(paint(40, 40, () => grey(128)), 40, 40);
-    const checker = toGrayscale(paint(40, 40, (x, y) => grey((x + y) % 2 === 0 ? 0 : 255)), 40, 40);
+    const flat = toGrayscale(
+      paint(40, 40, () => grey(128)),
+      40,
+      40,
+    );
+    const checker = toGrayscale(
+      paint(40, 40, (x, y) => grey((x + y) % 2 === 0 ? 0 : 255)),
+      40,
+      40,
+    );
     const region = { x: 0, y: 0, width: 40, height: 40 };
     expect(measureSharpness(flat, 40, 40, region)).toBe(0);
     expect(measureSharpness(checker, 40, 40, region)).toBeGreaterThan(10_000);
@@ -67,8 +75,16 @@ describe('measureSharpness', () => {
 
   it('falls when the same edges are blurred', () => {
     // A hard edge, and the same edge as a smooth ramp over 20 pixels.
-    const hard = toGrayscale(paint(60, 20, (x) => grey(x < 30 ? 20 : 230)), 60, 20);
-    const soft = toGrayscale(paint(60, 20, (x) => grey(Math.max(20, Math.min(230, 20 + (x - 20) * 10.5)))), 60, 20);
+    const hard = toGrayscale(
+      paint(60, 20, (x) => grey(x < 30 ? 20 : 230)),
+      60,
+      20,
+    );
+    const soft = toGrayscale(
+      paint(60, 20, (x) => grey(Math.max(20, Math.min(230, 20 + (x - 20) * 10.5)))),
+      60,
+      20,
+    );
     const region = { x: 0, y: 0, width: 60, height: 20 };
     expect(measureSharpness(hard, 60, 20, region)).toBeGreaterThan(measureSharpness(soft, 60, 20, region) * 10);
   });

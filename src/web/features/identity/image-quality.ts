@@ -159,6 +159,7 @@ export function adviseOnFrame(measures: FrameMeasures, guide: FrameGuide, limits
   const problems: string[] = [];
   if (measures.brightness < limits.minBrightness) problems.push('The picture is too dark: move to a brighter place or turn on a light.');
   if (measures.glare > limits.maxGlare) problems.push(`There is glare on ${thing}: tilt it away from the light, or move away from a lamp or window.`);
-  if (measures.sharpness < limits.minSharpness) problems.push(`The picture is blurred: hold still, and move ${guide === 'face' ? 'the camera' : thing} until the text is sharp.`);
+  if (measures.sharpness < limits.minSharpness)
+    problems.push(`The picture is blurred: hold still, and move ${guide === 'face' ? 'the camera' : thing} until the text is sharp.`);
   return { isUsable: problems.length === 0, problems };
 }

@@ -3,7 +3,7 @@ import { documentTypeNames, documentTypes, type DocumentType, type IdentityCheck
 import { FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { PhotoSlot, UploadProgress } from './camera-capture.tsx';
-import { identityCalls, type CredentialPhotos, type IdentityAccess } from './identity-api.ts';
+import { identityCalls, type CredentialPhotos, type IdentityAccess } from './api/identity-queries.ts';
 import { getDocumentSides, sideNames } from './identity-words.ts';
 
 interface StepProps {
@@ -132,7 +132,17 @@ export function SelfieStep({ check, access, onCheck }: StepProps) {
     <form className="stack" onSubmit={(event) => void send(event)} noValidate>
       <h2 id="identity-stage-title">Take a selfie</h2>
       <p>Your notary compares this photo with the photo on your ID.</p>
-      <PhotoSlot label={sideNames.selfie} guide="face" photo={photo} disabled={isSending} onPhoto={setPhoto} />
+      <PhotoSlot
+        label={sideNames.selfie}
+        guide="face"
+        photo={photo}
+        disabled={isSending}
+        onPhoto={(taken) => {
+          // A "take a selfie first" from a tap before the photo was ready is answered by the photo itself.
+          if (taken) setError(null);
+          setPhoto(taken);
+        }}
+      />
       <UploadProgress fraction={progress} what="Your selfie" />
       <FormAlert message={error} />
       <button type="submit" className="button primary" disabled={isSending}>

@@ -3,8 +3,16 @@ import type { IdentityCheck, KbaQuestions, KbaResult } from '#shared/identity.ts
 import { correctAnswersToPass, policyFor } from '#shared/identity-policies.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
-import { identityCalls, type IdentityAccess } from './identity-api.ts';
-import { describeKbaResult, describeKbaStanding, describeQuestionRules, formatCountdown, formatDuration, getLocalDeadline, getTimeAnnouncement } from './identity-words.ts';
+import { identityCalls, type IdentityAccess } from './api/identity-queries.ts';
+import {
+  describeKbaResult,
+  describeKbaStanding,
+  describeQuestionRules,
+  formatCountdown,
+  formatDuration,
+  getLocalDeadline,
+  getTimeAnnouncement,
+} from './identity-words.ts';
 
 interface StepProps {
   check: IdentityCheck;
@@ -40,13 +48,25 @@ export function QuestionsStep({ check, access, onCheck }: StepProps) {
   };
 
   if (phase.name === 'questions') {
-    return <TimedQuestions checkId={check.checkId} access={access} questions={phase.questions} deadline={phase.deadline} onResult={(result) => setPhase({ name: 'result', result })} />;
+    return (
+      <TimedQuestions
+        checkId={check.checkId}
+        access={access}
+        questions={phase.questions}
+        deadline={phase.deadline}
+        onResult={(result) => setPhase({ name: 'result', result })}
+      />
+    );
   }
 
   if (phase.name === 'result') {
     const { result } = phase;
-    const standing = describeKbaStanding(result.check.kba, shownAt);
-    const canRetake = !result.passed && result.check.kba.status !== 'locked' && result.check.status !== 'locked' && result.check.kba.attempts < result.check.kba.attemptsAllowed;
+    const standing = describeKbaStanding(result.check.kba, shownAt, undefined, { isAfterTry: true });
+    const canRetake =
+      !result.passed &&
+      result.check.kba.status !== 'locked' &&
+      result.check.status !== 'locked' &&
+      result.check.kba.attempts < result.check.kba.attemptsAllowed;
     return (
       <div className="stack">
         <h2 id="identity-stage-title">Your result</h2>
@@ -122,7 +142,11 @@ function TimedQuestions({ checkId, access, questions, deadline, onResult }: Time
       setIsSending(true);
       setError(null);
       try {
-        const result = await identityCalls.sendAnswers(checkId, { attemptId: questions.attemptId, answers: Object.entries(given).map(([questionId, choiceId]) => ({ questionId, choiceId })) }, access);
+        const result = await identityCalls.sendAnswers(
+          checkId,
+          { attemptId: questions.attemptId, answers: Object.entries(given).map(([questionId, choiceId]) => ({ questionId, choiceId })) },
+          access,
+        );
         onResult(result);
       } catch (caught) {
         hasSent.current = false;
@@ -191,7 +215,14 @@ function TimedQuestions({ checkId, access, questions, deadline, onResult }: Time
           </legend>
           {question.choices.map((choice) => (
             <label key={choice.id} className="checkbox radio-choice">
-              <input type="radio" name={`question-${question.id}`} value={choice.id} checked={answers[question.id] === choice.id} disabled={isSending} onChange={() => choose(question.id, choice.id)} />
+              <input
+                type="radio"
+                name={`question-${question.id}`}
+                value={choice.id}
+                checked={answers[question.id] === choice.id}
+                disabled={isSending}
+                onChange={() => choose(question.id, choice.id)}
+              />
               {choice.label}
             </label>
           ))}

@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { acceptInviteResponseSchema, jobInvitationSchema } from '#shared/invites.ts';
+import { acceptInviteResponseSchema, jobInvitationLookupSchema } from '#shared/invites.ts';
 import { participantRoleVerbs } from '#shared/jobs.ts';
+import { jobKeys } from '#web/api/jobs.ts';
+import { notificationKeys } from '#web/api/notifications.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
@@ -8,11 +10,13 @@ import { api } from '#web/lib/api.ts';
 /** The invitation of a job to the signed-in person's confirmed address; null when there is none. */
 export function useJobInvitation(jobId: string | null) {
   return useQuery({
-    queryKey: ['jobs', 'invitation', jobId],
+    queryKey: jobKeys.invitation(jobId),
     queryFn: async () => {
       try {
-        return await api.get(`/api/invites/jobs/${jobId}`, jobInvitationSchema);
+        // null when the person sees the job without an invitation (no error, nothing logged)
+        return await api.get(`/api/invites/jobs/${jobId}`, jobInvitationLookupSchema);
       } catch (error) {
+        // 404: the person may not see the job at all (it opens once an invitation is accepted)
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;
       }
@@ -28,16 +32,16 @@ export function JobInvitationCard({ jobId }: { jobId: string }) {
   const invitation = useJobInvitation(jobId);
   const accept = useMutation({
     mutationFn: () => api.post(`/api/invites/jobs/${jobId}/accept`, undefined, acceptInviteResponseSchema),
-    onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: ['jobs'] }), queryClient.invalidateQueries({ queryKey: ['notifications'] })]),
+    onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: jobKeys.all }), queryClient.invalidateQueries({ queryKey: notificationKeys.all })]),
   });
   if (!invitation.data) return null;
   const { jobTitle, role, participantName } = invitation.data;
   return (
     <section className="card stack" aria-labelledby="invitation-title">
-      <h2 id="invitation-title">You are invited to {participantRoleVerbs[role]} “{jobTitle}”</h2>
-      <p>
-        The invitation was sent to your email address, for {participantName}. Accept it to see the job, its documents and its session.
-      </p>
+      <h2 id="invitation-title">
+        You are invited to {participantRoleVerbs[role]} “{jobTitle}”
+      </h2>
+      <p>The invitation was sent to your email address, for {participantName}. Accept it to see the job, its documents and its session.</p>
       <FormAlert message={accept.error?.message ?? null} />
       <div className="actions">
         <button type="button" className="button primary" disabled={accept.isPending} onClick={() => accept.mutate()}>

@@ -1,4 +1,5 @@
 import { getTransitionBlocker, jobStatusLabels, type Job, type JobStatus } from '#shared/jobs.ts';
+import type { SessionStep } from '#shared/session-steps.ts';
 
 /**
  * What the job page offers this person, and which one thing is the next step. The moves come from
@@ -8,6 +9,7 @@ import { getTransitionBlocker, jobStatusLabels, type Job, type JobStatus } from 
 export type JobAction =
   | { kind: 'transition'; to: JobStatus; label: string; blocker: string | null; isDestructive: boolean }
   | { kind: 'workspace'; label: string; href: string }
+  | { kind: 'session'; label: string; href: string; sentence: string }
   | { kind: 'notify-participants'; label: string }
   | { kind: 'notify-notary'; label: string };
 
@@ -20,11 +22,21 @@ export interface JobActionPlan {
 
 export type JobFacts = Pick<Job, 'id' | 'status' | 'allowedTransitions' | 'permissions' | 'participants' | 'documentCount' | 'notaryId' | 'scheduledAt'>;
 
-/** The moves that take a job forward, by status, the likeliest next step first. */
+/** Who looks at the job: their user id, and their next step for its live session (src/shared/session-steps.ts), when they take part. */
+export interface JobViewer {
+  id: string | null;
+  sessionStep: SessionStep | null;
+}
+
+/**
+ * The moves that take a job forward, by status, the likeliest next step first. "In session" is not
+ * among them: the notary starts the act inside the room, so
+ * the job page leads into the room instead of moving the status by itself.
+ */
 const forwardMoves: Record<JobStatus, readonly JobStatus[]> = {
   draft: ['ready'],
-  ready: ['in_session', 'scheduled'],
-  scheduled: ['in_session'],
+  ready: ['scheduled'],
+  scheduled: [],
   in_session: [],
   completed: [],
   cancelled: [],
@@ -58,26 +70,32 @@ function toWorkspace(job: JobFacts): JobAction {
 }
 
 /**
- * The plan: the primary action is the first forward move this person may make now (not blocked by
- * a missing signer, document, notary or date); otherwise the signing workspace, where a live
- * session, the signing and the sealed output happen. A cancelled job offers nothing.
+ * The plan: the primary action is the person's session step when they take part in the live session
+ * (prove identity, open or enter the room, return to it); else the first forward move this person
+ * may make now (not blocked by a missing signer, document, notary or date); otherwise the signing
+ * workspace, where the signing and the sealed output are seen. A cancelled job offers nothing.
  */
-export function planJobActions(job: JobFacts): JobActionPlan {
-  const transitions = job.allowedTransitions.map((to) => toTransition(job, to));
+export function planJobActions(job: JobFacts, viewer: JobViewer): JobActionPlan {
+  const transitions = job.allowedTransitions.filter((to) => to !== 'in_session').map((to) => toTransition(job, to));
   const forward = forwardMoves[job.status]
     .map((to) => transitions.find((action) => action.kind === 'transition' && action.to === to))
     .filter((action): action is JobAction => action !== undefined);
   const nextMove = forward.find((action) => action.kind === 'transition' && action.blocker === null) ?? null;
   const workspace = job.status === 'cancelled' ? null : toWorkspace(job);
-  const primary = nextMove ?? workspace;
+  const step = viewer.sessionStep;
+  const session: JobAction | null = step ? { kind: 'session', label: step.label, href: step.href, sentence: step.sentence } : null;
+  const primary = session ?? nextMove ?? workspace;
 
   const notifications: JobAction[] = [];
   if (job.permissions.canEdit && job.participants.length > 0) notifications.push({ kind: 'notify-participants', label: 'Notify participants' });
-  if (job.permissions.canEdit && job.notaryId && (job.status === 'ready' || job.status === 'scheduled')) notifications.push({ kind: 'notify-notary', label: 'Notify notary' });
+  const isViewerTheNotary = viewer.id !== null && viewer.id === job.notaryId;
+  if (job.permissions.canEdit && job.notaryId && !isViewerTheNotary && (job.status === 'ready' || job.status === 'scheduled'))
+    notifications.push({ kind: 'notify-notary', label: 'Notify notary' });
 
-  const others = transitions.filter((action) => action !== primary);
+  const others = transitions.filter((action) => action !== primary && action !== nextMove);
   const secondary = [
     ...(workspace && workspace !== primary ? [workspace] : []),
+    ...(nextMove && nextMove !== primary ? [nextMove] : []),
     ...others.filter((action) => action.kind === 'transition' && !action.isDestructive),
     ...notifications,
     ...others.filter((action) => action.kind === 'transition' && action.isDestructive),

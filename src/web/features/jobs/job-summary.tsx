@@ -7,17 +7,17 @@ import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
-import { planJobActions, type JobAction } from './job-actions.ts';
-import { useJobMutation } from './job-hooks.ts';
-import { StatusBadge } from './jobs-table.tsx';
-import { NotaryPicker } from './notary-picker.tsx';
+import { planJobActions, type JobAction, type JobViewer } from './job-actions.ts';
+import { useJobMutation } from '#web/api/jobs.ts';
+import { StatusBadge } from '#web/components/status-badge.tsx';
+import { NotaryPicker } from '#web/components/notary-picker.tsx';
 
 /**
  * The job's facts and what this person may do now: the server lists the moves they may make
  * (`allowedTransitions`), so a signer sees none and only the notary sees "Start session"; the next
  * step is the one primary button (job-actions.ts).
  */
-export function JobSummary({ job }: { job: Job }) {
+export function JobSummary({ job, viewer, areActionsKnown = true }: { job: Job; viewer: JobViewer; areActionsKnown?: boolean }) {
   const { error, notice, run, setError } = useActionStatus();
   const { dialog, ask } = useConfirmDialog();
   const transition = useJobMutation((status: JobStatus) => api.patch(`/api/jobs/${job.id}`, { status, version: job.version }, jobSchema));
@@ -25,14 +25,18 @@ export function JobSummary({ job }: { job: Job }) {
   const notify = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify`));
   const notifyNotary = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify-ready-for-notary`));
   const type = notarizationTypes.find((candidate) => candidate.key === job.notarizationType);
-  const plan = planJobActions(job);
+  const plan = planJobActions(job, viewer);
   const canChangeNotary = job.permissions.canManageNotary && ['draft', 'ready', 'scheduled'].includes(job.status);
 
   const perform = async (action: JobAction) => {
     if (action.kind === 'transition') {
       // A move the server would refuse now says why at once, without asking it.
       if (action.blocker) return setError(action.blocker);
-      if (action.to === 'cancelled' && (await ask({ title: 'Cancel this job? This cannot be undone.', confirmLabel: 'Cancel job', cancelLabel: 'Keep the job' })) === null) return;
+      if (
+        action.to === 'cancelled' &&
+        (await ask({ title: 'Cancel this job? This cannot be undone.', confirmLabel: 'Cancel job', cancelLabel: 'Keep the job' })) === null
+      )
+        return;
       return run(() => transition.mutateAsync(action.to), `The job is now ${jobStatusLabels[action.to].toLowerCase()}.`);
     }
     if (action.kind === 'notify-participants') return run(() => notify.mutateAsync(undefined), 'Participants notified by email.');
@@ -60,7 +64,9 @@ export function JobSummary({ job }: { job: Job }) {
               label="Change the notary"
               canSearch
               value={job.notaryId ? { userId: job.notaryId, name: job.notaryName ?? 'The assigned notary', commissionState: '', county: '' } : null}
-              onChange={(notary) => void run(() => replaceNotary.mutateAsync(notary?.userId ?? null), notary ? `${notary.name} is now the notary.` : 'The notary was removed.')}
+              onChange={(notary) =>
+                void run(() => replaceNotary.mutateAsync(notary?.userId ?? null), notary ? `${notary.name} is now the notary.` : 'The notary was removed.')
+              }
             />
           ) : (
             (job.notaryName ?? 'Not assigned')
@@ -72,8 +78,22 @@ export function JobSummary({ job }: { job: Job }) {
             <dd>{job.companyName}</dd>
           </>
         ) : null}
+        {job.jobTypeName ? (
+          <>
+            <dt>Job type</dt>
+            <dd>{job.jobTypeName}</dd>
+          </>
+        ) : null}
       </dl>
-      {plan.primary || plan.secondary.length > 0 ? (
+      {job.notaryInstructions ? (
+        <section className="notary-instructions" aria-labelledby="notary-instructions-title">
+          <h2 id="notary-instructions-title">Instructions for the notary</h2>
+          <p className="preserve-lines">{job.notaryInstructions}</p>
+        </section>
+      ) : null}
+      {!areActionsKnown ? <p role="status">Finding your next step…</p> : null}
+      {areActionsKnown && plan.primary?.kind === 'session' ? <p className="next-step">{plan.primary.sentence}</p> : null}
+      {areActionsKnown && (plan.primary || plan.secondary.length > 0) ? (
         <div className="job-actions" role="group" aria-label="Actions on this job">
           {plan.primary ? (
             <div className="actions">
@@ -97,7 +117,7 @@ export function JobSummary({ job }: { job: Job }) {
 function ActionControl({ action, isPrimary, onPerform }: { action: JobAction; isPrimary: boolean; onPerform: (action: JobAction) => Promise<unknown> }) {
   const hintId = useId();
   const className = isPrimary ? 'button primary' : action.kind === 'transition' && action.isDestructive ? 'button subtle-danger' : 'button';
-  if (action.kind === 'workspace') {
+  if (action.kind === 'workspace' || action.kind === 'session') {
     return (
       <Link className={className} to={action.href}>
         {action.label}

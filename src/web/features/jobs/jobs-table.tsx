@@ -3,15 +3,12 @@ import { Link } from 'react-router';
 import { jobStatusLabels, jobStatuses, type JobStatus } from '#shared/jobs.ts';
 import { formatDateTime } from '#shared/dates.ts';
 import { FormAlert } from '#web/components/field.tsx';
+import { StatusBadge } from '#web/components/status-badge.tsx';
 import { paths } from '#web/paths.ts';
-import { useJobs } from './job-hooks.ts';
+import { useJobs } from '#web/api/jobs.ts';
 import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 
 const pageSize = 20;
-
-export function StatusBadge({ status }: { status: JobStatus }) {
-  return <span className={`badge status-${status}`}>{jobStatusLabels[status]}</span>;
-}
 
 /**
  * The dashboard's jobs tab: the jobs the viewer may see, with search, a status filter and paging.
@@ -71,7 +68,9 @@ export function JobsTable({ status: heldStatus, onStatusChange }: { status?: Job
       {jobs.isPending ? <p role="status">Loading jobs…</p> : null}
       {jobs.data && jobs.data.items.length === 0 ? (
         <p className="empty">
-          {search || status ? 'No jobs match this search.' : 'No signing jobs yet. Use New Signing Request to create one; jobs you are invited to appear here too.'}
+          {search || status
+            ? 'No jobs match this search.'
+            : 'No signing jobs yet. Use New Signing Request to create one; jobs you are invited to appear here too.'}
         </p>
       ) : null}
       {jobs.data && jobs.data.items.length > 0 ? (

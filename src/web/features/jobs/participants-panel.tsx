@@ -1,20 +1,13 @@
 import { useState, type FormEvent } from 'react';
-import { bypassMethodNames, bypassMethods } from '#shared/identity.ts';
+import { bypassMethodNames } from '#shared/identity.ts';
 import { participantRoles, participantSchema, signerInputSchema, type Job, type Participant, type ParticipantRole } from '#shared/jobs.ts';
 import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
-import { useJobMutation } from './job-hooks.ts';
+import { useJobMutation } from '#web/api/jobs.ts';
 import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
-
-/** The identity column: how the person is identified without the step, or that the step is needed. */
-function describeIdentity(participant: Participant): string {
-  if (participant.role === 'observer') return 'No identity step';
-  if (!participant.isIdBypassed) return 'Identity step required';
-  const how = participant.idBypassMethod ? bypassMethodNames[participant.idBypassMethod] : 'Skipped, identity not proven';
-  return `${how}: ${participant.idBypassReason ?? ''}`;
-}
+import { describeIdentity, getIdentityAction } from './participant-identity.ts';
 
 /** Signers, witnesses and observers: add, remind, remove, identity bypass (admin or notary). */
 export function ParticipantsPanel({ job }: { job: Job }) {
@@ -25,10 +18,9 @@ export function ParticipantsPanel({ job }: { job: Job }) {
   const remind = useJobMutation((participant: Participant) => api.post(`/api/jobs/${job.id}/signers/${participant.id}/remind`, {}, participantSchema));
   const remove = useJobMutation((participant: Participant) => api.delete(`/api/jobs/${job.id}/signers/${participant.id}`));
   const bypass = useJobMutation(({ participant, enabled, reason, method }: { participant: Participant; enabled: boolean; reason: string; method?: string }) =>
-    api.post(`/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled, reason, ...(method && method !== 'none' ? { method } : {}) }, participantSchema),
+    api.post(`/api/jobs/${job.id}/signers/${participant.id}/id-bypass`, { enabled, reason, ...(method ? { method } : {}) }, participantSchema),
   );
   const isEditable = job.permissions.canEdit && ['draft', 'ready', 'scheduled'].includes(job.status);
-
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -74,27 +66,32 @@ export function ParticipantsPanel({ job }: { job: Job }) {
                 <td>{describeIdentity(participant)}</td>
                 <td className="row">
                   {job.permissions.canEdit && !participant.hasAccount ? (
-                    <button type="button" className="button" onClick={() => void run(() => remind.mutateAsync(participant), `Reminder sent to ${participant.email}.`)}>
+                    <button
+                      type="button"
+                      className="button"
+                      onClick={() => void run(() => remind.mutateAsync(participant), `Reminder sent to ${participant.email}.`)}
+                    >
                       Remind
                     </button>
                   ) : null}
-                  {job.permissions.canBypassId ? (
+                  {getIdentityAction(participant, job.status, job.permissions.canBypassId) ? (
                     <button
                       type="button"
                       className="button"
                       onClick={async () => {
                         const enabled = !participant.isIdBypassed;
-                        let method = 'none';
+                        let method = '';
+                        if (enabled && job.idBypassMethods.length === 0) {
+                          setError('The rules of this notary’s commissioning state allow no other way of identifying a person: they take the identity step.');
+                          return;
+                        }
                         const reason = enabled
                           ? await ask({
                               title: `Let ${participant.name} skip the identity step?`,
-                              description: 'With a way of identifying them that the state allows, the notarized document names it; without one, it says their identity was not proven.',
+                              description: 'Only by a way of identifying them that the notary’s commissioning state allows; the notarized document names it.',
                               choice: {
                                 legend: 'How do you know who this person is?',
-                                options: [
-                                  ...bypassMethods.map((value) => ({ value, label: bypassMethodNames[value] })),
-                                  { value: 'none', label: 'Neither: their identity stays unproven' },
-                                ],
+                                options: job.idBypassMethods.map((value) => ({ value, label: bypassMethodNames[value] })),
                                 onChoice: (value) => {
                                   method = value;
                                 },
@@ -116,7 +113,8 @@ export function ParticipantsPanel({ job }: { job: Job }) {
                       type="button"
                       className="button"
                       onClick={async () => {
-                        if ((await ask({ title: `Remove ${participant.name} from this job?`, confirmLabel: 'Remove' })) !== null) void run(() => remove.mutateAsync(participant));
+                        if ((await ask({ title: `Remove ${participant.name} from this job?`, confirmLabel: 'Remove' })) !== null)
+                          void run(() => remove.mutateAsync(participant));
                       }}
                     >
                       Remove

@@ -3,8 +3,20 @@ import { useState } from 'react';
 import { z } from 'zod';
 import { notarizationTypes } from '#shared/jobs.ts';
 import { journalEntryListSchema, journalEntrySchema, journalPdfMaxEntries, type JournalEntry } from '#shared/journal.ts';
+import { describeIdDocument, formatJournalTime } from '#shared/journal-words.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
+import { journalKeys } from './api/journal-queries.ts';
+
+/** The viewer's zone: the journal is the notary's, read in their own time. */
+const viewerTimeZone = (() => {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || null;
+  } catch {
+    return null;
+  }
+})();
+const when = (iso: string | null) => formatJournalTime(iso, viewerTimeZone);
 
 /** A finalized entry: what it says, its addenda, and a form to add one. */
 function EntryDetail({ entry }: { entry: JournalEntry }) {
@@ -14,12 +26,12 @@ function EntryDetail({ entry }: { entry: JournalEntry }) {
     mutationFn: () => api.post(`/api/notary-log/entries/${entry.id}/addenda`, { text }, journalEntrySchema),
     onSuccess: () => {
       setText('');
-      void queryClient.invalidateQueries({ queryKey: ['journal'] });
+      void queryClient.invalidateQueries({ queryKey: journalKeys.all });
     },
   });
   const remove = useMutation({
     mutationFn: () => api.delete(`/api/notary-log/entries/${entry.id}`, z.object({ deleted: z.literal(true), addenda: z.number() })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['journal'] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: journalKeys.all }),
   });
   const { content } = entry;
   const evidence = content.identityEvidence;
@@ -29,12 +41,12 @@ function EntryDetail({ entry }: { entry: JournalEntry }) {
   return (
     <details className="card stack">
       <summary>
-        {content.signerName}: {content.documentName}, {content.actType}, {entry.finalizedAt?.slice(0, 10)}
+        {content.signerName}: {content.documentName}, {content.actType}, {when(entry.finalizedAt)}
         {entry.isTest ? ' (test entry)' : ''}
       </summary>
       <dl className="review-facts">
         <dt>Notarized</dt>
-        <dd>{content.notarizedAt ? `${content.notarizedAt.slice(0, 16).replace('T', ' ')} UTC` : '—'}</dd>
+        <dd>{content.notarizedAt ? when(content.notarizedAt) : '—'}</dd>
         <dt>Document</dt>
         <dd>{[content.documentName, content.documentType, content.documentDate ? `dated ${content.documentDate}` : null].filter(Boolean).join(', ')}</dd>
         <dt>Signer</dt>
@@ -62,7 +74,14 @@ function EntryDetail({ entry }: { entry: JournalEntry }) {
           <>
             <dt>ID presented</dt>
             <dd>
-              {[evidence.documentType, evidence.issuer, evidence.expiryDate ? `expires ${evidence.expiryDate}` : null, evidence.documentNumber ?? evidence.documentNumberNote].filter(Boolean).join(', ')}
+              {[
+                describeIdDocument(evidence.documentType),
+                evidence.issuer,
+                evidence.expiryDate ? `expires ${evidence.expiryDate}` : null,
+                evidence.documentNumber ?? evidence.documentNumberNote,
+              ]
+                .filter(Boolean)
+                .join(', ')}
             </dd>
           </>
         ) : null}
@@ -83,7 +102,7 @@ function EntryDetail({ entry }: { entry: JournalEntry }) {
       <ul>
         {entry.addenda.map((addendum) => (
           <li key={addendum.id}>
-            {addendum.createdAt.slice(0, 16).replace('T', ' ')} UTC: {addendum.text}
+            {when(addendum.createdAt)}: {addendum.text}
           </li>
         ))}
       </ul>
@@ -112,7 +131,7 @@ function EntryDetail({ entry }: { entry: JournalEntry }) {
   );
 }
 
-/** The notary's journal (issue 13): search and filters, each entry with its addenda, and the CSV, JSON and signed PDF exports. */
+/** The notary's journal: search and filters, each entry with its addenda, and the CSV, JSON and signed PDF exports. */
 export function JournalPanel() {
   const [filters, setFilters] = useState({ signer: '', act: '', from: '', to: '', includeTest: false });
   const [page, setPage] = useState(1);
@@ -123,7 +142,7 @@ export function JournalPanel() {
   if (filters.to) params.set('to', filters.to);
   if (filters.includeTest) params.set('includeTest', 'true');
   const list = useQuery({
-    queryKey: ['journal', 'list', params.toString(), page],
+    queryKey: journalKeys.list(params.toString(), page),
     queryFn: () => api.get(`/api/notary-log?${params.toString()}&page=${page}&pageSize=25`, journalEntryListSchema),
     placeholderData: (previous) => previous,
   });
@@ -159,7 +178,9 @@ export function JournalPanel() {
       {list.data && total === 0 ? null : (
         <section className="stack" aria-labelledby="journal-exports-title">
           <h3 id="journal-exports-title">Keep a copy</h3>
-          <p className="muted">The journal is yours: download the entries shown by these filters. The signed PDF names the SHA-256 of the JSON file, so each proves the other.</p>
+          <p className="muted">
+            The journal is yours: download the entries shown by these filters. The signed PDF names the SHA-256 of the JSON file, so each proves the other.
+          </p>
           <p className="row wrap">
             <a className="button" href={`/api/notary-log/export.csv?${params.toString()}`} download>
               Download as CSV
@@ -175,7 +196,8 @@ export function JournalPanel() {
           </p>
           {total > journalPdfMaxEntries ? (
             <p role="note">
-              These filters select {total} entries; a signed PDF holds at most {journalPdfMaxEntries}. Choose a shorter date range (From and To) for each PDF, or download the JSON file, which has no limit.
+              These filters select {total} entries; a signed PDF holds at most {journalPdfMaxEntries}. Choose a shorter date range (From and To) for each PDF,
+              or download the JSON file, which has no limit.
             </p>
           ) : null}
         </section>
@@ -184,7 +206,9 @@ export function JournalPanel() {
       {list.isPending ? <p role="status">Loading your journal…</p> : null}
       {list.data && total === 0 ? (
         <p className="empty">
-          {params.toString() ? 'No finalized entry matches these filters. Clear a filter to see more.' : 'Your journal is empty. Entries appear here once you finalize them on a sealed job’s page.'}
+          {params.toString()
+            ? 'No finalized entry matches these filters. Clear a filter to see more.'
+            : 'Your journal is empty. Entries appear here once you finalize them on a sealed job’s page.'}
         </p>
       ) : null}
       <p className="muted" role="status">

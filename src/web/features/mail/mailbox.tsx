@@ -4,6 +4,7 @@ import { mailboxPageSchema, type MailboxMessage } from '#shared/mail.ts';
 import { formatDateTime } from '#shared/dates.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
+import { mailKeys } from './api/mail-queries.ts';
 
 const pageSize = 20;
 const linkPattern = /(https?:\/\/[^\s<>"]+)/g;
@@ -48,7 +49,7 @@ function MailItem({ message }: { message: MailboxMessage }) {
 export function Mailbox() {
   const [page, setPage] = useState(1);
   const mail = useQuery({
-    queryKey: ['mail', page],
+    queryKey: mailKeys.page(page),
     queryFn: () => api.get(`/api/admin/mail?page=${page}&pageSize=${pageSize}`, mailboxPageSchema),
     placeholderData: (previous) => previous,
     retry: false,
@@ -64,14 +65,12 @@ export function Mailbox() {
         </button>
       </div>
       <p className="muted">
-        Without an SMTP relay (SMTP_URL), the emails Open RON sends wait here: sign-in codes, password reset links and invitations. Pass
-        them on only to the person they were written for. Each visit to this page is recorded in the audit trail.
+        Without an SMTP relay (SMTP_URL), the emails Open RON sends wait here: sign-in codes, password reset links and invitations. Pass them on only to the
+        person they were written for. Each visit to this page is recorded in the audit trail.
       </p>
       <FormAlert message={mail.error?.message ?? null} />
       {mail.isPending ? <p role="status">Loading mail…</p> : null}
-      {mail.data && !mail.data.isLocalMailbox ? (
-        <p className="notice">Mail is sent through the SMTP relay set in SMTP_URL, so none is kept here.</p>
-      ) : null}
+      {mail.data && !mail.data.isLocalMailbox ? <p className="notice">Mail is sent through the SMTP relay set in SMTP_URL, so none is kept here.</p> : null}
       {mail.data && mail.data.isLocalMailbox && mail.data.items.length === 0 ? <p className="empty">No mail is waiting.</p> : null}
       {mail.data && mail.data.items.length > 0 ? (
         <>

@@ -6,6 +6,7 @@ import { notaryProfileSchema, notarySearchResultSchema, notaryTitleCompanyListSc
 import { getUsStateName } from '#shared/us-states.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { useDecision } from '#web/components/use-decision.tsx';
+import { notaryKeys } from '#web/api/notaries.ts';
 import { api } from '#web/lib/api.ts';
 import { NotaryProfileEditor } from './notary-profile-editor.tsx';
 
@@ -22,7 +23,10 @@ export function NotaryDirectory() {
   const params = new URLSearchParams({ q, page: String(page), pageSize: String(pageSize) });
   if (approval) params.set('approval', approval);
   if (active) params.set('active', active);
-  const query = useQuery({ queryKey: ['notaries', 'search', params.toString()], queryFn: () => api.get(`/api/notary/search?${params.toString()}`, notarySearchResultSchema) });
+  const query = useQuery({
+    queryKey: notaryKeys.search(params.toString()),
+    queryFn: () => api.get(`/api/notary/search?${params.toString()}`, notarySearchResultSchema),
+  });
   const pages = query.data ? Math.max(1, Math.ceil(query.data.total / pageSize)) : 1;
 
   return (
@@ -41,7 +45,14 @@ export function NotaryDirectory() {
         />
         <div className="field">
           <label htmlFor="notary-approval-filter">Approval</label>
-          <select id="notary-approval-filter" value={approval} onChange={(event) => { setApproval(event.target.value); setPage(1); }}>
+          <select
+            id="notary-approval-filter"
+            value={approval}
+            onChange={(event) => {
+              setApproval(event.target.value);
+              setPage(1);
+            }}
+          >
             <option value="">Any</option>
             <option value="pending">Pending</option>
             <option value="approved">Approved</option>
@@ -50,7 +61,14 @@ export function NotaryDirectory() {
         </div>
         <div className="field">
           <label htmlFor="notary-active-filter">Activity</label>
-          <select id="notary-active-filter" value={active} onChange={(event) => { setActive(event.target.value); setPage(1); }}>
+          <select
+            id="notary-active-filter"
+            value={active}
+            onChange={(event) => {
+              setActive(event.target.value);
+              setPage(1);
+            }}
+          >
             <option value="">Any</option>
             <option value="true">Active</option>
             <option value="false">Deactivated</option>
@@ -63,7 +81,12 @@ export function NotaryDirectory() {
       {query.data && query.data.items.length > 0 ? (
         <ul className="review-list" aria-label="Notaries">
           {query.data.items.map((notary) => (
-            <NotaryRow key={notary.userId} notary={notary} isOpen={openId === notary.userId} onToggle={() => setOpenId(openId === notary.userId ? null : notary.userId)} />
+            <NotaryRow
+              key={notary.userId}
+              notary={notary}
+              isOpen={openId === notary.userId}
+              onToggle={() => setOpenId(openId === notary.userId ? null : notary.userId)}
+            />
           ))}
         </ul>
       ) : null}
@@ -120,12 +143,15 @@ function NotaryRow({ notary, isOpen, onToggle }: { notary: NotarySearchItem; isO
 /** One notary's profile for an administrator, with activation, signature removal and their title companies. */
 export function AdminNotaryProfile({ notaryId }: { notaryId: string }) {
   const queryClient = useQueryClient();
-  const queryKey = ['notary-profile', notaryId] as const;
+  const queryKey = notaryKeys.profile(notaryId);
   const profile = useQuery({ queryKey, queryFn: () => api.get(`/api/notary/profile/${notaryId}`, notaryProfileSchema) });
-  const companies = useQuery({ queryKey: ['notary-title-companies', notaryId], queryFn: () => api.get(`/api/notary/${notaryId}/title-companies`, notaryTitleCompanyListSchema) });
+  const companies = useQuery({
+    queryKey: notaryKeys.titleCompanies(notaryId),
+    queryFn: () => api.get(`/api/notary/${notaryId}/title-companies`, notaryTitleCompanyListSchema),
+  });
   const { dialog, outcome, busyId, decide } = useDecision();
   const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: ['notaries'] });
+    await queryClient.invalidateQueries({ queryKey: notaryKeys.all });
     await queryClient.invalidateQueries({ queryKey });
   };
   if (!profile.data) return profile.error ? <FormAlert message={profile.error.message} /> : <p role="status">Loading…</p>;
@@ -147,7 +173,17 @@ export function AdminNotaryProfile({ notaryId }: { notaryId: string }) {
             type="button"
             className="button"
             disabled={busyId !== null}
-            onClick={(event) => void act('active', event.currentTarget, `Deactivate ${data.name}?`, `${data.name} can still sign in but is not assigned jobs and cannot seal documents until activated again.`, 'Deactivate', `/api/notary/deactivate/${notaryId}`, 'post')}
+            onClick={(event) =>
+              void act(
+                'active',
+                event.currentTarget,
+                `Deactivate ${data.name}?`,
+                `${data.name} can still sign in but is not assigned jobs and cannot seal documents until activated again.`,
+                'Deactivate',
+                `/api/notary/deactivate/${notaryId}`,
+                'post',
+              )
+            }
           >
             Deactivate<span className="visually-hidden"> {data.name}</span>
           </button>
@@ -156,7 +192,17 @@ export function AdminNotaryProfile({ notaryId }: { notaryId: string }) {
             type="button"
             className="button primary"
             disabled={busyId !== null}
-            onClick={(event) => void act('active', event.currentTarget, `Activate ${data.name}?`, `${data.name} can be assigned jobs again.`, 'Activate', `/api/notary/activate/${notaryId}`, 'post')}
+            onClick={(event) =>
+              void act(
+                'active',
+                event.currentTarget,
+                `Activate ${data.name}?`,
+                `${data.name} can be assigned jobs again.`,
+                'Activate',
+                `/api/notary/activate/${notaryId}`,
+                'post',
+              )
+            }
           >
             Activate<span className="visually-hidden"> {data.name}</span>
           </button>
@@ -166,7 +212,17 @@ export function AdminNotaryProfile({ notaryId }: { notaryId: string }) {
             type="button"
             className="button"
             disabled={busyId !== null}
-            onClick={(event) => void act('signature', event.currentTarget, `Remove ${data.name}’s signature?`, 'They will have to save a new one before approval or signing. Documents already signed keep it.', 'Remove signature', `/api/notary/signature/${notaryId}`, 'delete')}
+            onClick={(event) =>
+              void act(
+                'signature',
+                event.currentTarget,
+                `Remove ${data.name}’s signature?`,
+                'They will have to save a new one before approval or signing. Documents already signed keep it.',
+                'Remove signature',
+                `/api/notary/signature/${notaryId}`,
+                'delete',
+              )
+            }
           >
             Remove signature
           </button>
@@ -176,13 +232,30 @@ export function AdminNotaryProfile({ notaryId }: { notaryId: string }) {
             type="button"
             className="button"
             disabled={busyId !== null}
-            onClick={(event) => void act('initials', event.currentTarget, `Remove ${data.name}’s initials?`, 'They will have to save new ones. Documents already signed keep them.', 'Remove initials', `/api/notary/initials/${notaryId}`, 'delete')}
+            onClick={(event) =>
+              void act(
+                'initials',
+                event.currentTarget,
+                `Remove ${data.name}’s initials?`,
+                'They will have to save new ones. Documents already signed keep them.',
+                'Remove initials',
+                `/api/notary/initials/${notaryId}`,
+                'delete',
+              )
+            }
           >
             Remove initials
           </button>
         ) : null}
       </div>
-      <NotaryProfileEditor key={data.userId} profile={data} profilePath={`/api/notary/profile/${notaryId}`} uploadPath={`/api/notary/profile/${notaryId}/upload`} isOwn={false} queryKey={queryKey} />
+      <NotaryProfileEditor
+        key={data.userId}
+        profile={data}
+        profilePath={`/api/notary/profile/${notaryId}`}
+        uploadPath={`/api/notary/profile/${notaryId}/upload`}
+        isOwn={false}
+        queryKey={queryKey}
+      />
       <section aria-label={`Title companies of ${data.name}`} className="card stack">
         <h3>Title companies</h3>
         {companies.data && companies.data.items.length === 0 ? <p className="empty">No title company has worked with this notary yet.</p> : null}

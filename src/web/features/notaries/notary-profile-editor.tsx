@@ -44,7 +44,11 @@ interface ProfileForm {
   bondExpiresOn: string;
   eoAmount: string;
   eoExpiresOn: string;
+  timeZone: string;
 }
+
+/** Every IANA zone this browser knows, for the time zone field's suggestions. */
+const knownTimeZones: readonly string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
 
 function toForm(profile: NotaryProfile): ProfileForm {
   return {
@@ -58,11 +62,26 @@ function toForm(profile: NotaryProfile): ProfileForm {
     bondExpiresOn: profile.bondExpiresOn ?? '',
     eoAmount: toDollars(profile.eoAmountCents),
     eoExpiresOn: profile.eoExpiresOn ?? '',
+    timeZone: profile.timeZone ?? '',
   };
 }
 
-const imageRules = { mimeTypes: ['image/png', 'image/jpeg'], extensions: ['.png', '.jpg', '.jpeg'], kind: 'a PNG or JPEG image', kindPlural: 'PNG or JPEG images', maxBytes: maxNotaryFileBytes, isMultiple: false };
-const documentRules = { mimeTypes: ['application/pdf', 'image/png', 'image/jpeg'], extensions: ['.pdf', '.png', '.jpg', '.jpeg'], kind: 'a PDF, PNG or JPEG file', kindPlural: 'PDF, PNG or JPEG files', maxBytes: maxNotaryFileBytes, isMultiple: false };
+const imageRules = {
+  mimeTypes: ['image/png', 'image/jpeg'],
+  extensions: ['.png', '.jpg', '.jpeg'],
+  kind: 'a PNG or JPEG image',
+  kindPlural: 'PNG or JPEG images',
+  maxBytes: maxNotaryFileBytes,
+  isMultiple: false,
+};
+const documentRules = {
+  mimeTypes: ['application/pdf', 'image/png', 'image/jpeg'],
+  extensions: ['.pdf', '.png', '.jpg', '.jpeg'],
+  kind: 'a PDF, PNG or JPEG file',
+  kindPlural: 'PDF, PNG or JPEG files',
+  maxBytes: maxNotaryFileBytes,
+  isMultiple: false,
+};
 
 export interface NotaryProfileEditorProps {
   profile: NotaryProfile;
@@ -115,12 +134,17 @@ export function NotaryProfileEditor({ profile, profilePath, uploadPath, isOwn, q
           bondExpiresOn: form.bondExpiresOn || null,
           eoAmountCents,
           eoExpiresOn: form.eoExpiresOn || null,
+          timeZone: form.timeZone.trim() || null,
         },
         notaryProfileSchema,
       );
       queryClient.setQueryData(queryKey as unknown[], saved);
       setForm(toForm(saved));
-      setNotice(saved.approvalStatus === 'pending' && profile.approvalStatus === 'approved' ? 'Saved. The new commission needs an administrator’s approval again.' : 'Saved.');
+      setNotice(
+        saved.approvalStatus === 'pending' && profile.approvalStatus === 'approved'
+          ? 'Saved. The new commission needs an administrator’s approval again.'
+          : 'Saved.',
+      );
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : 'The profile was not saved.');
     } finally {
@@ -145,7 +169,13 @@ export function NotaryProfileEditor({ profile, profilePath, uploadPath, isOwn, q
   };
 
   const deleteFile = async (url: string, fileName: string) => {
-    const answer = await ask({ title: `Delete ${fileName}?`, description: 'The file is removed for good; upload it again if it was needed.', confirmLabel: 'Delete', confirmTone: 'danger', cancelLabel: 'Keep it' });
+    const answer = await ask({
+      title: `Delete ${fileName}?`,
+      description: 'The file is removed for good; upload it again if it was needed.',
+      confirmLabel: 'Delete',
+      confirmTone: 'danger',
+      cancelLabel: 'Keep it',
+    });
     if (answer === null) return;
     setUploadError(null);
     try {
@@ -161,38 +191,79 @@ export function NotaryProfileEditor({ profile, profilePath, uploadPath, isOwn, q
     <div className="stack notary-profile">
       {dialog}
       {profile.warnings.map((warning) => (
-        <div key={`${warning.item}-${warning.expiresOn}`} className={warning.isExpired ? 'alert error' : 'alert info'} role={warning.isExpired ? 'alert' : 'status'}>
+        <div
+          key={`${warning.item}-${warning.expiresOn}`}
+          className={warning.isExpired ? 'alert error' : 'alert info'}
+          role={warning.isExpired ? 'alert' : 'status'}
+        >
           {isOwn ? warning.message : warning.message.replace(/^Your /, 'The ')}
         </div>
       ))}
       {profile.workBlocker ? <FormAlert message={profile.workBlocker} tone="info" /> : null}
 
-      <section aria-labelledby={`${idBase}-missing`} className="card stack">
-        <h3 id={`${idBase}-missing`}>Before approval</h3>
-        {profile.missing.length === 0 ? (
-          <p>The profile is complete.</p>
-        ) : (
-          <>
-            <p>An administrator can approve {who} profile once these are done:</p>
+      {profile.approvalStatus === 'approved' ? (
+        // Approval is behind an approved notary: only what they still need to seal, if anything.
+        profile.missing.length > 0 ? (
+          <section aria-labelledby={`${idBase}-missing`} className="card stack">
+            <h3 id={`${idBase}-missing`}>Needed before sealing</h3>
             <ul className="missing-list">
               {profile.missing.map((item) => (
                 <li key={item}>{item}</li>
               ))}
             </ul>
-          </>
-        )}
-      </section>
+          </section>
+        ) : null
+      ) : (
+        <section aria-labelledby={`${idBase}-missing`} className="card stack">
+          <h3 id={`${idBase}-missing`}>Before approval</h3>
+          {profile.missing.length === 0 ? (
+            <p>The profile is complete.</p>
+          ) : (
+            <>
+              <p>An administrator can approve {who} profile once these are done:</p>
+              <ul className="missing-list">
+                {profile.missing.map((item) => (
+                  <li key={item}>{item}</li>
+                ))}
+              </ul>
+            </>
+          )}
+        </section>
+      )}
 
       <form className="card stack" onSubmit={(event) => void save(event)} aria-labelledby={`${idBase}-commission`} noValidate>
         <h3 id={`${idBase}-commission`}>Commission</h3>
-        <Field label="Name as commissioned" value={form.commissionedName} onChange={set('commissionedName')} autoComplete="name" hint="Exactly as on the commission certificate." />
+        <Field
+          label="Name as commissioned"
+          value={form.commissionedName}
+          onChange={set('commissionedName')}
+          autoComplete="name"
+          hint="Exactly as on the commission certificate."
+        />
         <Field label="Commission number" value={form.commissionNumber} onChange={set('commissionNumber')} />
-        <StateSelect label="Commissioning state" value={form.commissionState} onChange={(code: UsStateCode | '') => setForm((current) => ({ ...current, commissionState: code }))} />
+        <StateSelect
+          label="Commissioning state"
+          value={form.commissionState}
+          onChange={(code: UsStateCode | '') => setForm((current) => ({ ...current, commissionState: code }))}
+        />
         <Field label="County" value={form.county} onChange={set('county')} />
         <div className="field-row">
           <Field label="Commission start" type="date" value={form.commissionStartsOn} onChange={set('commissionStartsOn')} />
           <Field label="Commission expiry" type="date" value={form.commissionExpiresOn} onChange={set('commissionExpiresOn')} />
         </div>
+        <Field
+          label="Time zone"
+          value={form.timeZone}
+          onChange={set('timeZone')}
+          list={`${idBase}-zones`}
+          placeholder={Intl.DateTimeFormat().resolvedOptions().timeZone}
+          hint="Such as America/Chicago. Availability sent without a zone, and the dates in your journal, use it."
+        />
+        <datalist id={`${idBase}-zones`}>
+          {knownTimeZones.map((zone) => (
+            <option key={zone} value={zone} />
+          ))}
+        </datalist>
         <h3>Surety bond</h3>
         <div className="field-row">
           <Field label="Bond amount (USD)" inputMode="decimal" value={form.bondAmount} onChange={set('bondAmount')} placeholder="10000.00" />
@@ -219,7 +290,8 @@ export function NotaryProfileEditor({ profile, profilePath, uploadPath, isOwn, q
           <ul className="review-list">
             {profile.files.map((file) => (
               <li key={file.id} className="review-item">
-                <strong>{notaryFileKindLabels[file.kind]}</strong>: <a href={file.url}>{file.fileName}</a> <span className="muted">({formatSize(file.sizeBytes)})</span>{' '}
+                <strong>{notaryFileKindLabels[file.kind]}</strong>: <a href={file.url}>{file.fileName}</a>{' '}
+                <span className="muted">({formatSize(file.sizeBytes)})</span>{' '}
                 <button type="button" className="button" onClick={() => void deleteFile(file.url, file.fileName)}>
                   Delete<span className="visually-hidden"> {file.fileName}</span>
                 </button>

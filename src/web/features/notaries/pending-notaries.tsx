@@ -2,8 +2,9 @@ import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { okMessageSchema, rejectionReasonMaxLength, rejectionReasonSchema } from '#shared/auth.ts';
 import { formatCalendarDay } from '#shared/dates.ts';
-import { notaryListSchema, type PendingNotary } from '#shared/notaries.ts';
+import type { PendingNotary } from '#shared/notaries.ts';
 import { getUsStateName } from '#shared/us-states.ts';
+import { notaryKeys, pendingNotariesQueryOptions } from '#web/api/notaries.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useDecision } from '#web/components/use-decision.tsx';
 import { api } from '#web/lib/api.ts';
@@ -12,11 +13,11 @@ import { AdminNotaryProfile } from './notary-directory.tsx';
 /** Administrators review notaries waiting for approval: approve, or reject with a reason; either way the notary is told by email. */
 export function PendingNotaries() {
   const queryClient = useQueryClient();
-  const query = useQuery({ queryKey: ['notaries', 'pending'], queryFn: () => api.get('/api/notary/pending', notaryListSchema) });
+  const query = useQuery(pendingNotariesQueryOptions());
   const { dialog, outcome, busyId, decide } = useDecision();
   // Approval is refused while the profile is incomplete (decision 027): the profile shows what is missing.
   const [openId, setOpenId] = useState<string | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['notaries'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: notaryKeys.all });
 
   const approve = (notary: PendingNotary, opener: HTMLElement) =>
     decide(

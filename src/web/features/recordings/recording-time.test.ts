@@ -3,7 +3,15 @@ import type { PlaybackRecording } from '#shared/recording-playback.ts';
 import { findSegmentAt, getTimelineSpan, toPercent } from './recording-time.ts';
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, seconds)).toISOString();
-const segment = (sequence: number, from: number, to: number) => ({ segmentId: `s${sequence}`, sequence, startedAt: at(from), endedAt: at(to), sha256: 'a'.repeat(64), bytes: 10, url: `/x/${sequence}` });
+const segment = (sequence: number, from: number, to: number) => ({
+  segmentId: `s${sequence}`,
+  sequence,
+  startedAt: at(from),
+  endedAt: at(to),
+  sha256: 'a'.repeat(64),
+  bytes: 10,
+  url: `/x/${sequence}`,
+});
 const recording: PlaybackRecording = {
   recordingId: 'r',
   sessionId: 's',

@@ -36,7 +36,10 @@ export function RecordingTimeline({ recording, markers, selectedParticipantId, c
               <span
                 key={segment.segmentId}
                 className={segment.segmentId === currentSegmentId ? 'segment current' : 'segment'}
-                style={{ left: percent(Date.parse(segment.startedAt), span), width: percent(span.from + Date.parse(segment.endedAt) - Date.parse(segment.startedAt), span) }}
+                style={{
+                  left: percent(Date.parse(segment.startedAt), span),
+                  width: percent(span.from + Date.parse(segment.endedAt) - Date.parse(segment.startedAt), span),
+                }}
               />
             ))}
           </div>

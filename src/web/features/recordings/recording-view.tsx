@@ -30,10 +30,15 @@ export function RecordingView({ data, recording }: { data: JobRecordings; record
       <h2 id={`recording-${recording.recordingId}`}>Recording of {formatDate(recording.startedAt)}</h2>
       <p>{describeRecording(recording, data.retentionYears)}</p>
       {recording.tracks.length === 0 ? (
-        <p className="notice">No audio or video has been stored for this recording yet. What the server records of each participant appears here as it is saved.</p>
+        <p className="notice">
+          No audio or video has been stored for this recording yet. What the server records of each participant appears here as it is saved.
+        </p>
       ) : (
         <>
-          <p className="muted">Choose a participant to play their audio and video. Empty stretches on a track are times when nothing of them was stored, for example while they reconnected.</p>
+          <p className="muted">
+            Choose a participant to play their audio and video. Empty stretches on a track are times when nothing of them was stored, for example while they
+            reconnected.
+          </p>
           <RecordingTimeline
             recording={recording}
             markers={data.markers}
@@ -44,7 +49,9 @@ export function RecordingView({ data, recording }: { data: JobRecordings; record
               setPosition({ index: 0, offset: 0 });
             }}
           />
-          {track ? <RecordingPlayer track={track} index={position.index} startAt={position.offset} onIndexChange={(index) => setPosition({ index, offset: 0 })} /> : null}
+          {track ? (
+            <RecordingPlayer track={track} index={position.index} startAt={position.offset} onIndexChange={(index) => setPosition({ index, offset: 0 })} />
+          ) : null}
         </>
       )}
       <h3>What happened during this recording</h3>

@@ -2,7 +2,19 @@ import { useEffect, useId, useRef } from 'react';
 import { useAudioLevel, type MediaCheck } from './use-media-check.ts';
 import { describeNetwork, useNetworkCheck } from './use-network-check.ts';
 
-function DevicePicker({ label, devices, value, onChoose, fallback }: { label: string; devices: MediaDeviceInfo[]; value: string | null; onChoose: (id: string) => void; fallback: string }) {
+function DevicePicker({
+  label,
+  devices,
+  value,
+  onChoose,
+  fallback,
+}: {
+  label: string;
+  devices: MediaDeviceInfo[];
+  value: string | null;
+  onChoose: (id: string) => void;
+  fallback: string;
+}) {
   const id = useId();
   return (
     <div className="field">
@@ -40,7 +52,13 @@ export function DeviceChecks({ media }: { media: MediaCheck }) {
         </p>
       ))}
       <DevicePicker label="Camera" devices={media.cameras} value={media.cameraId} onChoose={media.chooseCamera} fallback="No camera found" />
-      <DevicePicker label="Microphone" devices={media.microphones} value={media.microphoneId} onChoose={media.chooseMicrophone} fallback="No microphone found" />
+      <DevicePicker
+        label="Microphone"
+        devices={media.microphones}
+        value={media.microphoneId}
+        onChoose={media.chooseMicrophone}
+        fallback="No microphone found"
+      />
       <div className="field">
         <label htmlFor="microphone-level">Microphone level</label>
         <meter id="microphone-level" className="level-meter" min={0} max={1} low={0.05} high={0.9} optimum={0.5} value={level} />

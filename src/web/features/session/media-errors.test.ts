@@ -17,7 +17,9 @@ describe('describeMediaError', () => {
   });
 
   it('says another app holds the device', () => {
-    expect(describeMediaError(domError('NotReadableError'), 'microphone')).toBe('Another app is using your microphone (a video call, for example). Close it, then press Check again.');
+    expect(describeMediaError(domError('NotReadableError'), 'microphone')).toBe(
+      'Another app is using your microphone (a video call, for example). Close it, then press Check again.',
+    );
   });
 
   it('never shows the browser’s own code for an unknown failure', () => {

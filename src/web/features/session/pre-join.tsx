@@ -6,8 +6,9 @@ import { useActionStatus } from '#web/components/use-action-status.ts';
 import { loadDeviceChoice, newDeviceGroupId, saveDeviceChoice } from './device-choice.ts';
 import { DeviceChecks, NetworkChecks } from './device-checks.tsx';
 import { RecordingIndicator } from './recording-indicator.tsx';
-import { joinSession, openAndEnterAsNotary } from './session-api.ts';
+import { joinSession, openAndEnterAsNotary } from './api/session-queries.ts';
 import { useMediaCheck } from './use-media-check.ts';
+import { getEnterLabel, isBackInRoom, notaryEntryNote } from './session-words.ts';
 
 const consentMessage = 'You must agree to the session being recorded to enter it.';
 const mediaMessage = 'You need a working camera and microphone to enter: everyone in a notarial session must be seen and heard.';
@@ -16,7 +17,8 @@ const mediaMessage = 'You need a working camera and microphone to enter: everyon
 export function PreJoin({ jobId, canEnter, onEntered }: { jobId: string; canEnter: CanEnter; onEntered: (result: JoinSessionResult) => void }) {
   const saved = loadDeviceChoice(jobId);
   const media = useMediaCheck({ cameraId: saved?.cameraId ?? null, microphoneId: saved?.microphoneId ?? null });
-  const [hasConsent, setHasConsent] = useState(false);
+  // Someone admitted to this session agreed to its recording when they first entered (kept with their place).
+  const [hasConsent, setHasConsent] = useState(() => isBackInRoom(canEnter.session));
   const [consentError, setConsentError] = useState<string | null>(null);
   const [videoOff, setVideoOff] = useState(saved?.videoOff ?? false);
   const [audioMuted, setAudioMuted] = useState(saved?.audioMuted ?? false);
@@ -24,8 +26,7 @@ export function PreJoin({ jobId, canEnter, onEntered }: { jobId: string; canEnte
   const status = useActionStatus();
   const consentId = useId();
   const isNotary = canEnter.role === 'notary';
-  const isOpen = canEnter.session.sessionId !== null;
-  const enterLabel = isNotary && !isOpen ? 'Open the session and enter' : isNotary && canEnter.session.participantId ? 'Return to the session' : 'Enter the session';
+  const enterLabel = getEnterLabel(canEnter.session);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -73,10 +74,13 @@ export function PreJoin({ jobId, canEnter, onEntered }: { jobId: string; canEnte
             </p>
           ))}
           {canEnter.role === 'observer' ? <p className="notice">You enter as an observer: you see and hear the session, and you do not sign.</p> : null}
+          {isNotary ? <p className="notice">{notaryEntryNote}</p> : null}
           <RecordingIndicator jobId={jobId} />
           <label className="checkbox">
             <input type="checkbox" checked={videoOff} onChange={(event) => setVideoOff(event.target.checked)} />
-            Enter with my camera off (the notary may ask you to turn it on)
+            {isNotary
+              ? 'Enter with my camera off (turn it on before you start the notarization: everyone must see you)'
+              : 'Enter with my camera off (the notary may ask you to turn it on)'}
           </label>
           <label className="checkbox">
             <input type="checkbox" checked={audioMuted} onChange={(event) => setAudioMuted(event.target.checked)} />

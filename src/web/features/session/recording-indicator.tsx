@@ -1,4 +1,4 @@
-import { useCanEnter } from './session-api.ts';
+import { useCanEnter } from './api/session-queries.ts';
 import './session.css';
 
 /**
@@ -15,7 +15,9 @@ export function RecordingIndicator({ jobId }: { jobId: string }) {
         <>
           <span className="recording-dot" aria-hidden="true" />
           <strong>Recording</strong>
-          <span className="recording-sentence">This session is being recorded, sound and video, since {new Date(recording.startedAt).toLocaleTimeString()}.</span>
+          <span className="recording-sentence">
+            This session is being recorded, sound and video, since {new Date(recording.startedAt).toLocaleTimeString()}.
+          </span>
         </>
       ) : null}
     </div>

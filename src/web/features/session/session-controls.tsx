@@ -4,7 +4,8 @@ import type { VideoSessionParticipant } from '#shared/video.ts';
 import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
-import { completePath, sessionCalls, useCanEnter, useSessionAction, useVideoSession } from './session-api.ts';
+import { completePath, sessionCalls, useCanEnter, useSessionAction, useVideoSession } from './api/session-queries.ts';
+import { getStartControl } from './session-words.ts';
 import './session.css';
 
 export { RecordingIndicator } from './recording-indicator.tsx';
@@ -35,16 +36,27 @@ export function SessionControls({ jobId, sessionId }: { jobId: string; sessionId
   const canEnter = useCanEnter(jobId);
   const { dialog, ask } = useConfirmDialog();
   const status = useActionStatus();
-  const action = useSessionAction(jobId, (run: () => Promise<unknown>) => run());
+  const action = useSessionAction(jobId);
   const recording = canEnter.data?.session.recording ?? null;
   const people = session.data?.participants ?? [];
   const waiting = people.filter((person) => person.lobbyState === 'waiting');
   const inside = people.filter((person) => person.lobbyState === 'admitted');
   const sessionStatus = session.data?.status;
-  const isBusy = action.isPending;
+  const isBusy = action.isBusy;
   /** What ending the session is doing now: stopping a recording stores its last segments first. */
   const [progress, setProgress] = useState<string | null>(null);
-  const perform = (run: () => Promise<unknown>, success?: string) => status.run(() => action.mutateAsync(run), success);
+  const perform = (run: () => Promise<unknown>, success?: string) => action.perform(() => status.run(run, success));
+  const startControl = getStartControl(sessionStatus, recording !== null);
+  const stopRecording = async (recordingId: string) => {
+    const answer = await ask({
+      title: 'Stop the recording?',
+      description: 'Nobody can sign while the session is not recorded, and the time until you resume shows as a gap on the record.',
+      confirmLabel: 'Stop recording',
+      confirmTone: 'danger',
+      cancelLabel: 'Keep recording',
+    });
+    if (answer !== null) await perform(() => sessionCalls.stopRecording(sessionId, recordingId), 'Recording stopped.');
+  };
 
   const deny = async (person: VideoSessionParticipant, isInside: boolean) => {
     const answer = await ask({
@@ -93,7 +105,12 @@ export function SessionControls({ jobId, sessionId }: { jobId: string; sessionId
           <li key={person.participantId}>
             <Person person={person} />
             <span className="actions">
-              <button type="button" className="button primary" disabled={isBusy} onClick={() => void perform(() => sessionCalls.admit(sessionId, person.participantId), `${person.name} was let in.`)}>
+              <button
+                type="button"
+                className="button primary"
+                disabled={isBusy}
+                onClick={() => void perform(() => sessionCalls.admit(sessionId, person.participantId), `${person.name} was let in.`)}
+              >
                 Admit <span className="visually-hidden">{person.name}</span>
               </button>
               <button type="button" className="button" disabled={isBusy} onClick={() => void deny(person, false)}>
@@ -117,25 +134,53 @@ export function SessionControls({ jobId, sessionId }: { jobId: string; sessionId
         ))}
       </ul>
       <div className="actions session-actions">
-        {sessionStatus === 'active' ? (
-          <button type="button" className="button primary" disabled={isBusy} onClick={() => void perform(() => sessionCalls.start(sessionId), 'The session has started.')}>
-            Start the session
+        {startControl.kind === 'start' ? (
+          <button
+            type="button"
+            className="button primary"
+            disabled={isBusy}
+            aria-describedby="session-start-hint"
+            onClick={() =>
+              void perform(async () => {
+                await sessionCalls.start(sessionId);
+                await sessionCalls.startRecording(sessionId);
+              }, 'The notarization has started and is being recorded.')
+            }
+          >
+            {startControl.label}
           </button>
         ) : null}
-        {sessionStatus === 'started' ? <p className="muted">The session has started.</p> : null}
-        {recording ? (
-          <button type="button" className="button" disabled={isBusy} onClick={() => void perform(() => sessionCalls.stopRecording(sessionId, recording.recordingId), 'Recording stopped.')}>
-            Stop recording
+        {startControl.kind === 'resume-recording' ? (
+          <button
+            type="button"
+            className="button accent"
+            disabled={isBusy}
+            aria-describedby="session-start-hint"
+            onClick={() => void perform(() => sessionCalls.startRecording(sessionId), 'Recording again.')}
+          >
+            {startControl.label}
           </button>
-        ) : (
-          <button type="button" className="button accent" disabled={isBusy} onClick={() => void perform(() => sessionCalls.startRecording(sessionId), 'Recording started.')}>
-            Start recording
+        ) : null}
+        {startControl.kind === 'recording' && recording ? (
+          <button
+            type="button"
+            className="button"
+            disabled={isBusy}
+            aria-describedby="session-start-hint"
+            onClick={() => void stopRecording(recording.recordingId)}
+          >
+            {startControl.label}
           </button>
-        )}
+        ) : null}
         <button type="button" className="button danger" disabled={isBusy} onClick={() => void end()}>
           End the session
         </button>
       </div>
+      {startControl.kind === 'none' ? null : (
+        <p id="session-start-hint" className="muted">
+          {startControl.hint}
+        </p>
+      )}
       <p role="status" className="muted">
         {progress}
       </p>

@@ -1,11 +1,10 @@
 import { useQueries } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { canEnterSchema, jobStatusLabels, type JobListItem } from '#shared/jobs.ts';
+import { jobStatusLabels, type JobListItem } from '#shared/jobs.ts';
 import { FormAlert } from '#web/components/field.tsx';
-import { useJobs } from '#web/features/jobs/job-hooks.ts';
-import { api } from '#web/lib/api.ts';
+import { useJobs } from '#web/api/jobs.ts';
 import { paths } from '#web/paths.ts';
-import { canEnterKey } from './session-api.ts';
+import { canEnterQueryOptions } from './api/session-queries.ts';
 
 const roleWords: Record<string, string> = { notary: 'You notarize', signer: 'You sign', witness: 'You witness', observer: 'You observe (you do not sign)' };
 
@@ -17,7 +16,7 @@ function useEnterableJobs() {
   const lists = [inSession, ready, scheduled];
   const jobs: JobListItem[] = lists.flatMap((list) => list.data?.items ?? []).filter((job) => !job.isInvitation);
   const answers = useQueries({
-    queries: jobs.map((job) => ({ queryKey: canEnterKey(job.id), queryFn: () => api.get(`/api/jobs/${job.id}/can-enter`, canEnterSchema), retry: false })),
+    queries: jobs.map((job) => canEnterQueryOptions(job.id)),
   });
   const isPending = lists.some((list) => list.isPending) || answers.some((answer) => answer.isPending);
   const error = lists.find((list) => list.error)?.error ?? null;

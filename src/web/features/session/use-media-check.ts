@@ -29,7 +29,8 @@ async function acquire(cameraId: string | null, microphoneId: string | null): Pr
   try {
     return { stream: await navigator.mediaDevices.getUserMedia({ video: constraintOf(cameraId), audio: constraintOf(microphoneId) }), problems: [] };
   } catch (error) {
-    if (['NotAllowedError', 'PermissionDeniedError', 'SecurityError'].includes(nameOf(error))) return { stream: null, problems: [describeMediaError(error, 'both')] };
+    if (['NotAllowedError', 'PermissionDeniedError', 'SecurityError'].includes(nameOf(error)))
+      return { stream: null, problems: [describeMediaError(error, 'both')] };
     // A device chosen last time and unplugged since: the default ones instead.
     if (nameOf(error) === 'OverconstrainedError' && (cameraId || microphoneId)) return acquire(null, null);
   }
@@ -78,7 +79,11 @@ export function useMediaCheck(initial: { cameraId: string | null; microphoneId: 
       setIsChecking(false);
       // Labels are given only once permission is granted: list the devices after asking.
       await listDevices();
-      const settingOf = (kind: 'video' | 'audio') => result.stream?.getTracks().find((track) => track.kind === kind)?.getSettings().deviceId ?? null;
+      const settingOf = (kind: 'video' | 'audio') =>
+        result.stream
+          ?.getTracks()
+          .find((track) => track.kind === kind)
+          ?.getSettings().deviceId ?? null;
       if (!cameraId) setCameraId(settingOf('video'));
       if (!microphoneId) setMicrophoneId(settingOf('audio'));
     });

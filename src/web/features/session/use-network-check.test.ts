@@ -21,6 +21,8 @@ describe('describeNetwork', () => {
   });
 
   it('says it is still checking', () => {
-    expect(describeNetwork({ state: 'checking', roundTripMs: null, canGatherCandidates: null })).toEqual([{ sentence: 'Checking your connection…', isProblem: false }]);
+    expect(describeNetwork({ state: 'checking', roundTripMs: null, canGatherCandidates: null })).toEqual([
+      { sentence: 'Checking your connection…', isProblem: false },
+    ]);
   });
 });

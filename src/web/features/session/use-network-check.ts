@@ -73,9 +73,14 @@ export function describeNetwork(check: Omit<NetworkCheck, 'checkAgain'>): { sent
   if (check.state === 'checking') return [{ sentence: 'Checking your connection…', isProblem: false }];
   const lines: { sentence: string; isProblem: boolean }[] = [];
   if (check.roundTripMs === null) lines.push({ sentence: 'The server did not answer. Check your internet connection, then check again.', isProblem: true });
-  else if (check.roundTripMs > 800) lines.push({ sentence: `The server answered slowly (${check.roundTripMs} ms). Video may stutter; a wired or stronger connection helps.`, isProblem: true });
+  else if (check.roundTripMs > 800)
+    lines.push({ sentence: `The server answered slowly (${check.roundTripMs} ms). Video may stutter; a wired or stronger connection helps.`, isProblem: true });
   else lines.push({ sentence: `The server answered in ${check.roundTripMs} ms.`, isProblem: false });
   if (check.canGatherCandidates) lines.push({ sentence: 'Your browser can make video connections.', isProblem: false });
-  else lines.push({ sentence: 'Your browser could not prepare a video connection. A firewall, VPN or browser setting may block it; try another network or browser.', isProblem: true });
+  else
+    lines.push({
+      sentence: 'Your browser could not prepare a video connection. A firewall, VPN or browser setting may block it; try another network or browser.',
+      isProblem: true,
+    });
   return lines;
 }

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useNavigate } from 'react-router';
-import { completePath, useCanEnter } from './session-api.ts';
+import { completePath, useCanEnter } from './api/session-queries.ts';
 
 /**
  * For everyone in a session: once the notary ends it (can-enter no longer names this session), go to

@@ -90,6 +90,7 @@ export function FieldBox({ field, pageSize, pointScale, ownerName, canMove, canF
       data-field-id={field.id}
       role="group"
       aria-label={`${name}${isFilled ? ', filled' : ''}`}
+      title={name}
       tabIndex={isMovable ? 0 : -1}
       onKeyDown={nudge}
       onPointerDown={(event) => begin(event, 'move')}
@@ -110,7 +111,13 @@ export function FieldBox({ field, pageSize, pointScale, ownerName, canMove, canF
       </div>
       {isMovable ? (
         <>
-          <button type="button" className="field-delete" aria-label={`Delete ${label}`} onPointerDown={(event) => event.stopPropagation()} onClick={() => onDelete(field)}>
+          <button
+            type="button"
+            className="field-delete"
+            aria-label={`Delete ${label}`}
+            onPointerDown={(event) => event.stopPropagation()}
+            onClick={() => onDelete(field)}
+          >
             ×
           </button>
           <span className="field-resize" aria-hidden="true" onPointerDown={(event) => begin(event, 'resize')} onPointerMove={drag} onPointerUp={end} />

@@ -75,16 +75,40 @@ export function FillControl(props: FillControlProps) {
     );
   }
   const words =
-    field.type === 'signature' || field.type === 'notary_signature' ? 'Sign here' : field.type === 'initials' ? 'Initial here' : `Fill ${fieldLabels[field.type].toLowerCase()}`;
+    field.type === 'signature' || field.type === 'notary_signature'
+      ? 'Sign here'
+      : field.type === 'initials'
+        ? 'Initial here'
+        : `Fill ${fieldLabels[field.type].toLowerCase()}`;
   return (
-    <button type="button" className="fill-button" data-field-control="" onPointerDown={(event) => event.stopPropagation()} onClick={() => onFill(field)}>
+    // In a small field the words may end in an ellipsis: the title shows them whole on hover.
+    <button
+      type="button"
+      className="fill-button"
+      data-field-control=""
+      title={words}
+      onPointerDown={(event) => event.stopPropagation()}
+      onClick={() => onFill(field)}
+    >
       {words}
     </button>
   );
 }
 
 /** A filled field shows what the notarized PDF will print there. */
-export function FilledValue({ field, name, fontSize, pointScale, stamp }: { field: DocumentField; name: string; fontSize: number; pointScale: number; stamp: NotaryStamp | null }) {
+export function FilledValue({
+  field,
+  name,
+  fontSize,
+  pointScale,
+  stamp,
+}: {
+  field: DocumentField;
+  name: string;
+  fontSize: number;
+  pointScale: number;
+  stamp: NotaryStamp | null;
+}) {
   if (field.imageUrl) return <img src={field.imageUrl} alt={`${name}, signed`} draggable={false} />;
   switch (field.type) {
     case 'notary_seal':

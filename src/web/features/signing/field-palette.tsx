@@ -111,8 +111,8 @@ export function FieldPalette(props: FieldPaletteProps) {
         ))}
       </div>
       <p className="muted small">
-        Drag a field onto the page, or choose one and click or tap where it goes. With the keyboard: choose one, move it with the arrow keys and press Enter. A placed field moves by
-        dragging or with the arrow keys; Delete removes it.
+        Drag a field onto the page, or choose one and click or tap where it goes. With the keyboard: choose one, move it with the arrow keys and press Enter. A
+        placed field moves by dragging or with the arrow keys; Delete removes it.
       </p>
       {ghost ? (
         <div className="drag-ghost" aria-hidden="true" style={{ left: ghost.x, top: ghost.y, width: ghost.width, height: ghost.height }}>

@@ -39,7 +39,16 @@ export function NotarySeal({ stamp }: { stamp: NotaryStamp }) {
       <text x="100" y="96" textAnchor="middle" fontSize="15" fontWeight="700" fill={sealInk} fontFamily="Helvetica, Arial, sans-serif">
         NOTARY PUBLIC
       </text>
-      <text x="100" y="117" textAnchor="middle" fontSize="11" fill={sealInk} fontFamily="Helvetica, Arial, sans-serif" textLength={Math.min(120, 6.2 * (10 + stamp.commissionNumber.length))} lengthAdjust="spacingAndGlyphs">
+      <text
+        x="100"
+        y="117"
+        textAnchor="middle"
+        fontSize="11"
+        fill={sealInk}
+        fontFamily="Helvetica, Arial, sans-serif"
+        textLength={Math.min(120, 6.2 * (10 + stamp.commissionNumber.length))}
+        lengthAdjust="spacingAndGlyphs"
+      >
         Comm. No. {stamp.commissionNumber}
       </text>
       <text x="100" y="136" textAnchor="middle" fontSize="11" fill={sealInk} fontFamily="Helvetica, Arial, sans-serif">

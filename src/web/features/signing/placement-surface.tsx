@@ -1,6 +1,6 @@
 import { useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
-import { defaultFieldSizes } from '#shared/fields.ts';
-import { placementInstructions, type Placing } from './use-placement.ts';
+import { scrollIntoPane } from './scroll-pane.ts';
+import { boxAtPointer, placementInstructions, type Placing } from './use-placement.ts';
 
 interface PlacementSurfaceProps {
   page: number;
@@ -27,14 +27,15 @@ export function PlacementSurface({ page, placing, description, typeLabel, onPoin
     if (isActive) surfaceRef.current?.focus({ preventScroll: true });
   }, [isActive]);
   useEffect(() => {
-    if (isActive && placing.isKeyboard) cursorRef.current?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    if (isActive && placing.isKeyboard) scrollIntoPane(cursorRef.current, 'nearest');
   }, [isActive, placing.isKeyboard, placing.x, placing.y, placing.page]);
 
   const fractionOf = (event: MouseEvent<HTMLDivElement>) => {
     const box = event.currentTarget.getBoundingClientRect();
     return [(event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height] as const;
   };
-  const size = defaultFieldSizes[placing.type];
+  // Exactly the box a click or Enter here would place.
+  const box = boxAtPointer(placing.type, placing.x, placing.y);
   const instructionsId = `placement-instructions-${page}`;
 
   return (
@@ -42,7 +43,13 @@ export function PlacementSurface({ page, placing, description, typeLabel, onPoin
       ref={surfaceRef}
       className={`placement-surface${isActive ? ' active' : ''}`}
       {...(isActive
-        ? { role: 'application', 'aria-roledescription': 'placement area', 'aria-label': `Place ${typeLabel} on page ${page}`, 'aria-describedby': instructionsId, tabIndex: 0 }
+        ? {
+            role: 'application',
+            'aria-roledescription': 'placement area',
+            'aria-label': `Place ${typeLabel} on page ${page}`,
+            'aria-describedby': instructionsId,
+            tabIndex: 0,
+          }
         : { 'aria-hidden': true })}
       onKeyDown={onKeyDown}
       onPointerMove={(event) => {
@@ -59,7 +66,7 @@ export function PlacementSurface({ page, placing, description, typeLabel, onPoin
             ref={cursorRef}
             className="placement-cursor"
             aria-hidden="true"
-            style={{ left: `${(placing.x - size.width / 2) * 100}%`, top: `${(placing.y - size.height / 2) * 100}%`, width: `${size.width * 100}%`, height: `${size.height * 100}%` }}
+            style={{ left: `${box.x * 100}%`, top: `${box.y * 100}%`, width: `${box.width * 100}%`, height: `${box.height * 100}%` }}
           >
             <span className="field-tag">{description}</span>
           </div>

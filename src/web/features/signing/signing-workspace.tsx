@@ -2,11 +2,12 @@ import './signing.css';
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { documentListSchema } from '#shared/documents.ts';
 import { fieldLabels, isNotaryField, signingAssetsSchema, type DocumentField, type FieldType, type Placement } from '#shared/fields.ts';
+import type { SignatureKind } from '#shared/signatures.ts';
 import { PageChatOpener } from '#web/components/chat-opener.tsx';
+import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
-import { useJob } from '#web/features/jobs/job-hooks.ts';
+import { jobKeys, useJob, useJobDocuments } from '#web/api/jobs.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 import { FieldBox, describeField } from './field-box.tsx';
@@ -14,10 +15,11 @@ import { FieldPalette } from './field-palette.tsx';
 import { PdfPage } from './pdf-page.tsx';
 import { PlacementSurface } from './placement-surface.tsx';
 import { RemainingFields } from './remaining-fields.tsx';
+import { scrollIntoPane } from './scroll-pane.ts';
 import { useFieldActions } from './use-field-actions.ts';
 import { useFieldFocus } from './use-field-focus.ts';
 import { useJobFields } from './use-job-fields.ts';
-import { useLiveChannel } from './use-live-channel.ts';
+import { useLiveChannel } from '#web/api/live-channel.ts';
 import { usePdfDocument } from './use-pdf-document.ts';
 import { usePlacement } from './use-placement.ts';
 import { keepThumbnailInSight, measureVisiblePage, useVisiblePage } from './use-visible-page.ts';
@@ -28,10 +30,19 @@ import { WorkspaceNotices } from './workspace-notices.tsx';
 /** CSS pixels per PDF point at zoom 1 on a wide screen; narrower columns fit the page's width. */
 const widestPointScale = 1.3;
 
+/** What the workspace asks its page for when someone must adopt a signature or initials first. */
+export interface AdoptRequest {
+  kind: SignatureKind;
+  onAdopted: () => void;
+  onClose: () => void;
+}
+
 /**
  * The unified signing workspace: everyone sees the same document, page and fields, live. `outputs`
  * is what the page shows under the controls once the job is sealed (its signed documents).
  * `routeBase` is the path its documents open under: /signing, or /session in the session room.
+ * `renderAdoptDialog` draws the signatures feature's dialog (pages compose features): signing
+ * never leaves the page, so nobody leaves the call or the recording to make a signature.
  */
 export function SigningWorkspace({
   jobId,
@@ -39,17 +50,19 @@ export function SigningWorkspace({
   userId,
   outputs,
   routeBase = '/signing',
+  renderAdoptDialog,
 }: {
   jobId: string;
   documentId: string | null;
   userId: string | null;
   outputs?: ReactNode;
   routeBase?: string;
+  renderAdoptDialog: (request: AdoptRequest) => ReactNode;
 }) {
   const navigate = useNavigate();
   const job = useJob(jobId);
-  const documents = useQuery({ queryKey: ['jobs', jobId, 'documents'], queryFn: () => api.get(`/api/jobs/${jobId}/documents`, documentListSchema) });
-  const assets = useQuery({ queryKey: ['jobs', jobId, 'signing-assets'], queryFn: () => api.get(`/api/jobs/${jobId}/signing-assets`, signingAssetsSchema) });
+  const documents = useJobDocuments(jobId);
+  const assets = useQuery({ queryKey: jobKeys.signingAssets(jobId), queryFn: () => api.get(`/api/jobs/${jobId}/signing-assets`, signingAssetsSchema) });
   const items = documents.data?.items ?? [];
   const current = items.find((item) => item.id === documentId) ?? items.find((item) => item.tag === 'signing') ?? items[0] ?? null;
   const jobFields = useJobFields(jobId, items);
@@ -76,7 +89,8 @@ export function SigningWorkspace({
   const goToPage = useCallback(
     (page: number) => {
       setCurrentPage(page);
-      document.querySelector(`.pages .pdf-page[data-page="${page}"]`)?.scrollIntoView({ block: 'start' });
+      // The pages pane alone scrolls: never the window or the session room around it.
+      scrollIntoPane(document.querySelector(`.pages .pdf-page[data-page="${page}"]`), 'start');
     },
     [setCurrentPage],
   );
@@ -113,11 +127,14 @@ export function SigningWorkspace({
   const actions = useFieldActions(jobId, currentId);
   const refreshWhenStale = useCallback(
     async (caught: unknown) => {
-      if (caught instanceof ApiError && (caught.data as { error?: string } | null)?.error === 'stale_version') await actions.refresh();
+      if (caught instanceof ApiError && caught.code === 'stale_version') await actions.refresh();
     },
     [actions],
   );
   const { error, notice, run } = useActionStatus(refreshWhenStale);
+  const confirm = useConfirmDialog();
+  // Someone without a saved signature (or initials) who clicked a field: the field waits for the adoption.
+  const [adopting, setAdopting] = useState<{ kind: SignatureKind; field: DocumentField | null } | null>(null);
 
   const participants = assets.data?.participants ?? [];
   const fillable = participants.filter((participant) => participant.role !== 'observer');
@@ -150,19 +167,61 @@ export function SigningWorkspace({
     },
   });
 
-  const fill = (field: DocumentField, value?: string) => {
+  /** The image a field takes from the person's saved ones: known before asking, so the dialog opens at once. */
+  const missingImageOf = (field: DocumentField): SignatureKind | null => {
+    if (!assets.data) return null;
+    if ((field.type === 'signature' || field.type === 'notary_signature') && !assets.data.signature) return 'signature';
+    if (field.type === 'initials' && !assets.data.initials) return 'initials';
+    return null;
+  };
+  const fill = (field: DocumentField, value?: string, options: { isJustAdopted?: boolean } = {}) => {
+    // Just adopted: the saved image is on the server, though the assets read here may not show it yet.
+    const missing = options.isJustAdopted ? null : missingImageOf(field);
+    if (missing) {
+      setAdopting({ kind: missing, field });
+      return;
+    }
     void run(async () => {
       try {
         await actions.fillField.mutateAsync({ field, value });
       } catch (caught) {
         const needs = caught instanceof ApiError ? (caught.data as { detail?: { needs?: string } } | null)?.detail?.needs : undefined;
-        if (needs) {
-          navigate(`/${needs}?next=${encodeURIComponent(`${routeBase}/${jobId}/${field.documentId}`)}`);
+        if (needs === 'signature' || needs === 'initials') {
+          setAdopting({ kind: needs, field });
           return;
         }
         throw caught;
       }
     });
+  };
+  // Once adopted, the field that was clicked is signed without another click.
+  const finishAdoption = () => {
+    const field = adopting?.field ?? null;
+    setAdopting(null);
+    if (field) fill(field, undefined, { isJustAdopted: true });
+  };
+
+  const completeDocument = async (name: string) => {
+    const answer = await confirm.ask({
+      title: `Complete ${name}?`,
+      description: 'Its fields are frozen as they are now: nothing on it can be placed, moved, filled or changed afterwards. This cannot be undone.',
+      confirmLabel: 'Complete the document',
+      cancelLabel: 'Not yet',
+    });
+    if (answer === null) return;
+    await run(() => actions.completeDocument.mutateAsync(), `${name} is complete.`);
+  };
+
+  const sealJob = async () => {
+    const answer = await confirm.ask({
+      title: 'Seal and complete the job?',
+      description:
+        'Every document is stamped with your seal and the notarial certificate and digitally signed with your certificate. Nothing on them can be changed afterwards, and the job is completed: this cannot be undone.',
+      confirmLabel: 'Seal and sign',
+      cancelLabel: 'Not yet',
+    });
+    if (answer === null) return;
+    await run(() => actions.completeJob.mutateAsync(), 'The job is sealed and digitally signed.');
   };
 
   const jumpTo = (field: DocumentField) => {
@@ -198,10 +257,16 @@ export function SigningWorkspace({
         notice={notice}
         info={documents.data && items.length === 0 ? 'This job has no documents yet.' : null}
         announcement={placement.announcement}
-        position={pageCount > 0 ? `Page ${currentPage} of ${pageCount}${myOpenCount > 0 ? ` · ${myOpenCount} field${myOpenCount === 1 ? '' : 's'} left for you` : ''}` : null}
+        position={
+          pageCount > 0
+            ? `Page ${currentPage} of ${pageCount}${myOpenCount > 0 ? ` · ${myOpenCount} field${myOpenCount === 1 ? '' : 's'} left for you` : ''}`
+            : null
+        }
       />
       <div className="workspace-body">
-        <nav ref={thumbnailsRef} className="thumbnails" aria-label="Pages">
+        {/* Each pane scrolls by itself and takes the keyboard focus, so it can be read by keyboard
+            even when nothing in it is focusable (frozen fields, a completed document). */}
+        <nav ref={thumbnailsRef} className="thumbnails" aria-label="Pages" tabIndex={0}>
           {pdf
             ? pageNumbers.map((page) => (
                 <button
@@ -219,7 +284,7 @@ export function SigningWorkspace({
               ))
             : null}
         </nav>
-        <main ref={pagesRef} className={`pages${placement.placing ? ' placing' : ''}`} aria-label="Document pages">
+        <main ref={pagesRef} className={`pages${placement.placing ? ' placing' : ''}`} aria-label="Document pages" tabIndex={0}>
           {documents.isPending || (!pdf && !pdfError && current) ? <p role="status">Loading the document…</p> : null}
           {pdf
             ? pageNumbers.map((page) => (
@@ -260,7 +325,7 @@ export function SigningWorkspace({
               ))
             : null}
         </main>
-        <aside className={`palette${isSheetOpen ? ' open' : ''}`} aria-label="Session tools">
+        <aside className={`palette${isSheetOpen ? ' open' : ''}`} aria-label="Session tools" tabIndex={0}>
           <button type="button" className="button sheet-toggle" aria-expanded={isSheetOpen} onClick={() => setIsSheetOpen((value) => !value)}>
             {isSheetOpen ? 'Hide tools' : `Tools and your fields${myOpenCount > 0 ? ` (${myOpenCount} left)` : ''}`}
           </button>
@@ -293,34 +358,65 @@ export function SigningWorkspace({
                 onJump={jumpTo}
               />
             ) : null}
-            {isSessionLive && !assets.data?.signature && jobFields.some(({ field }) => canFill(field) && !field.filledAt && (field.type === 'signature' || field.type === 'notary_signature')) ? (
-              <Link className="button primary" to={`/signature?next=${encodeURIComponent(`${routeBase}/${jobId}/${currentId ?? ''}`)}`}>
-                Create your signature
-              </Link>
+            {isSessionLive &&
+            !assets.data?.signature &&
+            jobFields.some(({ field }) => canFill(field) && !field.filledAt && (field.type === 'signature' || field.type === 'notary_signature')) ? (
+              <button
+                type="button"
+                className="button primary"
+                // Adopting from here signs the person's first open signature field too, as the dialog's "Adopt and sign" says.
+                onClick={() =>
+                  setAdopting({
+                    kind: 'signature',
+                    field:
+                      jobFields
+                        .map(({ field }) => field)
+                        .find((field) => canFill(field) && !field.filledAt && (field.type === 'signature' || field.type === 'notary_signature')) ?? null,
+                  })
+                }
+              >
+                Adopt your signature
+              </button>
             ) : null}
-            {!isSessionLive && !isSealed ? <p className="notice">Fields are filled once the notary starts the session.</p> : null}
+            {!isSessionLive && !isSealed ? <p className="notice">Fields are filled once the notary starts the notarization.</p> : null}
             {assets.data?.canCompleteDocuments && current && current.status !== 'completed' && isSessionLive ? (
-              <button type="button" className="button primary block" onClick={() => void run(() => actions.completeDocument.mutateAsync(), `${current.name} is complete.`)}>
+              <button
+                type="button"
+                className="button primary block"
+                disabled={actions.completeDocument.isPending}
+                onClick={() => void completeDocument(current.name)}
+              >
                 Complete this document
               </button>
             ) : null}
             {role === 'notary' && isSessionLive ? (
-              <button
-                type="button"
-                className="button accent block"
-                disabled={actions.completeJob.isPending}
-                onClick={() => void run(() => actions.completeJob.mutateAsync(), 'The job is sealed and digitally signed.')}
-              >
+              <button type="button" className="button accent block" disabled={actions.completeJob.isPending} onClick={() => void sealJob()}>
                 {actions.completeJob.isPending ? 'Sealing and signing…' : 'Seal and complete the job'}
               </button>
             ) : null}
+            {isSealed && role === 'notary' ? (
+              <section className="alert success stack" aria-label="What comes next">
+                <p className="strong">The job is sealed and digitally signed.</p>
+                {routeBase === '/session' ? (
+                  <p>Now end the session for everyone with End the session under the call: the recording stops and everyone is told the session has ended.</p>
+                ) : null}
+                <p>Then finish the journal entry drafted from this act, on the job page.</p>
+                <Link to={`/jobs/detail?jobId=${encodeURIComponent(jobId)}`}>Finish the journal entry on the job page</Link>
+              </section>
+            ) : null}
             {isSealed ? outputs : null}
+            {/* A refused seal names who was out of the recorded call, when, and the rule: more than the notice strip's two lines show, so the whole sentence stays here (the strip's alert is what is announced). */}
+            {role === 'notary' && isSessionLive && actions.completeJob.error instanceof ApiError ? (
+              <p className="alert error">{actions.completeJob.error.message}</p>
+            ) : null}
             <div className="tools-footer">
               <PageChatOpener />
             </div>
           </div>
         </aside>
       </div>
+      {confirm.dialog}
+      {adopting ? renderAdoptDialog({ kind: adopting.kind, onAdopted: finishAdoption, onClose: () => setAdopting(null) }) : null}
     </div>
   );
 }

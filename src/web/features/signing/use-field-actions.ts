@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { documentSchema } from '#shared/documents.ts';
 import { fieldSchema, notarizedListSchema, type DocumentField, type FieldType, type Placement } from '#shared/fields.ts';
+import { jobKeys } from '#web/api/jobs.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 
@@ -15,7 +16,7 @@ export interface NewField extends Placement {
 /** Every change the workspace makes to fields, documents and the job; each refreshes the job's data. */
 export function useFieldActions(jobId: string, documentId: string | null) {
   const queryClient = useQueryClient();
-  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: ['jobs', jobId] }), [queryClient, jobId]);
+  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: jobKeys.detail(jobId) }), [queryClient, jobId]);
   const addField = useMutation({
     mutationFn: (field: NewField) => api.post(`/api/jobs/${jobId}/documents/${documentId}/fields`, field, fieldSchema),
     onSettled: refresh,
@@ -31,7 +32,11 @@ export function useFieldActions(jobId: string, documentId: string | null) {
   });
   const fillField = useMutation({
     mutationFn: ({ field, value }: { field: DocumentField; value?: string }) =>
-      api.post(`/api/jobs/${jobId}/documents/${field.documentId}/fields/${field.id}/fill`, { value, version: field.version, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone }, fieldSchema),
+      api.post(
+        `/api/jobs/${jobId}/documents/${field.documentId}/fields/${field.id}/fill`,
+        { value, version: field.version, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+        fieldSchema,
+      ),
     onSettled: refresh,
   });
   const completeDocument = useMutation({

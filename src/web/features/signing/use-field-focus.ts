@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { scrollIntoPane } from './scroll-pane.ts';
 
 interface FieldSpot {
   id: string;
@@ -20,7 +21,8 @@ export function useFieldFocus(currentDocumentId: string | null, pdf: unknown) {
     const tryFocus = () => {
       const control = document.querySelector<HTMLElement>(`.pages .pdf-page[data-page="${pending.page}"] [data-field-id="${pending.id}"] [data-field-control]`);
       if (control) {
-        control.scrollIntoView({ block: 'center' });
+        // The pages pane alone scrolls: never the window or the session room around it.
+        scrollIntoPane(control, 'center');
         control.focus({ preventScroll: true });
         setPending(null);
       } else if (Date.now() < deadline) {

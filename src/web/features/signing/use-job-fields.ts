@@ -1,5 +1,6 @@
 import { useQueries } from '@tanstack/react-query';
 import { fieldListSchema, type DocumentField } from '#shared/fields.ts';
+import { jobKeys } from '#web/api/jobs.ts';
 import { api } from '#web/lib/api.ts';
 
 export interface JobField {
@@ -11,7 +12,7 @@ export interface JobField {
 export function useJobFields(jobId: string, documents: ReadonlyArray<{ id: string; name: string }>): JobField[] {
   const results = useQueries({
     queries: documents.map((document) => ({
-      queryKey: ['jobs', jobId, 'fields', document.id],
+      queryKey: jobKeys.fields(jobId, document.id),
       queryFn: () => api.get(`/api/jobs/${jobId}/documents/${document.id}/fields`, fieldListSchema),
     })),
   });

@@ -21,7 +21,8 @@ export function usePdfDocument(jobId: string, documentId: string | null) {
         setLoaded({ documentId, pdf: opened, error: null, pageWidth: first.getViewport({ scale: 1 }).width });
       })
       .catch((caught: unknown) => {
-        if (!controller.signal.aborted) setLoaded({ documentId, pdf: null, error: caught instanceof Error ? caught.message : 'The document could not be shown.', pageWidth: 612 });
+        if (!controller.signal.aborted)
+          setLoaded({ documentId, pdf: null, error: caught instanceof Error ? caught.message : 'The document could not be shown.', pageWidth: 612 });
       });
     return () => controller.abort();
   }, [jobId, documentId]);

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { defaultFieldSizes, findFreeSpot, type FieldType, type Placement } from '#shared/fields.ts';
 
-/** A field type chosen for placing, and where its centre would go (fractions of the page). */
+/** A field type chosen for placing, and the pointer spot it goes at (fractions of the page; see boxAtPointer). */
 export interface Placing {
   type: FieldType;
   page: number;
@@ -28,13 +28,26 @@ interface PlacementOptions {
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 const round = (value: number) => Math.round(value * 10_000) / 10_000;
 
-/** The box of a field of this type centred on (x, y), kept inside the page. */
-export function centreBox(type: FieldType, x: number, y: number): Placement {
+/**
+ * The box of a field of this type placed at the pointer spot (x, y), kept inside the page. The
+ * spot is the field's bottom-left corner: people click on a form's line just right of its printed
+ * label ("Signature: ______"), and a field centred on the click covered that label. From the
+ * corner the field sits on the line and grows rightwards and up, leaving the text to the left of
+ * the click and the line itself readable. The cursor shown before the click uses the same box.
+ */
+export function boxAtPointer(type: FieldType, x: number, y: number): Placement {
   const { width, height } = defaultFieldSizes[type];
-  return { x: round(clamp(x - width / 2, 0, 1 - width)), y: round(clamp(y - height / 2, 0, 1 - height)), width, height };
+  return { x: round(clamp(x, 0, 1 - width)), y: round(clamp(y - height, 0, 1 - height)), width, height };
 }
 
-export const placementInstructions = 'Click or tap where it goes, or move it with the arrow keys (Page Down and Page Up change the page) and press Enter. Escape cancels.';
+/** The pointer spot whose box is centred on (x, y): a drop from the palette lands where its ghost was, centred. */
+export function pointerForCentre(type: FieldType, x: number, y: number): [number, number] {
+  const { width, height } = defaultFieldSizes[type];
+  return [x - width / 2, y + height / 2];
+}
+
+export const placementInstructions =
+  'Click or tap where it goes, or move it with the arrow keys (Page Down and Page Up change the page) and press Enter. Escape cancels.';
 
 /**
  * Placing fields: by dragging from the palette (dropAt), by choosing a type and clicking or tapping
@@ -56,7 +69,7 @@ export function usePlacement({ pageCount, readPage, placementsOn, describe, onPl
       returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       const page = readPage();
       const spot = findFreeSpot(placementsOn(page), defaultFieldSizes[type]);
-      setPlacing({ type, page, x: spot.x + spot.width / 2, y: spot.y + spot.height / 2, isKeyboard });
+      setPlacing({ type, page, x: spot.x, y: spot.y + spot.height, isKeyboard });
       setAnnouncement(`Placing ${describe(type)} on page ${page}. ${placementInstructions}`);
     },
     [placing?.type, placementsOn, readPage, describe],
@@ -77,13 +90,13 @@ export function usePlacement({ pageCount, readPage, placementsOn, describe, onPl
     async (type: FieldType, page: number, x: number, y: number) => {
       setPlacing(null);
       isChoosing.current = false;
-      const isPlaced = await onPlace(type, page, centreBox(type, x, y));
+      const isPlaced = await onPlace(type, page, boxAtPointer(type, x, y));
       finish(isPlaced ? `${describe(type)} placed on page ${page}.` : `The ${describe(type)} was not placed.`);
     },
     [onPlace, describe, finish],
   );
 
-  /** A drop from the palette: on whichever page is under the pointer, centred on it. */
+  /** A drop from the palette: on whichever page is under the pointer, centred on it (where its ghost was). */
   const dropAt = useCallback(
     (type: FieldType, clientX: number, clientY: number) => {
       const sheet = document.elementsFromPoint(clientX, clientY).find((element) => element.classList.contains('pdf-page') && element.closest('.pages'));
@@ -93,7 +106,7 @@ export function usePlacement({ pageCount, readPage, placementsOn, describe, onPl
       }
       const box = sheet.getBoundingClientRect();
       returnFocus.current = null;
-      void placeAt(type, Number(sheet.dataset.page), (clientX - box.left) / box.width, (clientY - box.top) / box.height);
+      void placeAt(type, Number(sheet.dataset.page), ...pointerForCentre(type, (clientX - box.left) / box.width, (clientY - box.top) / box.height));
     },
     [describe, placeAt],
   );
@@ -101,7 +114,10 @@ export function usePlacement({ pageCount, readPage, placementsOn, describe, onPl
   /** Gives up a chosen type without a word (a drag from the palette starts instead). */
   const cancel = useCallback(() => setPlacing(null), []);
 
-  const moveTo = useCallback((page: number, x: number, y: number) => setPlacing((current) => (current ? { ...current, page, x, y, isKeyboard: false } : current)), []);
+  const moveTo = useCallback(
+    (page: number, x: number, y: number) => setPlacing((current) => (current ? { ...current, page, x, y, isKeyboard: false } : current)),
+    [],
+  );
 
   const handleKey = useCallback(
     (event: KeyboardEvent) => {
@@ -114,8 +130,8 @@ export function usePlacement({ pageCount, readPage, placementsOn, describe, onPl
         event.preventDefault();
         setPlacing({
           ...placing,
-          x: clamp(placing.x + move[0], size.width / 2, 1 - size.width / 2),
-          y: clamp(placing.y + move[1], size.height / 2, 1 - size.height / 2),
+          x: clamp(placing.x + move[0], 0, 1 - size.width),
+          y: clamp(placing.y + move[1], size.height, 1),
           isKeyboard: true,
         });
       } else if (event.key === 'PageDown' || event.key === 'PageUp') {

@@ -1,7 +1,7 @@
 import { Link, useNavigate } from 'react-router';
 import type { JobDocument } from '#shared/documents.ts';
 import { jobStatusLabels, type Job } from '#shared/jobs.ts';
-import type { LiveState } from './use-live-channel.ts';
+import type { LiveState } from '#web/api/live-channel.ts';
 import type { useRememberedZoom } from './use-zoom.ts';
 
 interface WorkspaceBarProps {
@@ -20,7 +20,18 @@ interface WorkspaceBarProps {
 }
 
 /** The workspace's top bar: back to the job, live state, the document, zoom and following. */
-export function WorkspaceBar({ jobId, routeBase, job, liveState, documents, currentDocumentId, zoom, canFollow, isFollowing, onFollowChange }: WorkspaceBarProps) {
+export function WorkspaceBar({
+  jobId,
+  routeBase,
+  job,
+  liveState,
+  documents,
+  currentDocumentId,
+  zoom,
+  canFollow,
+  isFollowing,
+  onFollowChange,
+}: WorkspaceBarProps) {
   const navigate = useNavigate();
   return (
     <header className="workspace-bar">

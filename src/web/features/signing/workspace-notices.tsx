@@ -16,7 +16,13 @@ interface WorkspaceNoticesProps {
  * a success, then information, then the placement step), else where the reader is.
  */
 export function WorkspaceNotices({ error, notice, info, announcement, position }: WorkspaceNoticesProps) {
-  const alert = error ? <FormAlert message={error} /> : notice ? <FormAlert message={notice} tone="success" /> : info ? <p className="alert info">{info}</p> : null;
+  const alert = error ? (
+    <FormAlert message={error} />
+  ) : notice ? (
+    <FormAlert message={notice} tone="success" />
+  ) : info ? (
+    <p className="alert info">{info}</p>
+  ) : null;
   return (
     <div className="workspace-notices">
       {alert}

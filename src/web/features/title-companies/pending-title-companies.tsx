@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { okMessageSchema, rejectionReasonMaxLength, rejectionReasonSchema } from '#shared/auth.ts';
-import { titleCompanyListSchema, type TitleCompanySummary } from '#shared/title-companies.ts';
+import type { TitleCompanySummary } from '#shared/title-companies.ts';
+import { pendingTitleCompaniesQueryOptions, titleCompanyKeys } from '#web/api/title-companies.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useDecision } from '#web/components/use-decision.tsx';
 import { api } from '#web/lib/api.ts';
@@ -8,9 +9,9 @@ import { api } from '#web/lib/api.ts';
 /** Administrators review title companies waiting for approval: approve, or reject with a reason; either way the team is told by email. */
 export function PendingTitleCompanies() {
   const queryClient = useQueryClient();
-  const query = useQuery({ queryKey: ['title-companies', 'pending'], queryFn: () => api.get('/api/title-companies/pending', titleCompanyListSchema) });
+  const query = useQuery(pendingTitleCompaniesQueryOptions());
   const { dialog, outcome, busyId, decide } = useDecision();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['title-companies'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: titleCompanyKeys.all });
 
   const approve = (company: TitleCompanySummary, opener: HTMLElement) =>
     decide(

@@ -55,7 +55,12 @@ export function CallControls(props: CallControlsProps) {
   const select = (kind: 'audio' | 'video', list: MediaDeviceInfo[], current: string | null, label: string) => (
     <label className="field">
       <span>{label}</span>
-      <select aria-label={label} value={current ?? list[0]?.deviceId ?? ''} onChange={(event) => props.onSwitch(kind, event.target.value)} disabled={list.length === 0}>
+      <select
+        aria-label={label}
+        value={current ?? list[0]?.deviceId ?? ''}
+        onChange={(event) => props.onSwitch(kind, event.target.value)}
+        disabled={list.length === 0}
+      >
         {list.length === 0 ? <option value="">None found</option> : null}
         {list.map((device, index) => (
           <option key={device.deviceId || index} value={device.deviceId}>
@@ -68,13 +73,29 @@ export function CallControls(props: CallControlsProps) {
   return (
     <div className="call-controls">
       <div className="call-buttons" role="group" aria-label="Your camera and microphone">
-        <button type="button" className={`button call-button${props.audioMuted ? ' off' : ''}`} aria-pressed={props.audioMuted} onClick={() => props.onAudioMuted(!props.audioMuted)}>
+        <button
+          type="button"
+          className={`button call-button${props.audioMuted ? ' off' : ''}`}
+          aria-pressed={props.audioMuted}
+          onClick={() => props.onAudioMuted(!props.audioMuted)}
+        >
           {props.audioMuted ? 'Unmute' : 'Mute'}
         </button>
-        <button type="button" className={`button call-button${props.videoOff ? ' off' : ''}`} aria-pressed={props.videoOff} onClick={() => props.onVideoOff(!props.videoOff)}>
+        <button
+          type="button"
+          className={`button call-button${props.videoOff ? ' off' : ''}`}
+          aria-pressed={props.videoOff}
+          onClick={() => props.onVideoOff(!props.videoOff)}
+        >
           {props.videoOff ? 'Turn camera on' : 'Turn camera off'}
         </button>
-        <button type="button" className="button call-button" aria-expanded={isMenuOpen} aria-controls="call-devices" onClick={() => setIsMenuOpen((value) => !value)}>
+        <button
+          type="button"
+          className="button call-button"
+          aria-expanded={isMenuOpen}
+          aria-controls="call-devices"
+          onClick={() => setIsMenuOpen((value) => !value)}
+        >
           Devices
         </button>
         <NetworkIndicator quality={props.quality} />

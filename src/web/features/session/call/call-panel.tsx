@@ -71,12 +71,29 @@ export function CallPanel({ jobId, sessionId, participantId, selfName, role, hub
           {away}
         </p>
       ) : null}
-      {hub.phase === 'starting' || hub.phase === 'connecting' ? <p className="call-progress" role="status">Connecting to the session…</p> : null}
-      {hub.notice ? <p className="notice" role="status">{hub.notice}</p> : null}
-      {map.notice ? <p className="notice" role="status">{map.notice}</p> : null}
+      {hub.phase === 'starting' || hub.phase === 'connecting' ? (
+        <p className="call-progress" role="status">
+          Connecting to the session…
+        </p>
+      ) : null}
+      {hub.notice ? (
+        <p className="notice" role="status">
+          {hub.notice}
+        </p>
+      ) : null}
+      {map.notice ? (
+        <p className="notice" role="status">
+          {map.notice}
+        </p>
+      ) : null}
       <div className="video-grid" data-count={tiles.length}>
         {tiles.map((tile) => (
-          <VideoTile key={tile.participantId} tile={tile} isMoving={map.isSaving} onMove={isNotary ? (slot) => map.move(moveToSlot(layout, tile.participantId, slot)) : undefined} />
+          <VideoTile
+            key={tile.participantId}
+            tile={tile}
+            isMoving={map.isSaving}
+            onMove={isNotary ? (slot) => map.move(moveToSlot(layout, tile.participantId, slot)) : undefined}
+          />
         ))}
       </div>
       {hub.phase === 'closed' ? null : (

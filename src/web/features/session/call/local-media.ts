@@ -12,7 +12,8 @@ function constraintsFor(kind: Kind, deviceId: string | null): MediaTrackConstrai
 /** A sentence for why the browser gave no camera or microphone. */
 export function describeMediaError(error: unknown): string {
   const name = error instanceof DOMException || error instanceof Error ? error.name : '';
-  if (name === 'NotAllowedError' || name === 'SecurityError') return 'Your browser blocked the camera and microphone. Allow them in the address bar, then reload the page.';
+  if (name === 'NotAllowedError' || name === 'SecurityError')
+    return 'Your browser blocked the camera and microphone. Allow them in the address bar, then reload the page.';
   if (name === 'NotFoundError' || name === 'OverconstrainedError') return 'The chosen camera or microphone is not connected. Choose another one.';
   if (name === 'NotReadableError' || name === 'AbortError') return 'Another app is using your camera or microphone. Close it, then try again.';
   return 'Your camera and microphone could not be started.';

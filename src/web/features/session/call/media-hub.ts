@@ -281,7 +281,9 @@ export class MediaHub {
         this.send({ type: 'media-state', audioMuted: this.snapshot.audioMuted, videoOff: this.snapshot.videoOff });
         return;
       case 'offer':
-        this.offers = this.offers.then(() => this.answer(message)).catch(() => this.update({ notice: 'The video connection could not be set up. Reload the page to try again.' }));
+        this.offers = this.offers
+          .then(() => this.answer(message))
+          .catch(() => this.update({ notice: 'The video connection could not be set up. Reload the page to try again.' }));
         return;
       case 'peers':
         this.update({ peers: message.peers });
@@ -306,7 +308,12 @@ export class MediaHub {
     this.pc = pc;
     pc.onicecandidate = (event) => {
       const candidate = event.candidate?.toJSON();
-      this.send({ type: 'candidate', candidate: candidate?.candidate ? { candidate: candidate.candidate, sdpMid: candidate.sdpMid, sdpMLineIndex: candidate.sdpMLineIndex, usernameFragment: candidate.usernameFragment } : null });
+      this.send({
+        type: 'candidate',
+        candidate: candidate?.candidate
+          ? { candidate: candidate.candidate, sdpMid: candidate.sdpMid, sdpMLineIndex: candidate.sdpMLineIndex, usernameFragment: candidate.usernameFragment }
+          : null,
+      });
     };
     pc.ontrack = () => this.refreshRemote();
     pc.onconnectionstatechange = () => {

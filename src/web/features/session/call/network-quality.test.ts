@@ -20,12 +20,24 @@ describe('readNetworkSample', () => {
       { id: 'IV', type: 'inbound-rtp', kind: 'video', packetsReceived: 700, packetsLost: 7 },
       { id: 'OV', type: 'outbound-rtp', kind: 'video', packetsSent: 900 },
     ];
-    expect(readNetworkSample(entries, 55)).toEqual({ mediaRttMs: 81, signalRttMs: 55, availableOutgoingBitrate: 1_200_000, packetsReceived: 1000, packetsLost: 10 });
+    expect(readNetworkSample(entries, 55)).toEqual({
+      mediaRttMs: 81,
+      signalRttMs: 55,
+      availableOutgoingBitrate: 1_200_000,
+      packetsReceived: 1000,
+      packetsLost: 10,
+    });
   });
 
   it('falls back to the nominated succeeded pair and reports nothing it did not find', () => {
     const entries: StatsEntry[] = [{ id: 'CP', type: 'candidate-pair', state: 'succeeded', nominated: true, currentRoundTripTime: 0.2 }];
-    expect(readNetworkSample(entries, null)).toEqual({ mediaRttMs: 200, signalRttMs: null, availableOutgoingBitrate: null, packetsReceived: 0, packetsLost: 0 });
+    expect(readNetworkSample(entries, null)).toEqual({
+      mediaRttMs: 200,
+      signalRttMs: null,
+      availableOutgoingBitrate: null,
+      packetsReceived: 0,
+      packetsLost: 0,
+    });
     expect(readNetworkSample([], null).mediaRttMs).toBeNull();
   });
 });

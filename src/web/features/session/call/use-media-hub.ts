@@ -2,7 +2,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import { useNavigate } from 'react-router';
 import type { VideoRole } from '#shared/video.ts';
 import { saveDeviceChoice, type DeviceChoice } from '../device-choice.ts';
-import { completePath } from '../session-api.ts';
+import { completePath } from '../api/session-queries.ts';
 import { MediaHub } from './media-hub.ts';
 
 export interface MediaHubInput {

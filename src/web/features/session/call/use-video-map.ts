@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { sharedVideoMapSchema, type VideoMapAssignment } from '#shared/video.ts';
+import { jobKeys } from '#web/api/jobs.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 import { api } from '#web/lib/api.ts';
 
@@ -11,7 +12,7 @@ import { api } from '#web/lib/api.ts';
  */
 export function useVideoMap(jobId: string, sessionId: string, roomKey: string) {
   const queryClient = useQueryClient();
-  const queryKey = ['jobs', jobId, 'video-map', sessionId, roomKey];
+  const queryKey = jobKeys.videoMap(jobId, sessionId, roomKey);
   const [notice, setNotice] = useState<string | null>(null);
   const map = useQuery({
     queryKey,
@@ -27,10 +28,18 @@ export function useVideoMap(jobId: string, sessionId: string, roomKey: string) {
       queryClient.setQueryData(queryKey, saved);
     },
     onError: async (error) => {
-      const isStale = error instanceof ApiError && error.status === 409 && (error.data as { detail?: { currentVersion?: number } } | null)?.detail?.currentVersion !== undefined;
+      const isStale =
+        error instanceof ApiError &&
+        error.status === 409 &&
+        (error.data as { detail?: { currentVersion?: number } } | null)?.detail?.currentVersion !== undefined;
       setNotice(isStale ? 'Someone changed the layout at the same time. It has been reloaded: make your change again.' : error.message);
       await map.refetch();
     },
   });
-  return { assignments: map.data?.assignments ?? [], notice, isSaving: change.isPending, move: (assignments: VideoMapAssignment[]) => change.mutate(assignments) };
+  return {
+    assignments: map.data?.assignments ?? [],
+    notice,
+    isSaving: change.isPending,
+    move: (assignments: VideoMapAssignment[]) => change.mutate(assignments),
+  };
 }

@@ -38,12 +38,20 @@ export function VideoTile({ tile, onMove, isMoving = false }: { tile: TileInfo; 
     const video = videoRef.current;
     if (!video) return;
     if (video.srcObject !== tile.stream) video.srcObject = tile.stream;
-    if (tile.stream) video.play().then(() => setNeedsTap(false), () => setNeedsTap(!tile.isSelf));
+    if (tile.stream)
+      video.play().then(
+        () => setNeedsTap(false),
+        () => setNeedsTap(!tile.isSelf),
+      );
   }, [tile.stream, tile.isSelf]);
 
   const isPictureShown = tile.stream !== null && tile.stream.getVideoTracks().length > 0 && !tile.videoOff && !tile.isAway;
   return (
-    <figure className={`video-tile${tile.isSelf ? ' self' : ''}${tile.isAway ? ' away' : ''}`} data-participant-id={tile.participantId} aria-label={`${label}, ${roleNames[tile.role] ?? tile.role}`}>
+    <figure
+      className={`video-tile${tile.isSelf ? ' self' : ''}${tile.isAway ? ' away' : ''}`}
+      data-participant-id={tile.participantId}
+      aria-label={`${label}, ${roleNames[tile.role] ?? tile.role}`}
+    >
       <video ref={videoRef} autoPlay playsInline muted={tile.isSelf} className={isPictureShown ? '' : 'hidden-picture'} aria-hidden="true" />
       {isPictureShown ? null : (
         <div className="tile-avatar" aria-hidden="true">

@@ -1,0 +1,1 @@
+ALTER TABLE "notary_profiles" ADD COLUMN "time_zone" text;

@@ -1,0 +1,69 @@
+import type { FastifyRequest } from 'fastify';
+import type { SessionUser } from '#shared/auth.ts';
+import { authMessages } from '#shared/auth.ts';
+import { hasAnyRole } from '#shared/roles.ts';
+import type { Deps } from './context.ts';
+import { AppError, forbidden, unauthorized } from './errors.ts';
+import { deviceCookieName, isSameOrigin, readSessionToken } from './http.ts';
+import type { SessionCache } from './session-cache.ts';
+
+const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Finds the person behind a session token (the auth feature's resolveSession). */
+export type SessionResolver = (
+  db: Deps['db'],
+  cache: SessionCache,
+  token: string,
+) => Promise<{ user: SessionUser; sessionId: string; isMfaPending: boolean } | null>;
+
+/**
+ * The first word on every request, before any body is read: a cross-site write is refused, the
+ * caller's session is resolved into request.ctx, and the route's declared access (config.access)
+ * is enforced: public, signed-in, the second factor still pending, or a list of roles.
+ */
+export function createAccessHook(deps: Deps, sessionCache: SessionCache, resolveSession: SessionResolver) {
+  const { config } = deps;
+  return async (request: FastifyRequest): Promise<void> => {
+    const origin = request.headers.origin;
+    const credential = readSessionToken(request);
+    if (unsafeMethods.has(request.method)) {
+      if (origin ? !isSameOrigin(request, origin, config.publicUrl) : credential?.source === 'cookie') {
+        throw new AppError(403, 'cross_origin_refused', 'This request came from another site and was refused.');
+      }
+    }
+    let user: SessionUser | null = null;
+    let sessionId: string | null = null;
+    let isMfaPending = false;
+    if (credential && request.url.startsWith('/api/')) {
+      const resolved = await resolveSession(deps.db, sessionCache, credential.token);
+      if (resolved) ({ user, sessionId, isMfaPending } = resolved);
+    }
+    request.ctx = {
+      db: deps.db,
+      config,
+      realtime: deps.realtime,
+      sessionCache,
+      log: request.log,
+      user,
+      sessionId,
+      isMfaPending,
+      deviceToken: request.cookies[deviceCookieName] ?? null,
+      secretsKey: deps.secretsKey,
+      storage: deps.storage,
+      ...(deps.video ? { video: deps.video } : {}),
+      ipAddress: request.ip,
+      userAgent: request.headers['user-agent'] ?? null,
+      requestId: request.id,
+    };
+    const access = request.routeOptions.config?.access;
+    if (!access || access === 'public') return;
+    if (!user) throw credential ? new AppError(401, 'session_expired', authMessages.sessionExpired) : unauthorized(authMessages.signInRequired);
+    if (access === 'mfa') return;
+    if (isMfaPending) throw new AppError(401, 'mfa_required', 'Finish signing in with your second factor first.');
+    if (access === 'signed-in') return;
+    if (user.status !== 'active') {
+      throw new AppError(403, 'pending_approval', 'Your account is awaiting approval by an administrator.');
+    }
+    if (!hasAnyRole(user, access)) throw forbidden();
+  };
+}
