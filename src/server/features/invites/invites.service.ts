@@ -9,7 +9,7 @@ import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { announceToUsers } from '#server/features/jobs/access-change.ts';
 import { assertNotaryNotAmong } from '#server/features/jobs/notary-conflict.ts';
-import { joinCompanyByInvite } from '#server/features/title-companies/company-agents.service.ts';
+import { joinCompanyByInvite, lockCompanyBeforeJoining } from '#server/features/title-companies/company-agents.service.ts';
 import { queueParticipantInvite } from '#server/features/jobs/participants.service.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { createToken, hashPassword, hashToken } from '#server/lib/crypto.ts';
@@ -180,6 +180,7 @@ export async function acceptInvite(ctx: Ctx, token: string): Promise<{ jobId: st
     if (invite.email !== user.email) {
       throw new AppError(403, 'invite_email_mismatch', 'This invitation was sent to a different email address. Sign in with that account to accept it.');
     }
+    await lockCompanyBeforeJoining({ ...ctx, db: tx }, invite);
     const claimed = await tx
       .update(invites)
       .set({ usedAt: new Date(), usedBy: user.id })
@@ -238,7 +239,8 @@ export async function claimInvite(
     created = await ctx.db.transaction(async (tx) => {
       const invite = await findLiveInvite(tx, token);
       if (!invite) throw invalidInvite();
-        const claimed = await tx
+      await lockCompanyBeforeJoining({ ...ctx, db: tx }, invite);
+      const claimed = await tx
         .update(invites)
         .set({ usedAt: new Date() })
         .where(and(eq(invites.id, invite.id), isNull(invites.usedAt), isNull(invites.revokedAt)))

@@ -184,6 +184,16 @@ export async function stripCompanyRoles(db: DbOrTx, userId: string): Promise<{ b
  * role on their account too, in the transaction that used it. A company closed (or not approved)
  * since the invitation was sent takes no one: the link is then invalid.
  */
+/**
+ * Locks (shared) the company an invitation joins, before the invitation row is claimed. Closing a
+ * company locks the company first and then its invitations; joining in the other order deadlocks on
+ * PostgreSQL when both run at once.
+ */
+export async function lockCompanyBeforeJoining(ctx: TxCtx, invite: Pick<typeof invites.$inferSelect, 'purpose' | 'companyId'>): Promise<void> {
+  if (invite.purpose !== 'company_member' || !invite.companyId) return;
+  await ctx.db.select({ id: titleCompanies.id }).from(titleCompanies).where(eq(titleCompanies.id, invite.companyId)).for('share');
+}
+
 export async function joinCompanyByInvite(
   ctx: TxCtx,
   invite: Pick<typeof invites.$inferSelect, 'id' | 'companyId' | 'roles'>,
