@@ -59,13 +59,15 @@ async function createTestDatabase(): Promise<{ database: Database; drop: () => P
     return { database, drop: async () => {} };
   }
   const name = `ron_test_${randomUUID().replace(/-/g, '')}`;
+  const template = inject('postgresTemplate');
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const database = await createDatabase({ databaseUrl: url.toString(), dataDir: null });
+  // A copy of the template is migrated already (this finds nothing to do); without one it migrates.
   await database.migrate();
   return {
     database,
