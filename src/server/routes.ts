@@ -13,6 +13,7 @@ import { journalRoutes } from './features/journal/journal.routes.ts';
 import { mailRoutes } from './features/mail/mail.routes.ts';
 import { notariesRoutes } from './features/notaries/notaries.routes.ts';
 import { notarizationRoutes, verifyRoutes } from './features/notarization/notarization.routes.ts';
+import { pricingRoutes } from './features/pricing/pricing.routes.ts';
 import { notificationsRoutes } from './features/notifications/notifications.routes.ts';
 import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { signingRoutes } from './features/signing/signing.routes.ts';
@@ -35,6 +36,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/admin/users', routes: adminUsersRoutes },
   { prefix: '/api/admin/users', routes: identityAdminRoutes },
   { prefix: '/api/admin/mail', routes: mailRoutes },
+  { prefix: '/api/admin/pricing', routes: pricingRoutes },
   { prefix: '/api/jobs', routes: jobsRoutes },
   { prefix: '/api/jobs', routes: documentsRoutes },
   { prefix: '/api/jobs', routes: fieldsRoutes },

@@ -3,6 +3,7 @@ import { formatCalendarDay, formatDateTime, type DateOptions } from './dates.ts'
 import type { documentTags } from './documents.ts';
 import { fieldLabels, fieldTypes, type FieldType } from './fields.ts';
 import { jobStatusLabels, jobStatuses, notarizationTypes, type JobStatus } from './jobs.ts';
+import { formatCents, priceUnitLabels, type PriceUnit } from './pricing.ts';
 import { roleLabels, roles, type Role } from './roles.ts';
 
 /**
@@ -35,6 +36,17 @@ interface Facts {
 function readText(data: Record<string, unknown>, key: string): string | null {
   const value = data[key];
   return typeof value === 'string' && value.trim() ? value.trim() : null;
+}
+
+/** "First seal ($25.00 per notarial act, notarial fee)" from a price event's data. */
+function describePriceItem(data: Record<string, unknown>): string {
+  const label = readText(data, 'label') ?? readText(data, 'key') ?? 'a price';
+  const cents = typeof data.amountCents === 'number' && Number.isInteger(data.amountCents) ? formatCents(data.amountCents) : null;
+  const unit = readText(data, 'unit');
+  const unitLabel = unit && unit in priceUnitLabels ? priceUnitLabels[unit as PriceUnit] : null;
+  const kind = readText(data, 'feeKind') === 'notarial' ? 'notarial fee' : readText(data, 'feeKind') === 'platform' ? 'platform fee' : null;
+  const facts = [cents && unitLabel ? `${cents} ${unitLabel}` : cents, kind].filter(Boolean).join(', ');
+  return facts ? `“${label}” (${facts})` : `“${label}”`;
 }
 
 function readCount(data: Record<string, unknown>, key: string): number | null {
@@ -476,6 +488,18 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'title_company.job_type_created': ({ actor, data }) => `${actor} added ${describeJobType(data)} to ${readText(data, 'companyName') ?? 'a title company'}.`,
   'title_company.job_type_updated': ({ actor, data }) => `${actor} changed ${describeJobType(data)} of ${readText(data, 'companyName') ?? 'a title company'}.`,
   'title_company.job_type_deleted': ({ actor, data }) => `${actor} deleted ${describeJobType(data)} of ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'pricing.default_created': ({ actor, data }) => `${actor} added ${describePriceItem(data)} to the default prices.`,
+  'pricing.default_updated': ({ actor, data }) => `${actor} changed the default price ${describePriceItem(data)}.`,
+  'pricing.default_deleted': ({ actor, data }) => `${actor} removed ${describePriceItem(data)} from the default prices.`,
+  'pricing.defaults_reordered': ({ actor }) => `${actor} put the default prices in a new order.`,
+  'pricing.company_seeded': ({ actor, data }) => {
+    const copied = readCount(data, 'copied') ?? 0;
+    const kept = readCount(data, 'kept') ?? 0;
+    return `${actor} copied ${plural(copied, 'default price')} to ${readText(data, 'companyName') ?? 'a title company'}${kept ? `, keeping ${plural(kept, 'price')} of its own` : ''}.`;
+  },
+  'pricing.company_price_set': ({ actor, data }) => `${actor} set ${describePriceItem(data)} for ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'pricing.company_price_removed': ({ actor, data }) =>
+    `${actor} removed the price ${describePriceItem(data)} of ${readText(data, 'companyName') ?? 'a title company'}; the default applies again.`,
   'mail.read': ({ actor, data }) => {
     const page = readCount(data, 'page');
     const messages = Array.isArray(data.messageIds) ? data.messageIds.length : null;

@@ -27,6 +27,7 @@ export const errorCodes = [
   'document_completed',
   'email_not_verified',
   'encrypted_pdf',
+  'fee_above_cap',
   'field_filled',
   'file_too_large',
   'forbidden',

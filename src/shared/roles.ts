@@ -8,7 +8,7 @@ export type Role = z.infer<typeof roleSchema>;
 export const elevatedRoles: readonly Role[] = ['admin', 'notary', 'title', 'title_agent', 'billing', 'finance', 'observer'];
 
 /** Roles whose sidebar shows Dashboard Home and Help. */
-export const sidebarNavigationRoles: readonly Role[] = ['signer', 'admin', 'notary', 'title', 'title_agent', 'witness', 'observer'];
+export const sidebarNavigationRoles: readonly Role[] = ['signer', 'admin', 'notary', 'title', 'title_agent', 'witness', 'observer', 'billing', 'finance'];
 
 /** Roles that may create a job (POST /api/jobs); the others (billing, finance, observers, witnesses) are not offered New Signing Request. */
 export const jobCreatorRoles: readonly Role[] = ['admin', 'title', 'title_agent', 'notary', 'signer'];

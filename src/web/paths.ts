@@ -23,6 +23,7 @@ export const paths = {
   dashboardTab: (tab: string) => `/dashboard?tab=${encodeURIComponent(tab)}`,
   newTitleCompany: '/admin/new-title-company',
   adminUsers: '/admin/users',
+  adminPricing: '/admin/pricing',
   adminTitleCompanies: '/admin/title-companies',
   /** The signed-in title staff member's or agent's own company (a choice when they have several). */
   myCompany: '/company',

@@ -99,6 +99,7 @@ export const routes: RouteObject[] = [
       { path: '/admin/new-title-company', element: page(() => import('./pages/admin-new-title-company.tsx'), 'New title company') },
       { path: '/admin/title-companies', element: page(() => import('./pages/admin-title-companies.tsx'), 'Title companies') },
       { path: '/admin/users', element: page(() => import('./pages/admin-users.tsx'), 'Users') },
+      { path: '/admin/pricing', element: page(() => import('./pages/admin-pricing.tsx'), 'Prices') },
       { path: '/company', element: page(() => import('./pages/my-company.tsx'), 'Company') },
       { path: '/companies/:companyId', element: page(() => import('./pages/company.tsx'), 'Title company') },
       { path: '/admin/mail', element: page(() => import('./pages/admin-mail.tsx'), 'Mail') },

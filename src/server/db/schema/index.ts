@@ -11,3 +11,4 @@ export * from './video.ts';
 export * from './identity.ts';
 export * from './journal.ts';
 export * from './availability.ts';
+export * from './pricing.ts';

@@ -60,12 +60,19 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                     <NavLink to={paths.adminTitleCompanies}>Title companies</NavLink>
                   </li>
                   <li>
+                    <NavLink to={paths.adminPricing}>Prices</NavLink>
+                  </li>
+                  <li>
                     <NavLink to={paths.adminMail}>Mail</NavLink>
                   </li>
                 </>
               ) : hasAnyRole(user, ['title', 'title_agent']) ? (
                 <li>
                   <NavLink to={paths.myCompany}>Company</NavLink>
+                </li>
+              ) : hasAnyRole(user, ['billing', 'finance']) ? (
+                <li>
+                  <NavLink to={paths.adminPricing}>Prices</NavLink>
                 </li>
               ) : null}
             </ul>
