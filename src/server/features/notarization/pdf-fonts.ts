@@ -23,6 +23,7 @@ interface FontkitSubset {
 interface FontkitFont {
   hasGlyphForCodePoint(codePoint: number): boolean;
   createSubset(): FontkitSubset;
+  layout(text: string): unknown;
 }
 const fontkit = require('fontkit') as { create(data: Uint8Array): FontkitFont };
 
@@ -88,6 +89,26 @@ function loadFace(face: Face, weight: FontWeight): { bytes: Uint8Array; font: Fo
   return entry;
 }
 
+/**
+ * The face as one document sees it: the tables parsed once per process, but glyphs of its own.
+ * fontkit keeps one glyph object per glyph id, with the code points of the text that first made it,
+ * and the subset's ToUnicode map is written from them: a combining dot below printed on its own
+ * in one document made the dot of every later "ị" read back as "ị" plus a second dot. A view per
+ * document starts with no glyphs (its own `_glyphs` and layout engine over the shared tables, ~2 ms
+ * against ~50 ms for parsing the face again); if fontkit ever lays its internals out differently,
+ * the face is parsed again for the document instead.
+ */
+function viewForDocument(entry: { bytes: Uint8Array; font: FontkitFont }): FontkitFont {
+  const shared = entry.font as FontkitFont & { _glyphs?: unknown };
+  shared.layout(' ');
+  const engine = Object.getOwnPropertyDescriptor(shared, '_layoutEngine')?.value as { constructor: new (font: FontkitFont) => unknown } | undefined;
+  if (!engine || typeof shared._glyphs !== 'object') return withEncodeStream(fontkit.create(entry.bytes));
+  const view = Object.create(shared) as FontkitFont;
+  Object.defineProperty(view, '_glyphs', { value: {}, writable: true });
+  Object.defineProperty(view, '_layoutEngine', { value: new engine.constructor(view) });
+  return view;
+}
+
 /** Each code point's face (its index in `faces`), or -1 when none has it. */
 const faceOfCodePoint = new Map<number, number>();
 
@@ -132,7 +153,7 @@ type EmbedderConstructor = new (font: FontkitFont, fontData: Uint8Array) => Cust
  * The face in the document's fonts, created the first time the document's text needs it: a subset
  * (only the glyphs drawn), written by embedFallbackFonts before the document is saved. The
  * embedder is what pdf-lib's embedFont({ subset: true }) builds, given the font parsed once per
- * process instead of parsing its bytes again for every document.
+ * process (seen through viewForDocument) instead of parsing its bytes again for every document.
  */
 export function getFallbackFont(document: PDFDocument, faceIndex: number, weight: FontWeight): PDFFont {
   const face = faces[faceIndex];
@@ -145,8 +166,8 @@ export function getFallbackFont(document: PDFDocument, faceIndex: number, weight
   const key = `${faceIndex}:${weight}`;
   let font = fonts.get(key);
   if (!font) {
-    const { bytes, font: parsed } = loadFace(face, weight);
-    const embedder = new (CustomFontSubsetEmbedder as unknown as EmbedderConstructor)(parsed, bytes);
+    const entry = loadFace(face, weight);
+    const embedder = new (CustomFontSubsetEmbedder as unknown as EmbedderConstructor)(viewForDocument(entry), entry.bytes);
     font = PDFFont.of(document.context.nextRef(), document, embedder);
     fonts.set(key, font);
     fallbackFonts.add(font);
