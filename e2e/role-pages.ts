@@ -76,6 +76,7 @@ export function signedInRoutes(role: SignedInRole, pages: Pick<RolePages, 'jobId
           '/admin/mail',
           '/admin/mail/templates',
           '/admin/users',
+          '/admin/pricing',
           '/admin/title-companies',
           '/admin/new-title-company',
           `/companies/${companyId}`,
