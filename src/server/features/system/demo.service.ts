@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Role } from '#shared/roles.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { companyJobTypes, notaryProfiles, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
+import { companyJobTypes, notaryProfiles, priceItems, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
 
 export interface DemoAccount {
@@ -24,6 +24,14 @@ const demoAccounts: DemoAccount[] = [
 ];
 
 const demoCompanyName = 'Demo Title & Escrow';
+
+/** The demo's default prices: the notarial fee within every state's cap, the platform's fees apart. */
+const demoPrices = [
+  { key: 'first_seal', label: 'Notarial act', amountCents: 2500, unit: 'act', feeKind: 'notarial' },
+  { key: 'platform', label: 'Platform fee', amountCents: 1000, unit: 'job', feeKind: 'platform' },
+  { key: 'identity_check', label: 'Identity check', amountCents: 400, unit: 'signer', feeKind: 'platform' },
+  { key: 'witness', label: 'Witness provided', amountCents: 1500, unit: 'witness', feeKind: 'platform' },
+] as const;
 
 /**
  * Creates (or refreshes) one active demo account per role with a new random password, which is
@@ -88,6 +96,11 @@ export async function seedDemoAccounts(db: DbOrTx): Promise<{ password: string; 
     for (const role of ['title', 'title_agent'] as const) {
       const userId = ids.get(role);
       if (company && userId) await tx.insert(titleCompanyMembers).values({ companyId: company.id, userId, role }).onConflictDoNothing();
+    }
+    // A starting price list, so the Prices page shows what the defaults are; only on a platform that has none.
+    const [anyPrice] = await tx.select({ id: priceItems.id }).from(priceItems).limit(1);
+    if (!anyPrice) {
+      await tx.insert(priceItems).values(demoPrices.map((price, position) => ({ ...price, companyId: null, position, updatedBy: ids.get('finance') ?? null })));
     }
   });
   return { password, accounts: demoAccounts };
