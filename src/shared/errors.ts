@@ -23,6 +23,7 @@ export const errorCodes = [
   'consent_required',
   'credential_reader_busy',
   'credential_reader_unavailable',
+  'database_busy',
   'cross_origin_refused',
   'document_completed',
   'email_not_verified',

@@ -4,6 +4,17 @@ import type { ErrorCode } from '#shared/errors.ts';
 import type { Config } from '../config.ts';
 import { AppError } from './errors.ts';
 
+/** A deadlock (40P01) or serialization failure (40001) of PostgreSQL, found through the causes a query error wraps. */
+function isConcurrencyFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (code === '40P01' || code === '40001') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /**
  * Every failure leaves in one shape, { error, message, detail? }: an AppError as it was thrown, a
  * schema refusal naming its fields, Fastify's own refusals in sentences, and anything unexpected as
@@ -37,6 +48,15 @@ export function createErrorHandler(config: Pick<Config, 'limits'>) {
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send({ error: (error.code ?? 'bad_request').toLowerCase(), message: error.message });
+    }
+    if (isConcurrencyFailure(error)) {
+      // PostgreSQL ended one of two transactions that waited on each other (deadlock) or could not be
+      // ordered (serialization): the request changed nothing and can simply be sent again.
+      request.log.warn({ err: error }, 'request ended by a concurrent change');
+      return reply
+        .code(503)
+        .headers({ 'retry-after': '1' })
+        .send({ error: 'database_busy', message: 'Another change to the same records was made at the same moment. Please try again.' });
     }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'internal_error', message: 'Something went wrong on our side. Please try again.' });
