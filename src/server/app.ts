@@ -10,7 +10,7 @@ import { createAccessHook } from './lib/access-hook.ts';
 import { createErrorHandler } from './lib/error-handler.ts';
 import { loggerOptions, logNotableRequests } from './lib/request-log.ts';
 import { createClientErrorHandler, serverTimeoutOptions, watchBody } from './lib/request-timeouts.ts';
-import { securityHeaders } from './lib/security-headers.ts';
+import { createFrameworkErrorHandler, securityHeaders } from './lib/security-headers.ts';
 import { SessionCache } from './lib/session-cache.ts';
 import { refuseUnstorableText } from './lib/storable-text.ts';
 import { registerWebApp } from './lib/web-app.ts';
@@ -63,6 +63,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     requestTimeout: config.timeouts.requestMs,
     connectionTimeout: config.timeouts.connectionIdleMs,
     clientErrorHandler: createClientErrorHandler(config.timeouts),
+    // A path the router cannot read (a broken %-encoding, a part over 100 characters) is refused in
+    // the app's shape and with its headers, not Fastify's own body.
+    frameworkErrors: createFrameworkErrorHandler(config),
     trustProxy: config.trustProxy,
     genReqId: () => crypto.randomUUID(),
     // Plugins register in milliseconds; on a saturated 2-core machine (CI running two test workers

@@ -86,6 +86,7 @@ export const errorCodes = [
   'stale_version',
   'too_many_slots',
   'unauthorized',
+  'uri_too_long',
   'unprintable_text',
   'unsupported_media_type',
   'unsupported_type',

@@ -100,11 +100,14 @@ export const updatePriceItemInputSchema = z
   .refine((value) => Object.values(value).some((field) => field !== undefined), { message: 'Nothing to change.' });
 export type UpdatePriceItemInput = z.input<typeof updatePriceItemInputSchema>;
 
+/** The most items one price list holds: a reorder names them all in one request. */
+export const maxPriceListItems = 200;
+
 export const reorderPriceItemsInputSchema = z.object({
   order: z
     .array(priceKeySchema, { message: 'Send the order as a list of keys.' })
     .min(1, { message: 'Send every key in its new order.' })
-    .max(200, { message: 'A price list holds at most 200 items.' }),
+    .max(maxPriceListItems, { message: `A price list holds at most ${maxPriceListItems} items.` }),
 });
 
 /** The body may be left out: then the company's own amounts are kept. */

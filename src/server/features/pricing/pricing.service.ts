@@ -2,6 +2,7 @@ import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   formatCents,
+  maxPriceListItems,
   notarialFeeRefusal,
   type CompanyPriceItem,
   type createPriceItemInputSchema,
@@ -113,6 +114,13 @@ export async function createDefaultPrice(ctx: Ctx, input: CreateInput): Promise<
         .from(priceItems)
         .where(and(isNull(priceItems.companyId), eq(priceItems.key, input.key)));
       if (existing) throw duplicate();
+      const [count] = await tx
+        .select({ items: sql<number>`count(*)::int` })
+        .from(priceItems)
+        .where(isNull(priceItems.companyId));
+      if ((count?.items ?? 0) >= maxPriceListItems) {
+        throw conflict(`The default prices hold ${maxPriceListItems} items, the most a list may hold. Remove one before adding another.`);
+      }
       const [last] = await tx
         .select({ position: sql<number>`coalesce(max(${priceItems.position}), -1)::int` })
         .from(priceItems)
@@ -211,8 +219,18 @@ export async function reorderDefaultPrices(ctx: Ctx, order: string[]): Promise<{
 }
 
 async function getCompany(db: DbOrTx, companyId: string) {
-  const [company] = await db.select({ id: titleCompanies.id, name: titleCompanies.name }).from(titleCompanies).where(eq(titleCompanies.id, companyId));
+  const [company] = await db
+    .select({ id: titleCompanies.id, name: titleCompanies.name, closedAt: titleCompanies.closedAt })
+    .from(titleCompanies)
+    .where(eq(titleCompanies.id, companyId));
   if (!company) throw notFound('No title company with that id.');
+  return company;
+}
+
+/** A company whose prices may change: a closed one keeps the prices its jobs were charged at. */
+async function getOpenCompany(db: DbOrTx, companyId: string) {
+  const company = await getCompany(db, companyId);
+  if (company.closedAt) throw new AppError(409, 'company_closed', `${toSingleLine(company.name)} is closed; its prices can no longer be changed.`);
   return company;
 }
 
@@ -236,7 +254,7 @@ export async function findCompanyPrices(
 export async function seedCompanyPrices(ctx: Ctx, companyId: string, overwrite: boolean): Promise<{ ok: true; message: string; copied: number; kept: number }> {
   return ctx.db.transaction(async (tx) => {
     await lockPrices(tx);
-    const company = await getCompany(tx, companyId);
+    const company = await getOpenCompany(tx, companyId);
     const defaults = await defaultRows(tx);
     if (defaults.length === 0) throw conflict('There are no default prices to copy. Add the default prices first.');
     const own = new Map((await companyRows(tx, companyId)).map((row) => [row.key, row]));
@@ -281,7 +299,7 @@ export async function seedCompanyPrices(ctx: Ctx, companyId: string, overwrite: 
 export async function setCompanyPrice(ctx: Ctx, companyId: string, key: string, input: UpdateInput): Promise<CompanyPriceItem> {
   return ctx.db.transaction(async (tx) => {
     await lockPrices(tx);
-    const company = await getCompany(tx, companyId);
+    const company = await getOpenCompany(tx, companyId);
     const defaults = await defaultRows(tx);
     const base = defaults.find((row) => row.key === key);
     const [mine] = await tx
@@ -319,7 +337,7 @@ export async function setCompanyPrice(ctx: Ctx, companyId: string, key: string, 
 export async function removeCompanyPrice(ctx: Ctx, companyId: string, key: string): Promise<{ ok: true; message: string }> {
   return ctx.db.transaction(async (tx) => {
     await lockPrices(tx);
-    const company = await getCompany(tx, companyId);
+    const company = await getOpenCompany(tx, companyId);
     const [row] = await tx
       .delete(priceItems)
       .where(and(eq(priceItems.companyId, companyId), eq(priceItems.key, key)))
