@@ -686,19 +686,17 @@ describe('the size of a list', () => {
   // The reorder refuses more than 200 keys ("A price list holds at most 200 items") and must name
   // every key, but nothing stops the 201st default being added: from then on no reorder can succeed.
   it('a list that can be made can be reordered: the 201st default is refused, or a reorder of 201 keys is taken', async () => {
-    await t.db
-      .insert(priceItems)
-      .values(
-        Array.from({ length: 200 }, (_, index) => ({
-          companyId: null,
-          key: `fee_${index}`,
-          label: `Fee ${index}`,
-          amountCents: 1,
-          unit: 'job' as const,
-          feeKind: 'platform' as const,
-          position: index,
-        })),
-      );
+    await t.db.insert(priceItems).values(
+      Array.from({ length: 200 }, (_, index) => ({
+        companyId: null,
+        key: `fee_${index}`,
+        label: `Fee ${index}`,
+        amountCents: 1,
+        unit: 'job' as const,
+        feeKind: 'platform' as const,
+        position: index,
+      })),
+    );
     const all200 = Array.from({ length: 200 }, (_, index) => `fee_${199 - index}`);
     await kit.expectStatus(kit.call(people.admin, 'POST', `${base}/defaults/reorder`, { order: all200 }), 200);
     const created = await kit.call(people.finance, 'POST', `${base}/defaults`, { ...platformFee, key: 'fee_200' });

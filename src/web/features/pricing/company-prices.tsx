@@ -160,7 +160,12 @@ function CompanyPriceList({ companyId, companyName, canChange }: { companyId: st
                         Set its amount<span className="visually-hidden"> for {item.label}</span>
                       </button>
                       {item.source === 'company' ? (
-                        <button type="button" className="button" disabled={busyId !== null} onClick={(event) => void returnToDefault(item, event.currentTarget)}>
+                        <button
+                          type="button"
+                          className="button"
+                          disabled={busyId !== null}
+                          onClick={(event) => void returnToDefault(item, event.currentTarget)}
+                        >
                           Use the default<span className="visually-hidden"> for {item.label}</span>
                         </button>
                       ) : null}
