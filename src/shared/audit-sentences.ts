@@ -488,6 +488,18 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'title_company.job_type_created': ({ actor, data }) => `${actor} added ${describeJobType(data)} to ${readText(data, 'companyName') ?? 'a title company'}.`,
   'title_company.job_type_updated': ({ actor, data }) => `${actor} changed ${describeJobType(data)} of ${readText(data, 'companyName') ?? 'a title company'}.`,
   'title_company.job_type_deleted': ({ actor, data }) => `${actor} deleted ${describeJobType(data)} of ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'job.charged': ({ data }) => {
+    const cents = (key: string) => {
+      const value = data[key];
+      return typeof value === 'number' && Number.isInteger(value) ? formatCents(value) : null;
+    };
+    const total = cents('totalCents');
+    const parts = [
+      cents('notarialFeeCents') ? `notarial fee ${cents('notarialFeeCents')}` : null,
+      cents('platformFeeCents') ? `platform fees ${cents('platformFeeCents')}` : null,
+    ].filter(Boolean);
+    return `The job was charged ${total ?? 'at its prices'}${parts.length ? ` (${parts.join(', ')})` : ''}.`;
+  },
   'pricing.default_created': ({ actor, data }) => `${actor} added ${describePriceItem(data)} to the default prices.`,
   'pricing.default_updated': ({ actor, data }) => `${actor} changed the default price ${describePriceItem(data)}.`,
   'pricing.default_deleted': ({ actor, data }) => `${actor} removed ${describePriceItem(data)} from the default prices.`,

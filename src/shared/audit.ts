@@ -9,6 +9,7 @@ export const auditActions = [
   'job.created',
   'job.updated',
   'job.status_changed',
+  'job.charged',
   'job.notary_replaced',
   'job.participants_notified',
   'job.notary_notified',

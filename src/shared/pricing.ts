@@ -153,3 +153,46 @@ export const companyPricesQuerySchema = z.object({
 });
 
 export const seedCompanyPricesResultSchema = z.object({ ok: z.literal(true), message: z.string(), copied: z.number().int(), kept: z.number().int() });
+
+/** One line of what a completed job was charged. */
+export const jobChargeSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  unit: z.enum(priceUnits),
+  feeKind: z.enum(feeKinds),
+  quantity: z.number().int(),
+  unitAmountCents: z.number().int(),
+  amountCents: z.number().int(),
+  source: z.enum(['company', 'default']),
+});
+export type JobCharge = z.infer<typeof jobChargeSchema>;
+
+/** GET /api/jobs/{id}/charges: the lines, the notarial fee apart from the platform's fees, and the total. */
+export const jobChargesSchema = z.object({
+  jobId: z.string(),
+  /** When the charges were made (the job's completion); null while the job is not complete. */
+  chargedAt: z.string().nullable(),
+  items: z.array(jobChargeSchema),
+  notarialFeeCents: z.number().int(),
+  platformFeeCents: z.number().int(),
+  totalCents: z.number().int(),
+});
+export type JobCharges = z.infer<typeof jobChargesSchema>;
+
+/** How many of what a price counts, on a job: its notarial acts, signers and witnesses. */
+export function priceQuantity(unit: PriceUnit, counts: { acts: number; signers: number; witnesses: number }): number {
+  switch (unit) {
+    case 'job':
+      return 1;
+    case 'act':
+      return counts.acts;
+    case 'additional_act':
+      return Math.max(counts.acts - 1, 0);
+    case 'signer':
+      return counts.signers;
+    case 'additional_signer':
+      return Math.max(counts.signers - 1, 0);
+    case 'witness':
+      return counts.witnesses;
+  }
+}

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
-import { companyPriceListSchema, priceListSchema } from '#shared/pricing.ts';
+import { companyPriceListSchema, jobChargesSchema, priceListSchema } from '#shared/pricing.ts';
 import { titleCompanySearchPageSchema } from '#shared/title-companies.ts';
+import { jobKeys } from '#web/api/jobs.ts';
 import { api } from '#web/lib/api.ts';
 import { toQueryString } from '#web/lib/query-string.ts';
 
@@ -33,6 +34,16 @@ export function companySearchQueryOptions(q: string) {
     queryKey: pricingKeys.companySearch(q),
     queryFn: () => api.get(`/api/title-companies/search?${toQueryString({ q, page: 1, pageSize: 8 })}`, titleCompanySearchPageSchema),
     placeholderData: (previous) => previous,
+    retry: false,
+  });
+}
+
+/** GET /api/jobs/{id}/charges: what a completed job was charged, for administrators and its company's title staff. */
+export function jobChargesQueryOptions(jobId: string, enabled: boolean) {
+  return queryOptions({
+    queryKey: [...jobKeys.detail(jobId), 'charges'] as const,
+    queryFn: () => api.get(`/api/jobs/${encodeURIComponent(jobId)}/charges`, jobChargesSchema),
+    enabled,
     retry: false,
   });
 }

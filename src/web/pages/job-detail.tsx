@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate, useSearchParams } from 'react-router';
 import { jobRecordingsSchema } from '#shared/recording-playback.ts';
-import { getUserRoles } from '#shared/roles.ts';
+import { getUserRoles, hasAnyRole } from '#shared/roles.ts';
 import { getSessionStep, sessionStatuses } from '#shared/session-steps.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { AuditTrail } from '#web/features/audit/audit-trail.tsx';
@@ -10,6 +10,7 @@ import { DocumentsPanel } from '#web/features/documents/documents-panel.tsx';
 import { NotarizedDocuments } from '#web/features/documents/notarized-documents.tsx';
 import { jobKeys, useJob } from '#web/api/jobs.ts';
 import { JournalDraftsPanel } from '#web/features/journal/journal-drafts-panel.tsx';
+import { JobChargesCard } from '#web/features/pricing/job-charges.tsx';
 import { JobSummary } from '#web/features/jobs/job-summary.tsx';
 import { ParticipantsPanel } from '#web/features/jobs/participants-panel.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
@@ -63,6 +64,7 @@ export default function JobDetailPage() {
           {/* A sealed job offers its signed outputs first; the documents below are then the unsigned originals. */}
           {job.data.status === 'completed' ? <NotarizedDocuments jobId={job.data.id} /> : null}
           {job.data.status === 'completed' && job.data.notaryId === user.id ? <JournalDraftsPanel jobId={job.data.id} /> : null}
+          {job.data.status === 'completed' && hasAnyRole(user, ['admin', 'billing', 'finance', 'title']) ? <JobChargesCard jobId={job.data.id} /> : null}
           {mayWatch && (recordings.data?.recordings.length ?? 0) > 0 ? (
             <p>
               <Link className="button" style={{ minHeight: 44 }} to={paths.jobRecording(job.data.id)}>

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { check, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { jobs } from './jobs.ts';
 import { titleCompanies } from './title-companies.ts';
 import { users } from './users.ts';
 
@@ -31,5 +32,41 @@ export const priceItems = pgTable(
       .on(table.companyId, table.key)
       .where(sql`${table.companyId} is not null`),
     check('price_items_amount_cents_range', sql`${table.amountCents} >= 0 and ${table.amountCents} <= 10000000`),
+  ],
+);
+
+/**
+ * What a completed job is charged (decision 048): one line per price item that applied, written once
+ * in the transaction that completes the job, from the prices of that moment, never recomputed.
+ */
+export const jobCharges = pgTable(
+  'job_charges',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    /** The company billed, as the job had it at completion; null for a job of no company. */
+    companyId: uuid('company_id').references(() => titleCompanies.id, { onDelete: 'set null' }),
+    key: text('key').notNull(),
+    label: text('label').notNull(),
+    unit: text('unit', { enum: ['job', 'act', 'additional_act', 'signer', 'additional_signer', 'witness'] }).notNull(),
+    feeKind: text('fee_kind', { enum: ['notarial', 'platform'] }).notNull(),
+    quantity: integer('quantity').notNull(),
+    unitAmountCents: integer('unit_amount_cents').notNull(),
+    /** quantity × unitAmountCents, as a bigint: no total of many acts at the highest price overflows. */
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    /** Whether the amount was the company's own or the default. */
+    priceSource: text('price_source', { enum: ['company', 'default'] }).notNull(),
+    position: integer('position').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex('job_charges_job_key').on(table.jobId, table.key),
+    index('job_charges_company_idx').on(table.companyId, table.createdAt),
+    check(
+      'job_charges_amount',
+      sql`${table.quantity} > 0 and ${table.unitAmountCents} >= 0 and ${table.amountCents} = ${table.quantity}::bigint * ${table.unitAmountCents}`,
+    ),
   ],
 );

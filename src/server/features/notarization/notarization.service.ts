@@ -19,6 +19,7 @@ import {
 } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound } from '#server/lib/errors.ts';
+import { findNotarialFeePerAct, recordJobCharges } from '#server/features/pricing/job-charges.service.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
@@ -316,6 +317,8 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       action: 'job.status_changed',
       data: { from: 'in_session', to: 'completed', reason: 'notarized and digitally signed' },
     });
+    // Charged once, at the prices of this moment (decision 048); an output that is no notarial act carries no notarial fee.
+    await recordJobCharges(txCtx, locked.job, recorded.facts.isNotarialAct ? outputs.length : 0);
     // The signers and the title company are told in the transaction that completes the job.
     await queueJobCompletedMail(txCtx, locked.job);
     return inserted;
@@ -351,8 +354,9 @@ export async function openNotarizedFile(ctx: Ctx, jobId: string, notarizedId: st
  * The journal entries this job needs, one per signer and signing document, computed from what the
  * platform recorded (POST /api/jobs/:id/prepare-notary-log): the act, the document, each signer's name, the
  * address they stated in their identity step, the proofing outcome and the ID presented, the job's
- * witnesses, the recording. The journal service stores them as drafts (storeJournalDrafts); the fee,
- * the document's type and date and anything else only the notary knows are added at finalize.
+ * witnesses, the recording, the notarial fee charged for the act. The journal service stores them as
+ * drafts (storeJournalDrafts); the document's type and date and anything else only the notary knows
+ * are added at finalize.
  */
 export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
   const access = await getJobAccess(ctx, jobId);
@@ -379,6 +383,9 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
     evidence.set(signer.id, await findIdentityEvidence(ctx, access.job, signer.id, sealedAt));
     addresses.set(signer.id, await findStatedAddress(ctx, access.job, signer.id, sealedAt));
   }
+  // The notarial fee charged for each document's act at completion (decision 048); none recorded, the notary enters it.
+  const feeOfAct = await findNotarialFeePerAct(ctx.db, jobId);
+  const sealedDocumentIds = jobDocuments.filter((document) => notarized.some((row) => row.documentId === document.id)).map((document) => document.id);
   const entries = signers.flatMap((participant) => {
     const isIdentifiedByCredibleWitness = participant.isIdBypassed && participant.idBypassMethod === 'credible_witness';
     return jobDocuments.map((document) => ({
@@ -400,8 +407,7 @@ export async function prepareNotaryLog(ctx: Ctx, jobId: string) {
       notarizedAt: notarized.find((row) => row.documentId === document.id)?.createdAt.toISOString() ?? null,
       notarizedSha256: notarized.find((row) => row.documentId === document.id)?.sha256 ?? null,
       recordingReference: recorded.recordingReference,
-      // The platform records no fee for an act (pricing is not part of it yet): the notary enters it.
-      feeCents: null,
+      feeCents: feeOfAct(sealedDocumentIds.indexOf(document.id)),
     }));
   });
   return { entries };

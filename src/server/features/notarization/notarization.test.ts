@@ -6,7 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documents, jobParticipants, jobs, notarizedDocuments, notaryProfiles, userSignatures } from '#server/db/schema/index.ts';
+import { documents, jobParticipants, jobs, notarizedDocuments, notaryProfiles, priceItems, userSignatures } from '#server/db/schema/index.ts';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
@@ -539,5 +540,94 @@ describe('public verification', () => {
       }),
     ]);
     expect((await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: signerHeaders })).statusCode).toBe(403);
+  });
+});
+
+describe('the charges of a completed job', () => {
+  const defaults = [
+    { key: 'first_seal', label: 'Notarial act', amountCents: 2500, unit: 'act', feeKind: 'notarial' },
+    { key: 'platform', label: 'Platform fee', amountCents: 1000, unit: 'job', feeKind: 'platform' },
+    { key: 'identity_check', label: 'Identity check', amountCents: 400, unit: 'signer', feeKind: 'platform' },
+    { key: 'extra_signer', label: 'Each further signer', amountCents: 700, unit: 'additional_signer', feeKind: 'platform' },
+    { key: 'witness', label: 'Witness provided', amountCents: 1500, unit: 'witness', feeKind: 'platform' },
+  ] as const;
+  beforeAll(async () => {
+    await t.db.insert(priceItems).values(defaults.map((price, position) => ({ ...price, companyId: null, position })));
+  });
+  afterAll(async () => {
+    await t.db.delete(priceItems);
+  });
+  const chargesAs = async (headers: Record<string, string>, jobId: string) => t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/charges`, headers });
+
+  it('are written once at completion from the prices of that moment, the notarial fee apart, and never recomputed', async () => {
+    const { jobId, documentId } = await prepareSignedJob();
+    await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/documents/${documentId}/complete`, headers: notaryHeaders });
+    const admin = await t.createUser({ roles: ['admin'] });
+    const billing = await t.createUser({ roles: ['billing'] });
+    const before = (await chargesAs(await t.signInAs(billing), jobId)).json();
+    expect(before).toEqual({ jobId, chargedAt: null, items: [], notarialFeeCents: 0, platformFeeCents: 0, totalCents: 0 });
+    expect((await seal(jobId)).statusCode).toBe(200);
+    const charged = await chargesAs(await t.signInAs(billing), jobId);
+    expect(charged.statusCode, charged.body).toBe(200);
+    expect(charged.json()).toEqual({
+      jobId,
+      chargedAt: expect.any(String),
+      items: [
+        {
+          key: 'first_seal',
+          label: 'Notarial act',
+          unit: 'act',
+          feeKind: 'notarial',
+          quantity: 1,
+          unitAmountCents: 2500,
+          amountCents: 2500,
+          source: 'default',
+        },
+        { key: 'platform', label: 'Platform fee', unit: 'job', feeKind: 'platform', quantity: 1, unitAmountCents: 1000, amountCents: 1000, source: 'default' },
+        {
+          key: 'identity_check',
+          label: 'Identity check',
+          unit: 'signer',
+          feeKind: 'platform',
+          quantity: 1,
+          unitAmountCents: 400,
+          amountCents: 400,
+          source: 'default',
+        },
+      ],
+      notarialFeeCents: 2500,
+      platformFeeCents: 1400,
+      totalCents: 3900,
+    });
+    // A later price change reaches jobs completed later, never this one.
+    await t.db.update(priceItems).set({ amountCents: 2000 }).where(eq(priceItems.key, 'first_seal'));
+    expect((await chargesAs(await t.signInAs(admin), jobId)).json().totalCents).toBe(3900);
+    await t.db.update(priceItems).set({ amountCents: 2500 }).where(eq(priceItems.key, 'first_seal'));
+    const trail = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: await t.signInAs(admin) });
+    // The journal entry of the act carries the notarial fee charged for it.
+    const log = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/prepare-notary-log`, headers: notaryHeaders });
+    expect(log.json().entries.map((entry: { feeCents: number | null }) => entry.feeCents)).toEqual([2500]);
+    const sentences = (trail.json().events as Parameters<typeof describeAuditEvent>[0][]).map((event) => describeAuditEvent(event));
+    expect(sentences).toContain('The job was charged $39.00 (notarial fee $25.00, platform fees $14.00).');
+  });
+
+  it('carry no notarial fee for an output that is not a notarial act', async () => {
+    const { jobId } = await prepareUnrecordedJob();
+    expect((await seal(jobId)).statusCode).toBe(200);
+    const charges = (await chargesAs(await t.signInAs(await t.createUser({ roles: ['finance'] })), jobId)).json();
+    expect(charges.items.map((item: { key: string }) => item.key)).toEqual(['platform', 'identity_check']);
+    expect(charges).toMatchObject({ notarialFeeCents: 0, platformFeeCents: 1400, totalCents: 1400 });
+  });
+
+  it('are read by administrators, billing and finance; the notary, the signer and a title company without the job are refused', async () => {
+    const { jobId } = await prepareUnrecordedJob();
+    expect((await seal(jobId)).statusCode).toBe(200);
+    expect((await chargesAs(notaryHeaders, jobId)).statusCode).toBe(403);
+    expect((await chargesAs(signerHeaders, jobId)).statusCode).toBe(403);
+    expect((await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/charges` })).statusCode).toBe(401);
+    const strangerTitle = await t.createUser({ roles: ['title'] });
+    expect((await chargesAs(await t.signInAs(strangerTitle), jobId)).statusCode).toBe(404);
+    expect((await chargesAs(await t.signInAs(await t.createUser({ roles: ['admin'] })), '00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
+    expect((await chargesAs(await t.signInAs(await t.createUser({ roles: ['admin'] })), 'nope')).statusCode).toBe(400);
   });
 });

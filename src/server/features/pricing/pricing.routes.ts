@@ -6,6 +6,7 @@ import {
   companyPriceListSchema,
   companyPricesQuerySchema,
   createPriceItemInputSchema,
+  jobChargesSchema,
   priceItemSchema,
   priceKeySchema,
   priceListSchema,
@@ -14,7 +15,8 @@ import {
   seedCompanyPricesResultSchema,
   updatePriceItemInputSchema,
 } from '#shared/pricing.ts';
-import { idParams, uuidParam } from '#server/lib/route-params.ts';
+import { idParams, jobParams, uuidParam } from '#server/lib/route-params.ts';
+import { findJobCharges } from './job-charges.service.ts';
 import {
   createDefaultPrice,
   deleteDefaultPrice,
@@ -76,5 +78,15 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/company/:id/items/:key',
     { config: { access: changers }, schema: { params: companyKeyParams, response: { 200: okMessageSchema } } },
     async (request) => removeCompanyPrice(request.ctx, request.params.id, request.params.key),
+  );
+};
+
+/** Who reads a job's charges: administrators, billing, finance, and the title staff of the job's company (checked by the service). */
+const chargeReaders = ['admin', 'billing', 'finance', 'title'] as const;
+
+/** GET /api/jobs/{id}/charges */
+export const jobChargesRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/:id/charges', { config: { access: chargeReaders }, schema: { params: jobParams, response: { 200: jobChargesSchema } } }, async (request) =>
+    findJobCharges(request.ctx, request.params.id),
   );
 };

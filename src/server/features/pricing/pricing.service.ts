@@ -52,12 +52,13 @@ async function lockPrices(tx: DbOrTx): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('price_items'))`);
 }
 
-const defaultRows = (db: DbOrTx) => db.select().from(priceItems).where(isNull(priceItems.companyId)).orderBy(asc(priceItems.position), asc(priceItems.key));
-const companyRows = (db: DbOrTx, companyId: string) =>
+export const defaultRows = (db: DbOrTx) =>
+  db.select().from(priceItems).where(isNull(priceItems.companyId)).orderBy(asc(priceItems.position), asc(priceItems.key));
+export const companyRows = (db: DbOrTx, companyId: string) =>
   db.select().from(priceItems).where(eq(priceItems.companyId, companyId)).orderBy(asc(priceItems.position), asc(priceItems.key));
 
 /** A company's effective list: each default with the company's own amount where it set one, then keys of its own. */
-function mergePrices(defaults: PriceRow[], own: PriceRow[]): Array<PriceRow & { source: 'company' | 'default' }> {
+export function mergePrices(defaults: PriceRow[], own: PriceRow[]): Array<PriceRow & { source: 'company' | 'default' }> {
   const ownByKey = new Map(own.map((row) => [row.key, row]));
   const merged = defaults.map((row) => {
     const mine = ownByKey.get(row.key);
