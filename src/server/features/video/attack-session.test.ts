@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signalCloseCodes } from '#shared/video-signaling.ts';
 import { auditEvents, recordingSegments, recordings, videoSessions } from '#server/db/schema/index.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
@@ -15,6 +15,21 @@ import { liveSessionsOf } from './signaling/live-sessions.ts';
  * The live session attacked: other roles and other jobs on every /api/video route and the
  * signaling socket, bad input, and the races of a hurried notary on a phone with a bad network.
  */
+
+/** A step run once, just before the next check of someone's access to a job: a change that lands between two reads. */
+const beforeJobAccess = vi.hoisted(() => ({ once: null as null | (() => Promise<void>) }));
+vi.mock('#server/features/jobs/job-access.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('#server/features/jobs/job-access.ts')>();
+  return {
+    ...real,
+    getJobAccess: async (...args: Parameters<typeof real.getJobAccess>) => {
+      const step = beforeJobAccess.once;
+      beforeJobAccess.once = null;
+      if (step) await step();
+      return real.getJobAccess(...args);
+    },
+  };
+});
 
 let app: SignalApp;
 let t: TestApp;
@@ -374,6 +389,21 @@ describe('dropped networks and races', () => {
     expectErrorShape(await kit.call(session.notary, 'POST', `${session.base}/finalize`), 409);
     expectErrorShape(await kit.call(session.notary, 'POST', '/api/video/recording/start', { sessionId: session.sessionId }), 409);
     expect(await recordingRows(session.sessionId)).toEqual([]);
+  });
+
+  it('tells a person whose hello crosses the finalize that the session ended (4410), never that they were refused', async () => {
+    const session = await startSession();
+    const observer = await openSocket(session, session.observer);
+    const token = await session.tokenOf(session.observer);
+    // The finalize commits after the hello read the session as open and before it reads the person's admission.
+    let finalized: Awaited<ReturnType<JobKit['call']>> | undefined;
+    beforeJobAccess.once = async () => {
+      finalized = await kit.call(session.notary, 'POST', `${session.base}/finalize`);
+    };
+    observer.send({ type: 'hello', sessionId: session.sessionId, token });
+    expect((await observer.closed).code).toBe(signalCloseCodes.sessionEnded);
+    expect(finalized?.statusCode, finalized?.body).toBe(200);
+    await eventually(() => expect(hub.findRoom(session.sessionId)).toBeUndefined());
   });
 
   it('refuses a token of a finalized session in the session reopened after it', async () => {

@@ -14,8 +14,17 @@ const refused = (reason: string): ChannelEnd => ({ code: signalCloseCodes.refuse
  * Whether the person of `personCtx` may be in the media room now, as the token says: the session
  * is open (active or started), their own row is admitted with the token's participant id, role and
  * device group, and they are still on the job in that role. The reason the socket ends, or null.
+ * The checks read one after another; a finalize that commits between them (it marks everyone as
+ * left) is told as the session's end, which is what happened, not as a refusal.
  */
 export async function checkStillAdmitted(personCtx: Ctx, claims: VideoTokenClaims): Promise<ChannelEnd | null> {
+  const end = await checkAdmissionRows(personCtx, claims);
+  if (end?.code !== signalCloseCodes.refused) return end;
+  const [session] = await personCtx.db.select({ status: videoSessions.status }).from(videoSessions).where(eq(videoSessions.id, claims.sessionId)).limit(1);
+  return session?.status === 'finalized' ? { code: signalCloseCodes.sessionEnded, reason: 'session ended' } : end;
+}
+
+async function checkAdmissionRows(personCtx: Ctx, claims: VideoTokenClaims): Promise<ChannelEnd | null> {
   const [session] = await personCtx.db.select().from(videoSessions).where(eq(videoSessions.id, claims.sessionId)).limit(1);
   if (!session) return refused('no such session');
   if (session.status === 'finalized') return { code: signalCloseCodes.sessionEnded, reason: 'session ended' };
