@@ -248,6 +248,26 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     await expect(notary.getByRole('group', { name: `Text for ${signerName}, filled` })).toContainText('Parcel 9, Lot 4', { timeout: 15_000 });
   });
 
+  test('the notary seals the job in the session', async () => {
+    test.setTimeout(120_000);
+    // Sealed before the signer's network drops: the hub takes a person whose signaling went quiet out
+    // of the room, so their track has a gap as long as the cut, and one over the state's limit would
+    // rightly block the seal (recording-gaps.test.ts); how long the cut lasts depends on the machine's load.
+    await baseExpect(async () => {
+      await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click({ timeout: 5_000 });
+      await expect(notary.getByRole('img', { name: new RegExp(`Notary seal of ${notaryName}`) }).first()).toBeVisible({ timeout: 5_000 });
+    }).toPass({ timeout: 40_000 });
+    await notary.getByRole('button', { name: 'Complete this document' }).click();
+    await notary
+      .getByRole('dialog', { name: /^Complete .*\?$/ })
+      .getByRole('button', { name: 'Complete the document' })
+      .click();
+    await expect(notary.getByText('journey-deed.pdf is complete.')).toBeVisible({ timeout: 20_000 });
+    await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
+    await notary.getByRole('dialog', { name: 'Seal and complete the job?' }).getByRole('button', { name: 'Seal and sign' }).click();
+    await expect(notary.getByText('The job is sealed and digitally signed.').first()).toBeVisible({ timeout: 60_000 });
+  });
+
   test('the signer’s network drops and comes back without the notary acting; everyone sees a banner meanwhile', async () => {
     test.setTimeout(120_000);
     const signerCall = signer.getByRole('region', { name: 'Video call' });
@@ -262,25 +282,8 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     await expect.poll(() => framesShownOf(notary, new RegExp(`${signerName}, Signer`)), { timeout: 30_000 }).toBeGreaterThan(before);
   });
 
-  test('the notary seals the job in the session and ends it for everyone', async () => {
+  test('the notary ends the session for everyone', async () => {
     test.setTimeout(120_000);
-    // The cut reached the signer's signaling, not their media through the hub: the recording holds
-    // no gap of theirs longer than the policy allows, so the act is sealed (the refusal when someone
-    // is out of the recorded call too long is recording-gaps.test.ts).
-    await baseExpect(async () => {
-      await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click({ timeout: 5_000 });
-      await expect(notary.getByRole('img', { name: new RegExp(`Notary seal of ${notaryName}`) }).first()).toBeVisible({ timeout: 5_000 });
-    }).toPass({ timeout: 40_000 });
-    await notary.getByRole('button', { name: 'Complete this document' }).click();
-    await notary
-      .getByRole('dialog', { name: /^Complete .*\?$/ })
-      .getByRole('button', { name: 'Complete the document' })
-      .click();
-    await expect(notary.getByText('journey-deed.pdf is complete.')).toBeVisible({ timeout: 20_000 });
-    await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
-    await notary.getByRole('dialog', { name: 'Seal and complete the job?' }).getByRole('button', { name: 'Seal and sign' }).click();
-    await expect(notary.getByText('The job is sealed and digitally signed.').first()).toBeVisible({ timeout: 60_000 });
-
     await notary.getByRole('button', { name: 'End the session' }).first().click();
     await notary.getByRole('dialog', { name: 'End the session for everyone?' }).getByRole('button', { name: 'End the session' }).click();
     for (const page of [notary, signer, witness]) {

@@ -1,3 +1,4 @@
+import { billingRoutes } from './features/billing/billing.routes.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { authRoutes } from './features/auth/auth.routes.ts';
 import { mfaRoutes } from './features/auth/mfa.routes.ts';
@@ -37,6 +38,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/admin/users', routes: identityAdminRoutes },
   { prefix: '/api/admin/mail', routes: mailRoutes },
   { prefix: '/api/admin/pricing', routes: pricingRoutes },
+  { prefix: '/api/billing', routes: billingRoutes },
   { prefix: '/api/jobs', routes: jobsRoutes },
   { prefix: '/api/jobs', routes: documentsRoutes },
   { prefix: '/api/jobs', routes: fieldsRoutes },

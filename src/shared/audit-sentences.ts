@@ -3,6 +3,7 @@ import { formatCalendarDay, formatDateTime, type DateOptions } from './dates.ts'
 import type { documentTags } from './documents.ts';
 import { fieldLabels, fieldTypes, type FieldType } from './fields.ts';
 import { jobStatusLabels, jobStatuses, notarizationTypes, type JobStatus } from './jobs.ts';
+import { formatPeriod } from './billing.ts';
 import { formatCents, priceUnitLabels, type PriceUnit } from './pricing.ts';
 import { roleLabels, roles, type Role } from './roles.ts';
 
@@ -36,6 +37,20 @@ interface Facts {
 function readText(data: Record<string, unknown>, key: string): string | null {
   const value = data[key];
   return typeof value === 'string' && value.trim() ? value.trim() : null;
+}
+
+/** "invoice 2026-000042 of Acme Title for November 2026 ($1,250.00)", from what the event recorded. */
+function describeInvoice(data: Record<string, unknown>): string {
+  const number = readText(data, 'number');
+  const company = readText(data, 'companyName');
+  const period = readText(data, 'period');
+  const total = typeof data.totalCents === 'number' && Number.isInteger(data.totalCents) ? formatCents(data.totalCents) : null;
+  return [
+    number ? `invoice ${number}` : 'an invoice',
+    company ? ` of ${company}` : '',
+    period && /^\d{4}-\d{2}$/.test(period) ? ` for ${formatPeriod(period)}` : '',
+    total ? ` (${total})` : '',
+  ].join('');
 }
 
 /** "First seal ($25.00 per notarial act, notarial fee)" from a price event's data. */
@@ -512,6 +527,22 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'pricing.company_price_set': ({ actor, data }) => `${actor} set ${describePriceItem(data)} for ${readText(data, 'companyName') ?? 'a title company'}.`,
   'pricing.company_price_removed': ({ actor, data }) =>
     `${actor} removed the price ${describePriceItem(data)} of ${readText(data, 'companyName') ?? 'a title company'}; the default applies again.`,
+  'invoice.issued': ({ actor, data }) => `${actor} issued ${describeInvoice(data)}.`,
+  'invoice.paid': ({ actor, data }) => {
+    const reference = readText(data, 'reference');
+    return `${actor} marked ${describeInvoice(data)} as paid${reference ? ` (reference ${reference})` : ''}.`;
+  },
+  'invoice.voided': ({ actor, data }) => {
+    const reason = readText(data, 'reason');
+    if (!reason) return `${actor} voided ${describeInvoice(data)}.`;
+    return `${actor} voided ${describeInvoice(data)}. Reason: ${reason}${/[.!?]$/.test(reason) ? '' : '.'}`;
+  },
+  'invoice.generated': ({ actor, data }) => {
+    const period = readText(data, 'period');
+    const companies = readCount(data, 'companies') ?? 0;
+    const charges = readCount(data, 'charges') ?? 0;
+    return `${actor} gathered ${plural(charges, 'charge')} of ${period && /^\d{4}-\d{2}$/.test(period) ? formatPeriod(period) : 'a month'} onto the draft invoices of ${plural(companies, 'company', 'companies')}.`;
+  },
   'mail.read': ({ actor, data }) => {
     const page = readCount(data, 'page');
     const messages = Array.isArray(data.messageIds) ? data.messageIds.length : null;

@@ -6,6 +6,7 @@ import { jobCharges, jobParticipants, jobs, titleCompanyMembers } from '#server/
 import type { Ctx } from '#server/lib/context.ts';
 import { notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { gatherJobCharges } from '#server/features/billing/invoices.service.ts';
 import { companyRows, defaultRows, mergePrices } from './pricing.service.ts';
 
 type ChargeRow = typeof jobCharges.$inferSelect;
@@ -66,6 +67,8 @@ export async function recordJobCharges(
   const items = rows.sort((a, b) => a.position - b.position).map(toCharge);
   const totals = sumCharges(items);
   await appendAuditEvent(ctx, { jobId: job.id, action: 'job.charged', data: { ...totals, lineCount: items.length, companyId: job.companyId } });
+  // A company's charges go on its draft invoice of the month at once (decision 049).
+  await gatherJobCharges(ctx.db, job);
   return items;
 }
 

@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  companyInvoicesQuerySchema,
+  generateInvoicesInputSchema,
+  generateInvoicesResultSchema,
+  invoiceDetailSchema,
+  invoiceListQuerySchema,
+  invoiceListSchema,
+  invoiceSummarySchema,
+  markInvoicePaidInputSchema,
+  voidInvoiceInputSchema,
+} from '#shared/billing.ts';
+import { idParams } from '#server/lib/route-params.ts';
+import { invoiceFileName, renderInvoiceCsv, renderInvoicePdf } from './invoice-files.ts';
+import {
+  billingStaff,
+  findOwnBillingCompany,
+  generateInvoices,
+  getInvoice,
+  issueInvoice,
+  listCompanyInvoices,
+  listInvoices,
+  markInvoicePaid,
+  paymentStaff,
+  readWholeInvoice,
+  voidInvoice,
+} from './invoices.service.ts';
+
+/** Who reads invoices: billing staff every company's, a company's own title staff theirs (checked by the service). */
+const invoiceReaders = [...billingStaff, 'title'] as const;
+
+const invoiceParams = idParams('Invoice');
+const companyParams = idParams('Title company');
+const companyInvoicesSchema = z.object({
+  company: z.object({ id: z.string(), name: z.string() }),
+  items: z.array(invoiceSummarySchema),
+  count: z.number().int(),
+  totalCents: z.number().int(),
+  owedCents: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+});
+const ownCompaniesSchema = z.object({ companies: z.array(z.object({ id: z.string(), name: z.string() })) });
+
+/** Invoices, under /api/billing (decision 049). */
+export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/invoices',
+    { config: { access: billingStaff }, schema: { querystring: invoiceListQuerySchema, response: { 200: invoiceListSchema } } },
+    async (request) => listInvoices(request.ctx, request.query),
+  );
+  app.post(
+    '/invoices/generate',
+    { config: { access: billingStaff }, schema: { body: generateInvoicesInputSchema, response: { 200: generateInvoicesResultSchema } } },
+    async (request) => generateInvoices(request.ctx, request.body.period),
+  );
+  app.get(
+    '/invoices/:id',
+    { config: { access: invoiceReaders }, schema: { params: invoiceParams, querystring: companyInvoicesQuerySchema, response: { 200: invoiceDetailSchema } } },
+    async (request) => getInvoice(request.ctx, request.params.id, request.query.page),
+  );
+  app.get('/invoices/:id/pdf', { config: { access: invoiceReaders }, schema: { params: invoiceParams } }, async (request, reply) => {
+    const invoice = await readWholeInvoice(request.ctx, request.params.id);
+    const pdf = await renderInvoicePdf(invoice, { name: 'Open RON', url: request.ctx.config.publicUrl });
+    return reply
+      .type('application/pdf')
+      .header('content-disposition', `attachment; filename="${invoiceFileName(invoice.summary, 'pdf')}"`)
+      .header('cache-control', 'private, no-store')
+      .send(pdf);
+  });
+  app.get('/invoices/:id/csv', { config: { access: invoiceReaders }, schema: { params: invoiceParams } }, async (request, reply) => {
+    const invoice = await readWholeInvoice(request.ctx, request.params.id);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${invoiceFileName(invoice.summary, 'csv')}"`)
+      .header('cache-control', 'private, no-store')
+      .send(renderInvoiceCsv(invoice));
+  });
+  app.post(
+    '/invoices/:id/issue',
+    { config: { access: billingStaff }, schema: { params: invoiceParams, response: { 200: invoiceDetailSchema } } },
+    async (request) => issueInvoice(request.ctx, request.params.id),
+  );
+  app.post(
+    '/invoices/:id/pay',
+    { config: { access: paymentStaff }, schema: { params: invoiceParams, body: markInvoicePaidInputSchema, response: { 200: invoiceDetailSchema } } },
+    async (request) => markInvoicePaid(request.ctx, request.params.id, request.body.reference),
+  );
+  app.post(
+    '/invoices/:id/void',
+    { config: { access: paymentStaff }, schema: { params: invoiceParams, body: voidInvoiceInputSchema, response: { 200: invoiceDetailSchema } } },
+    async (request) => voidInvoice(request.ctx, request.params.id, request.body.reason),
+  );
+  app.get(
+    '/companies/:id/invoices',
+    {
+      config: { access: invoiceReaders },
+      schema: { params: companyParams, querystring: companyInvoicesQuerySchema, response: { 200: companyInvoicesSchema } },
+    },
+    async (request) => listCompanyInvoices(request.ctx, request.params.id, request.query.page),
+  );
+  app.get('/company', { config: { access: ['title'] }, schema: { response: { 200: ownCompaniesSchema } } }, async (request) =>
+    findOwnBillingCompany(request.ctx),
+  );
+};
