@@ -281,3 +281,28 @@ export async function findSeriousViolations(page: Page): Promise<string[]> {
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
 }
+
+/**
+ * A page signed in as a new staff member (billing or finance): the administrator creates the
+ * account, the person chooses a password from the mail's link, signs in and links the
+ * authenticator their role must have, and lands on their dashboard.
+ */
+export async function openStaffPage(browser: Browser, admin: Page, name: string, role: 'billing' | 'finance'): Promise<Page> {
+  const email = uniqueEmail(role);
+  const origin = `http://localhost:${process.env.E2E_PORT ?? '3210'}`;
+  const created = await admin.request.post('/api/admin/users', { headers: { origin }, data: { name, email, roles: [role] } });
+  expect(created.status(), await created.text()).toBe(201);
+  const mail = await waitForMail(email, /An Open RON account was created for you/);
+  const link = mail.text.match(/https?:\/\/\S+resetToken=\S+/)?.[0] ?? '';
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(link);
+  const password = `${role} password 1`;
+  await page.getByLabel('New Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm New Password').fill(password);
+  await page.getByRole('button', { name: 'Update password' }).click();
+  await expect(page.getByText('Password updated! You can now log in.')).toBeVisible();
+  await logIn(page, email, password);
+  await linkAuthenticator(page);
+  await expect(page.getByText(`Welcome, ${name}`)).toBeVisible();
+  return page;
+}

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
 import { giveDetails, sendLicencePhotos, takeSelfieAndAnswer } from './identity-steps.ts';
-import { findSeriousViolations, openAdminPage, placeFieldByClick, uniqueEmail, waitForMail } from './helpers.ts';
+import { findSeriousViolations, openAdminPage, openStaffPage, placeFieldByClick, uniqueEmail, waitForMail } from './helpers.ts';
 import { apiCall, apiGet, confirmEmail, createApprovedNotary, storeUserInPage } from './role-pages.ts';
 
 /**
@@ -65,6 +65,8 @@ test.describe.serial('one notarial act, clicked through by each person', () => {
   let signerEmail = '';
   let titleEmail = '';
   let notaryEmail = '';
+  let admin: Page;
+  let finance: Page;
 
   async function newPage() {
     const context = await browserOf.newContext();
@@ -81,7 +83,7 @@ test.describe.serial('one notarial act, clicked through by each person', () => {
     browserOf = browser;
     // The accounts exist before the act: an approved notary and an approved title company (made
     // through the API, as their own journeys cover registering and approval). Each lands signed in.
-    const admin = await openAdminPage(browser);
+    admin = await openAdminPage(browser);
     contexts.push(admin.context());
     notary = await newPage();
     await createApprovedNotary(notary, admin, notaryName);
@@ -104,6 +106,27 @@ test.describe.serial('one notarial act, clicked through by each person', () => {
 
   test.afterAll(async () => {
     for (const context of contexts) await context.close();
+  });
+
+  test('finance staff set the prices the act will be charged, from their sidebar', async () => {
+    test.setTimeout(90_000);
+    finance = await openStaffPage(browserOf, admin, 'Fern Finance', 'finance');
+    contexts.push(finance.context());
+    await finance.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Prices' }).click();
+    await expect(finance.getByRole('heading', { name: 'Prices', level: 1 })).toBeVisible();
+    for (const price of [
+      { label: 'Act notarization', amount: '5', counted: 'per notarial act', kind: /^Notarial fee/ },
+      { label: 'Platform service', amount: '12.50', counted: 'per job', kind: /^Platform fee/ },
+    ]) {
+      await finance.getByRole('button', { name: 'Add a price' }).click();
+      const dialog = finance.getByRole('dialog', { name: 'Add a price to the defaults' });
+      await dialog.getByLabel('Label').fill(price.label);
+      await dialog.getByLabel('Amount in dollars').fill(price.amount);
+      await dialog.getByLabel('Counted').selectOption({ label: price.counted });
+      await dialog.getByRole('radio', { name: price.kind }).check();
+      await dialog.getByRole('button', { name: 'Add price' }).click();
+      await expect(finance.getByRole('table', { name: /^Default prices/ }).getByRole('row', { name: new RegExp(price.label) })).toBeVisible();
+    }
   });
 
   test('the title company creates the job, places the fields and marks it ready', async () => {
@@ -358,5 +381,67 @@ test.describe.serial('one notarial act, clicked through by each person', () => {
     baseExpect(titleMail.text).toMatch(/\/jobs\/detail\?jobId=/);
     // The signer's completion page named the address it was sent to.
     if (screenshots) fs.mkdirSync(screenshots, { recursive: true });
+  });
+
+  test('billing finds the act’s charges on the company’s draft, issues it and keeps the PDF; finance records the payment; the company sees it paid', async () => {
+    test.setTimeout(150_000);
+    const billing = await openStaffPage(browserOf, admin, 'Bill Billing', 'billing');
+    contexts.push(billing.context());
+    // The dashboard says what waits and leads there.
+    const home = billing.getByRole('region', { name: 'Invoices' });
+    await expect(home).toContainText(/ready to issue/);
+    await home.getByRole('link', { name: 'Open the pending invoices' }).click();
+    await expect(billing.getByRole('heading', { name: 'Pending invoices', level: 1 })).toBeVisible();
+    await billing.getByRole('button', { name: 'Show the drafts' }).click();
+    const row = billing.getByRole('row', { name: /Harbor Title LLC/ });
+    await row.getByRole('button', { name: /^Open/ }).click();
+    const invoice = billing.getByRole('dialog', { name: /Harbor Title LLC$/ });
+    // One act at $5.00 (the notarial fee), the platform's $12.50 apart: $17.50.
+    await expect(invoice.getByRole('region', { name: `Charges of ${jobTitle}` })).toContainText('Act notarization: 1 × $5.00 per notarial act');
+    await expect(invoice.getByRole('region', { name: `Charges of ${jobTitle}` })).toContainText('Platform service: 1 × $12.50 per job');
+    await expect(invoice.getByRole('definition').last()).toHaveText('$17.50');
+    await capture(billing, 'billing-draft', { phoneToo: true });
+    baseExpect(await findSeriousViolations(billing)).toEqual([]);
+    await invoice.getByRole('button', { name: 'Issue the invoice' }).click();
+    await billing.getByRole('dialog', { name: 'Issue the invoice of $17.50 to Harbor Title LLC?' }).getByRole('button', { name: 'Issue the invoice' }).click();
+    await expect(invoice.getByText(/^Invoice \d{4}-\d{6} is issued to Harbor Title LLC, due /)).toBeVisible();
+    const downloading = billing.waitForEvent('download');
+    await invoice.getByRole('link', { name: 'Download the PDF' }).click();
+    const file = (await (await downloading).path()) ?? '';
+    const { stdout } = await promisify(execFile)('pdftotext', ['-layout', file, '-']);
+    for (const expected of ['Harbor Title LLC', jobTitle, '$17.50', 'Status: Issued']) baseExpect(stdout).toContain(expected);
+    // Billing issues; only finance records the payment.
+    await expect(invoice.getByRole('button', { name: 'Mark as paid' })).toHaveCount(0);
+
+    await finance.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Invoices' }).click();
+    await finance
+      .getByRole('row', { name: /Harbor Title LLC/ })
+      .getByRole('button', { name: /^Open/ })
+      .click();
+    const toPay = finance.getByRole('dialog', { name: /Harbor Title LLC$/ });
+    await toPay.getByRole('button', { name: 'Mark as paid' }).click();
+    const question = finance.getByRole('dialog', { name: /^Record the payment of \$17\.50/ });
+    await question.getByLabel('Payment reference').fill('Check 1042');
+    await question.getByRole('button', { name: 'Mark as paid' }).click();
+    await expect(toPay.getByText(/is paid\.$/)).toBeVisible();
+
+    await title.goto('/dashboard');
+    await title.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Invoices' }).click();
+    await expect(title.getByRole('heading', { name: 'Billing of Harbor Title LLC' })).toBeVisible();
+    await expect(title.getByRole('row', { name: /\d{4}-\d{6}/ })).toContainText('Paid');
+    await capture(title, 'title-invoices', { phoneToo: true });
+    baseExpect(await findSeriousViolations(title)).toEqual([]);
+
+    // The prices were this act's: finance removes them again, after a question each.
+    await finance.keyboard.press('Escape');
+    await finance.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Prices' }).click();
+    for (const label of ['Act notarization', 'Platform service']) {
+      await finance.getByRole('button', { name: `Remove ${label}` }).click();
+      await finance
+        .getByRole('dialog', { name: `Remove “${label}” from the default prices?` })
+        .getByRole('button', { name: 'Remove price' })
+        .click();
+      await expect(finance.getByRole('row', { name: new RegExp(label) })).toHaveCount(0);
+    }
   });
 });

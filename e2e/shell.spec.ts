@@ -46,8 +46,6 @@ test('routes whose capability is not built say so honestly', async ({ page }) =>
   await page.goto('/gnw');
   await expect(page).toHaveURL(/\/gnw\/start$/);
   await expect(page.getByText(/is not available in this version of Open RON yet/)).toBeVisible();
-  await page.goto('/billing/pending');
-  await expect(page.getByRole('heading', { name: 'Pending invoices' })).toBeVisible();
 });
 
 test('the chat opener says in the page when no chat widget is configured, never in a native alert', async ({ page }) => {

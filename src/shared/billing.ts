@@ -146,9 +146,12 @@ export const generateInvoicesResultSchema = z.object({
   charges: z.number().int(),
 });
 
+/** How a payment is found again: a check number, a transfer reference. */
+export const paymentReferenceSchema = singleLineTextSchema({ label: 'The payment reference', max: 200 });
+
 export const markInvoicePaidInputSchema = z
   .object({
-    reference: singleLineTextSchema({ label: 'The payment reference', max: 200 }).optional(),
+    reference: paymentReferenceSchema.optional(),
   })
   .optional()
   .default({});

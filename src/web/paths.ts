@@ -33,6 +33,9 @@ export const paths = {
   jobDetail: (jobId: string, start?: string | null) => `/jobs/detail?jobId=${encodeURIComponent(jobId)}${start ? `&start=${encodeURIComponent(start)}` : ''}`,
   jobRecording: (jobId: string) => `/jobs/${encodeURIComponent(jobId)}/recording`,
   billingPending: '/billing/pending',
+  /** A title company's own invoices (its title staff). */
+  billingOwnCompany: '/billing/company',
+  billingCompany: (companyId: string) => `/billing/company/${encodeURIComponent(companyId)}`,
   help: '/help',
   signature: '/signature',
   initials: '/initials',

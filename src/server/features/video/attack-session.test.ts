@@ -10,6 +10,7 @@ import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { connectNodeSignal, connectWithHello, openSignalPage, sessionTokenOf, type NodeSignal } from '#test/signal-client.ts';
 import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
 import { liveSessionsOf } from './signaling/live-sessions.ts';
+import type * as JobAccessModule from '#server/features/jobs/job-access.ts';
 
 /**
  * The live session attacked: other roles and other jobs on every /api/video route and the
@@ -19,7 +20,7 @@ import { liveSessionsOf } from './signaling/live-sessions.ts';
 /** A step run once, just before the next check of someone's access to a job: a change that lands between two reads. */
 const beforeJobAccess = vi.hoisted(() => ({ once: null as null | (() => Promise<void>) }));
 vi.mock('#server/features/jobs/job-access.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('#server/features/jobs/job-access.ts')>();
+  const real = await importOriginal<typeof JobAccessModule>();
   return {
     ...real,
     getJobAccess: async (...args: Parameters<typeof real.getJobAccess>) => {

@@ -63,17 +63,32 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                     <NavLink to={paths.adminPricing}>Prices</NavLink>
                   </li>
                   <li>
+                    <NavLink to={paths.billingPending}>Invoices</NavLink>
+                  </li>
+                  <li>
                     <NavLink to={paths.adminMail}>Mail</NavLink>
                   </li>
                 </>
               ) : hasAnyRole(user, ['title', 'title_agent']) ? (
-                <li>
-                  <NavLink to={paths.myCompany}>Company</NavLink>
-                </li>
+                <>
+                  <li>
+                    <NavLink to={paths.myCompany}>Company</NavLink>
+                  </li>
+                  {hasAnyRole(user, ['title']) ? (
+                    <li>
+                      <NavLink to={paths.billingOwnCompany}>Invoices</NavLink>
+                    </li>
+                  ) : null}
+                </>
               ) : hasAnyRole(user, ['billing', 'finance']) ? (
-                <li>
-                  <NavLink to={paths.adminPricing}>Prices</NavLink>
-                </li>
+                <>
+                  <li>
+                    <NavLink to={paths.billingPending}>Invoices</NavLink>
+                  </li>
+                  <li>
+                    <NavLink to={paths.adminPricing}>Prices</NavLink>
+                  </li>
+                </>
               ) : null}
             </ul>
           ) : null}

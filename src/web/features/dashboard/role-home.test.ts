@@ -22,7 +22,8 @@ describe('role homes', () => {
     [{ roles: ['title_agent'] }, 'title'],
     [{ roles: ['admin', 'notary'] }, 'admin'],
     [{ roles: ['observer'] }, null],
-    [{ roles: ['billing'] }, null],
+    [{ roles: ['billing'] }, 'billing'],
+    [{ roles: ['finance'] }, 'billing'],
     [{ roles: ['notary'], status: 'pending' }, null],
   ])('gives %j the %s home', (user, kind) => {
     expect(getHomeKind(user)).toBe(kind);

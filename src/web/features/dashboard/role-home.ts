@@ -4,7 +4,7 @@ import { getEffectiveRole, type RoleBearer } from '#shared/roles.ts';
 import { sessionEntryPath } from '#shared/session-steps.ts';
 
 /** Which home the dashboard shows above the jobs list. */
-export type HomeKind = 'signer' | 'notary' | 'title' | 'admin';
+export type HomeKind = 'signer' | 'notary' | 'title' | 'admin' | 'billing';
 
 /** The home of a user: by their effective role; none for an account awaiting approval or a role with no jobs to act on. */
 export function getHomeKind(user: RoleBearer & { status?: string | null }): HomeKind | null {
@@ -13,6 +13,7 @@ export function getHomeKind(user: RoleBearer & { status?: string | null }): Home
   if (role === 'admin' || role === 'notary') return role;
   if (role === 'title' || role === 'title_agent') return 'title';
   if (role === 'signer' || role === 'witness') return 'signer';
+  if (role === 'billing' || role === 'finance') return 'billing';
   return null;
 }
 

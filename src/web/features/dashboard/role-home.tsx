@@ -4,7 +4,10 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime, formatTime } from '#shared/dates.ts';
 import { jobStatusLabels, jobStatuses, type JobListItem, type JobStatus } from '#shared/jobs.ts';
+import { formatCents } from '#shared/pricing.ts';
+import { paths } from '#web/paths.ts';
 import { FormAlert } from '#web/components/field.tsx';
+import { invoiceListQueryOptions } from '#web/api/billing.ts';
 import { useJobs } from '#web/api/jobs.ts';
 import { pendingNotariesQueryOptions } from '#web/api/notaries.ts';
 import { pendingTitleCompaniesQueryOptions } from '#web/api/title-companies.ts';
@@ -33,6 +36,7 @@ export function RoleHome({ user, status, onStatusChange }: RoleHomeProps) {
   if (kind === 'signer') return <SignerHome />;
   if (kind === 'notary') return <NotaryHome />;
   if (kind === 'title') return <StatusTiles status={status} onStatusChange={onStatusChange} />;
+  if (kind === 'billing') return <BillingHome />;
   if (kind === 'admin') {
     return (
       <>
@@ -65,6 +69,37 @@ function JobLines({ label, jobs, describe }: { label: string; jobs: readonly Job
         );
       })}
     </ul>
+  );
+}
+
+/** Billing and finance staff: the drafts to issue and the invoices overdue, and the way to them. */
+function BillingHome() {
+  const drafts = useQuery(invoiceListQueryOptions('draft', '', 1));
+  const overdue = useQuery(invoiceListQueryOptions('overdue', '', 1));
+  const error = drafts.error?.message ?? overdue.error?.message ?? null;
+  const draftCount = drafts.data?.count ?? 0;
+  const overdueCount = overdue.data?.count ?? 0;
+  return (
+    <section className="card stack role-home" aria-labelledby="home-title">
+      <h2 id="home-title">Invoices</h2>
+      <FormAlert message={error} />
+      {drafts.isPending || overdue.isPending ? <p role="status">Loading invoices…</p> : null}
+      {drafts.data && overdue.data ? (
+        <p>
+          {draftCount === 0
+            ? 'No draft is waiting to be issued.'
+            : `${draftCount === 1 ? 'One draft is' : `${draftCount} drafts are`} ready to issue (${formatCents(drafts.data.totalCents)}).`}{' '}
+          {overdueCount === 0
+            ? 'No invoice is overdue.'
+            : `${overdueCount === 1 ? 'One invoice is' : `${overdueCount} invoices are`} overdue (${formatCents(overdue.data.totalCents)}).`}
+        </p>
+      ) : null}
+      <p>
+        <Link className="button primary" to={paths.billingPending}>
+          Open the pending invoices
+        </Link>
+      </p>
+    </section>
   );
 }
 
