@@ -35,6 +35,7 @@ const steps: Step[] = [
   // the health check's p99 while three signers upload hostile ID photos, PGlite and PostgreSQL
   { name: 'identity-stall', command: ['--import', 'tsx', 'bench/identity-stall.bench.ts'] },
   { name: 'journal', command: ['--expose-gc', '--import', 'tsx', 'bench/journal.bench.ts'] },
+  { name: 'billing', command: ['--expose-gc', '--import', 'tsx', 'bench/billing.bench.ts'] },
   { name: 'durability', command: ['--import', 'tsx', 'bench/durability.bench.ts'] },
 ];
 
