@@ -69,11 +69,16 @@ async function seed(database: Database, jobs: number, companies: number): Promis
   await database.db.execute(sql`
     insert into title_companies (name, city, state, approval_status, approved_at)
     select 'Bench Title ' || lpad(i::text, 4, '0'), 'Richmond', 'VA', 'approved', now() from generate_series(1, ${companies}) as i`);
-  await database.db.execute(sql`
-    insert into jobs (title, notarization_type, status, company_id, created_at)
-    select 'Closing ' || i, 'ron', 'completed', c.id, timestamptz '2026-11-01' + (i % 2592000) * interval '1 second'
-    from generate_series(1, ${jobs}) as i
-    join (select id, row_number() over (order by name) - 1 as n from title_companies) as c on c.n = i % ${companies}`);
+  // A statement per 5,000 jobs: each job's access trigger takes an advisory lock, and one statement
+  // holding 100,000 of them runs out of PGlite's lock table.
+  for (let from = 1; from <= jobs; from += 5000) {
+    const to = Math.min(from + 4999, jobs);
+    await database.db.execute(sql`
+      insert into jobs (title, notarization_type, status, company_id, created_at)
+      select 'Closing ' || i, 'ron', 'completed', c.id, timestamptz '2026-11-01' + (i % 2592000) * interval '1 second'
+      from generate_series(${from}::int, ${to}::int) as i
+      join (select id, row_number() over (order by name) - 1 as n from title_companies) as c on c.n = i % ${companies}`);
+  }
   await database.db.execute(sql`
     insert into job_charges (job_id, company_id, key, label, unit, fee_kind, quantity, unit_amount_cents, amount_cents, price_source, position, created_at)
     select j.id, j.company_id, line.key, line.label, line.unit, line.fee_kind, line.quantity, line.unit_amount_cents,
