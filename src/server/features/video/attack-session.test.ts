@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signalCloseCodes } from '#shared/video-signaling.ts';
 import { auditEvents, recordingSegments, recordings, videoSessions } from '#server/db/schema/index.ts';
+import type * as JobAccessModule from '#server/features/jobs/job-access.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import { eventually, launchMediaBrowser } from '#test/chromium-participant.ts';
 import { type TestApp, type TestUser } from '#test/create-test-app.ts';
@@ -19,7 +20,7 @@ import { liveSessionsOf } from './signaling/live-sessions.ts';
 /** A step run once, just before the next check of someone's access to a job: a change that lands between two reads. */
 const beforeJobAccess = vi.hoisted(() => ({ once: null as null | (() => Promise<void>) }));
 vi.mock('#server/features/jobs/job-access.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('#server/features/jobs/job-access.ts')>();
+  const real = await importOriginal<typeof JobAccessModule>();
   return {
     ...real,
     getJobAccess: async (...args: Parameters<typeof real.getJobAccess>) => {
