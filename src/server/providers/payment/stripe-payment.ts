@@ -80,8 +80,8 @@ export function createStripePayment(config: StripeConfig): PaymentProvider {
         'payment_action_required',
         'The card’s bank asks its holder to confirm this payment (3-D Secure), which this platform cannot ask for yet; nothing was held. Use another card.',
         false,
-        { externalId: intent.id, status: intent.status },
-      );
+        { status: intent.status },
+      ).withExternalId(intent.id);
     },
 
     async capture({ externalId, amountCents, idempotencyKey }) {
