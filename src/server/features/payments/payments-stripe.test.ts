@@ -258,6 +258,28 @@ describe('the Stripe webhook', () => {
     ]);
   });
 
+  it('records a capture made in Stripe’s dashboard, with the amount Stripe received', async () => {
+    const { job, intentId } = await heldJob();
+    const res = await postWebhook(stripe.webhookFor('payment_intent.succeeded', stripe.setStatus(intentId, 'succeeded')));
+    expect(res.json()).toMatchObject({ handled: true, message: 'The payment is now captured.' });
+    expect((await kit.rowsOf(job.id))[0]).toMatchObject({ status: 'captured', capturedCents: 3900 });
+    expect((await kit.paymentSentences(job.id)).at(-1)).toBe('$39.00 was captured from the card held for this job (reported by Stripe).');
+  });
+
+  it('finds a hold Stripe let go (an authorisation that expired) whose webhook was lost, when the payment is checked', async () => {
+    const { job, intentId } = await heldJob();
+    stripe.setStatus(intentId, 'canceled');
+    const billing = await t.createUser({ roles: ['billing'] });
+    const synced = await kit.jobs.call(billing, 'POST', `/api/jobs/${job.id}/payment/sync`);
+    expect(synced.statusCode, synced.body).toBe(200);
+    expect(synced.json()).toMatchObject({ current: null, attempts: [{ status: 'released', externalId: intentId }] });
+    expect((await kit.paymentSentences(job.id)).at(-1)).toBe(
+      'The $39.00 hold on the card was released; nothing was charged (found when the payment was checked with Stripe).',
+    );
+    // With no live payment, a new card may be held for the job.
+    expect((await kit.hold(kit.company.staff, job.id)).statusCode).toBe(201);
+  });
+
   it('never moves a payment back: a late “held” event after the capture changes nothing', async () => {
     const { job, intentId } = await heldJob();
     const heldEvent = stripe.webhookFor('payment_intent.amount_capturable_updated', { ...stripe.intents.get(intentId)! });
