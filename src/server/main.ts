@@ -15,6 +15,7 @@ import { createRealtime } from './providers/realtime/realtime.ts';
 import { createWeriftSfu } from './providers/video/werift-sfu.ts';
 import { startEmbeddedMaintenance } from './tasks/embedded-maintenance.ts';
 import { startIdentityPurger } from './tasks/identity-purger.ts';
+import { startPaymentReconciler } from './tasks/payment-reconciler.ts';
 
 // Before anything opens a file: whatever this process creates is its own (files 0600, directories 0700).
 process.umask(privateUmask);
@@ -46,6 +47,8 @@ const app = await buildApp({ db: database.db, dbKind: database.kind, config, rea
 const stopIdentityPurger = startIdentityPurger({ db: database.db, storage, secretsKey, log: app.log });
 // Notaries and administrators are warned 30 days before a commission, certificate, bond or E&O expires (decision 027).
 const stopNotaryExpiryWarner = startNotaryExpiryWarner({ db: database.db, publicUrl: config.publicUrl, log: app.log });
+// Payments a lost answer or webhook left held on a finished job are checked with the provider and settled (decision 050).
+const stopPaymentReconciler = payment ? startPaymentReconciler({ db: database.db, payment, log: app.log }) : () => {};
 // The embedded database has no autovacuum nor checkpointer: a task vacuums and checkpoints it (decision 038).
 const embeddedMaintenance = startEmbeddedMaintenance(database, app.log, config.embeddedVacuumMs);
 
@@ -84,6 +87,7 @@ async function shutDown(signal: string) {
   app.log.info({ signal }, 'shutting down');
   stopIdentityPurger();
   stopNotaryExpiryWarner();
+  stopPaymentReconciler();
   await embeddedMaintenance?.stop();
   await app.close();
   await video.close();

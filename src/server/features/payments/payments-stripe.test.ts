@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, priceItems } from '#server/db/schema/index.ts';
+import { reconcilePayments } from './payments.service.ts';
+import { createPaymentProvider } from '#server/providers/payment/payment-provider.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { createPaymentKit } from '#test/payment-fixtures.ts';
 import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
@@ -202,6 +204,33 @@ describe('capture at completion', () => {
     expect((await kit.paymentSentences(job.id)).at(-1)).toBe(
       '$14.00 was captured from the card held for this job (found when the payment was checked with Stripe).',
     );
+  });
+
+  it('is settled by the reconciler when nobody checks: a capture and a release whose answers were lost, each done once, an open job’s hold left alone', async () => {
+    const completed = await heldJob();
+    const cancelled = await heldJob();
+    const open = await heldJob();
+    stripe.dropAnswers('capture', 10);
+    await kit.completeJob(completed.job.id);
+    stripe.dropAnswers('cancel', 10);
+    await kit.cancelJob(kit.company.staff, cancelled.job.id);
+    stripe.dropAnswers('capture', 0);
+    stripe.dropAnswers('cancel', 0);
+    expect((await kit.rowsOf(completed.job.id))[0]?.status).toBe('held');
+    expect((await kit.rowsOf(cancelled.job.id))[0]?.status).toBe('held');
+    const system = { db: t.db, payment: createPaymentProvider(t.config.payment), log: t.app.log, user: null, ipAddress: 'test', userAgent: null };
+    expect(await reconcilePayments(system)).toBeGreaterThanOrEqual(2);
+    expect((await kit.rowsOf(completed.job.id))[0]).toMatchObject({ status: 'captured', capturedCents: 1400 });
+    expect((await kit.rowsOf(cancelled.job.id))[0]).toMatchObject({ status: 'released' });
+    expect((await kit.rowsOf(open.job.id))[0]).toMatchObject({ status: 'held' });
+    expect(stripe.capturesDone(completed.intentId)).toBe(1);
+    expect(stripe.intents.get(cancelled.intentId)?.status).toBe('canceled');
+    expect(stripe.intents.get(open.intentId)?.status).toBe('requires_capture');
+    // A second pass finds nothing left to do.
+    const audited = (await kit.paymentSentences(completed.job.id)).length;
+    await reconcilePayments(system);
+    expect((await kit.paymentSentences(completed.job.id)).length).toBe(audited);
+    expect(stripe.capturesDone(completed.intentId)).toBe(1);
   });
 
   it('records a capture Stripe refuses for good (the authorisation expired), and the job stays completed', async () => {

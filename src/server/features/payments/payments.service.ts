@@ -246,6 +246,9 @@ export async function getJobPayment(ctx: Ctx, jobId: string): Promise<JobPayment
 
 type Source = 'call' | 'webhook' | 'sync';
 
+/** What settling a payment needs: a request's context, or the reconciler's (no person, the system acts). */
+export type PaymentCtx = Pick<Ctx, 'db' | 'payment' | 'log' | 'user' | 'ipAddress' | 'userAgent'>;
+
 /**
  * Records what the provider says of a payment, forward only: a hold may become captured, released or
  * failed, an invoiced payment released; nothing leaves a final state, and a state already recorded
@@ -253,7 +256,7 @@ type Source = 'call' | 'webhook' | 'sync';
  * Returns the row as it is now, and whether this call changed it.
  */
 async function applyState(
-  ctx: Ctx,
+  ctx: PaymentCtx,
   row: PaymentRow,
   state: PaymentState,
   source: Source,
@@ -291,7 +294,13 @@ async function applyState(
 }
 
 /** A call to the provider that failed: on record and audited; the payment stays as it was unless the provider refused for good. */
-async function recordCallFailure(ctx: Ctx, row: PaymentRow, step: 'capture' | 'release', error: unknown, extra: Record<string, unknown> = {}): Promise<void> {
+async function recordCallFailure(
+  ctx: PaymentCtx,
+  row: PaymentRow,
+  step: 'capture' | 'release',
+  error: unknown,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const message = error instanceof AppError ? (typeof error.detail === 'string' ? `${error.message} (${error.detail})` : error.message) : String(error);
   const isFinal = step === 'capture' && error instanceof PaymentProviderError && !error.isOutcomeUnknown;
   await ctx.db.transaction(async (tx) => {
@@ -320,7 +329,7 @@ async function chargedTotal(db: DbOrTx, jobId: string): Promise<number> {
 }
 
 /** Takes what a completed job was charged from its hold (at most the hold), or notes it as invoiced. */
-async function captureCompletedJob(ctx: Ctx, provider: PaymentProvider, row: PaymentRow, source: Source): Promise<void> {
+async function captureCompletedJob(ctx: PaymentCtx, provider: PaymentProvider, row: PaymentRow, source: Source): Promise<void> {
   const chargedCents = await chargedTotal(ctx.db, row.jobId);
   if (row.status === 'invoiced') {
     if (row.capturedCents !== null) return;
@@ -357,7 +366,13 @@ async function captureCompletedJob(ctx: Ctx, provider: PaymentProvider, row: Pay
   }
 }
 
-async function releaseHeldPayment(ctx: Ctx, provider: PaymentProvider, row: PaymentRow, source: Source, extra: Record<string, unknown> = {}): Promise<void> {
+async function releaseHeldPayment(
+  ctx: PaymentCtx,
+  provider: PaymentProvider,
+  row: PaymentRow,
+  source: Source,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   try {
     const state = await provider.release({ externalId: row.externalId, idempotencyKey: `${row.idempotencyKey}:release` });
     await applyState(ctx, row, { ...state, status: 'released' }, source, extra);
@@ -367,7 +382,7 @@ async function releaseHeldPayment(ctx: Ctx, provider: PaymentProvider, row: Paym
 }
 
 /** The live payment, and its provider when it is still the configured one (a payment is settled with whoever took it). */
-async function findSettleable(ctx: Ctx, jobId: string): Promise<{ row: PaymentRow; provider: PaymentProvider } | null> {
+async function findSettleable(ctx: PaymentCtx, jobId: string): Promise<{ row: PaymentRow; provider: PaymentProvider } | null> {
   const row = await findLivePayment(ctx.db, jobId);
   if (!row || row.status === 'captured') return null;
   if (!ctx.payment || ctx.payment.kind !== row.provider) {
@@ -386,7 +401,7 @@ async function findSettleable(ctx: Ctx, jobId: string): Promise<{ row: PaymentRo
  * After completeJob's transaction has committed: the hold is captured (at most what it holds) for the
  * charges just recorded. A failure is recorded and audited; it never undoes or fails the completion.
  */
-export async function settlePaymentOfCompletedJob(ctx: Ctx, jobId: string): Promise<void> {
+export async function settlePaymentOfCompletedJob(ctx: PaymentCtx, jobId: string): Promise<void> {
   try {
     const found = await findSettleable(ctx, jobId);
     if (found) await captureCompletedJob(ctx, found.provider, found.row, 'call');
@@ -396,7 +411,7 @@ export async function settlePaymentOfCompletedJob(ctx: Ctx, jobId: string): Prom
 }
 
 /** After a job's cancellation has committed: its hold is released (nothing invoiced). Never fails the cancellation. */
-export async function releasePaymentOfCancelledJob(ctx: Ctx, jobId: string): Promise<void> {
+export async function releasePaymentOfCancelledJob(ctx: PaymentCtx, jobId: string): Promise<void> {
   try {
     const found = await findSettleable(ctx, jobId);
     if (!found) return;
@@ -419,16 +434,49 @@ const emptyState: PaymentState = { externalId: null, status: 'pending', amountCe
  */
 export async function syncJobPayment(ctx: Ctx, jobId: string): Promise<JobPayment> {
   const job = await getJobForPayment(ctx, jobId, 'read');
-  const provider = requirePayment(ctx);
-  let row = await findLivePayment(ctx.db, jobId);
+  await reconcileJobPayment(ctx, requirePayment(ctx), job);
+  return getJobPayment(ctx, jobId);
+}
+
+async function reconcileJobPayment(ctx: PaymentCtx, provider: PaymentProvider, job: Pick<PaymentJob, 'id' | 'status'>): Promise<void> {
+  let row = await findLivePayment(ctx.db, job.id);
   if (row?.status === 'held' && row.provider === 'stripe' && row.externalId && provider.kind === 'stripe') {
     row = (await applyState(ctx, row, await provider.retrieve(row.externalId), 'sync')).row;
   }
   if (row && row.status !== 'captured' && (job.status === 'completed' || job.status === 'cancelled')) {
-    if (job.status === 'completed') await settlePaymentOfCompletedJob(ctx, jobId);
-    else await releasePaymentOfCancelledJob(ctx, jobId);
+    if (job.status === 'completed') await settlePaymentOfCompletedJob(ctx, job.id);
+    else await releasePaymentOfCancelledJob(ctx, job.id);
   }
-  return getJobPayment(ctx, jobId);
+}
+
+/**
+ * The reconciler's pass (tasks/payment-reconciler.ts): every payment still held for a job that is
+ * completed or cancelled, and every invoiced one of a completed job not yet noted, is checked with
+ * the provider and settled, as POST .../payment/sync does. Returns how many were looked at.
+ */
+export async function reconcilePayments(ctx: PaymentCtx): Promise<number> {
+  const provider = ctx.payment;
+  if (!provider) return 0;
+  const due = await ctx.db
+    .select({ id: jobs.id, status: jobs.status })
+    .from(payments)
+    .innerJoin(jobs, eq(jobs.id, payments.jobId))
+    .where(
+      and(
+        eq(payments.provider, provider.kind),
+        inArray(jobs.status, ['completed', 'cancelled']),
+        sql`(${payments.status} = 'held' or (${payments.status} = 'invoiced' and (${payments.capturedCents} is null and ${jobs.status} = 'completed' or ${jobs.status} = 'cancelled')))`,
+      ),
+    )
+    .limit(100);
+  for (const job of due) {
+    try {
+      await reconcileJobPayment(ctx, provider, job);
+    } catch (error) {
+      ctx.log.error({ err: error, jobId: job.id }, 'a payment could not be checked with its provider');
+    }
+  }
+  return due.length;
 }
 
 /**
