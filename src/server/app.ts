@@ -14,6 +14,7 @@ import { createFrameworkErrorHandler, securityHeaders } from './lib/security-hea
 import { SessionCache } from './lib/session-cache.ts';
 import { refuseUnstorableText } from './lib/storable-text.ts';
 import { registerWebApp } from './lib/web-app.ts';
+import { createPaymentProvider } from './providers/payment/payment-provider.ts';
 import { createMailboxTransport, createSmtpTransport } from './providers/email/email.ts';
 import { EmailDelivery } from './tasks/email-delivery.ts';
 import { resolveSession } from './features/auth/sessions.service.ts';
@@ -52,8 +53,10 @@ export interface BuildAppOptions {
 }
 
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
-export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const { config } = deps;
+export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const { config } = givenDeps;
+  // Payment as configured unless the caller brought its own (decision 050).
+  const deps: Deps = { ...givenDeps, payment: givenDeps.payment !== undefined ? givenDeps.payment : createPaymentProvider(config.payment) };
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config, options.logStream),
     bodyLimit: config.limits.bodyBytes,

@@ -99,9 +99,39 @@ const envSchema = z.object({
   ICE_TRANSPORT_POLICY: z
     .enum(['all', 'relay'], { message: 'ICE_TRANSPORT_POLICY must be all (any path) or relay (media only through the TURN servers of ICE_SERVERS).' })
     .default('all'),
+  /** Who takes payment (decision 050): unset, nothing is charged and anything that needs payment says it is not configured. */
+  PAYMENT_PROVIDER: z.enum(['stripe', 'invoice'], { message: 'PAYMENT_PROVIDER is either unset, stripe or invoice.' }).optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_\S+$/, 'STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_… or rk_…).')
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\S+$/, 'STRIPE_WEBHOOK_SECRET must be the signing secret of the webhook endpoint (whsec_…).')
+    .optional(),
+  /** Tests and self-hosted proxies only: where the Stripe SDK sends its calls instead of https://api.stripe.com. */
+  STRIPE_API_BASE: z.url({ message: 'STRIPE_API_BASE must be a URL such as http://127.0.0.1:12111.' }).optional(),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
+
+export type PaymentConfig =
+  | { kind: 'invoice' }
+  | {
+      kind: 'stripe';
+      secretKey: string;
+      webhookSecret: string;
+      /** Tests and self-hosted proxies only; null: the SDK's own https://api.stripe.com. */
+      apiBase: string | null;
+    };
+
+function paymentConfig(values: z.output<typeof envSchema>): PaymentConfig | null {
+  if (values.PAYMENT_PROVIDER === 'invoice') return { kind: 'invoice' };
+  if (values.PAYMENT_PROVIDER === 'stripe' && values.STRIPE_SECRET_KEY && values.STRIPE_WEBHOOK_SECRET) {
+    return { kind: 'stripe', secretKey: values.STRIPE_SECRET_KEY, webhookSecret: values.STRIPE_WEBHOOK_SECRET, apiBase: values.STRIPE_API_BASE ?? null };
+  }
+  return null;
+}
 
 /** Parses every environment variable once; the defaults run fully embedded (PGlite in ./data). */
 export function parseConfig(env: Record<string, string | undefined>) {
@@ -129,6 +159,17 @@ export function parseConfig(env: Record<string, string | undefined>) {
   if (values.CONNECTION_IDLE_SECONDS > 0 && values.CONNECTION_IDLE_SECONDS < 2 * values.BODY_IDLE_SECONDS) {
     throw new Error(
       'Invalid configuration: CONNECTION_IDLE_SECONDS must be 0 (off) or at least twice BODY_IDLE_SECONDS, so a stalled upload is answered 408 before its connection is dropped.',
+    );
+  }
+  if (values.PAYMENT_PROVIDER === 'stripe' && (!values.STRIPE_SECRET_KEY || !values.STRIPE_WEBHOOK_SECRET)) {
+    const missing = [values.STRIPE_SECRET_KEY ? null : 'STRIPE_SECRET_KEY', values.STRIPE_WEBHOOK_SECRET ? null : 'STRIPE_WEBHOOK_SECRET'].filter(Boolean);
+    throw new Error(
+      `Invalid configuration: PAYMENT_PROVIDER=stripe needs ${missing.join(' and ')} (the secret key of the Stripe account, and the signing secret of its webhook endpoint for PUBLIC_URL/api/payments/stripe/webhook).`,
+    );
+  }
+  if (values.PAYMENT_PROVIDER !== 'stripe' && (values.STRIPE_SECRET_KEY || values.STRIPE_WEBHOOK_SECRET || values.STRIPE_API_BASE)) {
+    throw new Error(
+      `Invalid configuration: STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_API_BASE are used only with PAYMENT_PROVIDER=stripe (it is ${values.PAYMENT_PROVIDER ?? 'unset'}); set PAYMENT_PROVIDER=stripe or remove them.`,
     );
   }
   const publicUrl = new URL(values.PUBLIC_URL ?? `http://localhost:${values.PORT}`);
@@ -201,6 +242,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     webDistDir: path.resolve(values.WEB_DIST_DIR),
     /** Identity proofing (decision 025): which identity-data provider makes the knowledge-based questions. */
     identity: { developmentProvider: values.IDENTITY_DEV_PROVIDER ?? null, analysisTimeoutMs: values.IDENTITY_ANALYSIS_TIMEOUT_MS },
+    /** Who takes payment (decision 050); null: payment is not configured and nothing is ever charged. */
+    payment: paymentConfig(values),
     /** Options of the media hub (createWeriftSfu): STUN/TURN servers its peers gather candidates from. */
     video: {
       iceServers: values.ICE_SERVERS,

@@ -9,11 +9,13 @@ import { seedDemoAccounts } from './features/system/demo.service.ts';
 import { privateUmask, secureDataDir } from './lib/data-dir.ts';
 import { loadSecretsKey } from './lib/secrets.ts';
 import { localMailboxPath } from './providers/email/email.ts';
+import { createPaymentProvider } from './providers/payment/payment-provider.ts';
 import { createStorage } from './providers/storage/storage.ts';
 import { createRealtime } from './providers/realtime/realtime.ts';
 import { createWeriftSfu } from './providers/video/werift-sfu.ts';
 import { startEmbeddedMaintenance } from './tasks/embedded-maintenance.ts';
 import { startIdentityPurger } from './tasks/identity-purger.ts';
+import { startPaymentReconciler } from './tasks/payment-reconciler.ts';
 
 // Before anything opens a file: whatever this process creates is its own (files 0600, directories 0700).
 process.umask(privateUmask);
@@ -38,11 +40,15 @@ const video = createWeriftSfu({
   iceServers: config.video.iceServers,
   onError: (error) => app.log.warn({ err: error }, 'media hub work failed'),
 });
-const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage, video });
+// Who takes payment (decision 050): Stripe, the company's invoice, or nobody (then nothing is charged).
+const payment = createPaymentProvider(config.payment);
+const app = await buildApp({ db: database.db, dbKind: database.kind, config, realtime, secretsKey, storage, video, payment });
 // ID photos and stated details are deleted when their state's retention ends (decision 025).
 const stopIdentityPurger = startIdentityPurger({ db: database.db, storage, secretsKey, log: app.log });
 // Notaries and administrators are warned 30 days before a commission, certificate, bond or E&O expires (decision 027).
 const stopNotaryExpiryWarner = startNotaryExpiryWarner({ db: database.db, publicUrl: config.publicUrl, log: app.log });
+// Payments a lost answer or webhook left held on a finished job are checked with the provider and settled (decision 050).
+const stopPaymentReconciler = payment ? startPaymentReconciler({ db: database.db, payment, log: app.log }) : () => {};
 // The embedded database has no autovacuum nor checkpointer: a task vacuums and checkpoints it (decision 038).
 const embeddedMaintenance = startEmbeddedMaintenance(database, app.log, config.embeddedVacuumMs);
 
@@ -81,6 +87,7 @@ async function shutDown(signal: string) {
   app.log.info({ signal }, 'shutting down');
   stopIdentityPurger();
   stopNotaryExpiryWarner();
+  stopPaymentReconciler();
   await embeddedMaintenance?.stop();
   await app.close();
   await video.close();
@@ -93,5 +100,8 @@ process.on('SIGTERM', () => void shutDown('SIGTERM'));
 
 await app.listen({ host: config.host, port: config.port });
 const mail = config.email.smtpUrl ? 'mail via SMTP_URL' : `mail kept in the local mailbox at ${localMailboxPath}`;
+const paymentText = payment ? `payment by ${payment.kind}` : 'payment not configured';
 const databaseText = database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}/db` : 'PostgreSQL at DATABASE_URL';
-console.log([``, `Open RON is running at ${config.publicUrl} (${databaseText}, realtime ${realtime.kind}, ${mail}).`, ...banner, ``].join('\n'));
+console.log(
+  [``, `Open RON is running at ${config.publicUrl} (${databaseText}, realtime ${realtime.kind}, ${mail}, ${paymentText}).`, ...banner, ``].join('\n'),
+);

@@ -15,6 +15,7 @@ import { mailRoutes } from './features/mail/mail.routes.ts';
 import { notariesRoutes } from './features/notaries/notaries.routes.ts';
 import { notarizationRoutes, verifyRoutes } from './features/notarization/notarization.routes.ts';
 import { jobChargesRoutes, pricingRoutes } from './features/pricing/pricing.routes.ts';
+import { jobPaymentRoutes, paymentsRoutes } from './features/payments/payments.routes.ts';
 import { notificationsRoutes } from './features/notifications/notifications.routes.ts';
 import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { signingRoutes } from './features/signing/signing.routes.ts';
@@ -48,6 +49,8 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/jobs', routes: recordingPlaybackRoutes },
   { prefix: '/api/jobs', routes: identityJobRoutes },
   { prefix: '/api/jobs', routes: jobChargesRoutes },
+  { prefix: '/api/jobs', routes: jobPaymentRoutes },
+  { prefix: '/api/payments', routes: paymentsRoutes },
   { prefix: '/api/notifications', routes: notificationsRoutes },
   { prefix: '/api/verify', routes: verifyRoutes },
   { prefix: '/api/invites', routes: invitesRoutes },

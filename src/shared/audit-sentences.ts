@@ -64,6 +64,18 @@ function describePriceItem(data: Record<string, unknown>): string {
   return facts ? `“${label}” (${facts})` : `“${label}”`;
 }
 
+/** "$39.00" from an amount in cents an event recorded, or null. */
+function readCents(data: Record<string, unknown>, key: string): string | null {
+  const value = data[key];
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? formatCents(value) : null;
+}
+
+/** " (reported by Stripe)" when the payment's state came from the provider rather than from a call of ours. */
+function paymentSource(data: Record<string, unknown>): string {
+  const source = readText(data, 'source');
+  return source === 'webhook' ? ' (reported by Stripe)' : source === 'sync' ? ' (found when the payment was checked with Stripe)' : '';
+}
+
 function readCount(data: Record<string, unknown>, key: string): number | null {
   const value = data[key];
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
@@ -542,6 +554,44 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     const companies = readCount(data, 'companies') ?? 0;
     const charges = readCount(data, 'charges') ?? 0;
     return `${actor} gathered ${plural(charges, 'charge')} of ${period && /^\d{4}-\d{2}$/.test(period) ? formatPeriod(period) : 'a month'} onto the draft invoices of ${plural(companies, 'company', 'companies')}.`;
+  },
+  'payment.held': ({ actor, data }) => {
+    const amount = readCents(data, 'amountCents');
+    if (readText(data, 'provider') === 'invoice') {
+      return `${actor} chose to pay through ${readText(data, 'companyName') ?? 'the title company'}’s invoice${amount ? ` (${amount} estimated)` : ''}.`;
+    }
+    return `${actor} had ${amount ?? 'the estimated charges'} held on a card until the notarization completes.`;
+  },
+  'payment.captured': ({ data }) => {
+    const amount = readCents(data, 'capturedCents');
+    const charged = readCount(data, 'chargedCents');
+    const captured = readCount(data, 'capturedCents');
+    const shortfall = charged !== null && captured !== null && charged > captured ? formatCents(charged - captured) : null;
+    const what =
+      readText(data, 'provider') === 'invoice'
+        ? `${amount ?? 'The charges'} will go on ${readText(data, 'companyName') ?? 'the title company'}’s next invoice`
+        : `${amount ?? 'The charges'} ${amount ? 'was' : 'were'} captured from the card held for this job${shortfall ? `; ${shortfall} of the charges was more than the card held and was not collected` : ''}`;
+    return `${what}${paymentSource(data)}.`;
+  },
+  'payment.released': ({ data }) => {
+    const amount = readCents(data, 'amountCents');
+    const what =
+      readText(data, 'provider') === 'invoice'
+        ? 'Nothing will be invoiced for this job'
+        : `The ${amount ? `${amount} ` : ''}hold on the card was released; nothing was charged`;
+    return `${what}${paymentSource(data)}.`;
+  },
+  'payment.failed': ({ data }) => {
+    const amount = readCents(data, 'amountCents');
+    const step = readText(data, 'step');
+    const what =
+      step === 'capture'
+        ? `Capturing ${amount ?? 'the charges'} from the card held for this job failed`
+        : step === 'release'
+          ? 'Releasing the hold on the card failed'
+          : `Holding ${amount ?? 'the estimated charges'} on a card failed`;
+    const reason = readText(data, 'message');
+    return `${what}${paymentSource(data)}${reason ? `: ${reason.replace(/[.!]+$/, '')}` : ''}.`;
   },
   'mail.read': ({ actor, data }) => {
     const page = readCount(data, 'page');

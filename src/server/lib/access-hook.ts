@@ -51,6 +51,7 @@ export function createAccessHook(deps: Deps, sessionCache: SessionCache, resolve
       secretsKey: deps.secretsKey,
       storage: deps.storage,
       ...(deps.video ? { video: deps.video } : {}),
+      payment: deps.payment ?? null,
       ipAddress: request.ip,
       userAgent: request.headers['user-agent'] ?? null,
       requestId: request.id,

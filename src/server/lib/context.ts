@@ -3,6 +3,7 @@ import type { SessionUser } from '#shared/auth.ts';
 import type { Role } from '#shared/roles.ts';
 import type { Config } from '#server/config.ts';
 import type { Db, DbOrTx } from '#server/db/client.ts';
+import type { PaymentProvider } from '#server/providers/payment/payment-provider.ts';
 import type { RealtimeProvider } from '#server/providers/realtime/realtime.ts';
 import type { StorageProvider } from '#server/providers/storage/storage.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
@@ -18,6 +19,8 @@ export interface Deps {
   storage: StorageProvider;
   /** The media hub on this instance, when it runs here (rooms are named by session id). */
   video?: VideoProvider;
+  /** Who takes payment (decision 050); null: not configured. Left out, buildApp makes it from config.payment. */
+  payment?: PaymentProvider | null;
 }
 
 /** Who is asking, from where, with what: passed to every service call. */
@@ -36,6 +39,8 @@ export interface Ctx {
   secretsKey: Buffer;
   storage: StorageProvider;
   video?: VideoProvider;
+  /** Who takes payment; null: payment is not configured, and nothing is ever charged. */
+  payment: PaymentProvider | null;
   ipAddress: string;
   userAgent: string | null;
   requestId: string;

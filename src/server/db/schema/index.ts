@@ -12,3 +12,4 @@ export * from './identity.ts';
 export * from './journal.ts';
 export * from './availability.ts';
 export * from './pricing.ts';
+export * from './payments.ts';

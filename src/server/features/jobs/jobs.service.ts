@@ -28,6 +28,7 @@ import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
+import { releasePaymentOfCancelledJob } from '#server/features/payments/payments.service.ts';
 import { leaveOpenSessions } from '#server/features/video/lobby/session-membership.ts';
 import { announceAccessChange } from './access-change.ts';
 import { findCompanyIdOf, getJobAccess, requirePermission, type JobAccess, type JobRow } from './job-access.ts';
@@ -358,7 +359,7 @@ function allJobs(ctx: Ctx, userId: string, jobFilters: SQL[]) {
 
 /** Edits a job and moves it along the state machine; a stale version answers 412, an illegal move 409. */
 export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof updateJobInputSchema>): Promise<Job> {
-  await ctx.db.transaction(async (tx) => {
+  const movedTo = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canEdit');
@@ -404,9 +405,12 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
         data: { ...details, scheduledAt: details.scheduledAt === undefined ? undefined : (details.scheduledAt?.toISOString() ?? null) },
       });
     }
+    return changes.status ?? null;
   });
   // An open signing workspace learns at once that the session started (or anything else changed).
   await publishJobChange(ctx, jobId, { type: 'job.changed' });
+  // The cancellation committed, a card hold is let go (decision 050); a failure is recorded, never the cancellation's.
+  if (movedTo === 'cancelled') await releasePaymentOfCancelledJob(ctx, jobId);
   return getJob(ctx, jobId);
 }
 
@@ -539,7 +543,8 @@ export async function assertStatusMove(tx: DbOrTx, access: JobAccess, to: JobSta
 
 /**
  * Moves a job to another status inside the caller's transaction (access read with forUpdate), by the
- * rules of assertStatusMove, with its audit event. The caller publishes the change after commit.
+ * rules of assertStatusMove, with its audit event. The caller publishes the change after commit, and
+ * after a move to 'cancelled' releases the job's payment (releasePaymentOfCancelledJob), as updateJob does.
  */
 export async function moveJobStatus(txCtx: Ctx, access: JobAccess, to: JobStatus, reason: string | null): Promise<void> {
   const { job } = access;

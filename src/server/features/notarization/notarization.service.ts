@@ -21,6 +21,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound } from '#server/lib/errors.ts';
 import { findNotarialFeePerAct, recordJobCharges } from '#server/features/pricing/job-charges.service.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { settlePaymentOfCompletedJob } from '#server/features/payments/payments.service.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { queueJobCompletedMail } from '#server/features/jobs/job-mail.ts';
@@ -324,6 +325,9 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     return inserted;
   });
   await publishJobChange(ctx, jobId, { type: 'job.changed' });
+  // Only now, the completion committed, is the held amount captured for the charges just recorded
+  // (decision 050): no call to a payment provider inside a transaction, and a failure never undoes the act.
+  await settlePaymentOfCompletedJob(ctx, jobId);
   return { items: rows.map(({ row, name }) => toNotarized(row, name)) };
 }
 

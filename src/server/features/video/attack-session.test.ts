@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signalCloseCodes } from '#shared/video-signaling.ts';
 import { auditEvents, recordingSegments, recordings, videoSessions } from '#server/db/schema/index.ts';
+import type * as JobAccessModule from '#server/features/jobs/job-access.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import { eventually, launchMediaBrowser } from '#test/chromium-participant.ts';
 import { type TestApp, type TestUser } from '#test/create-test-app.ts';
@@ -10,7 +11,6 @@ import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { connectNodeSignal, connectWithHello, openSignalPage, sessionTokenOf, type NodeSignal } from '#test/signal-client.ts';
 import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
 import { liveSessionsOf } from './signaling/live-sessions.ts';
-import type * as JobAccessModule from '#server/features/jobs/job-access.ts';
 
 /**
  * The live session attacked: other roles and other jobs on every /api/video route and the
