@@ -89,6 +89,20 @@ export type InvoiceListQuery = z.infer<typeof invoiceListQuerySchema>;
 
 export const companyInvoicesQuerySchema = z.object({ page: pageQuery });
 
+/** GET /api/billing/companies/{id}/invoices: a page of one company's invoices, and what it owes. */
+export const companyInvoicesSchema = z.object({
+  company: z.object({ id: z.string(), name: z.string() }),
+  items: z.array(invoiceSummarySchema),
+  count: z.number().int(),
+  totalCents: z.number().int(),
+  owedCents: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+});
+
+/** GET /api/billing/company: the companies whose title staff the signed-in person is. */
+export const ownBillingCompaniesSchema = z.object({ companies: z.array(z.object({ id: z.string(), name: z.string() })) });
+
 /** One charge line on an invoice, under its job. */
 export const invoiceLineSchema = z.object({
   label: z.string(),

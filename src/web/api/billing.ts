@@ -1,6 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import { z } from 'zod';
-import { invoiceDetailSchema, invoiceListSchema, invoiceSummarySchema, type InvoiceFilter } from '#shared/billing.ts';
+import { companyInvoicesSchema, invoiceDetailSchema, invoiceListSchema, ownBillingCompaniesSchema, type InvoiceFilter } from '#shared/billing.ts';
 import { api } from '#web/lib/api.ts';
 import { toQueryString } from '#web/lib/query-string.ts';
 
@@ -22,16 +21,6 @@ export function invoiceListQueryOptions(status: InvoiceFilter, q: string, page: 
     retry: false,
   });
 }
-
-export const companyInvoicesSchema = z.object({
-  company: z.object({ id: z.string(), name: z.string() }),
-  items: z.array(invoiceSummarySchema),
-  count: z.number().int(),
-  totalCents: z.number().int(),
-  owedCents: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-});
 
 /** GET /api/billing/companies/{id}/invoices: billing staff, or the company's own title staff. */
 export function companyInvoicesQueryOptions(companyId: string, page: number) {
@@ -56,7 +45,7 @@ export function invoiceQueryOptions(invoiceId: string, page: number) {
 export function ownBillingCompaniesQueryOptions() {
   return queryOptions({
     queryKey: billingKeys.own(),
-    queryFn: () => api.get('/api/billing/company', z.object({ companies: z.array(z.object({ id: z.string(), name: z.string() })) })),
+    queryFn: () => api.get('/api/billing/company', ownBillingCompaniesSchema),
     retry: false,
   });
 }

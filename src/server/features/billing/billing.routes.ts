@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   companyInvoicesQuerySchema,
+  companyInvoicesSchema,
+  ownBillingCompaniesSchema,
   generateInvoicesInputSchema,
   generateInvoicesResultSchema,
   invoiceDetailSchema,
   invoiceListQuerySchema,
   invoiceListSchema,
-  invoiceSummarySchema,
   markInvoicePaidInputSchema,
   voidInvoiceInputSchema,
 } from '#shared/billing.ts';
@@ -32,17 +32,6 @@ const invoiceReaders = [...billingStaff, 'title'] as const;
 
 const invoiceParams = idParams('Invoice');
 const companyParams = idParams('Title company');
-const companyInvoicesSchema = z.object({
-  company: z.object({ id: z.string(), name: z.string() }),
-  items: z.array(invoiceSummarySchema),
-  count: z.number().int(),
-  totalCents: z.number().int(),
-  owedCents: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-});
-const ownCompaniesSchema = z.object({ companies: z.array(z.object({ id: z.string(), name: z.string() })) });
-
 /** Invoices, under /api/billing (decision 049). */
 export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -100,7 +89,7 @@ export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => listCompanyInvoices(request.ctx, request.params.id, request.query.page),
   );
-  app.get('/company', { config: { access: ['title'] }, schema: { response: { 200: ownCompaniesSchema } } }, async (request) =>
+  app.get('/company', { config: { access: ['title'] }, schema: { response: { 200: ownBillingCompaniesSchema } } }, async (request) =>
     findOwnBillingCompany(request.ctx),
   );
 };
