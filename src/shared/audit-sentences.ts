@@ -229,7 +229,7 @@ function describeStatusChange({ actor, data }: Facts): string {
   if (to === 'in_session') what = 'started the session';
   else if (from === 'in_session' && to === 'ready') what = 'paused the session';
   else if (to === 'completed') what = 'completed the job';
-  else if (to === 'cancelled') what = 'cancelled the job';
+  else if (to === 'cancelled') what = data.noShow === true ? 'cancelled the job as a no-show: nobody came to the session' : 'cancelled the job';
   else if (from && to) what = `moved the job from ${jobStatusLabels[from]} to ${jobStatusLabels[to]}`;
   else if (to) what = `moved the job to ${jobStatusLabels[to]}`;
   else what = 'changed the job’s status';

@@ -205,9 +205,12 @@ export const updateJobInputSchema = z
     scheduledAt: scheduledAtSchema,
     status: jobStatusSchema.optional(),
     reason: reasonSchema.optional(),
+    /** With status cancelled: nobody came to the scheduled session, and the no-show fee of the prices applies (decision 049). */
+    noShow: z.boolean({ message: 'noShow is true or false.' }).optional(),
     version: z.number().int().min(1, { message: 'Send the version of the job you edited.' }),
   })
-  .refine((value) => Object.keys(value).some((key) => key !== 'version' && key !== 'reason'), { message: 'Nothing to change.' });
+  .refine((value) => !value.noShow || value.status === 'cancelled', { message: 'Only a cancellation can be a no-show.', path: ['noShow'] })
+  .refine((value) => Object.keys(value).some((key) => key !== 'version' && key !== 'reason' && key !== 'noShow'), { message: 'Nothing to change.' });
 export type UpdateJobInput = z.input<typeof updateJobInputSchema>;
 
 export const participantSchema = z.object({

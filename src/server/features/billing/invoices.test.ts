@@ -4,10 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import type { Role } from '#shared/roles.ts';
 import { auditEvents, invoices, jobCharges, jobs } from '#server/db/schema/index.ts';
 import { createCompanyKit, type TestCompany } from '#test/company-fixtures.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createJobKit, uniqueEmail } from '#test/job-fixtures.ts';
 
 let t: TestApp;
 let kit: ReturnType<typeof createCompanyKit>;
@@ -343,6 +345,51 @@ describe('a completing job', () => {
           .where(inArray(jobCharges.jobId, [job!.id]))
       )[0]?.invoiceId,
     ).toBe(draft?.id);
+    await t.db.delete(priceItems);
+  });
+});
+
+describe('a no-show', () => {
+  it('charges the no-show price once when a waiting job is cancelled as a no-show, onto the company’s draft; a plain cancellation charges nothing', async () => {
+    const jobKit = createJobKit(t);
+    const { priceItems } = await import('#server/db/schema/index.ts');
+    await t.db.delete(priceItems);
+    await t.db.insert(priceItems).values([
+      { key: 'no_show', label: 'No-show fee', amountCents: 3500, unit: 'job', feeKind: 'platform', position: 0 },
+      { key: 'platform', label: 'Platform fee', amountCents: 1000, unit: 'job', feeKind: 'platform', position: 1 },
+    ]);
+    const waitingJob = async () => {
+      const job = await jobKit.createJob(acme.staff, { signers: [{ name: 'Sam Signer', email: uniqueEmail('sam') }] });
+      await jobKit.uploadPdf(acme.staff, job.id);
+      return jobKit.moveJob(acme.staff, job.id, ['ready']);
+    };
+    const plain = await waitingJob();
+    await kit.expectStatus(kit.call(acme.staff, 'PATCH', `/api/jobs/${plain.id}`, { status: 'cancelled', version: plain.version }), 200);
+    expect(await t.db.select().from(jobCharges).where(eq(jobCharges.jobId, plain.id))).toEqual([]);
+
+    const missed = await waitingJob();
+    const refused = await kit.call(acme.staff, 'PATCH', `/api/jobs/${missed.id}`, { noShow: true, version: missed.version });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toBe('Only a cancellation can be a no-show.');
+    await kit.expectStatus(kit.call(acme.staff, 'PATCH', `/api/jobs/${missed.id}`, { status: 'cancelled', noShow: true, version: missed.version }), 200);
+    const lines = await t.db.select().from(jobCharges).where(eq(jobCharges.jobId, missed.id));
+    expect(lines).toMatchObject([{ key: 'no_show', label: 'No-show fee', quantity: 1, unitAmountCents: 3500, amountCents: 3500, feeKind: 'platform' }]);
+    expect(await draftOf(acme.id)).toMatchObject({ totalCents: 3500, jobCount: 1 });
+    const charges = (await kit.call(acme.staff, 'GET', `/api/jobs/${missed.id}/charges`)).json();
+    expect(charges).toMatchObject({ totalCents: 3500, items: [{ key: 'no_show' }] });
+    const trail = (await kit.call(people.admin, 'GET', `/api/jobs/${missed.id}/audit`)).json() as { events: Array<{ action: string; data: unknown }> };
+    expect(trail.events.filter((event) => event.action === 'job.status_changed').map((event) => event.data)).toContainEqual(
+      expect.objectContaining({ to: 'cancelled', noShow: true }),
+    );
+    expect(describeAuditEvent({ action: 'job.status_changed', actorName: 'Tess Title', data: { from: 'ready', to: 'cancelled', noShow: true } })).toBe(
+      'Tess Title cancelled the job as a no-show: nobody came to the session.',
+    );
+    // A draft cannot be a no-show: nobody was waited for.
+    const draft = await jobKit.createJob(acme.staff, {});
+    const early = await kit.call(acme.staff, 'PATCH', `/api/jobs/${draft.id}`, { status: 'cancelled', noShow: true, version: draft.version });
+    expect(early.statusCode).toBe(409);
+    expect(early.json().message).toBe('Only a job waiting for its session can be cancelled as a no-show.');
+    expect(await t.db.select().from(jobCharges).where(eq(jobCharges.jobId, draft.id))).toEqual([]);
     await t.db.delete(priceItems);
   });
 });

@@ -25,6 +25,7 @@ import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors
 import { queueEmail } from '#server/lib/outbox.ts';
 import { mailTemplates } from '#server/features/mail/templates.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { recordNoShowCharge } from '#server/features/pricing/job-charges.service.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
@@ -389,8 +390,19 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
       .update(jobs)
       .set({ ...changes, version: job.version + 1, updatedAt: new Date() })
       .where(eq(jobs.id, jobId));
+    if (input.noShow && changes.status !== 'cancelled') throw conflict('Only a cancellation can be a no-show, and this job is cancelled already.');
+    if (input.noShow && job.status !== 'ready' && job.status !== 'scheduled') {
+      throw conflict('Only a job waiting for its session can be cancelled as a no-show.');
+    }
     if (changes.status) {
-      await appendAuditEvent(txCtx, { jobId, action: 'job.status_changed', data: { from: job.status, to: changes.status, reason: input.reason ?? null } });
+      const noShow = changes.status === 'cancelled' && input.noShow === true;
+      await appendAuditEvent(txCtx, {
+        jobId,
+        action: 'job.status_changed',
+        data: { from: job.status, to: changes.status, reason: input.reason ?? null, ...(noShow ? { noShow } : {}) },
+      });
+      // Nobody came: the no-show fee of the prices, if they have one, is charged now (decision 049).
+      if (noShow) await recordNoShowCharge(txCtx, { id: jobId, companyId: job.companyId });
     }
     // The notary learns their job is ready, unless they made it ready themselves.
     if (changes.status === 'ready' && job.notaryId && job.notaryId !== access.userId) {

@@ -184,6 +184,11 @@ export async function releasePaymentOfCancelledJob(ctx: PaymentCtx, jobId: strin
   try {
     const found = await findSettleable(ctx, jobId);
     if (!found) return;
+    // A no-show fee was charged (decision 049): it is taken from the hold like a completed job's charges.
+    if ((await chargedTotal(ctx.db, jobId)) > 0) {
+      await captureCompletedJob(ctx, found.provider, found.row, 'call');
+      return;
+    }
     if (found.row.status === 'invoiced') {
       await applyState(ctx, found.row, { ...emptyState, status: 'released' }, 'call');
       return;

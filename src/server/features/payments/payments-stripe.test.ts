@@ -257,6 +257,22 @@ describe('release on cancel', () => {
     expect((await kit.paymentSentences(job.id)).at(-1)).toBe('The $39.00 hold on the card was released; nothing was charged.');
   });
 
+  it('takes the no-show fee from the hold when the job is cancelled as a no-show, and releases the rest', async () => {
+    await t.db.insert(priceItems).values({ key: 'no_show', label: 'No-show fee', amountCents: 2000, unit: 'job', feeKind: 'platform', position: 99 });
+    try {
+      const { job, intentId } = await heldJob();
+      const current = await kit.jobs.moveJob(kit.company.staff, job.id, ['ready']);
+      const res = await kit.jobs.call(kit.company.staff, 'PATCH', `/api/jobs/${job.id}`, { status: 'cancelled', noShow: true, version: current.version });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(stripe.intents.get(intentId)).toMatchObject({ status: 'succeeded', amount_received: 2000 });
+      expect(stripe.capturesDone(intentId)).toBe(1);
+      expect((await kit.rowsOf(job.id))[0]).toMatchObject({ status: 'captured', capturedCents: 2000 });
+      expect(await kit.paymentSentences(job.id)).toContain('$20.00 was captured from the card held for this job.');
+    } finally {
+      await t.db.delete(priceItems).where(eq(priceItems.key, 'no_show'));
+    }
+  });
+
   it('keeps the cancellation when Stripe does not answer, and releases the hold when the payment is checked later', async () => {
     const { job, intentId } = await heldJob();
     stripe.dropAnswers('cancel', 10);

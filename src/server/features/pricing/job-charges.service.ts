@@ -72,6 +72,45 @@ export async function recordJobCharges(
   return items;
 }
 
+/** The key of the price a job cancelled as a no-show is charged, once per job, when the prices have one. */
+export const noShowPriceKey = 'no_show';
+
+/**
+ * A job cancelled because nobody came to its session: one line of the `no_show` price (the company's
+ * own amount where it has one, else the default), in the cancelling transaction, onto the company's
+ * draft at once. Nothing when the prices have no such item. The line, or null.
+ */
+export async function recordNoShowCharge(
+  ctx: Pick<Ctx, 'user' | 'ipAddress' | 'userAgent'> & { db: DbOrTx },
+  job: { id: string; companyId: string | null },
+): Promise<JobCharge | null> {
+  const prices = mergePrices(await defaultRows(ctx.db), job.companyId ? await companyRows(ctx.db, job.companyId) : []);
+  const price = prices.find((item) => item.key === noShowPriceKey);
+  if (!price) return null;
+  const [row] = await ctx.db
+    .insert(jobCharges)
+    .values({
+      jobId: job.id,
+      companyId: job.companyId,
+      key: price.key,
+      label: price.label,
+      unit: 'job',
+      feeKind: price.feeKind,
+      quantity: 1,
+      unitAmountCents: price.amountCents,
+      amountCents: price.amountCents,
+      priceSource: price.source,
+      position: 0,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) return null;
+  const item = toCharge(row);
+  await appendAuditEvent(ctx, { jobId: job.id, action: 'job.charged', data: { ...sumCharges([item]), lineCount: 1, companyId: job.companyId, noShow: true } });
+  await gatherJobCharges(ctx.db, job);
+  return item;
+}
+
 /**
  * GET /api/jobs/{id}/charges: administrators, billing and finance read any job's; a title company's
  * staff read their own company's jobs'. Agents, notaries and participants are refused (404).

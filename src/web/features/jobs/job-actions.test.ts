@@ -183,4 +183,15 @@ describe('the job page offers each role one primary action and only the moves th
     expect(plan.secondary.map(labelOf)).not.toContain(notifyNotary);
     expect(labelOf(plan.primary)).toBe(workspace);
   });
+
+  it('offers a cancellation as a no-show, last, once a waiting job’s session time has passed, and not before', () => {
+    const at = '2026-11-27T15:00:00Z';
+    const job = jobAs('title company', 'scheduled', { scheduledAt: at });
+    const before = planJobActions(job, { id: 'title-1', sessionStep: null }, Date.parse(at) - 60_000);
+    expect(before.secondary.map(labelOf)).not.toContain('Cancel as a no-show');
+    const after = planJobActions(job, { id: 'title-1', sessionStep: null }, Date.parse(at) + 15 * 60_000);
+    expect(after.secondary.map(labelOf).slice(-2)).toEqual(['Cancel job', 'Cancel as a no-show']);
+    const signerView = planJobActions(jobAs('signer', 'scheduled', { scheduledAt: at }), { id: 'p1', sessionStep: null }, Date.parse(at) + 60_000);
+    expect(signerView.secondary.map(labelOf)).not.toContain('Cancel as a no-show');
+  });
 });

@@ -7,7 +7,7 @@ import type { SessionStep } from '#shared/session-steps.ts';
  * a role is offered only what the server would accept; this module only orders and names them.
  */
 export type JobAction =
-  | { kind: 'transition'; to: JobStatus; label: string; blocker: string | null; isDestructive: boolean }
+  | { kind: 'transition'; to: JobStatus; label: string; blocker: string | null; isDestructive: boolean; isNoShow?: boolean }
   | { kind: 'workspace'; label: string; href: string }
   | { kind: 'session'; label: string; href: string; sentence: string }
   | { kind: 'notify-participants'; label: string }
@@ -75,8 +75,13 @@ function toWorkspace(job: JobFacts): JobAction {
  * may make now (not blocked by a missing signer, document, notary or date); otherwise the signing
  * workspace, where the signing and the sealed output are seen. A cancelled job offers nothing.
  */
-export function planJobActions(job: JobFacts, viewer: JobViewer): JobActionPlan {
+export function planJobActions(job: JobFacts, viewer: JobViewer, now = Date.now()): JobActionPlan {
   const transitions = job.allowedTransitions.filter((to) => to !== 'in_session').map((to) => toTransition(job, to));
+  // A session whose time has passed with the job still waiting: nobody came, and it may be cancelled as a no-show (its fee charged).
+  const isPastItsTime = job.scheduledAt !== null && Date.parse(job.scheduledAt) < now && (job.status === 'scheduled' || job.status === 'ready');
+  if (isPastItsTime && job.allowedTransitions.includes('cancelled')) {
+    transitions.push({ kind: 'transition', to: 'cancelled', label: 'Cancel as a no-show', blocker: null, isDestructive: true, isNoShow: true });
+  }
   const forward = forwardMoves[job.status]
     .map((to) => transitions.find((action) => action.kind === 'transition' && action.to === to))
     .filter((action): action is JobAction => action !== undefined);

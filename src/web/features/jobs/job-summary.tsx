@@ -21,6 +21,7 @@ export function JobSummary({ job, viewer, areActionsKnown = true }: { job: Job; 
   const { error, notice, run, setError } = useActionStatus();
   const { dialog, ask } = useConfirmDialog();
   const transition = useJobMutation((status: JobStatus) => api.patch(`/api/jobs/${job.id}`, { status, version: job.version }, jobSchema));
+  const cancelNoShow = useJobMutation(() => api.patch(`/api/jobs/${job.id}`, { status: 'cancelled', noShow: true, version: job.version }, jobSchema));
   const replaceNotary = useJobMutation((notaryId: string | null) => api.post(`/api/jobs/${job.id}/replace-notary`, { notaryId }, jobSchema));
   const notify = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify`));
   const notifyNotary = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify-ready-for-notary`));
@@ -32,6 +33,17 @@ export function JobSummary({ job, viewer, areActionsKnown = true }: { job: Job; 
     if (action.kind === 'transition') {
       // A move the server would refuse now says why at once, without asking it.
       if (action.blocker) return setError(action.blocker);
+      if (action.isNoShow) {
+        const question = {
+          title: 'Cancel this job as a no-show? This cannot be undone.',
+          description: `Nobody came to the session${job.scheduledAt ? ` of ${formatDateTime(job.scheduledAt)}` : ''}. The no-show fee of the prices, if they have one, is charged${job.companyName ? ` to ${job.companyName}` : ''}.`,
+          confirmLabel: 'Cancel as a no-show',
+          cancelLabel: 'Keep the job',
+          confirmTone: 'danger' as const,
+        };
+        if ((await ask(question)) === null) return;
+        return run(() => cancelNoShow.mutateAsync(undefined), 'The job is cancelled as a no-show.');
+      }
       if (
         action.to === 'cancelled' &&
         (await ask({ title: 'Cancel this job? This cannot be undone.', confirmLabel: 'Cancel job', cancelLabel: 'Keep the job' })) === null
@@ -103,7 +115,12 @@ export function JobSummary({ job, viewer, areActionsKnown = true }: { job: Job; 
           {plan.secondary.length > 0 ? (
             <div className="actions secondary-actions">
               {plan.secondary.map((action) => (
-                <ActionControl key={action.kind === 'transition' ? action.to : action.kind} action={action} isPrimary={false} onPerform={perform} />
+                <ActionControl
+                  key={action.kind === 'transition' ? `${action.to}${action.isNoShow ? '-no-show' : ''}` : action.kind}
+                  action={action}
+                  isPrimary={false}
+                  onPerform={perform}
+                />
               ))}
             </div>
           ) : null}
