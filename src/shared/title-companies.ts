@@ -59,6 +59,8 @@ export const updateTitleCompanyInputSchema = z
     phone: companyFields.phone,
     contactEmail: companyFields.contactEmail,
     defaultNotaryId: z.uuid({ message: 'Choose a notary.' }).nullable().optional(),
+    /** Whether the company's agents see prices, charges and invoices (decision 049). */
+    agentsSeePrices: z.boolean({ message: 'agentsSeePrices is true or false.' }).optional(),
   })
   .refine((value) => Object.values(value).some((field) => field !== undefined), { message: 'Nothing to change.' });
 export type UpdateTitleCompanyInput = z.input<typeof updateTitleCompanyInputSchema>;
@@ -73,6 +75,7 @@ export const titleCompanySchema = z.object({
   phone: z.string().nullable(),
   contactEmail: z.string().nullable(),
   defaultNotary: notaryOptionSchema.nullable(),
+  agentsSeePrices: z.boolean(),
   /** Active title staff and agents. */
   memberCount: z.number().int(),
   createdAt: z.string(),

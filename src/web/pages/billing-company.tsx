@@ -79,7 +79,12 @@ function OwnCompanyBilling() {
       <h1>Title company billing</h1>
       <FormAlert message={own.error?.message ?? null} />
       {own.isPending ? <p role="status">Loading your companies…</p> : null}
-      {own.data && companies.length === 0 ? <p className="empty">You are not on the staff of a title company, so there are no invoices to show.</p> : null}
+      {own.data && companies.length === 0 ? (
+        <p className="empty">
+          No invoices to show: your title company shows its prices and invoices to its title staff, and to its agents only when its staff allow it on the
+          company’s page.
+        </p>
+      ) : null}
       {companies.length > 1 ? (
         <ul className="choice-list" aria-label="Your title companies">
           {companies.map((company) => (
@@ -101,14 +106,14 @@ export default function BillingCompanyPage() {
   const { companyId } = useParams();
   if (!user) return <Navigate to={`/login?next=${encodeURIComponent(location.pathname)}`} replace />;
   const isStaff = hasAnyRole(user, ['admin', 'billing', 'finance']);
-  const isCompanyStaff = hasAnyRole(user, ['title']);
+  const isCompanyStaff = hasAnyRole(user, ['title', 'title_agent']);
   return (
     <DashboardLayout user={user} task="Title company billing">
       {!isStaff && !isCompanyStaff ? (
         <>
           <h1>Title company billing</h1>
           <p className="alert error" role="alert">
-            Only a title company’s staff and the platform’s billing staff see invoices.
+            Only a title company’s own people and the platform’s billing staff see invoices.
           </p>
         </>
       ) : companyId ? (

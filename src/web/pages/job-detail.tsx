@@ -64,7 +64,9 @@ export default function JobDetailPage() {
           {/* A sealed job offers its signed outputs first; the documents below are then the unsigned originals. */}
           {job.data.status === 'completed' ? <NotarizedDocuments jobId={job.data.id} /> : null}
           {job.data.status === 'completed' && job.data.notaryId === user.id ? <JournalDraftsPanel jobId={job.data.id} /> : null}
-          {job.data.status === 'completed' && hasAnyRole(user, ['admin', 'billing', 'finance', 'title']) ? <JobChargesCard jobId={job.data.id} /> : null}
+          {job.data.status === 'completed' && hasAnyRole(user, ['admin', 'billing', 'finance', 'title', 'title_agent']) ? (
+            <JobChargesCard jobId={job.data.id} />
+          ) : null}
           {mayWatch && (recordings.data?.recordings.length ?? 0) > 0 ? (
             <p>
               <Link className="button" style={{ minHeight: 44 }} to={paths.jobRecording(job.data.id)}>

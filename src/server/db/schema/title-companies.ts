@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
 
 export const titleCompanies = pgTable(
@@ -29,6 +29,8 @@ export const titleCompanies = pgTable(
     closedBy: uuid('closed_by').references(() => users.id, { onDelete: 'set null' }),
     /** The notary a new job of the company gets when its creator names none. */
     defaultNotaryId: uuid('default_notary_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Whether the company's agents see the prices its jobs are charged and its invoices (decision 049); its title staff always do. */
+    agentsSeePrices: boolean('agents_see_prices').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [

@@ -27,8 +27,8 @@ import {
   voidInvoice,
 } from './invoices.service.ts';
 
-/** Who reads invoices: billing staff every company's, a company's own title staff theirs (checked by the service). */
-const invoiceReaders = [...billingStaff, 'title'] as const;
+/** Who reads invoices: billing staff every company's, a company's own title staff theirs, and its agents when it lets them (checked by the service). */
+const invoiceReaders = [...billingStaff, 'title', 'title_agent'] as const;
 
 const invoiceParams = idParams('Invoice');
 const companyParams = idParams('Title company');
@@ -89,7 +89,7 @@ export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => listCompanyInvoices(request.ctx, request.params.id, request.query.page),
   );
-  app.get('/company', { config: { access: ['title'] }, schema: { response: { 200: ownBillingCompaniesSchema } } }, async (request) =>
+  app.get('/company', { config: { access: ['title', 'title_agent'] }, schema: { response: { 200: ownBillingCompaniesSchema } } }, async (request) =>
     findOwnBillingCompany(request.ctx),
   );
 };

@@ -52,22 +52,26 @@ function toSummary(row: InvoiceRow, companyName: string): InvoiceSummary {
   };
 }
 
-/** Whether the person is a `title` member (staff, not an agent) of the company. */
-async function isCompanyStaff(db: DbOrTx, companyId: string, userId: string): Promise<boolean> {
+/**
+ * Whether the person sees the company's prices, charges and invoices as one of its own: its `title`
+ * staff always, its agents when the company lets them (`agents_see_prices`, decision 049).
+ */
+export async function seesCompanyPrices(db: DbOrTx, companyId: string, userId: string): Promise<boolean> {
   const [row] = await db
-    .select({ userId: titleCompanyMembers.userId })
+    .select({ role: titleCompanyMembers.role, agentsSeePrices: titleCompanies.agentsSeePrices })
     .from(titleCompanyMembers)
-    .where(and(eq(titleCompanyMembers.companyId, companyId), eq(titleCompanyMembers.userId, userId), eq(titleCompanyMembers.role, 'title')))
+    .innerJoin(titleCompanies, eq(titleCompanies.id, titleCompanyMembers.companyId))
+    .where(and(eq(titleCompanyMembers.companyId, companyId), eq(titleCompanyMembers.userId, userId)))
     .limit(1);
-  return row !== undefined;
+  return row !== undefined && (row.role === 'title' || row.agentsSeePrices);
 }
 
-/** Billing staff see every invoice; a company's title staff see their company's once issued (never its drafts). */
+/** Billing staff see every invoice; a company's own people (seesCompanyPrices) see their company's once issued (never its drafts). */
 async function canReadCompanyBilling(ctx: Ctx, companyId: string): Promise<'staff' | 'company' | null> {
   const user = ctx.user;
   if (!user) throw unauthorized();
   if (hasAnyRole(user, billingStaff)) return 'staff';
-  if (user.roles.includes('title') && (await isCompanyStaff(ctx.db, companyId, user.id))) return 'company';
+  if (hasAnyRole(user, ['title', 'title_agent']) && (await seesCompanyPrices(ctx.db, companyId, user.id))) return 'company';
   return null;
 }
 
@@ -225,7 +229,7 @@ export async function listCompanyInvoices(ctx: Ctx, companyId: string, page: num
   };
 }
 
-/** GET /api/billing/company: the signed-in title staff member's own company, to open its billing. */
+/** GET /api/billing/company: the companies whose invoices the signed-in person sees as their own (seesCompanyPrices). */
 export async function findOwnBillingCompany(ctx: Ctx) {
   const user = ctx.user;
   if (!user) throw unauthorized();
@@ -233,7 +237,7 @@ export async function findOwnBillingCompany(ctx: Ctx) {
     .select({ id: titleCompanies.id, name: titleCompanies.name })
     .from(titleCompanyMembers)
     .innerJoin(titleCompanies, eq(titleCompanies.id, titleCompanyMembers.companyId))
-    .where(and(eq(titleCompanyMembers.userId, user.id), eq(titleCompanyMembers.role, 'title')))
+    .where(and(eq(titleCompanyMembers.userId, user.id), or(eq(titleCompanyMembers.role, 'title'), eq(titleCompanies.agentsSeePrices, true))))
     .orderBy(asc(titleCompanies.name));
   return { companies: rows };
 }

@@ -259,17 +259,34 @@ describe('who sees what', () => {
     for (const url of ['/api/billing/invoices', `/api/billing/invoices/${acmeDraft.id}/issue`]) {
       expect((await kit.call(acme.staff, url.endsWith('issue') ? 'POST' : 'GET', url)).statusCode, url).toBe(403);
     }
-    // Agents, observers, witnesses, signers and notaries see no prices.
+    // Observers, witnesses, signers and notaries see no prices; nor do agents, while their company does not let them.
+    const billingUrls = [
+      '/api/billing/invoices',
+      `/api/billing/invoices/${acmeDraft.id}`,
+      `/api/billing/companies/${acme.id}/invoices`,
+      `/api/billing/invoices/${acmeDraft.id}/pdf`,
+    ];
     for (const person of [acme.agent, people.observer, people.witness, people.signer, people.notary]) {
-      for (const url of [
-        '/api/billing/invoices',
-        `/api/billing/invoices/${acmeDraft.id}`,
-        `/api/billing/companies/${acme.id}/invoices`,
-        `/api/billing/invoices/${acmeDraft.id}/pdf`,
-      ]) {
-        expect((await kit.call(person, 'GET', url)).statusCode, url).toBe(403);
+      for (const url of billingUrls) {
+        const expected = person === acme.agent && url !== '/api/billing/invoices' ? 404 : 403;
+        expect((await kit.call(person, 'GET', url)).statusCode, url).toBe(expected);
       }
     }
+    expect((await kit.call(acme.agent, 'GET', '/api/billing/company')).json()).toEqual({ companies: [] });
+    // Its title staff let the agents see prices: from then on they read the company's invoices, never another's.
+    expect((await kit.call(acme.agent, 'PUT', `/api/title-companies/${acme.id}`, { agentsSeePrices: true })).statusCode).toBe(403);
+    const allowed = await kit.expectStatus(kit.call(acme.staff, 'PUT', `/api/title-companies/${acme.id}`, { agentsSeePrices: true }), 200);
+    expect(allowed.json().agentsSeePrices).toBe(true);
+    try {
+      expect((await kit.call(acme.agent, 'GET', `/api/billing/invoices/${acmeDraft.id}`)).json()).toMatchObject({ status: 'issued', canMarkPaid: false });
+      expect((await kit.call(acme.agent, 'GET', '/api/billing/company')).json()).toEqual({ companies: [{ id: acme.id, name: 'Acme Title' }] });
+      expect((await kit.call(acme.agent, 'GET', `/api/billing/invoices/${baysideDraft.id}`)).statusCode).toBe(404);
+      expect((await kit.call(bayside.agent, 'GET', `/api/billing/invoices/${baysideDraft.id}`)).statusCode).toBe(404);
+      expect((await kit.call(acme.agent, 'POST', `/api/billing/invoices/${acmeDraft.id}/pay`, {})).statusCode).toBe(403);
+    } finally {
+      await kit.expectStatus(kit.call(acme.staff, 'PUT', `/api/title-companies/${acme.id}`, { agentsSeePrices: false }), 200);
+    }
+    expect((await kit.call(acme.agent, 'GET', `/api/billing/invoices/${acmeDraft.id}`)).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: '/api/billing/invoices' })).statusCode).toBe(401);
   });
 

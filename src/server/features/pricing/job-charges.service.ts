@@ -2,11 +2,11 @@ import { and, asc, eq } from 'drizzle-orm';
 import { priceQuantity, type JobCharge, type JobCharges } from '#shared/pricing.ts';
 import { hasAnyRole } from '#shared/roles.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { jobCharges, jobParticipants, jobs, titleCompanyMembers } from '#server/db/schema/index.ts';
+import { jobCharges, jobParticipants, jobs } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
-import { gatherJobCharges } from '#server/features/billing/invoices.service.ts';
+import { gatherJobCharges, seesCompanyPrices } from '#server/features/billing/invoices.service.ts';
 import { companyRows, defaultRows, mergePrices } from './pricing.service.ts';
 
 type ChargeRow = typeof jobCharges.$inferSelect;
@@ -113,7 +113,7 @@ export async function recordNoShowCharge(
 
 /**
  * GET /api/jobs/{id}/charges: administrators, billing and finance read any job's; a title company's
- * staff read their own company's jobs'. Agents, notaries and participants are refused (404).
+ * staff read their own company's jobs', and its agents when it lets them. Notaries and participants are refused (404).
  */
 export async function findJobCharges(ctx: Ctx, jobId: string): Promise<JobCharges> {
   const user = ctx.user;
@@ -122,12 +122,7 @@ export async function findJobCharges(ctx: Ctx, jobId: string): Promise<JobCharge
   const [job] = await ctx.db.select({ id: jobs.id, companyId: jobs.companyId, status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
   if (!job) throw hidden();
   if (!hasAnyRole(user, ['admin', 'billing', 'finance'])) {
-    if (!job.companyId) throw hidden();
-    const [staff] = await ctx.db
-      .select({ userId: titleCompanyMembers.userId })
-      .from(titleCompanyMembers)
-      .where(and(eq(titleCompanyMembers.companyId, job.companyId), eq(titleCompanyMembers.userId, user.id), eq(titleCompanyMembers.role, 'title')));
-    if (!staff) throw hidden();
+    if (!job.companyId || !(await seesCompanyPrices(ctx.db, job.companyId, user.id))) throw hidden();
   }
   const rows = await ctx.db.select().from(jobCharges).where(eq(jobCharges.jobId, jobId)).orderBy(asc(jobCharges.position));
   const items = rows.map(toCharge);

@@ -82,7 +82,7 @@ export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
 };
 
 /** Who reads a job's charges: administrators, billing, finance, and the title staff of the job's company (checked by the service). */
-const chargeReaders = ['admin', 'billing', 'finance', 'title'] as const;
+const chargeReaders = ['admin', 'billing', 'finance', 'title', 'title_agent'] as const;
 
 /** GET /api/jobs/{id}/charges */
 export const jobChargesRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -117,6 +117,7 @@ export function toTitleCompany(row: CompanyRowWithFacts, standing: CompanyStandi
     phone: company.phone,
     contactEmail: company.contactEmail,
     defaultNotary: toDefaultNotary(row),
+    agentsSeePrices: company.agentsSeePrices,
     memberCount: row.memberCount,
     createdAt: company.createdAt.toISOString(),
     approvedAt: company.approvedAt?.toISOString() ?? null,

@@ -116,6 +116,7 @@ function companyFacts(company: CompanyRow) {
     phone: company.phone,
     contactEmail: company.contactEmail,
     defaultNotaryId: company.defaultNotaryId,
+    agentsSeePrices: company.agentsSeePrices,
   };
 }
 
@@ -127,6 +128,7 @@ const factWords: Record<keyof ReturnType<typeof companyFacts>, string> = {
   phone: 'phone',
   contactEmail: 'contact email',
   defaultNotaryId: 'default notary',
+  agentsSeePrices: 'whether agents see prices',
 };
 
 /**
@@ -159,6 +161,7 @@ export async function updateCompany(ctx: Ctx, companyId: string, input: Output<t
       if (input.addressLine !== undefined) changes.addressLine = orNull(input.addressLine);
       if (input.phone !== undefined) changes.phone = orNull(input.phone);
       if (input.contactEmail !== undefined) changes.contactEmail = orNull(input.contactEmail);
+      if (input.agentsSeePrices !== undefined) changes.agentsSeePrices = input.agentsSeePrices;
       let notaryName: string | null | undefined;
       if (input.defaultNotaryId !== undefined) {
         changes.defaultNotaryId = input.defaultNotaryId;

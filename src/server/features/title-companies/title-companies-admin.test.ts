@@ -47,6 +47,7 @@ describe('POST /api/title-companies: an administrator creates a company', () => 
       phone: '804 555 0100',
       contactEmail: 'desk@acme.example',
       defaultNotary: null,
+      agentsSeePrices: false,
       memberCount: 0,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       approvedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),

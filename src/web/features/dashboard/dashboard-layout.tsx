@@ -74,11 +74,9 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                   <li>
                     <NavLink to={paths.myCompany}>Company</NavLink>
                   </li>
-                  {hasAnyRole(user, ['title']) ? (
-                    <li>
-                      <NavLink to={paths.billingOwnCompany}>Invoices</NavLink>
-                    </li>
-                  ) : null}
+                  <li>
+                    <NavLink to={paths.billingOwnCompany}>Invoices</NavLink>
+                  </li>
                 </>
               ) : hasAnyRole(user, ['billing', 'finance']) ? (
                 <>

@@ -8,6 +8,7 @@ import { api } from '#web/lib/api.ts';
 import { readServerMessage } from '#web/lib/server-message.ts';
 import { CompanyAgents } from './company-agents.tsx';
 import { CompanyDefaultNotary } from './company-default-notary.tsx';
+import { CompanyPriceVisibility } from './company-price-visibility.tsx';
 import { CompanyFacts } from './company-facts.tsx';
 import { CompanyJobTypes } from './company-job-types.tsx';
 import { describeCompanyClosing } from './company-words.ts';
@@ -44,6 +45,7 @@ export function CompanyView({ companyId, isAdmin, notice }: { companyId: string;
       ) : null}
       <CompanyFacts company={data} />
       <CompanyDefaultNotary company={data} />
+      <CompanyPriceVisibility company={data} />
       <CompanyAgents company={data} isAdmin={isAdmin} />
       <CompanyJobTypes company={data} />
       {data.permissions.canClose && data.status !== 'closed' ? (

@@ -1,0 +1,1 @@
+ALTER TABLE "title_companies" ADD COLUMN "agents_see_prices" boolean DEFAULT false NOT NULL;
