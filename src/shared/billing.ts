@@ -163,12 +163,13 @@ export const generateInvoicesResultSchema = z.object({
 /** How a payment is found again: a check number, a transfer reference. */
 export const paymentReferenceSchema = singleLineTextSchema({ label: 'The payment reference', max: 200 });
 
+/** The reference is optional, and so is the body: a POST without one (Fastify reads it as null) is a payment without a reference. */
 export const markInvoicePaidInputSchema = z
   .object({
     reference: paymentReferenceSchema.optional(),
   })
-  .optional()
-  .default({});
+  .nullish()
+  .transform((body) => body ?? {});
 
 export const voidInvoiceInputSchema = z.object({
   reason: plainTextSchema({ label: 'The reason', max: 500 }).refine((value) => value.length >= 3, { message: 'Say in a few words why the invoice is void.' }),

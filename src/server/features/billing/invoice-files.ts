@@ -124,7 +124,15 @@ export async function renderInvoicePdf(invoice: WholeInvoice, platform: Platform
   writer.y -= 8;
   writeRow(writer, 'Item', ['Quantity', 'Unit amount', 'Amount'], { font: writer.bold });
   rule(writer);
-  if (invoice.jobs.length === 0) write(writer, 'No charges are on this invoice.', { color: muted });
+  // A void invoice's charges left it for a draft of its month: its totals are what it said when issued.
+  const isVoidWithTotals = summary.status === 'void' && invoice.jobs.length === 0 && summary.jobCount > 0;
+  if (isVoidWithTotals) {
+    write(
+      writer,
+      `When this invoice was voided, its charges (${summary.jobCount === 1 ? 'one job' : `${summary.jobCount} jobs`}) went back on a draft of ${formatPeriod(summary.period)}, to be invoiced again; they are listed on that invoice. The totals below are what this invoice said when it was issued; nothing is owed on it.`,
+      { color: muted },
+    );
+  } else if (invoice.jobs.length === 0) write(writer, 'No charges are on this invoice.', { color: muted });
   for (const job of invoice.jobs) {
     ensureRoom(writer, 40);
     writer.y -= 4;
@@ -141,7 +149,8 @@ export async function renderInvoicePdf(invoice: WholeInvoice, platform: Platform
   rule(writer);
   writeRow(writer, 'Notarial fees', [formatCents(summary.notarialFeeCents)]);
   writeRow(writer, 'Platform fees', [formatCents(summary.platformFeeCents)]);
-  writeRow(writer, `Total (${summary.jobCount === 1 ? 'one job' : `${summary.jobCount} jobs`})`, [formatCents(summary.totalCents)], {
+  const totalLabel = `Total (${summary.jobCount === 1 ? 'one job' : `${summary.jobCount} jobs`})${isVoidWithTotals ? ' as issued, now void' : ''}`;
+  writeRow(writer, totalLabel, [formatCents(summary.totalCents)], {
     font: writer.bold,
     size: 11,
   });

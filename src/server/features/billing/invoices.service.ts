@@ -106,23 +106,42 @@ export async function gatherCharges(db: DbOrTx, companyId: string, period: strin
   const [waiting] = await db.select({ n: count() }).from(jobCharges).where(open);
   if (!waiting || waiting.n === 0) return 0;
   const periodStart = `${period}-01`;
-  await db.execute(
-    sql`insert into ${invoices} (company_id, period_start) values (${companyId}, ${periodStart}) on conflict (company_id, period_start) where status = 'draft' do nothing`,
-  );
-  const [draft] = await db
-    .select({ id: invoices.id })
-    .from(invoices)
-    .where(and(eq(invoices.companyId, companyId), eq(invoices.periodStart, periodStart), eq(invoices.status, 'draft')))
-    .for('update');
-  if (!draft) return 0;
-  const gathered = await db.update(jobCharges).set({ invoiceId: draft.id }).where(open).returning({ id: jobCharges.id });
-  await recomputeTotals(db, draft.id);
-  return gathered.length;
+  // The draft found may be issued by another transaction while this one waits for its lock: it is then
+  // no draft any more, and a new one is opened beside it (the issue has committed, so the insert succeeds).
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    await db.execute(
+      sql`insert into ${invoices} (company_id, period_start) values (${companyId}, ${periodStart}) on conflict (company_id, period_start) where status = 'draft' do nothing`,
+    );
+    const [draft] = await db
+      .select({ id: invoices.id })
+      .from(invoices)
+      .where(and(eq(invoices.companyId, companyId), eq(invoices.periodStart, periodStart), eq(invoices.status, 'draft')))
+      .for('update');
+    if (!draft) continue;
+    const gathered = await db.update(jobCharges).set({ invoiceId: draft.id }).where(open).returning({ id: jobCharges.id });
+    await recomputeTotals(db, draft.id);
+    return gathered.length;
+  }
+  throw conflict('The draft invoice of that month kept changing while its charges were gathered. Please try again.');
 }
 
-/** A job's charges just recorded at completion go on its company's draft of this month. */
-export async function gatherJobCharges(db: DbOrTx, job: { companyId: string | null }, chargedAt = new Date()): Promise<void> {
-  if (job.companyId) await gatherCharges(db, job.companyId, periodOf(chargedAt));
+/**
+ * A job's charges just recorded at completion go on its company's draft of the month they were
+ * written in: their own time (the completion transaction's start), not the moment they are gathered,
+ * which may fall in the next month.
+ */
+export async function gatherJobCharges(db: DbOrTx, job: { id?: string; companyId: string | null }, chargedAt = new Date()): Promise<void> {
+  const { companyId } = job;
+  if (!companyId) return;
+  const periods = new Set<string>();
+  if (job.id) {
+    const waiting = await db
+      .select({ createdAt: jobCharges.createdAt })
+      .from(jobCharges)
+      .where(and(eq(jobCharges.jobId, job.id), eq(jobCharges.companyId, companyId), isNull(jobCharges.invoiceId)));
+    for (const row of waiting) periods.add(periodOf(row.createdAt));
+  } else periods.add(periodOf(chargedAt));
+  for (const period of [...periods].sort()) await gatherCharges(db, companyId, period);
 }
 
 /**
@@ -355,16 +374,17 @@ const auditFacts = (row: InvoiceRow, companyName: string) => ({
   totalCents: row.totalCents,
 });
 
-/** The next number of the year, under a lock so two issues never take the same one. */
+/**
+ * The next number of the year, under a lock so two issues never take the same one. The highest
+ * sequence is read as a number: as text, `2026-999999` sorts after `2026-1000000`.
+ */
 async function nextInvoiceNumber(tx: DbOrTx, year: number): Promise<string> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('invoice_numbers'))`);
   const [last] = await tx
-    .select({ number: invoices.number })
+    .select({ sequence: sql<string | null>`max(substring(${invoices.number} from 6)::bigint)` })
     .from(invoices)
-    .where(ilike(invoices.number, `${year}-%`))
-    .orderBy(desc(invoices.number))
-    .limit(1);
-  const sequence = last?.number ? Number(last.number.slice(5)) + 1 : 1;
+    .where(sql`${invoices.number} ~ ${`^${year}-[0-9]+$`}`);
+  const sequence = last?.sequence ? Number(last.sequence) + 1 : 1;
   return `${year}-${String(sequence).padStart(6, '0')}`;
 }
 
@@ -435,8 +455,9 @@ export async function voidInvoice(ctx: Ctx, invoiceId: string, reason: string): 
       .where(eq(invoices.id, invoiceId))
       .returning();
     await tx.update(jobCharges).set({ invoiceId: null }).where(eq(jobCharges.invoiceId, invoiceId));
-    await appendAuditEvent({ ...ctx, db: tx }, { action: 'invoice.voided', data: { ...auditFacts(updated!, company.name), reason } });
     await gatherCharges(tx, invoice.companyId, invoice.periodStart.slice(0, 7));
+    // The audit's lock is taken last: an issue of the month's draft holds the draft, then asks for it.
+    await appendAuditEvent({ ...ctx, db: tx }, { action: 'invoice.voided', data: { ...auditFacts(updated!, company.name), reason } });
   });
   return getInvoice(ctx, invoiceId);
 }
