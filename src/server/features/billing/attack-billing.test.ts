@@ -177,7 +177,7 @@ function parseCsv(text: string): string[][] {
 }
 
 describe('who may call', () => {
-  it('refuses agents, observers, witnesses, signers and notaries on every route with 403, anonymous and forged sessions with 401, before any body is read', async () => {
+  it('refuses observers, witnesses, signers and notaries on every route with 403, agents of a company that does not let them with 403 or 404, anonymous and forged sessions with 401, before any body is read', async () => {
     const id = await acmeIssued();
     const routes: Array<[Method, string, string | undefined]> = [
       ['GET', '/api/billing/invoices', undefined],
@@ -192,8 +192,18 @@ describe('who may call', () => {
       ['GET', '/api/billing/company', undefined],
     ];
     const before = await t.db.select().from(invoices);
-    for (const person of [acme.agent, people.title_agent, people.observer, people.witness, people.signer, people.notary]) {
+    for (const person of [people.observer, people.witness, people.signer, people.notary]) {
       for (const [method, url, body] of routes) expectRefusal(await raw(person, method, url, body), 403, `${person.name} ${method} ${url}`);
+    }
+    // Agents pass the role gate of what a company's own people read (decision 049: their company may let them),
+    // and, their company not letting them, are answered as if nothing were there; they change nothing.
+    for (const person of [acme.agent, people.title_agent]) {
+      for (const [method, url, body] of routes) {
+        const res = await raw(person, method, url, body);
+        if (url === '/api/billing/company') expect(res.json(), `${person.name} ${url}`).toEqual({ companies: [] });
+        else if (method === 'GET' && url !== '/api/billing/invoices') expectRefusal(res, 404, `${person.name} ${method} ${url}`);
+        else expectRefusal(res, 403, `${person.name} ${method} ${url}`);
+      }
     }
     for (const [method, url, body] of routes) {
       expectRefusal(await raw(null, method, url, body), 401, `anonymous ${method} ${url}`);

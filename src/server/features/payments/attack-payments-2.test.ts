@@ -117,7 +117,7 @@ describe('the webhook, attacked', () => {
   });
 });
 
-describe('BREAKS (payments)', () => {
+describe('a signed webhook of an unexpected shape', () => {
   it('answers a signed event that is not an event object (null, a list, a number type, no data) with 400 invalid_webhook, never a 500', async () => {
     const { intentId } = await heldJob();
     const intent = stripe.intents.get(intentId)!;

@@ -119,9 +119,14 @@ export function createStripePayment(config: StripeConfig): PaymentProvider {
             : 'The webhook’s signature does not match this platform’s signing secret (STRIPE_WEBHOOK_SECRET); it was refused.',
         );
       }
-      if (!event.type.startsWith('payment_intent.')) return null;
-      const intent = event.data.object as Stripe.PaymentIntent;
-      if (!intent || intent.object !== 'payment_intent' || typeof intent.id !== 'string') {
+      // Signed, so Stripe's; still read as data of an unknown shape, so a changed event format answers a sentence, not a 500.
+      const shape = event as unknown as { id?: unknown; type?: unknown; data?: { object?: unknown } | null } | null;
+      if (typeof shape !== 'object' || shape === null || Array.isArray(shape) || typeof shape.type !== 'string' || typeof shape.id !== 'string') {
+        throw new AppError(400, 'invalid_webhook', 'The webhook is signed but is not a Stripe event (an object with an id and a type).');
+      }
+      if (!shape.type.startsWith('payment_intent.')) return null;
+      const intent = (typeof shape.data === 'object' && shape.data !== null ? shape.data.object : null) as Stripe.PaymentIntent | null;
+      if (!intent || typeof intent !== 'object' || intent.object !== 'payment_intent' || typeof intent.id !== 'string') {
         throw new AppError(400, 'invalid_webhook', 'The webhook names a PaymentIntent event but carries no PaymentIntent.');
       }
       return { eventId: event.id, type: event.type, state: toState(intent) } satisfies PaymentEvent;
