@@ -423,7 +423,7 @@ test.describe.serial('one notarial act, clicked through by each person', () => {
     const question = finance.getByRole('dialog', { name: /^Record the payment of \$17\.50/ });
     await question.getByLabel('Payment reference').fill('Check 1042');
     await question.getByRole('button', { name: 'Mark as paid' }).click();
-    await expect(toPay.getByText(/is paid\.$/)).toBeVisible();
+    await expect(toPay.getByText(/is paid\. It is listed under Paid\.$/)).toBeVisible();
 
     await title.goto('/dashboard');
     await title.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Invoices' }).click();

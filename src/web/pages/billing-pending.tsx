@@ -179,7 +179,17 @@ export default function BillingPendingPage() {
             ) : null}
           </section>
           <GatherCharges onGathered={(message) => show(message)} />
-          {openId ? <InvoiceDialog invoiceId={openId} onClose={() => setOpenId(null)} /> : null}
+          {openId ? (
+            <InvoiceDialog
+              invoiceId={openId}
+              onClose={() => setOpenId(null)}
+              onChanged={(status) => {
+                // The list follows the invoice, so it stays in view once the dialog closes.
+                setFilter(status === 'paid' ? 'paid' : status === 'void' ? 'void' : 'issued');
+                setPage(1);
+              }}
+            />
+          ) : null}
         </>
       ) : (
         <p className="alert error" role="alert">

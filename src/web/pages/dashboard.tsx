@@ -1,3 +1,4 @@
+import { canCreateJobs } from '#shared/roles.ts';
 import { useEffect } from 'react';
 import { Link, Navigate, useLocation, useSearchParams } from 'react-router';
 import { jobStatusSchema, type JobStatus } from '#shared/jobs.ts';
@@ -114,7 +115,7 @@ export default function DashboardPage() {
       {activeTab === 'jobs' ? (
         <>
           <RoleHome user={user} status={status} onStatusChange={setStatus} />
-          <JobsTable status={status} onStatusChange={setStatus} />
+          <JobsTable status={status} onStatusChange={setStatus} canCreate={canCreateJobs(user)} />
         </>
       ) : null}
     </DashboardLayout>

@@ -1,3 +1,4 @@
+import { canCreateJobs } from '#shared/roles.ts';
 import { Link, Navigate, useParams } from 'react-router';
 import { getSessionStep, sessionStatuses } from '#shared/session-steps.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
@@ -42,7 +43,7 @@ export default function SigningPage() {
     return (
       <DashboardLayout user={user} task="Signing">
         <p>Choose a job to open its signing workspace.</p>
-        <JobsTable />
+        <JobsTable canCreate={canCreateJobs(user)} />
       </DashboardLayout>
     );
   }

@@ -76,7 +76,15 @@ function InvoiceLines({ invoice }: { invoice: InvoiceDetail }) {
 }
 
 /** One invoice in a dialog: who, when, every job's lines and the totals; the files; and the next step the reader may take. */
-export function InvoiceDialog({ invoiceId, onClose }: { invoiceId: string; onClose: () => void }) {
+export function InvoiceDialog({
+  invoiceId,
+  onClose,
+  onChanged,
+}: {
+  invoiceId: string;
+  onClose: () => void;
+  onChanged?: (status: InvoiceDetail['status']) => void;
+}) {
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
   const query = useQuery(invoiceQueryOptions(invoiceId, page));
@@ -97,7 +105,10 @@ export function InvoiceDialog({ invoiceId, onClose }: { invoiceId: string; onClo
       async () => {
         const answer = await api.post(`/api/billing/invoices/${encodeURIComponent(current.id)}/issue`, {}, invoiceDetailSchema);
         await refresh();
-        return { message: `Invoice ${answer.number ?? ''} is issued to ${answer.companyName}, due ${answer.dueAt ? formatDate(answer.dueAt) : ''}.` };
+        onChanged?.(answer.status);
+        return {
+          message: `Invoice ${answer.number ?? ''} is issued to ${answer.companyName}, due ${answer.dueAt ? formatDate(answer.dueAt) : ''}. It is listed under Awaiting payment.`,
+        };
       },
     );
   const markPaid = (opener: HTMLElement, current: InvoiceDetail) =>
@@ -115,7 +126,8 @@ export function InvoiceDialog({ invoiceId, onClose }: { invoiceId: string; onClo
       async (reference) => {
         const answer = await api.post(`/api/billing/invoices/${encodeURIComponent(current.id)}/pay`, { reference }, invoiceDetailSchema);
         await refresh();
-        return { message: `${invoiceName(answer)} is paid.` };
+        onChanged?.(answer.status);
+        return { message: `${invoiceName(answer)} is paid. It is listed under Paid.` };
       },
     );
   const voidIt = (opener: HTMLElement, current: InvoiceDetail) =>
@@ -134,6 +146,7 @@ export function InvoiceDialog({ invoiceId, onClose }: { invoiceId: string; onClo
       async (reason) => {
         const answer = await api.post(`/api/billing/invoices/${encodeURIComponent(current.id)}/void`, { reason }, invoiceDetailSchema);
         await refresh();
+        onChanged?.(answer.status);
         return { message: `${invoiceName(answer)} is void; its charges are back on the draft of ${formatPeriod(answer.period)}.` };
       },
     );
@@ -170,7 +183,7 @@ export function InvoiceDialog({ invoiceId, onClose }: { invoiceId: string; onClo
                 <dd>{formatCents(invoice.platformFeeCents)}</dd>
               </div>
               <div className="strong">
-                <dt>Total</dt>
+                <dt>{invoice.status === 'void' ? 'Total as issued; void, so nothing is owed' : 'Total'}</dt>
                 <dd>{formatCents(invoice.totalCents)}</dd>
               </div>
             </dl>

@@ -74,9 +74,11 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                   <li>
                     <NavLink to={paths.myCompany}>Company</NavLink>
                   </li>
-                  <li>
-                    <NavLink to={paths.billingOwnCompany}>Invoices</NavLink>
-                  </li>
+                  {hasAnyRole(user, ['title']) ? (
+                    <li>
+                      <NavLink to={paths.billingOwnCompany}>Invoices</NavLink>
+                    </li>
+                  ) : null}
                 </>
               ) : hasAnyRole(user, ['billing', 'finance']) ? (
                 <>

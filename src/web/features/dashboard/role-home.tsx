@@ -75,23 +75,27 @@ function JobLines({ label, jobs, describe }: { label: string; jobs: readonly Job
 /** Billing and finance staff: the drafts to issue and the invoices overdue, and the way to them. */
 function BillingHome() {
   const drafts = useQuery(invoiceListQueryOptions('draft', '', 1));
+  const awaiting = useQuery(invoiceListQueryOptions('issued', '', 1));
   const overdue = useQuery(invoiceListQueryOptions('overdue', '', 1));
-  const error = drafts.error?.message ?? overdue.error?.message ?? null;
+  const error = drafts.error?.message ?? awaiting.error?.message ?? overdue.error?.message ?? null;
+  const awaitingCount = awaiting.data?.count ?? 0;
   const draftCount = drafts.data?.count ?? 0;
   const overdueCount = overdue.data?.count ?? 0;
   return (
     <section className="card stack role-home" aria-labelledby="home-title">
       <h2 id="home-title">Invoices</h2>
       <FormAlert message={error} />
-      {drafts.isPending || overdue.isPending ? <p role="status">Loading invoices…</p> : null}
-      {drafts.data && overdue.data ? (
+      {drafts.isPending || awaiting.isPending || overdue.isPending ? <p role="status">Loading invoices…</p> : null}
+      {drafts.data && awaiting.data && overdue.data ? (
         <p>
           {draftCount === 0
             ? 'No draft is waiting to be issued.'
             : `${draftCount === 1 ? 'One draft is' : `${draftCount} drafts are`} ready to issue (${formatCents(drafts.data.totalCents)}).`}{' '}
-          {overdueCount === 0
-            ? 'No invoice is overdue.'
-            : `${overdueCount === 1 ? 'One invoice is' : `${overdueCount} invoices are`} overdue (${formatCents(overdue.data.totalCents)}).`}
+          {awaitingCount === 0
+            ? 'No invoice is awaiting payment.'
+            : `${awaitingCount === 1 ? 'One invoice is' : `${awaitingCount} invoices are`} awaiting payment (${formatCents(awaiting.data.totalCents)}), ${
+                overdueCount === 0 ? 'none overdue' : `${overdueCount} overdue (${formatCents(overdue.data.totalCents)})`
+              }.`}
         </p>
       ) : null}
       <p>

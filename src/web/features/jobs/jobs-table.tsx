@@ -14,7 +14,11 @@ const pageSize = 20;
  * The dashboard's jobs tab: the jobs the viewer may see, with search, a status filter and paging.
  * The page may hold the status filter (`status`, `onStatusChange`) so other controls can set it.
  */
-export function JobsTable({ status: heldStatus, onStatusChange }: { status?: JobStatus | ''; onStatusChange?: (status: JobStatus | '') => void } = {}) {
+export function JobsTable({
+  status: heldStatus,
+  onStatusChange,
+  canCreate = true,
+}: { status?: JobStatus | ''; onStatusChange?: (status: JobStatus | '') => void; canCreate?: boolean } = {}) {
   const [search, setSearch] = useState('');
   const [ownStatus, setOwnStatus] = useState<JobStatus | ''>('');
   const status = heldStatus ?? ownStatus;
@@ -70,7 +74,9 @@ export function JobsTable({ status: heldStatus, onStatusChange }: { status?: Job
         <p className="empty">
           {search || status
             ? 'No jobs match this search.'
-            : 'No signing jobs yet. Use New Signing Request to create one; jobs you are invited to appear here too.'}
+            : canCreate
+              ? 'No signing jobs yet. Use New Signing Request to create one; jobs you are invited to appear here too.'
+              : 'No signing jobs yet: jobs you are invited to or asked to look after appear here.'}
         </p>
       ) : null}
       {jobs.data && jobs.data.items.length > 0 ? (

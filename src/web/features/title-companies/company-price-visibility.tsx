@@ -1,10 +1,12 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import type { TitleCompany } from '#shared/title-companies.ts';
 import { titleCompanyKeys } from '#web/api/title-companies.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
+import { paths } from '#web/paths.ts';
 
 /** Whether the company's agents see what its jobs are charged and its invoices; its title staff and administrators decide. */
 export function CompanyPriceVisibility({ company }: { company: TitleCompany }) {
@@ -35,6 +37,11 @@ export function CompanyPriceVisibility({ company }: { company: TitleCompany }) {
           ? 'The title staff and the agents see what each completed job is charged and the invoices.'
           : 'Only the title staff see what each completed job is charged and the invoices; the agents do not.'}
       </p>
+      {company.agentsSeePrices || canEdit ? (
+        <p>
+          <Link to={paths.billingCompany(company.id)}>Open {company.name}’s invoices</Link>
+        </p>
+      ) : null}
       {canEdit ? (
         <label className="checkbox">
           <input type="checkbox" checked={company.agentsSeePrices} disabled={isBusy} onChange={(event) => void change(event.target.checked)} />
