@@ -10,6 +10,7 @@ import { DocumentsPanel } from '#web/features/documents/documents-panel.tsx';
 import { NotarizedDocuments } from '#web/features/documents/notarized-documents.tsx';
 import { jobKeys, useJob } from '#web/api/jobs.ts';
 import { JournalDraftsPanel } from '#web/features/journal/journal-drafts-panel.tsx';
+import { JobPaymentCard } from '#web/features/pricing/job-payment.tsx';
 import { JobChargesCard } from '#web/features/pricing/job-charges.tsx';
 import { JobSummary } from '#web/features/jobs/job-summary.tsx';
 import { ParticipantsPanel } from '#web/features/jobs/participants-panel.tsx';
@@ -66,6 +67,9 @@ export default function JobDetailPage() {
           {job.data.status === 'completed' && job.data.notaryId === user.id ? <JournalDraftsPanel jobId={job.data.id} /> : null}
           {job.data.status === 'completed' && hasAnyRole(user, ['admin', 'billing', 'finance', 'title', 'title_agent']) ? (
             <JobChargesCard jobId={job.data.id} />
+          ) : null}
+          {hasAnyRole(user, ['admin', 'billing', 'finance', 'title', 'title_agent']) || job.data.createdBy === user.id ? (
+            <JobPaymentCard jobId={job.data.id} hasCompany={job.data.companyName !== null} user={user} />
           ) : null}
           {mayWatch && (recordings.data?.recordings.length ?? 0) > 0 ? (
             <p>

@@ -45,7 +45,7 @@ export function JobChargesCard({ jobId }: { jobId: string }) {
                 <tr key={item.key}>
                   <th scope="row">
                     {item.label}
-                    <span className="muted price-key">{item.feeKind === 'notarial' ? 'Notarial fee' : 'Platform fee'}</span>
+                    <span className="muted fee-kind">{item.feeKind === 'notarial' ? 'Notarial fee' : 'Platform fee'}</span>
                   </th>
                   <td>
                     {item.quantity} {priceUnitLabels[item.unit].replace(/^per /, '× ')}
