@@ -17,16 +17,23 @@ import { liveSessionsOf } from './signaling/live-sessions.ts';
  * signaling socket, bad input, and the races of a hurried notary on a phone with a bad network.
  */
 
-/** A step run once, just before the next check of someone's access to a job: a change that lands between two reads. */
-const beforeJobAccess = vi.hoisted(() => ({ once: null as null | (() => Promise<void>) }));
+/**
+ * A step run once, just before one person's next check of their access to one job: a change that
+ * lands between two reads. Only that person's check runs it: a check inside someone else's
+ * transaction (another test's room, the change itself) must not wait for it.
+ */
+const beforeJobAccess = vi.hoisted(() => ({ once: null as null | { userId: string; jobId: string; step: () => Promise<void> } }));
 vi.mock('#server/features/jobs/job-access.ts', async (importOriginal) => {
   const real = await importOriginal<typeof JobAccessModule>();
   return {
     ...real,
     getJobAccess: async (...args: Parameters<typeof real.getJobAccess>) => {
-      const step = beforeJobAccess.once;
-      beforeJobAccess.once = null;
-      if (step) await step();
+      const [ctx, jobId] = args;
+      const pending = beforeJobAccess.once;
+      if (pending && pending.jobId === jobId && pending.userId === ctx.user?.id) {
+        beforeJobAccess.once = null;
+        await pending.step();
+      }
       return real.getJobAccess(...args);
     },
   };
@@ -398,8 +405,12 @@ describe('dropped networks and races', () => {
     const token = await session.tokenOf(session.observer);
     // The finalize commits after the hello read the session as open and before it reads the person's admission.
     let finalized: Awaited<ReturnType<JobKit['call']>> | undefined;
-    beforeJobAccess.once = async () => {
-      finalized = await kit.call(session.notary, 'POST', `${session.base}/finalize`);
+    beforeJobAccess.once = {
+      userId: session.observer.id,
+      jobId: session.job.id,
+      step: async () => {
+        finalized = await kit.call(session.notary, 'POST', `${session.base}/finalize`);
+      },
     };
     observer.send({ type: 'hello', sessionId: session.sessionId, token });
     expect((await observer.closed).code).toBe(signalCloseCodes.sessionEnded);
