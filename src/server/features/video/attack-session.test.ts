@@ -1,8 +1,7 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signalCloseCodes } from '#shared/video-signaling.ts';
 import { auditEvents, recordingSegments, recordings, videoSessions } from '#server/db/schema/index.ts';
-import type * as JobAccessModule from '#server/features/jobs/job-access.ts';
 import type { VideoProvider } from '#server/providers/video/video-provider.ts';
 import { eventually, launchMediaBrowser } from '#test/chromium-participant.ts';
 import { type TestApp, type TestUser } from '#test/create-test-app.ts';
@@ -10,34 +9,16 @@ import { startSignalApp, type SignalApp } from '#test/signal-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { connectNodeSignal, connectWithHello, openSignalPage, sessionTokenOf, type NodeSignal } from '#test/signal-client.ts';
 import { castVideoJob, type VideoCast } from '#test/video-cast.ts';
+import type { Db } from '#server/db/client.ts';
+import type { Ctx } from '#server/lib/context.ts';
 import { liveSessionsOf } from './signaling/live-sessions.ts';
+import { checkStillAdmitted } from './signaling/signal-admission.ts';
+import { verifyVideoToken } from './signaling/video-token.ts';
 
 /**
  * The live session attacked: other roles and other jobs on every /api/video route and the
  * signaling socket, bad input, and the races of a hurried notary on a phone with a bad network.
  */
-
-/**
- * A step run once, just before one person's next check of their access to one job: a change that
- * lands between two reads. Only that person's check runs it: a check inside someone else's
- * transaction (another test's room, the change itself) must not wait for it.
- */
-const beforeJobAccess = vi.hoisted(() => ({ once: null as null | { userId: string; jobId: string; step: () => Promise<void> } }));
-vi.mock('#server/features/jobs/job-access.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof JobAccessModule>();
-  return {
-    ...real,
-    getJobAccess: async (...args: Parameters<typeof real.getJobAccess>) => {
-      const [ctx, jobId] = args;
-      const pending = beforeJobAccess.once;
-      if (pending && pending.jobId === jobId && pending.userId === ctx.user?.id) {
-        beforeJobAccess.once = null;
-        await pending.step();
-      }
-      return real.getJobAccess(...args);
-    },
-  };
-});
 
 let app: SignalApp;
 let t: TestApp;
@@ -120,6 +101,33 @@ async function connectAdmitted(session: Session, person: TestUser): Promise<Node
 const typesOf = (signal: NodeSignal) => signal.messages.map((message) => message.type);
 const sessionRow = async (sessionId: string) => (await t.db.select().from(videoSessions).where(eq(videoSessions.id, sessionId)))[0];
 const recordingRows = (sessionId: string) => t.db.select().from(recordings).where(eq(recordings.sessionId, sessionId));
+
+/**
+ * The database as one person's check reads it, with `step` run just before its `before`-th query
+ * executes: a change of someone else that commits between two of the check's reads.
+ */
+function crossingDb(db: Db, before: number, step: () => Promise<void>): Db {
+  let executed = 0;
+  const wrap = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, property) {
+        const value: unknown = Reflect.get(object, property, object);
+        if (typeof value !== 'function') return value;
+        if (property === 'then') {
+          return (resolve: (value: unknown) => unknown, reject: (reason: unknown) => unknown) => {
+            executed += 1;
+            const ready = executed === before ? step() : Promise.resolve();
+            return ready.then(() => (value as (...args: unknown[]) => unknown).call(object, resolve, reject), reject);
+          };
+        }
+        return (...args: unknown[]) => {
+          const result: unknown = (value as (...args: unknown[]) => unknown).apply(object, args);
+          return result !== null && typeof result === 'object' ? wrap(result) : result;
+        };
+      },
+    });
+  return wrap(db);
+}
 
 /** Every failed call answers `message`, or `error` + `detail`; always a sentence. */
 function expectErrorShape(res: { statusCode: number; body: string; json(): unknown }, status: number | number[]) {
@@ -399,23 +407,20 @@ describe('dropped networks and races', () => {
     expect(await recordingRows(session.sessionId)).toEqual([]);
   });
 
-  it('tells a person whose hello crosses the finalize that the session ended (4410), never that they were refused', async () => {
+  it('tells a person whose admission check crosses the finalize that the session ended (4410), never that they were refused', async () => {
     const session = await startSession();
-    const observer = await openSocket(session, session.observer);
     const token = await session.tokenOf(session.observer);
-    // The finalize commits after the hello read the session as open and before it reads the person's admission.
+    const check = verifyVideoToken(t.secretsKey, token, { userId: session.observer.id, sessionId: session.sessionId });
+    if (!check.isValid) throw new Error(`the observer's token was refused: ${check.reason}`);
+    // The finalize commits after the check read the session as open and before it reads the person's admission.
     let finalized: Awaited<ReturnType<JobKit['call']>> | undefined;
-    beforeJobAccess.once = {
-      userId: session.observer.id,
-      jobId: session.job.id,
-      step: async () => {
-        finalized = await kit.call(session.notary, 'POST', `${session.base}/finalize`);
-      },
-    };
-    observer.send({ type: 'hello', sessionId: session.sessionId, token });
-    expect((await observer.closed).code).toBe(signalCloseCodes.sessionEnded);
+    const db = crossingDb(t.db, 2, async () => {
+      finalized = await kit.call(session.notary, 'POST', `${session.base}/finalize`);
+    });
+    const observerCtx = { db, user: { id: session.observer.id, roles: session.observer.roles } } as unknown as Ctx;
+    const end = await checkStillAdmitted(observerCtx, check.claims);
     expect(finalized?.statusCode, finalized?.body).toBe(200);
-    await eventually(() => expect(hub.findRoom(session.sessionId)).toBeUndefined());
+    expect(end).toEqual({ code: signalCloseCodes.sessionEnded, reason: 'session ended' });
   });
 
   it('refuses a token of a finalized session in the session reopened after it', async () => {
