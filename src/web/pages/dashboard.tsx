@@ -73,6 +73,7 @@ export default function DashboardPage() {
       ) : (
         <FormAlert message={notice} tone="success" />
       )}
+      <h1 className="visually-hidden">Dashboard: {tabLabels[activeTab] ?? 'Jobs'}</h1>
       <EmailVerificationBanner user={user} />
       {user.status === 'pending' ? (
         <div className="alert info" role="status">

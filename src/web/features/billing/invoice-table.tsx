@@ -57,10 +57,7 @@ export function InvoiceTable({ caption, invoices, showCompany, onOpen }: Invoice
             <td>
               <InvoiceStatus invoice={invoice} />
             </td>
-            <td>
-              {formatCents(invoice.totalCents)}
-              <span className="muted"> · {invoice.jobCount === 1 ? 'one job' : `${invoice.jobCount} jobs`}</span>
-            </td>
+            <td>{`${formatCents(invoice.totalCents)} · ${invoice.jobCount === 1 ? 'one job' : `${invoice.jobCount} jobs`}`}</td>
             <td>{whenText(invoice)}</td>
             <td>
               <button type="button" className={invoice.status === 'draft' || invoice.isOverdue ? 'button primary' : 'button'} onClick={() => onOpen(invoice)}>
