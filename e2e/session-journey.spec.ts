@@ -263,6 +263,17 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
       .getByRole('button', { name: 'Complete the document' })
       .click();
     await expect(notary.getByText('journey-deed.pdf is complete.')).toBeVisible({ timeout: 20_000 });
+    // An act is sealed on recorded media: the recording must have stored its first segments, which it
+    // does some seconds after it starts (sealing before says so: recording-gaps.test.ts).
+    await baseExpect
+      .poll(
+        async () => {
+          const playback = await apiGet<JobRecordings>(notary.request, `/api/jobs/${jobId}/recordings`);
+          return playback.recordings[0]?.tracks.filter((track) => track.segments.length > 0).length ?? 0;
+        },
+        { timeout: 40_000 },
+      )
+      .toBe(3);
     await notary.getByRole('button', { name: 'Seal and complete the job' }).click();
     await notary.getByRole('dialog', { name: 'Seal and complete the job?' }).getByRole('button', { name: 'Seal and sign' }).click();
     await expect(notary.getByText('The job is sealed and digitally signed.').first()).toBeVisible({ timeout: 60_000 });
