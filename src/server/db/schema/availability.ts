@@ -18,6 +18,8 @@ export const notaryPresence = pgTable(
     sessionId: text('session_id'),
     wentOnlineAt: timestamp('went_online_at', { withTimezone: true }),
     lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }),
+    /** The notary agreed to be sent test offers from the administrators' loop test page (decision 051). */
+    acceptsTestOffers: boolean('accepts_test_offers').notNull().default(false),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index('notary_presence_heartbeat_idx').on(table.lastHeartbeatAt)],

@@ -13,3 +13,4 @@ export * from './journal.ts';
 export * from './availability.ts';
 export * from './pricing.ts';
 export * from './payments.ts';
+export * from './instant.ts';
