@@ -107,7 +107,6 @@ export function clearInstantNotaryJob(): void {
 }
 
 /** The Notarize Now wizard seed (lane, form, createdAt), kept one hour. */
-export const wizardSeedLifetimeMs = 3600_000;
 
 export function storeWizardSeed(lane: string, form: Record<string, string>): void {
   localStorage.setItem(storageKeys.wizardSeed, JSON.stringify({ lane, form, createdAt: Date.now() }));
