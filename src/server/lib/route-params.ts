@@ -17,3 +17,12 @@ export const documentParams = jobParams.extend({ docId: uuidParam('Document') })
 
 /** `/:sid` of the video session routes. */
 export const sessionParams = z.object({ sid: uuidParam('Session') });
+
+/** `/:id` of the routes about one user (admin users, passwords, identity resets). */
+export const userParams = idParams('User');
+
+/** `/:id` of the routes about one notary (approval, profile). */
+export const notaryParams = idParams('Notary');
+
+/** `/:id` of the routes about one title company (the company, its invoices, its prices). */
+export const companyParams = idParams('Title company');

@@ -89,3 +89,21 @@ describe('createApiClient', () => {
     await expect(offline.get('/x')).rejects.toMatchObject({ status: 0, message: expect.stringMatching(/^Network error/) });
   });
 });
+
+describe('ApiError', () => {
+  it('reads a code on the shared list as that code', () => {
+    expect(new ApiError(409, { error: 'conflict', message: 'Already done.' }, 'Already done.').code).toBe('conflict');
+  });
+
+  it('does not pass on an unknown code as a known one: the code is null and the body keeps what the server sent', () => {
+    const error = new ApiError(400, { error: 'no_files', message: 'Attach a PDF.' }, 'Attach a PDF.');
+    expect(error.code).toBeNull();
+    expect(error.data).toEqual({ error: 'no_files', message: 'Attach a PDF.' });
+  });
+
+  it('has no code when the body has none or is not an object', () => {
+    expect(new ApiError(500, { message: 'Broken.' }, 'Broken.').code).toBeNull();
+    expect(new ApiError(502, 'Bad gateway', 'Bad gateway').code).toBeNull();
+    expect(new ApiError(0, null, 'Network error').code).toBeNull();
+  });
+});

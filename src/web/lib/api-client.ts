@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { type ErrorCode, getErrorText } from '#shared/errors.ts';
+import { type ErrorCode, getErrorText, readErrorCode } from '#shared/errors.ts';
 
 /** A failed call: its status, the server's data, and the text a person should see (its `message`, else its `error` and `detail`). */
 export class ApiError extends Error {
-  /** The server's error code (one of the shared list's), or null when the body has none. */
+  /** The server's error code when it is one of the shared list's, else null (no code, or one the list does not have). */
   readonly code: ErrorCode | null;
   constructor(
     readonly status: number,
@@ -12,9 +12,9 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = 'ApiError';
-    // The code as the server sent it: the web does not carry the list of codes, only their type.
-    const code = data && typeof data === 'object' ? (data as { error?: unknown }).error : undefined;
-    this.code = typeof code === 'string' ? (code as ErrorCode) : null;
+    // Only a code on the shared list counts (decision 042): an unknown one, from an older or newer
+    // server, is null rather than passed on as a known code; it stays in `data`.
+    this.code = readErrorCode(data);
   }
 }
 

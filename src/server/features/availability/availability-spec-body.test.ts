@@ -9,7 +9,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** A notary whose profile says which zone they work in (or none). */
+/**
+ * A notary whose profile says which zone they work in (or none). The profile is inserted by hand, not
+ * with createNotary, because createNotary cannot set the profile's time zone.
+ */
 async function notaryIn(timeZone: string | null): Promise<Record<string, string>> {
   const user = await t.createUser({ roles: ['notary'] });
   await t.db.insert(notaryProfiles).values({

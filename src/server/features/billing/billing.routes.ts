@@ -11,7 +11,7 @@ import {
   markInvoicePaidInputSchema,
   voidInvoiceInputSchema,
 } from '#shared/billing.ts';
-import { idParams } from '#server/lib/route-params.ts';
+import { companyParams, idParams } from '#server/lib/route-params.ts';
 import { invoiceFileName, renderInvoiceCsv, renderInvoicePdf } from './invoice-files.ts';
 import {
   billingStaff,
@@ -31,7 +31,6 @@ import {
 const invoiceReaders = [...billingStaff, 'title', 'title_agent'] as const;
 
 const invoiceParams = idParams('Invoice');
-const companyParams = idParams('Title company');
 /** Invoices, under /api/billing (decision 049). */
 export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(

@@ -12,6 +12,7 @@ import {
   uploadFileNameSchema,
 } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
+import { documentParams, jobParams } from '#server/lib/route-params.ts';
 import {
   addAuditAsset,
   addDocuments,
@@ -30,8 +31,6 @@ import {
   type ReceivedFile,
 } from './documents.service.ts';
 
-const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
-const documentParams = jobParams.extend({ docId: z.uuid({ message: 'Document id must be a UUID.' }) });
 const signedIn = 'signed-in' as const;
 
 export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createFieldInputSchema, fieldListSchema, fieldSchema, fillFieldInputSchema, updateFieldInputSchema } from '#shared/fields.ts';
 import { createField, deleteField, fillField, findFields, openFieldImage, updateField } from './fields.service.ts';
-import { documentParams } from '#server/lib/route-params.ts';
+import { documentParams, uuidParam } from '#server/lib/route-params.ts';
 
-const fieldParams = documentParams.extend({ fieldId: z.uuid({ message: 'Field id must be a UUID.' }) });
+const fieldParams = documentParams.extend({ fieldId: uuidParam('Field') });
 const signedIn = 'signed-in' as const;
 
 export const fieldsRoutes: FastifyPluginAsyncZod = async (app) => {

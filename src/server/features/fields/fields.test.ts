@@ -27,6 +27,8 @@ let otherHeaders: Record<string, string>;
 beforeAll(async () => {
   t = await createTestApp();
   notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
+  // By hand, not createNotary: the certificate test below expects this fixed commission number in
+  // its text, and createNotary makes a random one.
   await t.db.insert(notaryProfiles).values({
     userId: notary.id,
     commissionState: 'TX',

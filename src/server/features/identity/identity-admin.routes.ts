@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { identityResetResultSchema } from '#shared/identity.ts';
-import { idParams } from '#server/lib/route-params.ts';
+import { userParams } from '#server/lib/route-params.ts';
 import { adminClearSignatureAndIdentity, adminResetIdentity } from './identity-admin.service.ts';
-
-const userParams = idParams('User');
 
 /** Under /api/admin/users. */
 export const identityAdminRoutes: FastifyPluginAsyncZod = async (app) => {

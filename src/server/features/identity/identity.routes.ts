@@ -16,15 +16,15 @@ import {
 } from '#shared/identity.ts';
 import { identityPolicies, defaultPolicyCode } from '#shared/identity-policies.ts';
 import { AppError } from '#server/lib/errors.ts';
+import { jobParams, uuidParam } from '#server/lib/route-params.ts';
 import { getCheckAccess, requireOwner } from './identity-access.ts';
 import { readIdentityImage } from './identity-images.ts';
 import { submitCredential, submitSelfie, type CredentialUpload } from './credential/credential.service.ts';
 import { createResumeLink, findCheckByResumeToken, getIdentityCheck, listJobIdentity, reviewIdentityCheck, startIdentityCheck } from './identity.service.ts';
 import { answerKbaQuiz, startKbaQuiz } from './kba/kba.service.ts';
 
-const checkParams = z.object({ checkId: z.uuid({ message: 'Check id must be a UUID.' }) });
+const checkParams = z.object({ checkId: uuidParam('Check') });
 const imageParams = checkParams.extend({ kind: z.enum(['front', 'back', 'passport', 'selfie'], { message: 'The image is front, back, passport or selfie.' }) });
-const jobParams = z.object({ id: z.uuid({ message: 'Job id must be a UUID.' }) });
 const tokenParams = z.object({ token: z.string().regex(/^[\w-]{20,100}$/, { message: 'This link is not valid. Open a new one from your computer.' }) });
 
 /**

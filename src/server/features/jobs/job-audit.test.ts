@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent } from '#shared/audit.ts';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import type { Job } from '#shared/jobs.ts';
-import { auditEvents, jobParticipants, jobs, notaryProfiles } from '#server/db/schema/index.ts';
+import { auditEvents, jobParticipants, jobs } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createNotary } from '#test/notary-fixtures.ts';
 import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
@@ -213,15 +214,7 @@ describe('what the trail records for its sentences', () => {
 
 describe('who sees addresses and browsers in the audit trail', () => {
   it('shows IP addresses and user agents to the job’s notary and admins only, not to participants or the creator', async () => {
-    const notary = await t.createUser({ roles: ['notary'] });
-    await t.db.insert(notaryProfiles).values({
-      userId: notary.id,
-      commissionState: 'TX',
-      commissionNumber: 'TX-7',
-      commissionExpiresOn: '2031-01-01',
-      county: 'Travis',
-      approvalStatus: 'approved',
-    });
+    const notary = await createNotary(t, { state: 'TX', commissionExpiresOn: '2031-01-01' });
     const [signer, witness, observer] = [
       await t.createUser({ roles: ['signer'] }),
       await t.createUser({ roles: ['witness'] }),

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobStatus } from '#shared/jobs.ts';
-import { notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createNotary } from '#test/notary-fixtures.ts';
 import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
@@ -14,16 +14,7 @@ let pdf: Buffer;
 beforeAll(async () => {
   t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' });
   agentHeaders = await t.signInAs(await t.createUser({ roles: ['title_agent'] }));
-  notary = await t.createUser({ roles: ['notary'] });
-  await t.db.insert(notaryProfiles).values({
-    userId: notary.id,
-    commissionState: 'VA',
-    commissionNumber: 'VA-1',
-    commissionExpiresOn: '2031-06-30',
-    county: 'Fairfax',
-    approvalStatus: 'approved',
-    approvedAt: new Date(),
-  });
+  notary = await createNotary(t);
   notaryHeaders = await t.signInAs(notary);
   pdf = await makePdf(1);
 });

@@ -18,9 +18,9 @@ import { jobCreatorRoles } from '#shared/roles.ts';
 import { getJobAuditTrail } from '#server/features/audit/audit.service.ts';
 import { createJob, findJobs, getJob, getNotarizationTypes, notifyParticipants, notifyReadyForNotary, replaceNotary, updateJob } from './jobs.service.ts';
 import { addParticipant, remindAllParticipants, remindParticipant, removeParticipant, setIdBypass, updateParticipant } from './participants.service.ts';
-import { jobParams } from '#server/lib/route-params.ts';
+import { jobParams, uuidParam } from '#server/lib/route-params.ts';
 
-const signerParams = jobParams.extend({ sid: z.uuid({ message: 'Signer id must be a UUID.' }) });
+const signerParams = jobParams.extend({ sid: uuidParam('Signer') });
 const signedIn = 'signed-in' as const;
 
 export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {

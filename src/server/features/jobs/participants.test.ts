@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, Participant } from '#shared/jobs.ts';
-import { emailOutbox, jobParticipants, notaryProfiles } from '#server/db/schema/index.ts';
+import { emailOutbox, jobParticipants } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createNotary } from '#test/notary-fixtures.ts';
 
 let t: TestApp;
 let agent: TestUser;
@@ -11,16 +12,7 @@ let notary: TestUser;
 beforeAll(async () => {
   t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' });
   agent = await t.createUser({ roles: ['title_agent'] });
-  notary = await t.createUser({ roles: ['notary'] });
-  await t.db.insert(notaryProfiles).values({
-    userId: notary.id,
-    commissionState: 'VA',
-    commissionNumber: 'VA-7',
-    commissionExpiresOn: '2031-06-30',
-    county: 'Fairfax',
-    approvalStatus: 'approved',
-    approvedAt: new Date(),
-  });
+  notary = await createNotary(t);
 });
 afterAll(async () => t?.close());
 

@@ -7,7 +7,7 @@ import { searchTextSchema } from '#shared/text.ts';
 import { approveNotary, findNotaries, findNotaryOptions, rejectNotary } from './notaries.service.ts';
 import { notaryCertificateRoutes } from './notary-certificate.routes.ts';
 import { notaryProfileRoutes } from './notary-profile.routes.ts';
-import { idParams } from '#server/lib/route-params.ts';
+import { notaryParams } from '#server/lib/route-params.ts';
 
 const admin = ['admin'] as const;
 const limitMessage = { message: 'Ask for 1 to 50 notaries.' };
@@ -35,7 +35,6 @@ export const notariesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => findNotaryOptions(request.ctx, request.query.q, request.query.limit),
   );
-  const notaryParams = idParams('Notary');
   app.post('/approve/:id', { config: { access: admin }, schema: { params: notaryParams, response: { 200: okMessageSchema } } }, async (request) =>
     approveNotary(request.ctx, request.params.id),
   );

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
+import { createNotary } from '#test/notary-fixtures.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,17 +10,8 @@ afterAll(async () => t.close());
 
 /** A notary approved before the full profile was asked for (decision 027 keeps them working), expiring in `days`. */
 async function approvedNotary(days: number) {
-  const user = await t.createUser({ roles: ['notary'] });
   const expiresOn = new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
-  await t.db.insert(notaryProfiles).values({
-    userId: user.id,
-    commissionState: 'VA',
-    commissionNumber: `VA-${randomUUID().slice(0, 6)}`,
-    commissionExpiresOn: expiresOn,
-    county: 'Fairfax',
-    approvalStatus: 'approved',
-    approvedAt: new Date(),
-  });
+  const user = await createNotary(t, { commissionExpiresOn: expiresOn });
   return { user, headers: await t.signInAs(user) };
 }
 

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { okMessageSchema } from '#shared/auth.ts';
 import {
   maxNotaryFileBytes,
@@ -16,6 +15,7 @@ import {
 } from '#shared/notary-profile.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, forbidden } from '#server/lib/errors.ts';
+import { notaryParams, uuidParam } from '#server/lib/route-params.ts';
 import {
   addNotaryProfileFile,
   clearNotarySignature,
@@ -33,8 +33,7 @@ import {
 // pending account ('signed-in') and check the notary role here; files are checked in the service.
 const ownProfile = 'signed-in' as const;
 const admin = ['admin'] as const;
-const idParams = z.object({ id: z.uuid({ message: 'Notary id must be a UUID.' }) });
-const fileParams = idParams.extend({ fileId: z.uuid({ message: 'File id must be a UUID.' }) });
+const fileParams = notaryParams.extend({ fileId: uuidParam('File') });
 
 /** The caller's id when they are a notary (pending or approved); 403 otherwise. */
 function getNotaryCallerId(ctx: Ctx): string {
@@ -96,17 +95,17 @@ export const notaryProfileRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: admin }, schema: { querystring: notarySearchQuerySchema, response: { 200: notarySearchResultSchema } } },
     async (request) => searchNotaries(request.ctx, request.query),
   );
-  app.get('/profile/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: notaryProfileSchema } } }, async (request) =>
+  app.get('/profile/:id', { config: { access: admin }, schema: { params: notaryParams, response: { 200: notaryProfileSchema } } }, async (request) =>
     getNotaryProfile(request.ctx, request.params.id),
   );
   app.put(
     '/profile/:id',
-    { config: { access: admin }, schema: { params: idParams, body: updateNotaryProfileInputSchema, response: { 200: notaryProfileSchema } } },
+    { config: { access: admin }, schema: { params: notaryParams, body: updateNotaryProfileInputSchema, response: { 200: notaryProfileSchema } } },
     async (request) => updateNotaryProfile(request.ctx, request.params.id, request.body),
   );
   app.post(
     '/profile/:id/upload',
-    { config: { access: admin }, schema: { params: idParams, response: { 201: notaryProfileFileSchema } } },
+    { config: { access: admin }, schema: { params: notaryParams, response: { 201: notaryProfileFileSchema } } },
     async (request, reply) => {
       const upload = await readProfileUpload(request);
       return reply.code(201).send(await addNotaryProfileFile(request.ctx, request.params.id, upload));
@@ -127,21 +126,21 @@ export const notaryProfileRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: ownProfile }, schema: { params: fileParams, response: { 200: okMessageSchema } } },
     async (request) => deleteNotaryProfileFile(request.ctx, request.params.id, request.params.fileId),
   );
-  app.post('/activate/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: okMessageSchema } } }, async (request) =>
+  app.post('/activate/:id', { config: { access: admin }, schema: { params: notaryParams, response: { 200: okMessageSchema } } }, async (request) =>
     setNotaryActive(request.ctx, request.params.id, true),
   );
-  app.post('/deactivate/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: okMessageSchema } } }, async (request) =>
+  app.post('/deactivate/:id', { config: { access: admin }, schema: { params: notaryParams, response: { 200: okMessageSchema } } }, async (request) =>
     setNotaryActive(request.ctx, request.params.id, false),
   );
-  app.delete('/signature/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: okMessageSchema } } }, async (request) =>
+  app.delete('/signature/:id', { config: { access: admin }, schema: { params: notaryParams, response: { 200: okMessageSchema } } }, async (request) =>
     clearNotarySignature(request.ctx, request.params.id, 'signature'),
   );
-  app.delete('/initials/:id', { config: { access: admin }, schema: { params: idParams, response: { 200: okMessageSchema } } }, async (request) =>
+  app.delete('/initials/:id', { config: { access: admin }, schema: { params: notaryParams, response: { 200: okMessageSchema } } }, async (request) =>
     clearNotarySignature(request.ctx, request.params.id, 'initials'),
   );
   app.get(
     '/:id/title-companies',
-    { config: { access: admin }, schema: { params: idParams, response: { 200: notaryTitleCompanyListSchema } } },
+    { config: { access: admin }, schema: { params: notaryParams, response: { 200: notaryTitleCompanyListSchema } } },
     async (request) => findNotaryTitleCompanies(request.ctx, request.params.id),
   );
 };

@@ -10,7 +10,10 @@ import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { receiveToTempFile } from '#server/providers/storage/storage.ts';
 import { completeJob, findNotarizedDocuments, openNotarizedFile } from './notarization.service.ts';
 import { getPlatformCaCertificate, verifyByHash, verifyById } from './verification.service.ts';
-import { jobParams } from '#server/lib/route-params.ts';
+import { jobParams, uuidParam } from '#server/lib/route-params.ts';
+
+/** `/:id` of the public verification page: its sentence asks for the id printed on the document. */
+const verificationParams = z.object({ id: z.uuid({ message: 'Enter a document id (a UUID).' }) });
 
 export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const url of ['/:id/complete-job', '/:id/merge-documents']) {
@@ -35,7 +38,7 @@ export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/:id/notarized/:nid/file',
-    { config: { access: 'signed-in' }, schema: { params: jobParams.extend({ nid: z.uuid({ message: 'Notarized document id must be a UUID.' }) }) } },
+    { config: { access: 'signed-in' }, schema: { params: jobParams.extend({ nid: uuidParam('Notarized document') }) } },
     async (request, reply) => {
       const file = await openNotarizedFile(request.ctx, request.params.id, request.params.nid);
       return reply
@@ -78,7 +81,7 @@ export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
     '/:id',
     {
       config: { access: 'public' },
-      schema: { params: z.object({ id: z.uuid({ message: 'Enter a document id (a UUID).' }) }), response: { 200: verificationSchema } },
+      schema: { params: verificationParams, response: { 200: verificationSchema } },
     },
     async (request) => verifyById(request.ctx, request.params.id),
   );

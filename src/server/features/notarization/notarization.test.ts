@@ -55,6 +55,8 @@ async function saveSignature(user: TestUser) {
 beforeAll(async () => {
   t = await createTestApp({ PUBLIC_URL: publicUrl });
   notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
+  // By hand, not createNotary: the verification test below expects this fixed commission number,
+  // and createNotary makes a random one.
   await t.db.insert(notaryProfiles).values({
     userId: notary.id,
     commissionState: 'TX',

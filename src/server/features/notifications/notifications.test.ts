@@ -3,8 +3,9 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobStatus } from '#shared/jobs.ts';
 import type { PendingJobItem } from '#shared/notifications.ts';
-import { emailOutbox, notaryProfiles } from '#server/db/schema/index.ts';
+import { emailOutbox } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createNotary } from '#test/notary-fixtures.ts';
 import { createJobKit } from '#test/job-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
@@ -15,16 +16,7 @@ let pdf: Buffer;
 beforeAll(async () => {
   t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' });
   agent = await t.createUser({ roles: ['title_agent'] });
-  notary = await t.createUser({ roles: ['notary'] });
-  await t.db.insert(notaryProfiles).values({
-    userId: notary.id,
-    commissionState: 'VA',
-    commissionNumber: 'VA-3',
-    commissionExpiresOn: '2031-06-30',
-    county: 'Fairfax',
-    approvalStatus: 'approved',
-    approvedAt: new Date(),
-  });
+  notary = await createNotary(t);
   pdf = await makePdf(1);
 });
 afterAll(async () => t?.close());

@@ -15,7 +15,7 @@ import {
   seedCompanyPricesResultSchema,
   updatePriceItemInputSchema,
 } from '#shared/pricing.ts';
-import { idParams, jobParams, uuidParam } from '#server/lib/route-params.ts';
+import { companyParams, jobParams } from '#server/lib/route-params.ts';
 import { findJobCharges } from './job-charges.service.ts';
 import {
   createDefaultPrice,
@@ -35,8 +35,7 @@ const readers = ['admin', 'billing', 'finance'] as const;
 const changers = ['admin', 'finance'] as const;
 
 const keyParams = z.object({ key: priceKeySchema });
-const companyParams = idParams('Title company');
-const companyKeyParams = z.object({ id: uuidParam('Title company'), key: priceKeySchema });
+const companyKeyParams = companyParams.extend({ key: priceKeySchema });
 
 export const pricingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/defaults', { config: { access: readers }, schema: { response: { 200: priceListSchema } } }, async (request) => findDefaultPrices(request.ctx));

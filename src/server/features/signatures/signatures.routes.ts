@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { saveSignatureInputSchema, signatureSchema, type SignatureKind } from '#shared/signatures.ts';
+import { idParams } from '#server/lib/route-params.ts';
 import { getOwnSignature, openSignatureImage, saveSignature } from './signatures.service.ts';
 
 const signedIn = 'signed-in' as const;
@@ -17,16 +17,8 @@ export const signaturesRoutes: FastifyPluginAsyncZod = async (app) => {
     );
   }
 
-  app.get(
-    '/signatures/:id/image',
-    { config: { access: signedIn }, schema: { params: z.object({ id: z.uuid({ message: 'Signature id must be a UUID.' }) }) } },
-    async (request, reply) => {
-      const { stream } = await openSignatureImage(request.ctx, request.params.id);
-      return reply
-        .type('image/png')
-        .header('cache-control', 'private, no-store')
-        .header('content-disposition', 'inline; filename="signature.png"')
-        .send(stream);
-    },
-  );
+  app.get('/signatures/:id/image', { config: { access: signedIn }, schema: { params: idParams('Signature') } }, async (request, reply) => {
+    const { stream } = await openSignatureImage(request.ctx, request.params.id);
+    return reply.type('image/png').header('cache-control', 'private, no-store').header('content-disposition', 'inline; filename="signature.png"').send(stream);
+  });
 };

@@ -2,8 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { jobParticipants, notaryProfiles } from '#server/db/schema/index.ts';
+import { jobParticipants } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { createNotary } from '#test/notary-fixtures.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
@@ -18,15 +19,7 @@ beforeAll(async () => {
   t = await createTestApp({ LOG_LEVEL: 'info' }, { logStream: { write: (line) => void logLines.push(JSON.parse(line) as { level: number; msg: string }) } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   baseUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  notary = await t.createUser({ roles: ['notary'], name: 'Nora Notary' });
-  await t.db.insert(notaryProfiles).values({
-    userId: notary.id,
-    commissionState: 'TX',
-    commissionNumber: 'TX-9',
-    commissionExpiresOn: '2031-01-01',
-    county: 'Travis',
-    approvalStatus: 'approved',
-  });
+  notary = await createNotary(t, { name: 'Nora Notary', state: 'TX', commissionExpiresOn: '2031-01-01' });
   signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
   notaryHeaders = await t.signInAs(notary);
   signerHeaders = await t.signInAs(signer);

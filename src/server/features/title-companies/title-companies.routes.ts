@@ -27,7 +27,7 @@ import { closeCompany, createCompany, getCompany, getDefaultNotary, updateCompan
 import { findCompanies, findMyCompanies, searchCompanies, searchCompaniesPublicly } from './company-search.service.ts';
 import { findCompanyAgents, inviteAgent, removeAgent } from './company-agents.service.ts';
 import { createJobType, deleteJobType, findJobTypes, updateJobType } from './job-types.service.ts';
-import { idParams } from '#server/lib/route-params.ts';
+import { companyParams, idParams } from '#server/lib/route-params.ts';
 
 const admin = ['admin'] as const;
 /** Who may manage a company: administrators, and its title staff (the service checks which company). */
@@ -42,7 +42,6 @@ export const titleCompaniesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/approved', { config: { access: admin }, schema: { response: { 200: titleCompanyListSchema } } }, async (request) => ({
     items: await findTitleCompanies(request.ctx, 'approved'),
   }));
-  const companyParams = idParams('Title company');
   app.post('/:id/approve', { config: { access: admin }, schema: { params: companyParams, response: { 200: okMessageSchema } } }, async (request) =>
     approveTitleCompany(request.ctx, request.params.id),
   );

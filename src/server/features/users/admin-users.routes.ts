@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   accountAuditSchema,
   addRoleInputSchema,
@@ -14,13 +13,12 @@ import {
   userRolesSchema,
 } from '#shared/admin-users.ts';
 import { okMessageSchema } from '#shared/auth.ts';
-import { idParams, uuidParam } from '#server/lib/route-params.ts';
+import { userParams } from '#server/lib/route-params.ts';
 import { addRole, getRolesOf, removeRole, resetSavedSignature } from './admin-roles.service.ts';
 import { createAdminUser, deactivateAdminUser, findAccountAudit, findAdminUsers, getAdminUser, updateAdminUser } from './admin-users.service.ts';
 
 const admin = { access: ['admin'] } as const;
-const userParams = idParams('User');
-const roleParams = z.object({ id: uuidParam('User'), role: roleParamSchema });
+const roleParams = userParams.extend({ role: roleParamSchema });
 
 /** The administrators' Users page, under /api/admin/users: accounts, their roles, and what was changed on them. */
 export const adminUsersRoutes: FastifyPluginAsyncZod = async (app) => {

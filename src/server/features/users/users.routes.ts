@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { adminSetPasswordInputSchema } from '#shared/mfa.ts';
+import { userParams } from '#server/lib/route-params.ts';
 import { setUserPassword } from './users.service.ts';
 
 export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -9,7 +10,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: ['admin'] },
       schema: {
-        params: z.object({ id: z.uuid({ message: 'User id must be a UUID.' }) }),
+        params: userParams,
         body: adminSetPasswordInputSchema,
         response: { 200: z.object({ ok: z.literal(true) }) },
       },

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { canEnterSchema } from '#shared/jobs.ts';
 import { admitSocket } from '#server/lib/http.ts';
 import {
@@ -24,10 +23,10 @@ import { getSharedVideoMap, setSharedVideoMap } from './video-map.service.ts';
 import { finalizeLiveSession, startSessionRecording, stopSessionRecording } from './recording/live-recording.service.ts';
 import { SignalSocketSession } from './signaling/signal-connection.ts';
 import { activateVideoSession, createVideoSession, getVideoDebugInfo, getVideoSession, startVideoSession } from './video-sessions.service.ts';
-import { jobParams, sessionParams } from '#server/lib/route-params.ts';
+import { jobParams, sessionParams, uuidParam } from '#server/lib/route-params.ts';
 
 const signedIn = 'signed-in' as const;
-const participantParams = sessionParams.extend({ participantId: z.uuid({ message: 'Participant id must be a UUID.' }) });
+const participantParams = sessionParams.extend({ participantId: uuidParam('Participant') });
 const activateParams = sessionParams.extend({ deviceGroupId: deviceGroupIdSchema });
 
 /** The live session's calls under /api/video. */

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { jobRecordingsSchema } from '#shared/recording-playback.ts';
 import { findJobRecordings, openRecordingSegment, parseByteRange } from './recording-playback.service.ts';
-import { jobParams } from '#server/lib/route-params.ts';
+import { jobParams, uuidParam } from '#server/lib/route-params.ts';
 
-const segmentParams = jobParams.extend({ segmentId: z.uuid({ message: 'Segment id must be a UUID.' }) });
+const segmentParams = jobParams.extend({ segmentId: uuidParam('Segment') });
 const signedIn = 'signed-in' as const;
 
 /** Playback of a job's recordings (decision 022), under /api/jobs; read-only. */
