@@ -32,6 +32,7 @@ describe('getSetupView', () => {
   it('follows the request’s status once the search or the booking has begun, whatever step was saved', () => {
     expect(getSetupView(facts({ status: 'searching', step: 'notary', payment: held }))).toBe('searching');
     expect(getSetupView(facts({ status: 'unmatched', step: 'notary', payment: held }))).toBe('unmatched');
+    expect(getSetupView(facts({ status: 'unmatched', step: 'notary', lane: 'scheduled', payment: held }))).toBe('slots');
     expect(getSetupView(facts({ status: 'matched', step: 'session', payment: held }))).toBe('matched');
     expect(getSetupView(facts({ status: 'booked', step: 'session', lane: 'scheduled', payment: held }))).toBe('booked');
     expect(getSetupView(facts({ status: 'completed', step: 'session', payment: held }))).toBe('done');

@@ -16,7 +16,8 @@ export function getSetupView(job: Pick<GnwJob, 'status' | 'step' | 'lane' | 'pay
     case 'searching':
       return 'searching';
     case 'unmatched':
-      return 'unmatched';
+      // Switched to a scheduled time with the hold kept: the person picks a time next.
+      return job.lane === 'scheduled' ? 'slots' : 'unmatched';
     case 'matched':
       return 'matched';
     case 'booked':
