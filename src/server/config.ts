@@ -109,6 +109,14 @@ const envSchema = z.object({
     .string()
     .regex(/^whsec_\S+$/, 'STRIPE_WEBHOOK_SECRET must be the signing secret of the webhook endpoint (whsec_…).')
     .optional(),
+  /**
+   * The account's publishable key, for Stripe.js in the browser (the Notarize Now card form, decision 051).
+   * Unset with PAYMENT_PROVIDER=stripe: holds still work for cards given otherwise, but no page collects a card.
+   */
+  STRIPE_PUBLISHABLE_KEY: z
+    .string()
+    .regex(/^pk_(test|live)_\S+$/, 'STRIPE_PUBLISHABLE_KEY must be the account’s publishable key (pk_test_… or pk_live_…).')
+    .optional(),
   /** Tests and self-hosted proxies only: where the Stripe SDK sends its calls instead of https://api.stripe.com. */
   STRIPE_API_BASE: z.url({ message: 'STRIPE_API_BASE must be a URL such as http://127.0.0.1:12111.' }).optional(),
 });
@@ -123,12 +131,20 @@ export type PaymentConfig =
       webhookSecret: string;
       /** Tests and self-hosted proxies only; null: the SDK's own https://api.stripe.com. */
       apiBase: string | null;
+      /** For Stripe.js in the browser; null: no page collects a card (the card form says card payment is not configured). */
+      publishableKey: string | null;
     };
 
 function paymentConfig(values: z.output<typeof envSchema>): PaymentConfig | null {
   if (values.PAYMENT_PROVIDER === 'invoice') return { kind: 'invoice' };
   if (values.PAYMENT_PROVIDER === 'stripe' && values.STRIPE_SECRET_KEY && values.STRIPE_WEBHOOK_SECRET) {
-    return { kind: 'stripe', secretKey: values.STRIPE_SECRET_KEY, webhookSecret: values.STRIPE_WEBHOOK_SECRET, apiBase: values.STRIPE_API_BASE ?? null };
+    return {
+      kind: 'stripe',
+      secretKey: values.STRIPE_SECRET_KEY,
+      webhookSecret: values.STRIPE_WEBHOOK_SECRET,
+      apiBase: values.STRIPE_API_BASE ?? null,
+      publishableKey: values.STRIPE_PUBLISHABLE_KEY ?? null,
+    };
   }
   return null;
 }
@@ -170,6 +186,11 @@ export function parseConfig(env: Record<string, string | undefined>) {
   if (values.PAYMENT_PROVIDER !== 'stripe' && (values.STRIPE_SECRET_KEY || values.STRIPE_WEBHOOK_SECRET || values.STRIPE_API_BASE)) {
     throw new Error(
       `Invalid configuration: STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_API_BASE are used only with PAYMENT_PROVIDER=stripe (it is ${values.PAYMENT_PROVIDER ?? 'unset'}); set PAYMENT_PROVIDER=stripe or remove them.`,
+    );
+  }
+  if (values.PAYMENT_PROVIDER !== 'stripe' && values.STRIPE_PUBLISHABLE_KEY) {
+    throw new Error(
+      `Invalid configuration: STRIPE_PUBLISHABLE_KEY is used only with PAYMENT_PROVIDER=stripe (it is ${values.PAYMENT_PROVIDER ?? 'unset'}); set PAYMENT_PROVIDER=stripe or remove it.`,
     );
   }
   const publicUrl = new URL(values.PUBLIC_URL ?? `http://localhost:${values.PORT}`);

@@ -21,10 +21,18 @@ export const paymentStatusLabels: Record<PaymentStatus, string> = {
 };
 
 export const paymentNotConfiguredMessage = 'Payment is not configured on this platform.';
+/** Stripe takes payment, but without a publishable key no page can collect a card (STRIPE_PUBLISHABLE_KEY). */
+export const cardPaymentNotConfiguredMessage = 'Card payment is not configured on this platform.';
 
 /** GET /api/payments/config */
 export const paymentConfigSchema = z.discriminatedUnion('configured', [
-  z.object({ configured: z.literal(true), provider: z.enum(paymentProviders), message: z.string() }),
+  z.object({
+    configured: z.literal(true),
+    provider: z.enum(paymentProviders),
+    message: z.string(),
+    /** Stripe only: the publishable key Stripe.js collects a card with; null when none is configured (no page can take a card). */
+    publishableKey: z.string().nullable().optional(),
+  }),
   z.object({ configured: z.literal(false), message: z.string() }),
 ]);
 export type PaymentConfig = z.infer<typeof paymentConfigSchema>;

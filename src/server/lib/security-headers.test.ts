@@ -37,6 +37,19 @@ describe('securityHeaders', () => {
     expect(csp).not.toContain('unsafe-eval');
   });
 
+  it('lets Stripe.js load, frame and call Stripe only when Stripe takes payment with a publishable key', async () => {
+    const stripe = { PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' };
+    const csp = String((await headersFor({ ...stripe, STRIPE_PUBLISHABLE_KEY: 'pk_test_1' }))['content-security-policy']);
+    expect(csp).toContain("script-src 'self' https://js.stripe.com https://*.js.stripe.com;");
+    expect(csp).toContain("frame-src 'self' https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com;");
+    expect(csp).toContain("connect-src 'self' ws: wss: https://api.stripe.com;");
+    for (const env of [{}, { PAYMENT_PROVIDER: 'invoice' }, stripe] as Array<Record<string, string>>) {
+      const without = String((await headersFor(env))['content-security-policy']);
+      expect(without).not.toContain('stripe.com');
+      expect(without).toContain("script-src 'self';");
+    }
+  });
+
   it('marks API responses no-store unless the route chose its own caching, and leaves pages alone', async () => {
     expect((await headersFor({}))['cache-control']).toBe('no-store');
     expect((await headersFor({}, '/api/cached'))['cache-control']).toBe('private, max-age=60');

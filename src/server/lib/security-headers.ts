@@ -4,15 +4,18 @@ import type { Config } from '#server/config.ts';
 /** Headers every response carries: a strict CSP, no framing, no sniffing, no referrer leaks. */
 export function securityHeaders(config: Config) {
   const chatOrigin = config.chatWidgetUrl ? new URL(config.chatWidgetUrl).origin : '';
+  // Stripe.js (the Notarize Now card form, decision 051) only where a page can load it: Stripe with its publishable key.
+  const hasStripeJs = config.payment?.kind === 'stripe' && config.payment.publishableKey !== null;
+  const sources = (own: string, ...others: string[]) => [own, ...others.filter(Boolean)].join(' ');
   const csp = [
     "default-src 'self'",
-    `script-src 'self'${chatOrigin ? ` ${chatOrigin}` : ''}`,
+    sources("script-src 'self'", chatOrigin, hasStripeJs ? 'https://js.stripe.com https://*.js.stripe.com' : ''),
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "media-src 'self' blob:",
     "font-src 'self' data:",
-    `connect-src 'self' ws: wss:${chatOrigin ? ` ${chatOrigin}` : ''}`,
-    `frame-src 'self'${chatOrigin ? ` ${chatOrigin}` : ''}`,
+    sources("connect-src 'self' ws: wss:", chatOrigin, hasStripeJs ? 'https://api.stripe.com' : ''),
+    sources("frame-src 'self'", chatOrigin, hasStripeJs ? 'https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com' : ''),
     "worker-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'self'",

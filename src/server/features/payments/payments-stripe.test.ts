@@ -23,6 +23,7 @@ beforeAll(async () => {
     STRIPE_SECRET_KEY: stripe.secretKey,
     STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
     STRIPE_API_BASE: stripe.url,
+    STRIPE_PUBLISHABLE_KEY: 'pk_test_stand_in',
     LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
   });
   kit = await createPaymentKit(t);
@@ -45,10 +46,10 @@ async function heldJob() {
 }
 
 describe('the configuration', () => {
-  it('tells a signed-in person that payment is by card through Stripe', async () => {
+  it('tells a signed-in person that payment is by card through Stripe, with the publishable key Stripe.js collects the card with', async () => {
     const res = await kit.jobs.call(kit.company.agent, 'GET', '/api/payments/config');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ configured: true, provider: 'stripe', message: expect.stringContaining('Stripe') });
+    expect(res.json()).toEqual({ configured: true, provider: 'stripe', message: expect.stringContaining('Stripe'), publishableKey: 'pk_test_stand_in' });
     expect((await t.app.inject({ method: 'GET', url: '/api/payments/config' })).statusCode).toBe(401);
   });
 });

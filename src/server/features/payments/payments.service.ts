@@ -21,7 +21,10 @@ export { reconcilePayments, releasePaymentOfCancelledJob, receiveStripeWebhook, 
 /** GET /api/payments/config: who takes payment here, or that nobody does. */
 export function getPaymentConfig(ctx: Ctx): PaymentConfig {
   if (!ctx.payment) return { configured: false, message: paymentNotConfiguredMessage };
-  return { configured: true, provider: ctx.payment.kind, message: ctx.payment.description };
+  if (ctx.payment.kind !== 'stripe') return { configured: true, provider: ctx.payment.kind, message: ctx.payment.description };
+  // Stripe.js in the browser needs the account's publishable key (decision 051's card form); it is public by design.
+  const publishableKey = ctx.config.payment?.kind === 'stripe' ? ctx.config.payment.publishableKey : null;
+  return { configured: true, provider: 'stripe', message: ctx.payment.description, publishableKey };
 }
 
 const jobHidden = () => notFound('No job with that id, or you may not see its payment.');

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payments } from '#server/db/schema/index.ts';
 import { parseConfig } from '#server/config.ts';
+import type { Ctx } from '#server/lib/context.ts';
+import { createPaymentProvider } from '#server/providers/payment/payment-provider.ts';
+import { getPaymentConfig } from './payments.service.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { createPaymentKit } from '#test/payment-fixtures.ts';
 
@@ -23,7 +26,32 @@ describe('the payment configuration', () => {
       secretKey: 'sk_live_1',
       webhookSecret: 'whsec_1',
       apiBase: null,
+      publishableKey: null,
     });
+  });
+
+  it('takes a publishable key for the browser’s card form only with Stripe, and only a pk_ key', () => {
+    const stripe = { PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' };
+    expect(parseConfig({ ...stripe, STRIPE_PUBLISHABLE_KEY: 'pk_test_abc' }).payment).toMatchObject({ kind: 'stripe', publishableKey: 'pk_test_abc' });
+    expect(() => parseConfig({ ...stripe, STRIPE_PUBLISHABLE_KEY: 'sk_test_1' })).toThrow(
+      'STRIPE_PUBLISHABLE_KEY must be the account’s publishable key (pk_test_… or pk_live_…).',
+    );
+    expect(() => parseConfig({ PAYMENT_PROVIDER: 'invoice', STRIPE_PUBLISHABLE_KEY: 'pk_test_abc' })).toThrow(
+      'Invalid configuration: STRIPE_PUBLISHABLE_KEY is used only with PAYMENT_PROVIDER=stripe (it is invoice); set PAYMENT_PROVIDER=stripe or remove it.',
+    );
+  });
+});
+
+describe('GET /api/payments/config’s publishable key', () => {
+  it('is the configured key with Stripe, null with Stripe but no key (the card form then says so), and absent for invoices', () => {
+    const configOf = (env: Record<string, string>) => {
+      const config = parseConfig(env);
+      return getPaymentConfig({ config, payment: createPaymentProvider(config.payment) } as Ctx);
+    };
+    const stripe = { PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' };
+    expect(configOf({ ...stripe, STRIPE_PUBLISHABLE_KEY: 'pk_live_9' })).toMatchObject({ configured: true, provider: 'stripe', publishableKey: 'pk_live_9' });
+    expect(configOf(stripe)).toMatchObject({ configured: true, provider: 'stripe', publishableKey: null });
+    expect(configOf({ PAYMENT_PROVIDER: 'invoice' })).not.toHaveProperty('publishableKey');
   });
 });
 
