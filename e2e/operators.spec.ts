@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { makePdf } from '../test/pdf-fixtures.ts';
 import { findSeriousViolations, openAdminPage, registerApprovedNotary, uniqueEmail, waitForMail } from './helpers.ts';
 
 async function expectAccessible(page: Page) {
@@ -63,6 +64,7 @@ test('an administrator opens a title company, its staff invite an agent, the age
   const typeDialog = staff.getByRole('dialog');
   await typeDialog.getByLabel('Name').fill('Deed of trust');
   await typeDialog.getByLabel('Notarization type').selectOption('acknowledgment');
+  await typeDialog.getByLabel('Identification').check();
   await typeDialog.getByLabel('Instructions for the notary (optional)').fill('Every borrower initials each page.');
   await typeDialog.getByRole('button', { name: 'Add job type' }).click();
   await expect(staff.getByRole('list', { name: 'Job types' }).getByRole('heading', { name: 'Deed of trust' })).toBeVisible();
@@ -88,6 +90,12 @@ test('an administrator opens a title company, its staff invite an agent, the age
   await expect(agent.getByRole('heading', { name: 'Harbor refinance', level: 1 })).toBeVisible();
   await expect(agent.locator('dl.facts dd').filter({ hasText: notaryName })).toBeVisible();
   await expect(agent.getByText('Every borrower initials each page.')).toBeVisible();
+  // The upload starts on the job type's first document tag (decision 043), and the document gets it.
+  await expect(agent.getByLabel('Tag of the PDFs you add')).toHaveValue('identification');
+  await expect(agent.getByText('Jobs of the type “Deed of trust” usually carry: identification.')).toBeVisible();
+  await agent.getByLabel('Add PDFs').setInputFiles([{ name: 'borrower-id.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Borrower ID') }]);
+  const uploaded = agent.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
+  await expect(uploaded.filter({ hasText: 'borrower-id.pdf' })).toContainText('Identification');
 
   // With the jobs list open, the agent is removed by the administrator: the list loses the company's job at once.
   await agent.getByRole('link', { name: 'Dashboard Home' }).click();

@@ -3,6 +3,24 @@ import { singleLineTextSchema } from './text.ts';
 
 export const documentTags = ['signing', 'reference', 'identification', 'supporting'] as const;
 export const documentTagSchema = z.enum(documentTags, { message: 'Choose a document tag.' });
+export type DocumentTag = z.infer<typeof documentTagSchema>;
+
+/** The document tags as people read them: the job type form, the upload, the documents list. */
+export const documentTagLabels: Record<DocumentTag, string> = {
+  signing: 'To be signed',
+  reference: 'Reference',
+  identification: 'Identification',
+  supporting: 'Supporting',
+};
+
+/**
+ * The tag of an upload that names none (decision 043): the first of the job type's document tags,
+ * in the order the type lists them; a document to be signed when the job has no type or its type
+ * lists no tags.
+ */
+export function pickDefaultDocumentTag(jobTypeDocumentTags: readonly DocumentTag[]): DocumentTag {
+  return jobTypeDocumentTags[0] ?? 'signing';
+}
 
 export const documentSchema = z.object({
   id: z.string(),

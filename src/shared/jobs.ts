@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentTagSchema } from './documents.ts';
 import { plainTextSchema, searchTextSchema, singleLineTextSchema } from './text.ts';
 import { sessionPlaceSchema } from './video-signaling.ts';
 import { bypassMethods, identityPlaceSchema, participantIdentityStates } from './identity.ts';
@@ -316,6 +317,8 @@ export const jobSchema = jobSummarySchema.extend({
   /** The company job type the job was made from (its name now), and its instructions for the notary as they were when the job was created. */
   jobTypeName: z.string().nullable(),
   notaryInstructions: z.string().nullable(),
+  /** The document tags of that job type as it lists them now (none without a type): an upload naming no tag takes the first (decision 043). */
+  jobTypeDocumentTags: z.array(documentTagSchema),
 });
 export type Job = z.infer<typeof jobSchema>;
 

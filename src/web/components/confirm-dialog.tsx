@@ -47,8 +47,14 @@ export function useConfirmDialog(): { dialog: ReactNode; ask: (request: ConfirmR
   return { dialog: request ? <ConfirmDialog key={request.title} request={request} onSettle={settle} /> : null, ask };
 }
 
-function ConfirmDialog({ request, onSettle }: { request: OpenRequest; onSettle: (answer: string | null) => void }) {
+function ConfirmDialog({ request, onSettle: settleRequest }: { request: OpenRequest; onSettle: (answer: string | null) => void }) {
   const dialogRef = useRef<HTMLDialogElement>(null);
+  // The modal is closed before the asker hears the answer: while it is open the rest of the page is
+  // inert, so the asker's focus() on the button that asked (useDecision) would go nowhere.
+  const onSettle = (answer: string | null) => {
+    dialogRef.current?.close();
+    settleRequest(answer);
+  };
   const reasonRef = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   const titleId = useId();

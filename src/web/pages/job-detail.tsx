@@ -83,6 +83,8 @@ export default function JobDetailPage() {
             jobId={job.data.id}
             canEdit={job.data.permissions.canEdit && ['draft', 'ready', 'scheduled'].includes(job.data.status)}
             isSealed={job.data.status === 'completed'}
+            jobTypeName={job.data.jobTypeName}
+            jobTypeDocumentTags={job.data.jobTypeDocumentTags}
           />
           <AuditTrail jobId={job.data.id} />
         </>

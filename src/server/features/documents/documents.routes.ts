@@ -34,13 +34,13 @@ import {
 const signedIn = 'signed-in' as const;
 
 export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
-  /** Reads and checks every file part as it arrives (receiveDocument); fields give the tag. */
+  /** Reads and checks every file part as it arrives (receiveDocument); a tag field gives the tag, else the job's default (addDocuments). */
   const receiveUpload = async (request: FastifyRequest, jobId: string) => {
     const { ctx } = request;
     await assertCanUpload(ctx, jobId);
     if (!request.isMultipart()) throw new AppError(415, 'unsupported_media_type', 'Upload documents as multipart/form-data with one or more files.');
     const files: ReceivedFile[] = [];
-    let tag = 'signing';
+    let tag: string | undefined;
     // no file part is longer than what is left of the body: that caps how far its buffer grows
     let bodyLeft = Number(request.headers['content-length']);
     try {
@@ -53,7 +53,7 @@ export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
           tag = part.value;
         }
       }
-      const parsedTag = documentTagSchema.safeParse(tag);
+      const parsedTag = documentTagSchema.optional().safeParse(tag);
       if (!parsedTag.success) throw new AppError(400, 'validation_failed', 'Choose a document tag.', { allowed: documentTagSchema.options });
       for (const file of files) {
         const parsedName = uploadFileNameSchema.safeParse(file.fileName);

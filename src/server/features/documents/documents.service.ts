@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { documentMessages, type JobDocument, type updateDocumentInputSchema } from '#shared/documents.ts';
+import { documentMessages, pickDefaultDocumentTag, type DocumentTag, type JobDocument, type updateDocumentInputSchema } from '#shared/documents.ts';
 import { isJobEditable } from '#shared/jobs.ts';
 import { documents, jobAuditAssets } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -12,6 +12,7 @@ import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess, requirePermission, type JobAccess } from '#server/features/jobs/job-access.ts';
 import { assertPrintable, describeUnprintableInput } from '#server/features/notarization/pdf-fonts.ts';
 import { assertRequiredFieldsFilled, hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
+import { findJobTypeDocumentTags } from '#server/features/title-companies/job-types.service.ts';
 import { receiveToMemory, writeTempFile } from '#server/providers/storage/storage.ts';
 import { checkPdfBytes } from './pdf-check.ts';
 
@@ -114,9 +115,11 @@ export async function receiveDocument(ctx: Ctx, source: Readable, fileName: stri
 /**
  * Stores uploaded PDFs (from receiveDocument): if any file of the batch was refused, the first
  * refusal is thrown and the job is unchanged; otherwise each file is moved into storage (a rename
- * for local storage) and the rows and audit events are written in one transaction.
+ * for local storage) and the rows and audit events are written in one transaction. Without a tag,
+ * every file takes the job's default: the first document tag of its job type now, else signing
+ * (decision 043).
  */
-export async function addDocuments(ctx: Ctx, jobId: string, files: ReceivedFile[], tag: DocumentRow['tag']): Promise<JobDocument[]> {
+export async function addDocuments(ctx: Ctx, jobId: string, files: ReceivedFile[], requestedTag: DocumentTag | undefined): Promise<JobDocument[]> {
   if (files.length === 0) throw new AppError(400, 'no_file', documentMessages.noFiles);
   const checked: Array<ReceivedFile & { problem: null }> = [];
   for (const file of files) {
@@ -128,6 +131,7 @@ export async function addDocuments(ctx: Ctx, jobId: string, files: ReceivedFile[
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     assertDocumentsEditable(access);
+    const tag = requestedTag ?? pickDefaultDocumentTag(await findJobTypeDocumentTags(tx, access.job.jobTypeId));
     const [{ next = 0 } = {}] = await tx
       .select({ next: sql<number>`coalesce(max(${documents.position}) + 1, 0)::int` })
       .from(documents)

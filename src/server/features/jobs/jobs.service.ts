@@ -152,7 +152,12 @@ async function describeJob(ctx: Ctx, access: JobAccess): Promise<Job> {
     .where(eq(documents.jobId, job.id));
   const [notary] = job.notaryId ? await ctx.db.select({ name: users.name }).from(users).where(eq(users.id, job.notaryId)) : [];
   const [company] = job.companyId ? await ctx.db.select({ name: titleCompanies.name }).from(titleCompanies).where(eq(titleCompanies.id, job.companyId)) : [];
-  const [jobType] = job.jobTypeId ? await ctx.db.select({ name: companyJobTypes.name }).from(companyJobTypes).where(eq(companyJobTypes.id, job.jobTypeId)) : [];
+  const [jobType] = job.jobTypeId
+    ? await ctx.db
+        .select({ name: companyJobTypes.name, documentTags: companyJobTypes.documentTags })
+        .from(companyJobTypes)
+        .where(eq(companyJobTypes.id, job.jobTypeId))
+    : [];
   return {
     id: job.id,
     title: job.title,
@@ -178,6 +183,7 @@ async function describeJob(ctx: Ctx, access: JobAccess): Promise<Job> {
     allowedTransitions: getAllowedTransitions(job.status, access.actors),
     jobTypeName: jobType?.name ?? null,
     notaryInstructions: job.notaryInstructions,
+    jobTypeDocumentTags: (jobType?.documentTags ?? []) as Job['jobTypeDocumentTags'],
   };
 }
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { documentTags } from '#shared/documents.ts';
+import type { DocumentTag } from '#shared/documents.ts';
 import type { NotarizationType } from '#shared/jobs.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { createJobTypeInputSchema, JobType, updateJobTypeInputSchema } from '#shared/title-companies.ts';
@@ -13,7 +13,6 @@ import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { getCompanyAccess, requireManager, requireOpen, type CompanyRow } from './company-access.ts';
 
 type JobTypeRow = typeof companyJobTypes.$inferSelect;
-type DocumentTag = (typeof documentTags)[number];
 
 const jobTypeNotFound = () => notFound('No job type with that id, or you may not see it.');
 const managersOnly = 'Only the company’s title staff or an administrator may change its job types.';
@@ -203,4 +202,15 @@ export async function getJobTypeForCreator(db: DbOrTx, jobTypeId: string, userId
     .limit(1);
   if (!row) throw badRequest('Choose one of your company’s job types.');
   return row.jobType;
+}
+
+/**
+ * The document tags a job's type lists now, in its order (none for no type): what an upload to
+ * the job naming no tag takes the first of (decision 043). A deleted type still answers for the
+ * jobs made from it.
+ */
+export async function findJobTypeDocumentTags(db: DbOrTx, jobTypeId: string | null): Promise<DocumentTag[]> {
+  if (!jobTypeId) return [];
+  const [row] = await db.select({ documentTags: companyJobTypes.documentTags }).from(companyJobTypes).where(eq(companyJobTypes.id, jobTypeId)).limit(1);
+  return (row?.documentTags ?? []) as DocumentTag[];
 }

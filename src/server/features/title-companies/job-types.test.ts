@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompanyKit, type TestCompany } from '#test/company-fixtures.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createNotary } from '#test/notary-fixtures.ts';
+import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
 let kit: ReturnType<typeof createCompanyKit>;
@@ -31,6 +32,19 @@ const typesOf = async (company: TestCompany, by: TestUser = company.agent) =>
 
 async function createJobAs(user: TestUser, payload: Record<string, unknown>) {
   return kit.call(user, 'POST', '/api/jobs', { title: 'Deed of trust', notarizationType: 'jurat', ...payload });
+}
+
+/** Uploads one PDF to a job, with a tag field only when one is given; answers the tag the document got. */
+async function uploadTagged(user: TestUser, jobId: string, fields: Record<string, string> = {}): Promise<string> {
+  const body = buildMultipart([{ name: 'deed.pdf', content: await makePdf(1, 'Deed') }], fields);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/jobs/${jobId}/documents/batch`,
+    headers: { ...(await t.headersFor(user)), ...body.headers },
+    payload: body.payload,
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().items[0].tag as string;
 }
 
 describe('a company’s job types', () => {
@@ -165,6 +179,50 @@ describe('a job made from a job type', () => {
     });
     const plain = await kit.expectStatus(createJobAs(company.agent, {}), 201);
     expect(plain.json()).toMatchObject({ jobTypeName: null, notaryInstructions: null });
+  });
+
+  it('gives a document uploaded without a tag the first of the type’s document tags as the type lists them now; a tag sent wins', async () => {
+    const company = await kit.createCompany();
+    const type = await createType(company, { ...refinance, name: 'ID check', documentTags: ['identification', 'signing'] });
+    const job = (await kit.expectStatus(createJobAs(company.agent, { jobTypeId: type.id }), 201)).json();
+    expect(job.jobTypeDocumentTags).toEqual(['identification', 'signing']);
+    expect(await uploadTagged(company.agent, job.id)).toBe('identification');
+    expect(await uploadTagged(company.agent, job.id, { tag: 'signing' })).toBe('signing');
+    const trail = (await kit.expectStatus(kit.call(company.agent, 'GET', `/api/jobs/${job.id}/audit`), 200)).json().events as Array<{
+      action: string;
+      data: { tag?: string };
+    }>;
+    expect(trail.filter((event) => event.action === 'document.uploaded').map((event) => event.data.tag)).toEqual(['identification', 'signing']);
+    // The type changed: the job's later uploads follow it, those already made keep their tag.
+    await kit.expectStatus(kit.call(company.staff, 'PUT', `/api/title-companies/job-types/${type.id}`, { documentTags: ['reference'] }), 200);
+    expect((await kit.expectStatus(kit.call(company.agent, 'GET', `/api/jobs/${job.id}`), 200)).json().jobTypeDocumentTags).toEqual(['reference']);
+    expect(await uploadTagged(company.staff, job.id)).toBe('reference');
+    const documents = (await kit.expectStatus(kit.call(company.agent, 'GET', `/api/jobs/${job.id}/documents`), 200)).json().items;
+    expect(documents.map((document: { tag: string }) => document.tag)).toEqual(['identification', 'signing', 'reference']);
+    // A deleted type still gives the jobs made from it their tags.
+    await kit.expectStatus(kit.call(company.staff, 'DELETE', `/api/title-companies/job-types/${type.id}`), 200);
+    expect(await uploadTagged(company.agent, job.id)).toBe('reference');
+  });
+
+  it('uploads as a document to be signed when the type lists no tags, or the job has no type', async () => {
+    const company = await kit.createCompany();
+    const untagged = await createType(company, { name: 'Plain', notarizationType: 'jurat' });
+    const fromType = (await kit.expectStatus(createJobAs(company.agent, { jobTypeId: untagged.id }), 201)).json();
+    const plain = (await kit.expectStatus(createJobAs(company.agent, {}), 201)).json();
+    expect(fromType.jobTypeDocumentTags).toEqual([]);
+    expect(plain.jobTypeDocumentTags).toEqual([]);
+    expect(await uploadTagged(company.agent, fromType.id)).toBe('signing');
+    expect(await uploadTagged(company.agent, plain.id)).toBe('signing');
+  });
+
+  it('still needs its notarization type from the caller: the server fills neither the act nor the witnesses from the type', async () => {
+    const company = await kit.createCompany();
+    const type = await createType(company);
+    const res = await kit.expectStatus(kit.call(company.agent, 'POST', '/api/jobs', { title: 'Deed of trust', jobTypeId: type.id, signers: [] }), 400);
+    expect(res.json()).toMatchObject({ error: 'validation_failed', message: 'Choose a notarization type.' });
+    // The type's act and witness rows are the form's to fill: what the caller sends is what the job gets.
+    const job = (await kit.expectStatus(createJobAs(company.agent, { jobTypeId: type.id, notarizationType: 'jurat' }), 201)).json();
+    expect(job).toMatchObject({ notarizationType: 'jurat', participants: [] });
   });
 
   it('answers 400 with a sentence for a type of another company, a deleted type, or a creator of no company', async () => {

@@ -8,6 +8,7 @@ import {
   auditEvents,
   emailOutbox,
   jobs,
+  notaryProfiles,
   passwordResetTokens,
   sessions,
   titleCompanies,
@@ -451,6 +452,40 @@ describe('DELETE /api/admin/users/{id}', () => {
 
     expect((await api('PUT', `/api/admin/users/${person.id}`, { status: 'active' })).statusCode).toBe(200);
     expect((await logIn(person.email, person.password)).statusCode).toBe(200);
+  });
+
+  it('keeps a deactivated address from registering as a notary or a title company too, in any case, and creates nothing', async () => {
+    const person = await t.createUser({ name: 'Gone Notary' });
+    expect((await api('DELETE', `/api/admin/users/${person.id}`)).statusCode).toBe(200);
+    const companyName = `Comeback Title ${randomUUID().slice(0, 6)}`;
+    const attempts = [
+      [
+        '/api/auth/register/notary',
+        {
+          name: 'Gone Again',
+          email: person.email.toUpperCase(),
+          password: 'another password 1',
+          commissionState: 'VA',
+          commissionNumber: 'VA-GONE',
+          commissionExpiresOn: '2031-06-30',
+          county: 'Fairfax',
+        },
+      ],
+      ['/api/auth/register/title-company', { name: 'Gone Again', email: person.email, password: 'another password 1', companyName }],
+    ] as const;
+    for (const [url, payload] of attempts) {
+      const res = await api('POST', url, payload, {});
+      expect(res.statusCode, url).toBe(409);
+      expect(res.json()).toEqual({ error: 'conflict', message: 'An account with this email already exists. Sign in instead, or use Forgot password.' });
+      expect(res.headers['set-cookie'], url).toBeUndefined();
+    }
+    const [row] = await t.db.select().from(users).where(eq(users.id, person.id));
+    expect(row).toMatchObject({ name: 'Gone Notary', status: 'disabled', roles: ['signer'] });
+    expect(await t.db.select().from(notaryProfiles).where(eq(notaryProfiles.userId, person.id))).toEqual([]);
+    expect(await t.db.select().from(titleCompanies).where(eq(titleCompanies.name, companyName))).toEqual([]);
+    expect(await t.db.select().from(titleCompanyMembers).where(eq(titleCompanyMembers.userId, person.id))).toEqual([]);
+    // The password the attempts sent was never set.
+    expect((await logIn(person.email, 'another password 1')).statusCode).toBe(401);
   });
 });
 

@@ -1,6 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
-import { documentListSchema, documentSchema, type JobDocument } from '#shared/documents.ts';
+import { useId, useState } from 'react';
+import {
+  documentListSchema,
+  documentSchema,
+  documentTagLabels,
+  documentTags,
+  pickDefaultDocumentTag,
+  type DocumentTag,
+  type JobDocument,
+} from '#shared/documents.ts';
 import { publicConfigQueryOptions } from '#web/api/system.ts';
 import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { DropZone } from '#web/components/drop-zone.tsx';
@@ -13,20 +21,42 @@ import { formatPageCount, formatSize } from '#web/lib/format-size.ts';
 
 const pdfRules: FileRules = { mimeTypes: ['application/pdf'], extensions: ['.pdf'], kind: 'a PDF', kindPlural: 'PDFs', maxBytes: null, isMultiple: true };
 
+interface DocumentsPanelProps {
+  jobId: string;
+  canEdit: boolean;
+  isSealed?: boolean;
+  /** The job type the job was made from, and the document tags it lists now: the upload starts on the first (decision 043). */
+  jobTypeName?: string | null;
+  jobTypeDocumentTags?: readonly DocumentTag[];
+}
+
+/** What the tag choice says: what the job type usually carries, and what the tag changes. */
+function describeUploadTag(jobTypeName: string | null, jobTypeDocumentTags: readonly DocumentTag[]): string {
+  const carried = jobTypeDocumentTags.map((tag) => documentTagLabels[tag].toLowerCase()).join(', ');
+  const fromType = jobTypeName && carried ? `Jobs of the type “${jobTypeName}” usually carry: ${carried}. ` : '';
+  return `${fromType}Only documents to be signed are signed and sealed; the others stay with the job.`;
+}
+
 /**
- * Upload (with a progress bar), order, rename, delete and open a job's PDFs. Once the job is sealed
- * these are the unsigned originals, and say so: the signed outputs are listed separately.
+ * Upload (with a progress bar and the tag the PDFs get), order, rename, delete and open a job's
+ * PDFs. Once the job is sealed these are the unsigned originals, and say so: the signed outputs are
+ * listed separately.
  */
-export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: string; canEdit: boolean; isSealed?: boolean }) {
+export function DocumentsPanel({ jobId, canEdit, isSealed = false, jobTypeName = null, jobTypeDocumentTags = [] }: DocumentsPanelProps) {
   const documents = useJobDocuments(jobId);
+  const tagId = useId();
+  // The upload's tag follows the job type's first tag until someone picks one.
+  const [chosenTag, setChosenTag] = useState<DocumentTag | null>(null);
+  const uploadTag = chosenTag ?? pickDefaultDocumentTag(jobTypeDocumentTags);
   const config = useQuery(publicConfigQueryOptions());
   const [progress, setProgress] = useState<number | null>(null);
   const { error, run } = useActionStatus();
   const { dialog, ask } = useConfirmDialog();
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
 
-  const upload = useJobMutation(async (files: File[]) => {
+  const upload = useJobMutation(async ({ files, tag }: { files: File[]; tag: DocumentTag }) => {
     const form = new FormData();
+    form.append('tag', tag);
     for (const file of files) form.append('files', file, file.name);
     setProgress(0);
     try {
@@ -107,7 +137,7 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: st
                   </a>
                   <span className="muted">
                     {' '}
-                    · {formatPageCount(document.pageCount)} · {formatSize(document.sizeBytes)} · {document.tag}
+                    · {formatPageCount(document.pageCount)} · {formatSize(document.sizeBytes)} · {documentTagLabels[document.tag]}
                     {document.status === 'completed' ? ' · completed' : ''}
                   </span>
                 </div>
@@ -145,13 +175,34 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false }: { jobId: st
         </ol>
       ) : null}
       {canEdit ? (
+        <div className="field">
+          <label htmlFor={tagId}>Tag of the PDFs you add</label>
+          <select
+            id={tagId}
+            value={uploadTag}
+            aria-describedby={`${tagId}-hint`}
+            disabled={progress !== null}
+            onChange={(event) => setChosenTag(event.target.value as DocumentTag)}
+          >
+            {documentTags.map((tag) => (
+              <option key={tag} value={tag}>
+                {documentTagLabels[tag]}
+              </option>
+            ))}
+          </select>
+          <p className="field-hint" id={`${tagId}-hint`}>
+            {describeUploadTag(jobTypeName, jobTypeDocumentTags)}
+          </p>
+        </div>
+      ) : null}
+      {canEdit ? (
         <DropZone
           label="Add PDFs"
           buttonLabel="Choose PDFs"
           rules={{ ...pdfRules, maxBytes: config.data?.documentMaxBytes ?? null }}
           disabled={progress !== null}
           hint="They are added in the order chosen; reorder them below."
-          onFiles={(files) => void run(() => upload.mutateAsync(files))}
+          onFiles={(files) => void run(() => upload.mutateAsync({ files, tag: uploadTag }))}
         >
           {progress !== null ? (
             <div className="stack">

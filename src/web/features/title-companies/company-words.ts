@@ -1,18 +1,8 @@
 import { formatDate } from '#shared/dates.ts';
-import type { documentTags } from '#shared/documents.ts';
+import { documentTagLabels } from '#shared/documents.ts';
 import { notarizationTypes } from '#shared/jobs.ts';
 import { companyMemberRoleLabels, type CompanyAgent, type JobType } from '#shared/title-companies.ts';
 import { getUsStateName } from '#shared/us-states.ts';
-
-type DocumentTag = (typeof documentTags)[number];
-
-/** The document tags as people read them, for the job type form and list. */
-export const documentTagLabels: Record<DocumentTag, string> = {
-  signing: 'To be signed',
-  reference: 'Reference',
-  identification: 'Identification',
-  supporting: 'Supporting',
-};
 
 /** "Austin, Texas"; what is known of the two, or null. */
 export function describePlace(city: string | null, state: string | null): string | null {

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { documentTags } from '#shared/documents.ts';
+import { documentTagLabels, documentTags, type DocumentTag } from '#shared/documents.ts';
 import { notarizationTypes, type NotarizationType } from '#shared/jobs.ts';
 import { createJobTypeInputSchema, maximumDefaultWitnesses, updateJobTypeInputSchema, type JobType } from '#shared/title-companies.ts';
 import { titleCompanyKeys } from '#web/api/title-companies.ts';
@@ -10,9 +10,6 @@ import { api } from '#web/lib/api.ts';
 import { ApiError } from '#web/lib/api-client.ts';
 import { highlightedFieldsMessage, toFieldErrors, useFieldErrors } from '#web/lib/form-errors.ts';
 import { readServerMessage } from '#web/lib/server-message.ts';
-import { documentTagLabels } from './company-words.ts';
-
-type DocumentTag = (typeof documentTags)[number];
 
 interface JobTypeDialogProps {
   companyId: string;
@@ -105,7 +102,9 @@ export function JobTypeDialog({ companyId, jobType, onClose, onSaved }: JobTypeD
         />
         <fieldset className="stack">
           <legend>Document tags</legend>
-          <p className="field-hint">The kinds of documents jobs of this type usually carry.</p>
+          <p className="field-hint">
+            The kinds of documents jobs of this type usually carry. Their uploads are tagged with the first one ticked unless the uploader picks another.
+          </p>
           <div className="tag-choices">
             {documentTags.map((tag) => (
               <label key={tag} className="checkbox">
