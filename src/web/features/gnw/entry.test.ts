@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sortFiles } from '#web/components/drop-zone-rules.ts';
 import { describeStartingPrice, getResendWait, getSeedFileRules, mergeSeedFiles, normalizeCodeInput, readEntryRefusal, readGateSeed } from './entry.ts';
 
-const line = { key: 'acknowledgment', label: 'Acknowledgment', unit: 'per_act', feeKind: 'notarial', quantity: 1, unitCents: 2500, amountCents: 2500 } as const;
+const line = { key: 'acknowledgment', label: 'Acknowledgment', unit: 'act', feeKind: 'notarial', quantity: 1, unitCents: 2500, amountCents: 2500 } as const;
 
 describe('the Notarize Now landing', () => {
   it('shows "from" the estimate of one acknowledgment, and nothing when prices are not set', () => {
