@@ -1,6 +1,7 @@
 import { billingRoutes } from './features/billing/billing.routes.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { authRoutes } from './features/auth/auth.routes.ts';
+import { emailCodeRoutes } from './features/auth/email-code.routes.ts';
 import { mfaRoutes } from './features/auth/mfa.routes.ts';
 import { availabilityRoutes, notaryAvailabilityRoutes } from './features/availability/availability.routes.ts';
 import { documentsRoutes } from './features/documents/documents.routes.ts';
@@ -34,6 +35,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/system', routes: systemRoutes },
   { prefix: '/api/auth', routes: authRoutes },
   { prefix: '/api/auth', routes: mfaRoutes },
+  { prefix: '/api/auth', routes: emailCodeRoutes },
   { prefix: '/api/admin/users', routes: usersRoutes },
   { prefix: '/api/admin/users', routes: adminUsersRoutes },
   { prefix: '/api/admin/users', routes: identityAdminRoutes },

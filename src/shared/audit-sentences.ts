@@ -440,9 +440,16 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   },
   'user.email_verified': ({ data }) => {
     const name = readText(data, 'userName');
-    return `${name ? `The email address of ${name}` : 'An account’s email address'} was confirmed with an emailed link.`;
+    const means = data.via === 'email_code' ? 'an emailed sign-in code' : 'an emailed link';
+    return `${name ? `The email address of ${name}` : 'An account’s email address'} was confirmed with ${means}.`;
   },
   'user.created': describeAccountCreated,
+  'user.created_with_email_code': ({ data }) => {
+    const name = readText(data, 'userName');
+    const email = readText(data, 'email');
+    const who = name ? `${name}${email ? ` (${email})` : ''}` : (email ?? 'Someone');
+    return `${who} created a signer account on the way into Notarize Now, proving the address with a code emailed to it; the account has no password.`;
+  },
   'user.updated': describeAccountUpdate,
   'user.deactivated': ({ actor, data }) =>
     `${actor} deactivated the account of ${readText(data, 'userName') ?? 'a person'}: they were signed out everywhere and cannot sign in.`,

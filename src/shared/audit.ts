@@ -39,6 +39,7 @@ export const auditActions = [
   'user.password_reset',
   'user.email_verified',
   'user.created',
+  'user.created_with_email_code',
   'user.updated',
   'user.deactivated',
   'user.reactivated',

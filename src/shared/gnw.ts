@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { personNameSchema } from './auth.ts';
 import { notarizationTypeSchema } from './jobs.ts';
 import { feeKinds, priceUnits } from './pricing.ts';
 import { usStateCodes } from './us-states.ts';
@@ -300,10 +301,17 @@ export const gnwTestOfferInputSchema = z.object({ notaryId: z.string().uuid({ me
 export const emailCodeStartInputSchema = z
   .object({
     email: z.string({ message: 'Please enter your email address.' }).trim().toLowerCase().email({ message: 'Please enter a valid email address.' }).max(254),
-    name: z.string().trim().min(1).max(200).optional(),
+    /** The name a new account gets (the rule of registration's name: one line, at most 120 characters). */
+    name: personNameSchema.optional(),
   })
   .strict();
-export const emailCodeStartSchema = z.object({ message: z.string(), isNewAccount: z.boolean() });
+/**
+ * `isCodeSent` is false only for an address with no account when no name came with it: the page then
+ * asks for the name and starts again (a new account needs one).
+ */
+export const emailCodeStartSchema = z.object({ message: z.string(), isNewAccount: z.boolean(), isCodeSent: z.boolean() });
+/** A code mailed to sign in on the way into Notarize Now lasts 10 minutes and five wrong tries; another may be asked for after 30 s. */
+export const emailSignInConstants = { lifetimeMs: 10 * 60_000, maxAttempts: 5, resendCooldownSeconds: 30 } as const;
 export const emailCodeVerifyInputSchema = z
   .object({
     email: z.string({ message: 'Please enter your email address.' }).trim().toLowerCase().email({ message: 'Please enter a valid email address.' }).max(254),

@@ -64,7 +64,6 @@ function Root() {
 const loadDashboard = () => import('./pages/dashboard.tsx');
 const loadSigning = () => import('./pages/signing.tsx');
 
-const instantCapability = 'Notarize Now, the instant-notary flow,';
 
 export const routes: RouteObject[] = [
   {
@@ -90,8 +89,8 @@ export const routes: RouteObject[] = [
       { path: '/verify-email/:token', element: page(() => import('./pages/verify-email.tsx')) },
       { path: '/request-access', element: page(() => import('./pages/request-access.tsx')) },
       { path: '/notarize', element: page(() => import('./pages/notarize.tsx')) },
-      { path: '/notarize-now', element: notBuilt('Notarize Now', instantCapability) },
-      { path: '/gnw-login', element: notBuilt('Notarize Now', instantCapability) },
+      { path: '/notarize-now', element: page(() => import('./pages/notarize-now.tsx')) },
+      { path: '/gnw-login', element: page(() => import('./pages/gnw-login.tsx')) },
       { path: '/gnw/start', element: page(() => import('./pages/gnw-start.tsx'), 'Notarize Now') },
       { path: '/gnw', element: <Navigate to="/gnw/start" replace /> },
       { path: '/gnw/setup', element: page(() => import('./pages/gnw-setup.tsx'), 'Notarize Now setup') },

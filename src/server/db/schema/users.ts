@@ -23,9 +23,11 @@ export const users = pgTable(
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
     /**
      * How: 'email_link' (the confirmation link), 'invitation' (an invitation link sent to the address),
-     * 'operator' (set up by whoever runs the server: the first administrator, demo accounts).
+     * 'operator' (set up by whoever runs the server: the first administrator, demo accounts),
+     * 'email_code' (a sign-in code mailed to it on the way into Notarize Now, decision 051). The
+     * column is plain text: a new value needs no migration.
      */
-    emailVerifiedVia: text('email_verified_via', { enum: ['email_link', 'invitation', 'operator'] }),
+    emailVerifiedVia: text('email_verified_via', { enum: ['email_link', 'invitation', 'operator', 'email_code'] }),
   },
   (table) => [uniqueIndex('users_email_key').on(table.email)],
 );

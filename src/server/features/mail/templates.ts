@@ -82,6 +82,28 @@ export const mailTemplates = {
     () => ({ name: 'Ada Lovelace', code: '123456' }),
   ),
 
+  emailSignInCode: defineTemplate(
+    'Notarize Now sign-in code',
+    'Sent when someone on the way into Notarize Now asks to sign in, or to create a signer account, with this address; it expires in 10 minutes.',
+    (input: { name: string; code: string; isNewAccount: boolean }) => ({
+      subject: `Your Open RON code: ${input.code}`,
+      paragraphs: [
+        hello(input.name),
+        [
+          [
+            input.isNewAccount
+              ? 'To create your Open RON account and continue to Notarize Now, enter this code: '
+              : 'To sign in and continue to Notarize Now, enter this code: ',
+            { strong: one(input.code) },
+            '. It expires in 10 minutes and works once.',
+          ],
+        ],
+        [['If you did not ask for it, ignore this email: nothing happens without the code.']],
+      ],
+    }),
+    () => ({ name: 'Ada Lovelace', code: '123456', isNewAccount: true }),
+  ),
+
   emailVerification: defineTemplate(
     'Confirm an email address',
     'Sent to a new account, or on request, to prove the address is theirs; the link works for 24 hours.',
