@@ -75,6 +75,12 @@ export const availabilityStatusSchema = z.object({
   /** Whether going online would be accepted now, and if not, why in a sentence. */
   can_go_online: z.boolean(),
   reason: z.string().nullable(),
+  /**
+   * Whether the notary agreed to test offers from administrators (notary_presence.accepts_test_offers,
+   * decision 051; set with PUT /api/availability/test-offers). Optional: a server that does not send it
+   * leaves the dashboard's test-offers switch hidden.
+   */
+  accepts_test_offers: z.boolean().optional(),
 });
 export type AvailabilityStatus = z.infer<typeof availabilityStatusSchema>;
 

@@ -10,6 +10,9 @@ export const elevatedRoles: readonly Role[] = ['admin', 'notary', 'title', 'titl
 /** Roles whose sidebar shows Dashboard Home and Help. */
 export const sidebarNavigationRoles: readonly Role[] = ['signer', 'admin', 'notary', 'title', 'title_agent', 'witness', 'observer', 'billing', 'finance'];
 
+/** Roles that go online to be offered instant jobs (decision 051): notaries, and the witnesses the platform provides. */
+export const onlineRoles: readonly Role[] = ['notary', 'witness'];
+
 /** Roles that may create a job (POST /api/jobs); the others (billing, finance, observers, witnesses) are not offered New Signing Request. */
 export const jobCreatorRoles: readonly Role[] = ['admin', 'title', 'title_agent', 'notary', 'signer'];
 

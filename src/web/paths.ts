@@ -30,6 +30,7 @@ export const paths = {
   company: (companyId: string) => `/companies/${encodeURIComponent(companyId)}`,
   adminMail: '/admin/mail',
   adminMailTemplates: '/admin/mail/templates',
+  adminNotaryLoopTest: '/admin/notaryloop-test',
   jobDetail: (jobId: string, start?: string | null) => `/jobs/detail?jobId=${encodeURIComponent(jobId)}${start ? `&start=${encodeURIComponent(start)}` : ''}`,
   jobRecording: (jobId: string) => `/jobs/${encodeURIComponent(jobId)}/recording`,
   billingPending: '/billing/pending',

@@ -1,6 +1,6 @@
 import { createElement, lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
-import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router';
-import { getEffectiveRole, getRoleHome } from '#shared/roles.ts';
+import { createBrowserRouter, Navigate, Outlet, useLocation, type RouteObject } from 'react-router';
+import { getEffectiveRole, getRoleHome, hasAnyRole, onlineRoles } from '#shared/roles.ts';
 import { ChatPlacement } from '#web/components/chat-opener.tsx';
 import { AppErrorScreen, RouteErrorBoundary } from '#web/components/error-screens.tsx';
 import { LoadingWorkspace } from '#web/components/loading.tsx';
@@ -52,10 +52,31 @@ function RoleHomeRedirect() {
   return <Navigate to={user ? getRoleHome(getEffectiveRole(user)) : '/login'} replace />;
 }
 
+// A ring that fails to load leaves the page as it is (offers then ring on the next page load), never the app's error screen.
+const OfferRing = lazy(() => import('./features/gnw/offer-ring.tsx').catch(() => ({ default: () => null })));
+
+/**
+ * The offer ring (decision 051) for a signed-in notary or platform witness, loaded only for them, on
+ * every page but the signing workspace and the session pages, where a ringing dialog would break into
+ * a notarization under way. Mounted here rather than in the dashboard layout because a web feature
+ * imports no other (the layout is the dashboard feature's, the ring Notarize Now's).
+ */
+function OfferRingMount() {
+  const { pathname } = useLocation();
+  const isInNotarization = pathname.startsWith('/session/') || pathname.startsWith('/signing');
+  if (isInNotarization || !hasAnyRole(getStoredUser(), onlineRoles)) return null;
+  return (
+    <Suspense fallback={null}>
+      <OfferRing />
+    </Suspense>
+  );
+}
+
 function Root() {
   return (
     <ChatPlacement>
       <AvailabilityHeartbeat />
+      <OfferRingMount />
       <Outlet />
     </ChatPlacement>
   );
@@ -103,7 +124,7 @@ export const routes: RouteObject[] = [
       { path: '/companies/:companyId', element: page(() => import('./pages/company.tsx'), 'Title company') },
       { path: '/admin/mail', element: page(() => import('./pages/admin-mail.tsx'), 'Mail') },
       { path: '/admin/mail/templates', element: page(() => import('./pages/admin-mail-templates.tsx'), 'Mail templates') },
-      { path: '/admin/notaryloop-test', element: notBuilt('Notary loop test', 'The admin notary loop test') },
+      { path: '/admin/notaryloop-test', element: page(() => import('./pages/admin-notaryloop-test.tsx'), 'Notary loop test') },
       { path: '/jobs/detail', element: page(() => import('./pages/job-detail.tsx'), 'Job Details') },
       { path: '/jobs/:jobId/recording', element: page(() => import('./pages/job-recording.tsx'), 'Session Recording') },
       { path: '/billing/pending', element: page(() => import('./pages/billing-pending.tsx'), 'Pending invoices') },

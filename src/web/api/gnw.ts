@@ -78,6 +78,8 @@ export const gnwApi = {
   acceptOffer: (offerId: string) => api.post(`/api/gnw/offers/${encodeURIComponent(offerId)}/accept`, {}, gnwOfferAnswerSchema),
   declineOffer: (offerId: string) => api.post(`/api/gnw/offers/${encodeURIComponent(offerId)}/decline`, {}, gnwOfferAnswerSchema),
   sendTestOffer: (notaryId: string) => api.post('/api/gnw/loop/test-offer', { notaryId }, z.object({ message: z.string() })),
+  /** The notary's opt-in to administrators' test offers; the answer is not read (the availability status is fetched again). */
+  setTestOffers: (accepts: boolean) => api.put('/api/availability/test-offers', { accepts }),
   startEmailCode: (input: { email: string; name?: string }) => api.post('/api/auth/email-code/start', input, emailCodeStartSchema),
   verifyEmailCode: (input: { email: string; code: string }) => api.post('/api/auth/email-code/verify', input, loginResponseSchema),
 };

@@ -1,5 +1,6 @@
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
+import { gnwKeys } from './gnw.ts';
 import { applyUserEvent } from './user-channel.ts';
 
 function clientWithQueries() {
@@ -33,5 +34,12 @@ describe('applyUserEvent', () => {
     const again = clientWithQueries();
     await applyUserEvent(again, { type: 'ready' }, true);
     expect(staleKeys(again)).toHaveLength(2);
+  });
+
+  it('fetches only the notary’s offers again when an offer rang or left them', async () => {
+    const queryClient = clientWithQueries();
+    queryClient.setQueryData(gnwKeys.offers(), { items: [] });
+    await applyUserEvent(queryClient, { type: 'offers-changed' }, false);
+    expect(staleKeys(queryClient)).toEqual([gnwKeys.offers()]);
   });
 });

@@ -1,18 +1,22 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { z } from 'zod';
+import { gnwKeys } from './gnw.ts';
 
-const userEventSchema = z.object({ type: z.enum(['ready', 'access-changed', 'signed-out']) });
+const userEventSchema = z.object({ type: z.enum(['ready', 'access-changed', 'signed-out', 'offers-changed']) });
 export type UserEvent = z.infer<typeof userEventSchema>;
 
 /**
- * What a tab does with an event of the person's own channel. Access changed or the sign-in ended:
+ * What a tab does with an event of the person's own channel. An offer rang at the notary or witness,
+ * or left them (decision 051): their offers are fetched at once rather than at the next 5 s poll.
+ * Access changed or the sign-in ended:
  * every query on screen is fetched again, so a job the person lost leaves the lists and a page they
  * may no longer see says so; the current-user query answers 401 and sends them to the sign-in page.
  * 'ready' after a reconnect: whatever changed while the channel was down is unknown, so the same.
  */
 export function applyUserEvent(queryClient: QueryClient, event: UserEvent, isReconnect: boolean): Promise<void> | null {
   if (event.type === 'ready' && !isReconnect) return null;
+  if (event.type === 'offers-changed') return queryClient.invalidateQueries({ queryKey: gnwKeys.offers() });
   return queryClient.invalidateQueries();
 }
 

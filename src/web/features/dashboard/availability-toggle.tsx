@@ -7,12 +7,13 @@ import { availabilityStatusKey, getBrowserSessionId, useAvailabilityStatus } fro
 import './availability-toggle.css';
 
 /**
- * The notary's online switch in the sidebar, shown to notaries only: hidden when the status call
+ * The online switch in the sidebar, shown to notaries and to platform witnesses (decision 051; a
+ * witness's label says what they are online for): hidden when the status call
  * answers 403, 'Failed to load availability status' when it fails otherwise; a failed change puts the
  * switch back and says 'Failed to update availability'. The heartbeat runs at the app's root
  * (availability-heartbeat.tsx) and updates the same status.
  */
-export function AvailabilityToggle() {
+export function AvailabilityToggle({ isWitnessOnly = false }: { isWitnessOnly?: boolean }) {
   const queryClient = useQueryClient();
   const labelId = useId();
   const [sessionId] = useState(getBrowserSessionId);
@@ -55,7 +56,7 @@ export function AvailabilityToggle() {
     <div className="availability-toggle">
       <div className="availability-row">
         <span id={labelId} className="availability-label">
-          Available for notarizations
+          {isWitnessOnly ? 'Available to witness notarizations' : 'Available for notarizations'}
         </span>
         <button
           type="button"

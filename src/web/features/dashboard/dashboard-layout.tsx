@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, NavLink } from 'react-router';
 import { pendingJobsSchema } from '#shared/notifications.ts';
-import { canCreateJobs, hasAnyRole, sidebarNavigationRoles } from '#shared/roles.ts';
+import { canCreateJobs, hasAnyRole, onlineRoles, sidebarNavigationRoles } from '#shared/roles.ts';
 import { PageChatOpener } from '#web/components/chat-opener.tsx';
 import { api } from '#web/lib/api.ts';
 import { paths } from '#web/paths.ts';
@@ -12,6 +12,7 @@ import { useUserChannel } from '#web/api/user-channel.ts';
 import type { StoredUser } from '#web/lib/browser-storage.ts';
 import { NewSigningRequestDialog } from './new-signing-request-dialog.tsx';
 import { AvailabilityToggle } from './availability-toggle.tsx';
+import { TestOffersSwitch } from './test-offers-switch.tsx';
 import { getNotificationHref } from './role-home.ts';
 
 interface DashboardLayoutProps {
@@ -68,6 +69,9 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                   <li>
                     <NavLink to={paths.adminMail}>Mail</NavLink>
                   </li>
+                  <li>
+                    <NavLink to={paths.adminNotaryLoopTest}>Notary loop</NavLink>
+                  </li>
                 </>
               ) : hasAnyRole(user, ['title', 'title_agent']) ? (
                 <>
@@ -98,7 +102,8 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
             New Signing Request
           </button>
         ) : null}
-        {hasAnyRole(user, ['notary']) ? <AvailabilityToggle /> : null}
+        {hasAnyRole(user, onlineRoles) ? <AvailabilityToggle isWitnessOnly={!hasAnyRole(user, ['notary'])} /> : null}
+        {hasAnyRole(user, ['notary']) ? <TestOffersSwitch /> : null}
       </aside>
       <div className="main-column">
         <header className="topbar">

@@ -1,9 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { availabilityStatusSchema, heartbeatIntervalSeconds } from '#shared/availability.ts';
-import { availabilityKeys } from '#web/api/availability.ts';
+import { availabilityKeys, availabilityStatusQueryOptions } from '#web/api/availability.ts';
 import { api } from '#web/lib/api.ts';
-import { ApiError } from '#web/lib/api-client.ts';
 
 export const availabilityStatusKey = availabilityKeys.status();
 /** Local storage: this browser's id for going online (shared by its tabs; see src/shared/availability.ts). */
@@ -22,25 +21,20 @@ export function getBrowserSessionId(): string {
   }
 }
 
-/** The notary's live availability; a 403 (not a notary, or not yet approved) is not retried. */
+/** The notary's (or witness's) live availability; a 403 (not a notary, or not yet approved) is not retried. */
 export function useAvailabilityStatus(isEnabled = true) {
-  return useQuery({
-    queryKey: availabilityStatusKey,
-    queryFn: () => api.get('/api/notary-availability/status', availabilityStatusSchema),
-    enabled: isEnabled,
-    retry: (failures, error) => !(error instanceof ApiError && error.status === 403) && failures < 2,
-  });
+  return useQuery({ ...availabilityStatusQueryOptions(), enabled: isEnabled });
 }
 
 /**
- * While the notary is online, a heartbeat every 30 s, on every page of the app, not
+ * While the notary (or platform witness) is online, a heartbeat every 30 s, on every page of the app, not
  * only those with the sidebar: a notary in a session room stays online. The server's answer replaces
  * the status, so a browser that was quiet too long (or lost the online state to another) shows offline.
  */
-export function useAvailabilityHeartbeat(isNotary: boolean) {
+export function useAvailabilityHeartbeat(canGoOnline: boolean) {
   const queryClient = useQueryClient();
-  const status = useAvailabilityStatus(isNotary);
-  const isOnline = isNotary && status.data?.is_available === true;
+  const status = useAvailabilityStatus(canGoOnline);
+  const isOnline = canGoOnline && status.data?.is_available === true;
   useEffect(() => {
     if (!isOnline) return;
     const sessionId = getBrowserSessionId();
