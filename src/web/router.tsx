@@ -4,7 +4,6 @@ import { getEffectiveRole, getRoleHome, hasAnyRole, onlineRoles } from '#shared/
 import { ChatPlacement } from '#web/components/chat-opener.tsx';
 import { AppErrorScreen, RouteErrorBoundary } from '#web/components/error-screens.tsx';
 import { LoadingWorkspace } from '#web/components/loading.tsx';
-import { NotBuiltPage } from '#web/components/not-built.tsx';
 import { AvailabilityHeartbeat } from '#web/features/dashboard/availability-heartbeat.tsx';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
 
@@ -40,10 +39,6 @@ function LazyAttempt({ load, attempt = 0 }: { load: Loader; attempt?: number }) 
 function page(load: Loader, routeName?: string) {
   if (!routeName) return <LazyAttempt load={load} />;
   return <RouteErrorBoundary routeName={routeName}>{(attempt) => <LazyAttempt key={attempt} load={load} attempt={attempt} />}</RouteErrorBoundary>;
-}
-
-function notBuilt(title: string, capability: string) {
-  return <NotBuiltPage title={title} capability={capability} />;
 }
 
 /** '/' and unknown paths go to the role home when a user is stored, else /login. */
