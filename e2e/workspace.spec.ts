@@ -29,6 +29,25 @@ async function centreOf(locator: Locator) {
   return { x: box.x + box.width / 2, y: box.y + box.height / 2, box };
 }
 
+/** Every two field tags on a document page whose boxes cross, named "A / B" (none when they are all apart). */
+async function findOverlappingTags(page: Page, pageNumber: number): Promise<string[]> {
+  return page.locator(`.pages .pdf-page[data-page="${pageNumber}"] .field-tag`).evaluateAll((tags) => {
+    const boxes = tags.map((tag) => ({ name: tag.textContent ?? '', box: tag.getBoundingClientRect() }));
+    const crossing: string[] = [];
+    for (const [index, first] of boxes.entries()) {
+      for (const second of boxes.slice(index + 1)) {
+        const isApart =
+          first.box.right <= second.box.left + 0.5 ||
+          second.box.right <= first.box.left + 0.5 ||
+          first.box.bottom <= second.box.top + 0.5 ||
+          second.box.bottom <= first.box.top + 0.5;
+        if (!isApart) crossing.push(`${first.name} / ${second.name}`);
+      }
+    }
+    return crossing;
+  });
+}
+
 function failOnNativeDialogs(page: Page) {
   page.on('dialog', (dialog) => {
     throw new Error(`A native ${dialog.type()} appeared: ${dialog.message()}`);
@@ -204,6 +223,43 @@ test.describe.serial('the signing workspace', () => {
     await placeFieldByClick(notary, 'Notary seal', 1, 0.75, 0.25);
     await placeFieldByClick(notary, 'Notarial certificate', 1, 0.45, 0.8);
     await expect(notary.getByRole('group', { name: 'Notary seal for the notary' })).toHaveCount(1);
+  });
+
+  test('the tags of fields placed close together on a form’s lines never cover one another, at 100% and at 60% zoom', async () => {
+    // "Signature ____ Date ____ [ ]" on one line, "Name ____ Initials __" on the next, as a deed prints them.
+    const onPage = notary.locator('.pages .pdf-page[data-page="4"]');
+    const line: Array<[string, number, number]> = [
+      ['Signature', 0.08, 0.3],
+      ['Date', 0.4, 0.3],
+      ['Checkbox', 0.6, 0.3],
+      ['Name', 0.08, 0.36],
+      ['Initials', 0.35, 0.36],
+    ];
+    for (const [type, x, y] of line) {
+      await placeFieldByClick(notary, type, 4, x, y);
+      await expect(onPage.getByRole('group', { name: `${type} for ${signerName}`, exact: true })).toBeVisible();
+    }
+    // With the initials on every page: six tags.
+    await expect(onPage.locator('.field-tag')).toHaveCount(6);
+    expect(await findOverlappingTags(notary, 4), 'at 100%').toEqual([]);
+    const zoom = notary.getByRole('group', { name: 'Zoom' });
+    await zoom.getByRole('button', { name: 'Zoom out' }).click();
+    await zoom.getByRole('button', { name: 'Zoom out' }).click();
+    await expect(zoom).toContainText('60%');
+    await onPage.scrollIntoViewIfNeeded();
+    expect(await findOverlappingTags(notary, 4), 'at 60%').toEqual([]);
+    for (const tag of await onPage.locator('.field-tag').all()) await expect(tag).toBeInViewport();
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await expect(zoom).toContainText('100%');
+    // They were placed for this check only: each goes again with its × button.
+    for (const [type] of line) {
+      await onPage
+        .getByRole('group', { name: `${type} for ${signerName}`, exact: true })
+        .getByRole('button', { name: `Delete ${type} for ${signerName}` })
+        .click();
+    }
+    await expect(onPage.locator('.field-box')).toHaveCount(1);
   });
 
   test('every field says whose and what it is at 60% zoom, and the zoom is remembered', async () => {
