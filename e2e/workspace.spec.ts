@@ -48,6 +48,17 @@ async function findOverlappingTags(page: Page, pageNumber: number): Promise<stri
   });
 }
 
+/** The fill buttons on the pages whose words do not fit inside them (cut, or ended with an ellipsis). */
+async function findCutFillButtons(page: Page): Promise<string[]> {
+  return page
+    .locator('.pages .fill-button')
+    .evaluateAll((buttons) =>
+      buttons
+        .filter((button) => button.scrollWidth > button.clientWidth || button.scrollHeight > button.clientHeight)
+        .map((button) => button.textContent ?? ''),
+    );
+}
+
 function failOnNativeDialogs(page: Page) {
   page.on('dialog', (dialog) => {
     throw new Error(`A native ${dialog.type()} appeared: ${dialog.message()}`);
@@ -416,19 +427,31 @@ test.describe.serial('the signing workspace', () => {
 
   test('filled seal and certificate fields show what will be printed; sealing needs recorded media', async () => {
     test.setTimeout(120_000);
-    // A fill button wider than its field is never cut mid-word: it fits, or ends in an ellipsis
-    // and carries its whole name as its accessible name and title.
-    for (const button of await notary.locator('.pages .fill-button').all()) {
-      const words = ((await button.textContent()) ?? '').trim();
-      await expect(button).toHaveAttribute('title', words);
-      await expect(button).toHaveAccessibleName(words);
-      const isCut = await button.evaluate(
-        (element) =>
-          element.scrollWidth > element.clientWidth + 1 ||
-          element.getBoundingClientRect().right > (element.closest('.field-content')?.getBoundingClientRect().right ?? 0) + 1,
-      );
-      if (isCut) expect(await button.evaluate((element) => getComputedStyle(element).textOverflow), words).toBe('ellipsis');
+    // A fill button's words fit in it whole ("Fill notary seal", never "Fill notary sea…"), at
+    // 100% and at 60% zoom, and it stays on the page.
+    const zoom = notary.getByRole('group', { name: 'Zoom' });
+    await expect(notary.locator('.pages .fill-button')).toHaveCount(2);
+    for (const level of ['100%', '60%']) {
+      if (level === '60%') {
+        await zoom.getByRole('button', { name: 'Zoom out' }).click();
+        await zoom.getByRole('button', { name: 'Zoom out' }).click();
+      }
+      await expect(zoom).toContainText(level);
+      expect(await findCutFillButtons(notary), `at ${level}`).toEqual([]);
+      for (const button of await notary.locator('.pages .fill-button').all()) {
+        const words = ((await button.textContent()) ?? '').trim();
+        await expect(button).toHaveAccessibleName(words);
+        const isOnPage = await button.evaluate((element) => {
+          const box = element.getBoundingClientRect();
+          const sheet = element.closest('.pdf-page')?.getBoundingClientRect();
+          return Boolean(sheet && box.left >= sheet.left - 1 && box.right <= sheet.right + 1);
+        });
+        expect(isOnPage, `${words} at ${level}`).toBe(true);
+      }
     }
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await expect(zoom).toContainText('100%');
     await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click();
     const seal = notary.getByRole('img', { name: `Notary seal of ${notaryName}, Notary Public, State of Virginia` });
     await expect(seal).toBeVisible();
