@@ -56,7 +56,14 @@ test.describe.serial('proving identity before the session', () => {
   });
 
   test('the computer asks for the details first and hands the rest to the phone', async () => {
-    await desktop.goto(`/session/${jobId}`);
+    // The signer lands on their dashboard; the bell's notice leads to the identity step.
+    await desktop.goto('/dashboard');
+    await desktop.getByRole('button', { name: /^Notifications \(\d+\)$/ }).click();
+    const notices = desktop.getByRole('region', { name: 'Notifications' });
+    const notice = notices.getByRole('listitem').filter({ hasText: 'Your documents are ready: prove your identity before the session.' });
+    await notice.getByRole('link', { name: 'Deed for Sam Signer' }).click();
+    await expect(desktop).toHaveURL(new RegExp(`/session/${jobId}$`));
+    await expect(notices).toHaveCount(0);
     await giveDetails(desktop);
     await desktop.getByRole('button', { name: 'Continue on your phone' }).click();
     const link = desktop.getByRole('link', { name: /\/verify\/resume\// });

@@ -29,6 +29,36 @@ async function centreOf(locator: Locator) {
   return { x: box.x + box.width / 2, y: box.y + box.height / 2, box };
 }
 
+/** Every two field tags on a document page whose boxes cross, named "A / B" (none when they are all apart). */
+async function findOverlappingTags(page: Page, pageNumber: number): Promise<string[]> {
+  return page.locator(`.pages .pdf-page[data-page="${pageNumber}"] .field-tag`).evaluateAll((tags) => {
+    const boxes = tags.map((tag) => ({ name: tag.textContent ?? '', box: tag.getBoundingClientRect() }));
+    const crossing: string[] = [];
+    for (const [index, first] of boxes.entries()) {
+      for (const second of boxes.slice(index + 1)) {
+        const isApart =
+          first.box.right <= second.box.left + 0.5 ||
+          second.box.right <= first.box.left + 0.5 ||
+          first.box.bottom <= second.box.top + 0.5 ||
+          second.box.bottom <= first.box.top + 0.5;
+        if (!isApart) crossing.push(`${first.name} / ${second.name}`);
+      }
+    }
+    return crossing;
+  });
+}
+
+/** The fill buttons on the pages whose words do not fit inside them (cut, or ended with an ellipsis). */
+async function findCutFillButtons(page: Page): Promise<string[]> {
+  return page
+    .locator('.pages .fill-button')
+    .evaluateAll((buttons) =>
+      buttons
+        .filter((button) => button.scrollWidth > button.clientWidth || button.scrollHeight > button.clientHeight)
+        .map((button) => button.textContent ?? ''),
+    );
+}
+
 function failOnNativeDialogs(page: Page) {
   page.on('dialog', (dialog) => {
     throw new Error(`A native ${dialog.type()} appeared: ${dialog.message()}`);
@@ -206,6 +236,43 @@ test.describe.serial('the signing workspace', () => {
     await expect(notary.getByRole('group', { name: 'Notary seal for the notary' })).toHaveCount(1);
   });
 
+  test('the tags of fields placed close together on a form’s lines never cover one another, at 100% and at 60% zoom', async () => {
+    // "Signature ____ Date ____ [ ]" on one line, "Name ____ Initials __" on the next, as a deed prints them.
+    const onPage = notary.locator('.pages .pdf-page[data-page="4"]');
+    const line: Array<[string, number, number]> = [
+      ['Signature', 0.08, 0.3],
+      ['Date', 0.4, 0.3],
+      ['Checkbox', 0.6, 0.3],
+      ['Name', 0.08, 0.36],
+      ['Initials', 0.35, 0.36],
+    ];
+    for (const [type, x, y] of line) {
+      await placeFieldByClick(notary, type, 4, x, y);
+      await expect(onPage.getByRole('group', { name: `${type} for ${signerName}`, exact: true })).toBeVisible();
+    }
+    // With the initials on every page: six tags.
+    await expect(onPage.locator('.field-tag')).toHaveCount(6);
+    expect(await findOverlappingTags(notary, 4), 'at 100%').toEqual([]);
+    const zoom = notary.getByRole('group', { name: 'Zoom' });
+    await zoom.getByRole('button', { name: 'Zoom out' }).click();
+    await zoom.getByRole('button', { name: 'Zoom out' }).click();
+    await expect(zoom).toContainText('60%');
+    await onPage.scrollIntoViewIfNeeded();
+    expect(await findOverlappingTags(notary, 4), 'at 60%').toEqual([]);
+    for (const tag of await onPage.locator('.field-tag').all()) await expect(tag).toBeInViewport();
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await expect(zoom).toContainText('100%');
+    // They were placed for this check only: each goes again with its × button.
+    for (const [type] of line) {
+      await onPage
+        .getByRole('group', { name: `${type} for ${signerName}`, exact: true })
+        .getByRole('button', { name: `Delete ${type} for ${signerName}` })
+        .click();
+    }
+    await expect(onPage.locator('.field-box')).toHaveCount(1);
+  });
+
   test('every field says whose and what it is at 60% zoom, and the zoom is remembered', async () => {
     const zoom = notary.getByRole('group', { name: 'Zoom' });
     await expect(zoom).toContainText('100%');
@@ -360,19 +427,31 @@ test.describe.serial('the signing workspace', () => {
 
   test('filled seal and certificate fields show what will be printed; sealing needs recorded media', async () => {
     test.setTimeout(120_000);
-    // A fill button wider than its field is never cut mid-word: it fits, or ends in an ellipsis
-    // and carries its whole name as its accessible name and title.
-    for (const button of await notary.locator('.pages .fill-button').all()) {
-      const words = ((await button.textContent()) ?? '').trim();
-      await expect(button).toHaveAttribute('title', words);
-      await expect(button).toHaveAccessibleName(words);
-      const isCut = await button.evaluate(
-        (element) =>
-          element.scrollWidth > element.clientWidth + 1 ||
-          element.getBoundingClientRect().right > (element.closest('.field-content')?.getBoundingClientRect().right ?? 0) + 1,
-      );
-      if (isCut) expect(await button.evaluate((element) => getComputedStyle(element).textOverflow), words).toBe('ellipsis');
+    // A fill button's words fit in it whole ("Fill notary seal", never "Fill notary sea…"), at
+    // 100% and at 60% zoom, and it stays on the page.
+    const zoom = notary.getByRole('group', { name: 'Zoom' });
+    await expect(notary.locator('.pages .fill-button')).toHaveCount(2);
+    for (const level of ['100%', '60%']) {
+      if (level === '60%') {
+        await zoom.getByRole('button', { name: 'Zoom out' }).click();
+        await zoom.getByRole('button', { name: 'Zoom out' }).click();
+      }
+      await expect(zoom).toContainText(level);
+      expect(await findCutFillButtons(notary), `at ${level}`).toEqual([]);
+      for (const button of await notary.locator('.pages .fill-button').all()) {
+        const words = ((await button.textContent()) ?? '').trim();
+        await expect(button).toHaveAccessibleName(words);
+        const isOnPage = await button.evaluate((element) => {
+          const box = element.getBoundingClientRect();
+          const sheet = element.closest('.pdf-page')?.getBoundingClientRect();
+          return Boolean(sheet && box.left >= sheet.left - 1 && box.right <= sheet.right + 1);
+        });
+        expect(isOnPage, `${words} at ${level}`).toBe(true);
+      }
     }
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await expect(zoom).toContainText('100%');
     await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click();
     const seal = notary.getByRole('img', { name: `Notary seal of ${notaryName}, Notary Public, State of Virginia` });
     await expect(seal).toBeVisible();

@@ -14,8 +14,10 @@ import { NotaryPicker } from '#web/components/notary-picker.tsx';
 
 /**
  * The job's facts and what this person may do now: the server lists the moves they may make
- * (`allowedTransitions`), so a signer sees none and only the notary sees "Start session"; the next
- * step is the one primary button (job-actions.ts).
+ * (`allowedTransitions`), so a signer sees none. No button here starts the session: the notary's
+ * primary action is "Open the session room" (the session step), and "Start the notarization" in
+ * the room starts the act and its recording together. The next step is the one primary button
+ * (job-actions.ts).
  */
 export function JobSummary({ job, viewer, areActionsKnown = true }: { job: Job; viewer: JobViewer; areActionsKnown?: boolean }) {
   const { error, notice, run, setError } = useActionStatus();

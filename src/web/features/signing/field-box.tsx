@@ -77,7 +77,7 @@ export function FieldBox({ field, pageSize, pointScale, ownerName, canMove, canF
     }
   };
 
-  // Tags and fill buttons wider than the box hang toward the page's middle, never off its edge.
+  // A fill button wider than the box hangs toward the page's middle, never off its edge.
   const isOnRightHalf = placement.x + placement.width / 2 > 0.5;
   const label = describeField(field.type, ownerName);
   const name = `${label}${field.isOnEveryPage ? ', on every page' : ''}`;
@@ -98,9 +98,10 @@ export function FieldBox({ field, pageSize, pointScale, ownerName, canMove, canF
       onPointerUp={end}
       onPointerCancel={end}
     >
-      {/* Outside the box, never clipped: whose and what at every zoom. */}
+      {/* Outside the box, never clipped: whose and what at every zoom. Where it goes, clear of the
+          other fields' tags, is worked out for the whole page (tag-layout.ts). */}
       {!isFilled ? (
-        <span className={`field-tag${isOnRightHalf ? ' toward-left' : ''}${placement.y < 0.03 ? ' below' : ''}`} aria-hidden="true">
+        <span className="field-tag" aria-hidden="true">
           {label}
           {field.isOnEveryPage ? ' (every page)' : ''}
         </span>

@@ -81,7 +81,7 @@ export function FillControl(props: FillControlProps) {
         ? 'Initial here'
         : `Fill ${fieldLabels[field.type].toLowerCase()}`;
   return (
-    // In a small field the words may end in an ellipsis: the title shows them whole on hover.
+    // The words show whole at every zoom: they wrap in a narrow field (signing.css).
     <button
       type="button"
       className="fill-button"

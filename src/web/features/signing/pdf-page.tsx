@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { PDFDocumentProxy } from './pdf.ts';
+import { arrangeFieldTags } from './tag-layout.ts';
 
 interface PdfPageProps {
   pdf: PDFDocumentProxy;
@@ -19,6 +20,7 @@ interface PdfPageProps {
 export function PdfPage({ pdf, pageNumber, scale, label, children }: PdfPageProps) {
   const frameRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
+  const layerRef = useRef<HTMLDivElement>(null);
   const [size, setSize] = useState<{ width: number; height: number } | null>(null);
   const [isNear, setIsNear] = useState(false);
 
@@ -44,6 +46,25 @@ export function PdfPage({ pdf, pageNumber, scale, label, children }: PdfPageProp
     observer.observe(frame);
     return () => observer.disconnect();
   }, []);
+
+  // The fields' tags are laid out after every render (a field placed, moved, filled, a zoom), before
+  // the browser paints; and again when the page changes size or the web fonts arrive and widen them.
+  useLayoutEffect(() => {
+    if (layerRef.current) arrangeFieldTags(layerRef.current);
+  });
+  useEffect(() => {
+    const layer = layerRef.current;
+    if (!layer) return;
+    let isCurrent = true;
+    const arrange = () => isCurrent && layerRef.current && arrangeFieldTags(layerRef.current);
+    void document.fonts?.ready.then(arrange);
+    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(arrange);
+    observer?.observe(layer);
+    return () => {
+      isCurrent = false;
+      observer?.disconnect();
+    };
+  }, [size]);
 
   // pdf.js refuses a second render on a canvas until the first has really stopped: chain them.
   const lastRender = useRef<Promise<unknown>>(Promise.resolve());
@@ -78,7 +99,11 @@ export function PdfPage({ pdf, pageNumber, scale, label, children }: PdfPageProp
         style={size ? { width: size.width, height: size.height } : undefined}
         {...(label ? { role: 'img', 'aria-label': label } : { 'aria-hidden': true })}
       />
-      {size && children ? <div className="field-layer">{children(size)}</div> : null}
+      {size && children ? (
+        <div ref={layerRef} className="field-layer">
+          {children(size)}
+        </div>
+      ) : null}
     </div>
   );
 }
