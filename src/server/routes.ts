@@ -6,6 +6,7 @@ import { mfaRoutes } from './features/auth/mfa.routes.ts';
 import { availabilityRoutes, notaryAvailabilityRoutes } from './features/availability/availability.routes.ts';
 import { documentsRoutes } from './features/documents/documents.routes.ts';
 import { fieldsRoutes } from './features/fields/fields.routes.ts';
+import { gnwRoutes } from './features/gnw/gnw.routes.ts';
 import { identityAdminRoutes } from './features/identity/identity-admin.routes.ts';
 import { identityJobRoutes, identityRoutes } from './features/identity/identity.routes.ts';
 import { emailInvitationsRoutes } from './features/invites/email-invitations.routes.ts';
@@ -65,4 +66,5 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/notary-log', routes: journalRoutes },
   { prefix: '/api/notary-availability', routes: notaryAvailabilityRoutes },
   { prefix: '/api/availability', routes: availabilityRoutes },
+  { prefix: '/api/gnw', routes: gnwRoutes },
 ];

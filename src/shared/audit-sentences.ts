@@ -6,6 +6,7 @@ import { jobStatusLabels, jobStatuses, notarizationTypes, type JobStatus } from 
 import { formatPeriod } from './billing.ts';
 import { formatCents, priceUnitLabels, type PriceUnit } from './pricing.ts';
 import { roleLabels, roles, type Role } from './roles.ts';
+import { getUsStateName } from './us-states.ts';
 
 /**
  * Every audit event as a sentence people read, in the job's history and on the audit pages of the
@@ -346,6 +347,41 @@ function describeSignatureSaved(kind: 'signature' | 'initials') {
   };
 }
 
+/** Notarize Now (decision 051): the person's instant request, as its trail says it. */
+const gnwSentences = {
+  'gnw.requested': ({ actor, data }: Facts) => {
+    const lane = readText(data, 'lane') === 'scheduled' ? 'for a booked time' : 'with the next notary online';
+    const act = describeAct(readText(data, 'act'));
+    return `${actor} started a Notarize Now request ${lane}${act ? ` (${act.toLowerCase()})` : ''}.`;
+  },
+  'gnw.updated': ({ actor, data }: Facts) => {
+    const changes = readRecord(data, 'changes');
+    const clauses: string[] = [];
+    if (typeof changes.lane === 'string') clauses.push(changes.lane === 'scheduled' ? 'chose a booked time' : 'chose the next notary online');
+    const act = describeAct(readText(changes, 'act'));
+    if (act) clauses.push(`chose ${act.toLowerCase()} as the act`);
+    const state = readText(changes, 'signerState');
+    if (state) clauses.push(`said they are in ${getUsStateName(state)}`);
+    const witnesses = readCount(changes, 'witnessesRequested');
+    if (witnesses !== null) clauses.push(witnesses === 0 ? 'asked for no witnesses' : `asked the platform for ${plural(witnesses, 'witness', 'witnesses')}`);
+    if (Array.isArray(changes.otherSigners)) {
+      const names = changes.otherSigners
+        .map((signer) => (signer && typeof signer === 'object' ? readText(signer as Record<string, unknown>, 'name') : null))
+        .filter((name): name is string => Boolean(name));
+      clauses.push(
+        names.length === 0 ? 'is the only signer' : `named ${joinClauses(names)} as ${names.length === 1 ? 'the other signer' : 'the other signers'}`,
+      );
+    }
+    return clauses.length ? `${actor} ${joinClauses(clauses)} on their Notarize Now request.` : `${actor} changed their Notarize Now request.`;
+  },
+  'gnw.preauthorized': ({ actor, data }: Facts) =>
+    `${actor} authorised ${readCents(data, 'amountCents') ?? 'the estimate'} on a card for their Notarize Now request; it is taken only once the notarization completes.`,
+  'gnw.finalized': ({ actor, data }: Facts) => {
+    const charged = readCount(data, 'chargedCents');
+    return `${actor} finished their Notarize Now request; ${charged ? `${formatCents(charged)} was charged` : 'nothing was charged'}.`;
+  },
+} satisfies Partial<Record<AuditAction, (facts: Facts) => string>>;
+
 /** One sentence per action: a new action in audit.ts without an entry here fails typecheck. */
 const journalSentences = {
   'journal.finalized': ({ actor, data }: Facts) =>
@@ -670,6 +706,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'identity.reset': ({ actor, data }) =>
     `${actor} restarted the identity step of ${readText(data, 'name') ?? 'a person'} (${plural(readCount(data, 'checks') ?? 0, 'check')} ended).`,
   ...journalSentences,
+  ...gnwSentences,
   'identity.purged': ({ data }) =>
     `The ID photos and stated details of ${readText(data, 'name') ?? 'a participant'} were deleted at the end of their retention (${plural(readCount(data, 'images') ?? 0, 'image')}).`,
 };

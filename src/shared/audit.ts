@@ -112,6 +112,10 @@ export const auditActions = [
   'journal.addendum_added',
   'journal.read_by_admin',
   'journal.entry_deleted',
+  'gnw.requested',
+  'gnw.updated',
+  'gnw.preauthorized',
+  'gnw.finalized',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

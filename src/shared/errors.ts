@@ -86,6 +86,7 @@ export const errorCodes = [
   'payment_required',
   'pending_approval',
   'precondition_required',
+  'prices_not_set',
   'profile_incomplete',
   'range_not_satisfiable',
   'rate_limited',

@@ -8,6 +8,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '#server/lib/crypto.ts';
 import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
 import { clearRateLimit, hitRateLimit, readRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
+import { findGnwNextAction } from '#server/features/gnw/gnw-jobs.service.ts';
 import { queueEmailVerification } from './email-verification.service.ts';
 import { getMfaRequirement, isTrustedDevice } from './mfa.service.ts';
 import { createSession, revokeSessionByToken } from './sessions.service.ts';
@@ -102,6 +103,8 @@ async function startSecondFactorStep(ctx: Ctx, user: UserRow, step: { isInlineSt
 async function startFullSession(ctx: Ctx, user: UserRow, isEnrolled: boolean): Promise<SessionStart> {
   const session = await createSession(ctx, user.id);
   const sessionUser = toSessionUser(user);
+  // A person whose Notarize Now request is still in setup goes back to it (SPEC section 4).
+  const nextAction = await findGnwNextAction(ctx.db, sessionUser);
   return {
     signedIn: { user: sessionUser, token: session.token, expiresAt: session.expiresAt },
     response: {
@@ -111,7 +114,7 @@ async function startFullSession(ctx: Ctx, user: UserRow, isEnrolled: boolean): P
       enrolled: isEnrolled,
       twofaRequired: false,
       ticket: null,
-      nextAction: null,
+      nextAction,
     },
   };
 }

@@ -15,6 +15,7 @@ import { mailTemplates } from '#server/features/mail/templates.ts';
 import { clearRateLimit, hitRateLimit, readRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { decryptSecret, encryptSecret, hashCode } from '#server/lib/secrets.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { findGnwNextAction } from '#server/features/gnw/gnw-jobs.service.ts';
 import { createSession, resolveSession, revokeSessionById } from './sessions.service.ts';
 import { accountFailuresKey, toSessionUser, type UserRow } from './users.ts';
 
@@ -294,11 +295,13 @@ async function completeSecondFactor(ctx: Ctx, userId: string, rememberDevice: bo
   await ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, userId));
   ctx.log.info({ event: 'mfa.succeeded', userId, method }, 'second factor verified');
   const user = toSessionUser(row);
+  // A person whose Notarize Now request is still in setup goes back to it (SPEC section 4).
+  const nextAction = await findGnwNextAction(ctx.db, user);
   return {
     token: session.token,
     expiresAt: session.expiresAt,
     device,
-    response: { user, sessionToken: session.token, mfa_required: false, enrolled: true, twofaRequired: false, ticket: null, nextAction: null },
+    response: { user, sessionToken: session.token, mfa_required: false, enrolled: true, twofaRequired: false, ticket: null, nextAction },
   };
 }
 

@@ -104,7 +104,12 @@ const paymentExists = (row: PaymentRow) =>
  * job's n-th attempt, so a resent request (a double click, a retry after a lost answer) reuses the
  * same hold instead of making a second one.
  */
-export async function holdJobPayment(ctx: Ctx, jobId: string, input: HoldPaymentInput): Promise<{ payment: Payment; message: string }> {
+export async function holdJobPayment(
+  ctx: Ctx,
+  jobId: string,
+  input: HoldPaymentInput,
+  options: { amountCents?: number } = {},
+): Promise<{ payment: Payment; message: string }> {
   const job = await getJobForPayment(ctx, jobId, 'pay');
   const provider = requirePayment(ctx);
   if (job.status === 'completed' || job.status === 'cancelled') throw conflict(`This job is ${job.status}; there is nothing to hold for it.`);
@@ -114,7 +119,8 @@ export async function holdJobPayment(ctx: Ctx, jobId: string, input: HoldPayment
   if (provider.kind === 'invoice' && !job.companyId) {
     throw conflict('This job belongs to no title company, so there is no company invoice to put its charges on.');
   }
-  const amountCents = await estimateJobCharges(ctx.db, job);
+  // A caller with an estimate of its own (Notarize Now's, which counts the witnesses the platform will provide) holds that.
+  const amountCents = options.amountCents ?? (await estimateJobCharges(ctx.db, job));
   if (amountCents <= 0) throw conflict('No price applies to this job, so there is nothing to hold. Prices are set on the Prices page.');
   const [attempts] = await ctx.db.select({ made: count() }).from(payments).where(eq(payments.jobId, jobId));
   const idempotencyKey = `job-${jobId}-hold-${(attempts?.made ?? 0) + 1}`;
