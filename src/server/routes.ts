@@ -5,6 +5,7 @@ import { mfaRoutes } from './features/auth/mfa.routes.ts';
 import { availabilityRoutes, notaryAvailabilityRoutes } from './features/availability/availability.routes.ts';
 import { documentsRoutes } from './features/documents/documents.routes.ts';
 import { fieldsRoutes } from './features/fields/fields.routes.ts';
+import { gnwMatchingRoutes } from './features/gnw/gnw-matching.routes.ts';
 import { identityAdminRoutes } from './features/identity/identity-admin.routes.ts';
 import { identityJobRoutes, identityRoutes } from './features/identity/identity.routes.ts';
 import { emailInvitationsRoutes } from './features/invites/email-invitations.routes.ts';
@@ -63,4 +64,5 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/notary-log', routes: journalRoutes },
   { prefix: '/api/notary-availability', routes: notaryAvailabilityRoutes },
   { prefix: '/api/availability', routes: availabilityRoutes },
+  { prefix: '/api/gnw', routes: gnwMatchingRoutes },
 ];
