@@ -37,6 +37,8 @@ const steps: Step[] = [
   { name: 'journal', command: ['--expose-gc', '--import', 'tsx', 'bench/journal.bench.ts'] },
   { name: 'billing', command: ['--expose-gc', '--import', 'tsx', 'bench/billing.bench.ts'] },
   { name: 'durability', command: ['--import', 'tsx', 'bench/durability.bench.ts'] },
+  // Notarize Now: 50 notaries, 200 instant requests over a minute, accept after 3 s (decision 051)
+  { name: 'gnw', command: ['--import', 'tsx', 'bench/gnw-matching.bench.ts'] },
 ];
 
 function run(step: Step): Promise<number> {

@@ -119,6 +119,13 @@ const envSchema = z.object({
     .optional(),
   /** Tests and self-hosted proxies only: where the Stripe SDK sends its calls instead of https://api.stripe.com. */
   STRIPE_API_BASE: z.url({ message: 'STRIPE_API_BASE must be a URL such as http://127.0.0.1:12111.' }).optional(),
+  /** Notarize Now (decision 051): how long an instant request is offered to notaries before the page offers a scheduled time. */
+  GNW_SEARCH_SECONDS: z.coerce
+    .number({ message: 'GNW_SEARCH_SECONDS must be a whole number of seconds from 30 to 3600.' })
+    .int({ message: 'GNW_SEARCH_SECONDS must be a whole number of seconds from 30 to 3600.' })
+    .min(30, { message: 'GNW_SEARCH_SECONDS must be a whole number of seconds from 30 to 3600.' })
+    .max(3600, { message: 'GNW_SEARCH_SECONDS must be a whole number of seconds from 30 to 3600.' })
+    .default(300),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -265,6 +272,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     identity: { developmentProvider: values.IDENTITY_DEV_PROVIDER ?? null, analysisTimeoutMs: values.IDENTITY_ANALYSIS_TIMEOUT_MS },
     /** Who takes payment (decision 050); null: payment is not configured and nothing is ever charged. */
     payment: paymentConfig(values),
+    /** Notarize Now (decision 051): an instant request searches this long, then is unmatched. */
+    gnw: { searchSeconds: values.GNW_SEARCH_SECONDS },
     /** Options of the media hub (createWeriftSfu): STUN/TURN servers its peers gather candidates from. */
     video: {
       iceServers: values.ICE_SERVERS,

@@ -14,6 +14,7 @@ import { createStorage } from './providers/storage/storage.ts';
 import { createRealtime } from './providers/realtime/realtime.ts';
 import { createWeriftSfu } from './providers/video/werift-sfu.ts';
 import { startEmbeddedMaintenance } from './tasks/embedded-maintenance.ts';
+import { startGnwMatcher } from './tasks/gnw-matcher.ts';
 import { startIdentityPurger } from './tasks/identity-purger.ts';
 import { startPaymentReconciler } from './tasks/payment-reconciler.ts';
 
@@ -51,6 +52,8 @@ const stopNotaryExpiryWarner = startNotaryExpiryWarner({ db: database.db, public
 const stopPaymentReconciler = payment ? startPaymentReconciler({ db: database.db, payment, log: app.log }) : () => {};
 // The embedded database has no autovacuum nor checkpointer: a task vacuums and checkpoints it (decision 038).
 const embeddedMaintenance = startEmbeddedMaintenance(database, app.log, config.embeddedVacuumMs);
+// Notarize Now's sweep: expires offers, ends searches and rings the next notary every second (decision 051).
+const gnwMatcher = startGnwMatcher({ db: database.db, realtime, log: app.log });
 
 const banner: string[] = [];
 if (process.argv.includes('--demo')) {
@@ -88,6 +91,7 @@ async function shutDown(signal: string) {
   stopIdentityPurger();
   stopNotaryExpiryWarner();
   stopPaymentReconciler();
+  await gnwMatcher.stop();
   await embeddedMaintenance?.stop();
   await app.close();
   await video.close();

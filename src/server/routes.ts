@@ -7,6 +7,7 @@ import { availabilityRoutes, notaryAvailabilityRoutes } from './features/availab
 import { documentsRoutes } from './features/documents/documents.routes.ts';
 import { fieldsRoutes } from './features/fields/fields.routes.ts';
 import { gnwRoutes } from './features/gnw/gnw.routes.ts';
+import { gnwMatchingRoutes } from './features/gnw/gnw-matching.routes.ts';
 import { identityAdminRoutes } from './features/identity/identity-admin.routes.ts';
 import { identityJobRoutes, identityRoutes } from './features/identity/identity.routes.ts';
 import { emailInvitationsRoutes } from './features/invites/email-invitations.routes.ts';
@@ -67,4 +68,5 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/notary-availability', routes: notaryAvailabilityRoutes },
   { prefix: '/api/availability', routes: availabilityRoutes },
   { prefix: '/api/gnw', routes: gnwRoutes },
+  { prefix: '/api/gnw', routes: gnwMatchingRoutes },
 ];

@@ -1,5 +1,5 @@
 import type { AuditAction } from './audit.ts';
-import { formatCalendarDay, formatDateTime, type DateOptions } from './dates.ts';
+import { formatCalendarDay, formatDateTime, formatDuration, type DateOptions } from './dates.ts';
 import type { documentTags } from './documents.ts';
 import { fieldLabels, fieldTypes, type FieldType } from './fields.ts';
 import { jobStatusLabels, jobStatuses, notarizationTypes, type JobStatus } from './jobs.ts';
@@ -636,6 +636,24 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     const reason = readText(data, 'message');
     return `${what}${paymentSource(data)}${reason ? `: ${reason.replace(/[.!]+$/, '')}` : ''}.`;
   },
+  'gnw.search_started': ({ actor, data }) => {
+    const seconds = readCount(data, 'searchSeconds');
+    return `${actor} asked for a notary now: the job is offered to online notaries one at a time${seconds ? ` for up to ${formatDuration(seconds * 1000)}` : ''}.`;
+  },
+  'gnw.search_unmatched': ({ data }) => {
+    const offers = readCount(data, 'offersMade');
+    return `No notary accepted the job in time${offers === null ? '' : ` (${plural(offers, 'offer')} made)`}; the search stopped, and a time can be booked instead with the card hold kept.`;
+  },
+  'gnw.notary_matched': ({ actor, data }) => {
+    const waited = readCount(data, 'waitedSeconds');
+    return `${actor} accepted the job as its notary${waited === null ? '' : ` ${formatDuration(waited * 1000)} after the search started`}; the job is ready for its session.`;
+  },
+  'gnw.witness_matched': ({ actor }) => `${actor} accepted to witness the job as a witness the platform provides.`,
+  'gnw.test_offer_sent': ({ actor, data }) => `${actor} sent a test offer to ${readText(data, 'notaryName') ?? 'a notary'} from the loop test page.`,
+  'notary.test_offers_changed': ({ actor, data }) =>
+    data.acceptsTestOffers === true
+      ? `${actor} agreed to receive test offers from the administrators’ loop test page.`
+      : `${actor} stopped receiving test offers from the administrators’ loop test page.`,
   'mail.read': ({ actor, data }) => {
     const page = readCount(data, 'page');
     const messages = Array.isArray(data.messageIds) ? data.messageIds.length : null;

@@ -87,6 +87,13 @@ export const auditActions = [
   'payment.captured',
   'payment.released',
   'payment.failed',
+  // Notarize Now's matching (decision 051)
+  'gnw.search_started',
+  'gnw.search_unmatched',
+  'gnw.notary_matched',
+  'gnw.witness_matched',
+  'gnw.test_offer_sent',
+  'notary.test_offers_changed',
   'mail.read',
   'video.joined',
   'video.admitted',

@@ -295,3 +295,13 @@ export type AvailabilitySlotList = z.infer<typeof availabilitySlotListSchema>;
 export const availabilityQuerySchema = z.object({
   notaryId: z.uuid({ message: 'notaryId must be a UUID.' }).optional(),
 });
+
+/** PUT /api/availability/test-offers: the notary agrees to test offers from the administrators' loop test page (decision 051). */
+export const testOfferConsentInputSchema = z
+  .object(
+    { accepts: z.boolean({ error: 'Send accepts as true (send me test offers) or false (do not).' }) },
+    { error: 'Send a JSON object with accepts: true or false.' },
+  )
+  .strict();
+export type TestOfferConsentInput = z.infer<typeof testOfferConsentInputSchema>;
+export const testOfferConsentSchema = z.object({ acceptsTestOffers: z.boolean(), message: z.string() });

@@ -10,13 +10,16 @@ import { notaryPresence, notaryProfiles, users } from '#server/db/schema/index.t
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { findOwnWorkBlocker } from '#server/features/notaries/notary-eligibility.ts';
+import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 
 /**
  * Live availability: a notary is online while their switch is on and their browser's last
  * heartbeat is at most 90 s old, and while they may take work (approved, active, commission current).
  * The rule is evaluated when asked, from the stored heartbeat and the clock: nothing has to run for a
  * notary whose browser went quiet to count as offline. Everything that lists online notaries goes
- * through `onlineCondition`.
+ * through `onlineCondition`. People with the witness role go online the same way, in the same table,
+ * to be offered Notarize Now jobs as the witnesses the platform provides (decision 051); for them
+ * taking work means an active account with the witness role.
  */
 
 type PresenceRow = typeof notaryPresence.$inferSelect;
@@ -65,6 +68,46 @@ export async function isNotaryOnline(ctx: Pick<Ctx, 'db'>, notaryId: string, now
   return (await findOnlineNotaryIds(ctx, [notaryId], now)).length > 0;
 }
 
+/** A witness may take work: an active account with the witness role. */
+function witnessEligibleCondition(): SQL {
+  return and(eq(users.status, 'active'), sql`'witness' = any(${users.roles})`) as SQL;
+}
+
+/**
+ * The people with the witness role (of `userIds`, or all) online at `now`: the switch on and a fresh
+ * heartbeat, as for notaries (decision 051).
+ */
+export async function findOnlineWitnessIds(ctx: Pick<Ctx, 'db'>, userIds?: readonly string[], now: Date = new Date()): Promise<string[]> {
+  if (userIds && userIds.length === 0) return [];
+  const rows = await ctx.db
+    .select({ userId: notaryPresence.notaryId })
+    .from(notaryPresence)
+    .innerJoin(users, eq(users.id, notaryPresence.notaryId))
+    .where(
+      and(
+        eq(notaryPresence.isAvailable, true),
+        gt(notaryPresence.lastHeartbeatAt, getCutoff(now)),
+        witnessEligibleCondition(),
+        userIds ? inArray(notaryPresence.notaryId, [...userIds]) : undefined,
+      ),
+    );
+  return rows.map((row) => row.userId);
+}
+
+/** The presence rows of these people (for the loop page: online or not, when last heard from, test offers). */
+export async function findPresence(ctx: Pick<Ctx, 'db'>, userIds: readonly string[]): Promise<PresenceRow[]> {
+  if (userIds.length === 0) return [];
+  return ctx.db
+    .select()
+    .from(notaryPresence)
+    .where(inArray(notaryPresence.notaryId, [...userIds]));
+}
+
+/** Whether the heartbeat at `lastHeartbeatAt` still counts at `now` (at most 90 s old). */
+export function isHeartbeatFresh(lastHeartbeatAt: Date | null, now: Date): boolean {
+  return Boolean(lastHeartbeatAt && lastHeartbeatAt > getCutoff(now));
+}
+
 /** Why the notary may not go online now, in a sentence; null when they may (the same rule as taking work, decision 027). */
 async function findOnlineRefusal(ctx: Pick<Ctx, 'db'>, notaryId: string, now: Date): Promise<string | null> {
   const [row] = await ctx.db
@@ -72,6 +115,9 @@ async function findOnlineRefusal(ctx: Pick<Ctx, 'db'>, notaryId: string, now: Da
     .from(users)
     .leftJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
     .where(eq(users.id, notaryId));
+  if (row && !row.user.roles.includes('notary') && row.user.roles.includes('witness')) {
+    return row.user.status === 'active' ? null : 'Only an active witness account can go online.';
+  }
   if (!row || row.user.status !== 'active' || !row.user.roles.includes('notary')) return 'Only an active notary account can go online.';
   if (!row.profile) return 'Your notary commission is not on file yet, so you cannot go online. Complete your notary profile first.';
   const blocker = findOwnWorkBlocker(row.user, row.profile, now);
@@ -93,7 +139,7 @@ function toStatus(row: PresenceRow | undefined, refusal: string | null, now: Dat
 }
 
 function requireNotaryId(ctx: Ctx): string {
-  if (!ctx.user) throw new Error('availability needs a signed-in notary');
+  if (!ctx.user) throw new Error('availability needs a signed-in notary or witness');
   return ctx.user.id;
 }
 
@@ -154,4 +200,26 @@ export async function recordHeartbeat(ctx: Ctx, input: HeartbeatInput): Promise<
       ),
     );
   return readStatus(ctx, notaryId, now);
+}
+
+/**
+ * PUT /api/availability/test-offers: the notary agrees (or no longer agrees) to be sent test offers
+ * from the administrators' loop test page (decision 051). Kept on their presence row, audited.
+ */
+export async function setTestOfferConsent(ctx: Ctx, accepts: boolean): Promise<{ acceptsTestOffers: boolean; message: string }> {
+  const notaryId = requireNotaryId(ctx);
+  const now = new Date();
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .insert(notaryPresence)
+      .values({ notaryId, acceptsTestOffers: accepts, updatedAt: now })
+      .onConflictDoUpdate({ target: notaryPresence.notaryId, set: { acceptsTestOffers: accepts, updatedAt: now } });
+    await appendAuditEvent({ ...ctx, db: tx }, { action: 'notary.test_offers_changed', data: { acceptsTestOffers: accepts } });
+  });
+  return {
+    acceptsTestOffers: accepts,
+    message: accepts
+      ? 'Administrators may now send you test offers from the loop test page while you are online; a test offer rings like a real one but holds no job.'
+      : 'Administrators can no longer send you test offers.',
+  };
 }

@@ -82,8 +82,8 @@ describe('live availability', () => {
     expect(await isNotaryOnline(t, notary.id)).toBe(false);
   });
 
-  it('refuses everyone but notaries on every live-availability route', async () => {
-    for (const roles of [['signer'], ['admin'], ['title'], ['witness']] as const) {
+  it('refuses everyone but notaries and witnesses (decision 051) on every live-availability route', async () => {
+    for (const roles of [['signer'], ['admin'], ['title']] as const) {
       const user = await t.createUser({ roles: [...roles] });
       const headers = await t.signInAs(user);
       for (const res of [await status(headers), await toggle(headers, { is_available: true, session_id: browserA }), await heartbeat(headers)]) {

@@ -10,9 +10,10 @@ export async function announceAccessChange(ctx: Pick<Ctx, 'realtime'>, jobId: st
 
 /**
  * What a person's own live channel (GET /api/notifications/live) carries: it is listening (ready),
- * their access changed, or they were signed out everywhere.
+ * their access changed, they were signed out everywhere, or (a hint, decision 051) the Notarize Now
+ * offers ringing at them changed, so the tab fetches GET /api/gnw/offers again.
  */
-export type UserEvent = { type: 'ready' } | { type: 'access-changed' } | { type: 'signed-out' };
+export type UserEvent = { type: 'ready' } | { type: 'access-changed' } | { type: 'signed-out' } | { type: 'offers-changed' };
 
 /** The channel of one person's open tabs, on every instance. */
 export const userChannel = (userId: string) => `user:${userId}`;

@@ -210,6 +210,19 @@ export const mailTemplates = {
     (publicUrl) => ({ name: 'Nora Notary', title: 'Deed of trust', link: `${publicUrl}/jobs/detail?jobId=sample` }),
   ),
 
+  witnessAssigned: defineTemplate(
+    'Witness for a Notarize Now job',
+    'Sent to a person with the witness role when they accept an offer to witness a Notarize Now job (decision 051).',
+    (input: { name: string; title: string; link: string }) => ({
+      subject: `You are witnessing "${input.title}"`,
+      paragraphs: [
+        hello(input.name),
+        [[`You accepted to witness "${one(input.title)}". Join its session when the notary starts it.`], ['Open it at ', { link: input.link }]],
+      ],
+    }),
+    (publicUrl) => ({ name: 'Wes Witness', title: 'Power of attorney', link: `${publicUrl}/jobs/detail?jobId=sample` }),
+  ),
+
   jobReady: defineTemplate(
     'Job ready for the notary',
     'Sent to a job’s notary when someone else makes the job ready, or sends it to them.',

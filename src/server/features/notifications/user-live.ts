@@ -52,6 +52,11 @@ export async function openUserLiveChannel(
       void checkSignIn().catch(warn);
       return;
     }
+    // A hint only: the tab fetches its offers again, which checks who asks (decision 051).
+    if (message === JSON.stringify({ type: 'offers-changed' } satisfies UserEvent)) {
+      send({ type: 'offers-changed' });
+      return;
+    }
     send({ type: 'access-changed' });
   });
   const unsubscribeAuth = await ctx.realtime.subscribe(invalidationChannel, (message) => {
