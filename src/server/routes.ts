@@ -9,6 +9,7 @@ import { identityAdminRoutes } from './features/identity/identity-admin.routes.t
 import { identityJobRoutes, identityRoutes } from './features/identity/identity.routes.ts';
 import { emailInvitationsRoutes } from './features/invites/email-invitations.routes.ts';
 import { invitesRoutes } from './features/invites/invites.routes.ts';
+import { gnwScheduleRoutes } from './features/gnw/gnw-schedule.routes.ts';
 import { jobsRoutes } from './features/jobs/jobs.routes.ts';
 import { journalRoutes } from './features/journal/journal.routes.ts';
 import { mailRoutes } from './features/mail/mail.routes.ts';
@@ -63,4 +64,5 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/notary-log', routes: journalRoutes },
   { prefix: '/api/notary-availability', routes: notaryAvailabilityRoutes },
   { prefix: '/api/availability', routes: availabilityRoutes },
+  { prefix: '/api/gnw', routes: gnwScheduleRoutes },
 ];
