@@ -13,6 +13,8 @@ export interface CaughtMail {
   contentType: string;
   /** The Message-ID header, with its angle brackets. */
   messageId: string;
+  /** Parts other than the text and HTML (a calendar invitation among them), as text. */
+  attachments: Array<{ filename: string | null; contentType: string; content: string }>;
 }
 
 export interface SmtpCatcher {
@@ -75,6 +77,11 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
                 ? String((parsed.headers.get('content-type') as { value: string }).value)
                 : '',
             messageId: parsed.messageId ?? '',
+            attachments: parsed.attachments.map((part) => ({
+              filename: part.filename ?? null,
+              contentType: part.contentType,
+              content: part.content.toString('utf8'),
+            })),
           });
           callback();
           for (const wake of waiters) wake();

@@ -17,6 +17,7 @@ import { startEmbeddedMaintenance } from './tasks/embedded-maintenance.ts';
 import { startGnwMatcher } from './tasks/gnw-matcher.ts';
 import { startIdentityPurger } from './tasks/identity-purger.ts';
 import { startPaymentReconciler } from './tasks/payment-reconciler.ts';
+import { startBookingReminders } from './tasks/booking-reminders.ts';
 
 // Before anything opens a file: whatever this process creates is its own (files 0600, directories 0700).
 process.umask(privateUmask);
@@ -50,6 +51,8 @@ const stopIdentityPurger = startIdentityPurger({ db: database.db, storage, secre
 const stopNotaryExpiryWarner = startNotaryExpiryWarner({ db: database.db, publicUrl: config.publicUrl, log: app.log });
 // Payments a lost answer or webhook left held on a finished job are checked with the provider and settled (decision 050).
 const stopPaymentReconciler = payment ? startPaymentReconciler({ db: database.db, payment, log: app.log }) : () => {};
+// Booked Notarize Now sessions are reminded to both sides a day and 15 minutes before (decision 051).
+const stopBookingReminders = startBookingReminders({ db: database.db, config, log: app.log });
 // The embedded database has no autovacuum nor checkpointer: a task vacuums and checkpoints it (decision 038).
 const embeddedMaintenance = startEmbeddedMaintenance(database, app.log, config.embeddedVacuumMs);
 // Notarize Now's sweep: expires offers, ends searches and rings the next notary every second (decision 051).
@@ -92,6 +95,7 @@ async function shutDown(signal: string) {
   stopNotaryExpiryWarner();
   stopPaymentReconciler();
   await gnwMatcher.stop();
+  stopBookingReminders();
   await embeddedMaintenance?.stop();
   await app.close();
   await video.close();

@@ -12,6 +12,7 @@ import { identityAdminRoutes } from './features/identity/identity-admin.routes.t
 import { identityJobRoutes, identityRoutes } from './features/identity/identity.routes.ts';
 import { emailInvitationsRoutes } from './features/invites/email-invitations.routes.ts';
 import { invitesRoutes } from './features/invites/invites.routes.ts';
+import { gnwScheduleRoutes } from './features/gnw/gnw-schedule.routes.ts';
 import { jobsRoutes } from './features/jobs/jobs.routes.ts';
 import { journalRoutes } from './features/journal/journal.routes.ts';
 import { mailRoutes } from './features/mail/mail.routes.ts';
@@ -69,4 +70,5 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/availability', routes: availabilityRoutes },
   { prefix: '/api/gnw', routes: gnwRoutes },
   { prefix: '/api/gnw', routes: gnwMatchingRoutes },
+  { prefix: '/api/gnw', routes: gnwScheduleRoutes },
 ];

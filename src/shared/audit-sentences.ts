@@ -654,6 +654,21 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     data.acceptsTestOffers === true
       ? `${actor} agreed to receive test offers from the administrators’ loop test page.`
       : `${actor} stopped receiving test offers from the administrators’ loop test page.`,
+  'booking.booked': ({ actor, data }) => {
+    const notary = readText(data, 'notaryName');
+    const label = readText(data, 'label');
+    return `${actor} booked a session${notary ? ` with ${notary}` : ''}${label ? ` for ${label}` : ''}.`;
+  },
+  'booking.cancelled': ({ actor, data }) => {
+    const notary = readText(data, 'notaryName');
+    const label = readText(data, 'label');
+    return `${actor} cancelled the session booked${notary ? ` with ${notary}` : ''}${label ? ` for ${label}` : ''}.`;
+  },
+  'gnw.switched': ({ actor }) => `${actor} stopped waiting for a notary to be free now and chose to book a time instead; the card hold was kept.`,
+  'gnw.cancelled': ({ actor, data }) => {
+    const fee = readCount(data, 'feeCents') ? readCents(data, 'feeCents') : null;
+    return `${actor} cancelled the Notarize Now request${fee ? `; the no-show fee of ${fee} applies, as the booked time had passed or was less than 15 minutes away` : ''}.`;
+  },
   'mail.read': ({ actor, data }) => {
     const page = readCount(data, 'page');
     const messages = Array.isArray(data.messageIds) ? data.messageIds.length : null;

@@ -1,6 +1,7 @@
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { emailOutbox } from '#server/db/schema/index.ts';
+import type { MailAttachment } from '#server/providers/email/email.ts';
 
 export interface QueuedEmail {
   to: string;
@@ -9,6 +10,8 @@ export interface QueuedEmail {
   /** The HTML alternative a template renders (features/mail/templates.ts); sent beside the text. */
   html?: string | null;
   kind: string;
+  /** Files sent with it, such as a calendar invitation (features/gnw/calendar-invite.ts). */
+  attachments?: MailAttachment[];
 }
 
 /**
@@ -16,7 +19,12 @@ export interface QueuedEmail {
  * is made one line whatever it quotes; the templates already put every quoted name or title on one line.
  */
 export async function queueEmail(db: DbOrTx, email: QueuedEmail): Promise<void> {
-  await db
-    .insert(emailOutbox)
-    .values({ toAddress: email.to, subject: toSingleLine(email.subject), textBody: email.text, htmlBody: email.html ?? null, kind: email.kind });
+  await db.insert(emailOutbox).values({
+    toAddress: email.to,
+    subject: toSingleLine(email.subject),
+    textBody: email.text,
+    htmlBody: email.html ?? null,
+    attachments: email.attachments?.length ? email.attachments : null,
+    kind: email.kind,
+  });
 }

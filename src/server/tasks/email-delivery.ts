@@ -88,7 +88,15 @@ export class EmailDelivery {
         continue;
       }
       try {
-        await this.transport.send({ id: row.id, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody, kind: row.kind });
+        await this.transport.send({
+          id: row.id,
+          to: row.toAddress,
+          subject: row.subject,
+          text: row.textBody,
+          html: row.htmlBody,
+          kind: row.kind,
+          attachments: row.attachments ?? [],
+        });
         await this.db
           .update(emailOutbox)
           .set({

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /** Mail is written here in the same transaction as the action that sends it; a task delivers it. */
 export const emailOutbox = pgTable(
@@ -9,6 +9,8 @@ export const emailOutbox = pgTable(
     subject: text('subject').notNull(),
     textBody: text('text_body').notNull(),
     htmlBody: text('html_body'),
+    /** Files sent with the message (a calendar invitation); null for none. */
+    attachments: jsonb('attachments').$type<Array<{ filename: string; contentType: string; content: string }>>(),
     kind: text('kind').notNull(),
     status: text('status', { enum: ['pending', 'sending', 'sent', 'failed'] })
       .notNull()

@@ -410,6 +410,88 @@ export const mailTemplates = {
       link: `${publicUrl}/claim/${sampleToken}`,
     }),
   ),
+
+  // Notarize Now's booked sessions (decision 051): each goes with a calendar invitation (features/gnw/calendar-invite.ts).
+  sessionBooked: defineTemplate(
+    'Session booked',
+    'Sent to the person and to the notary when a Notarize Now session is booked, with a calendar invitation.',
+    (input: { name: string; role: 'signer' | 'notary'; otherName: string; title: string; when: string; link: string }) => ({
+      subject: input.role === 'notary' ? `New booked session: ${input.when}` : `Your notarization is booked: ${input.when}`,
+      paragraphs: [
+        hello(input.name),
+        [
+          input.role === 'notary'
+            ? [`${one(input.otherName)} booked a session with you for "${one(input.title)}" on ${one(input.when)}.`]
+            : [`Your session with ${one(input.otherName)}, notary, for "${one(input.title)}" is booked for ${one(input.when)}.`],
+          ['The calendar invitation attached puts it in your calendar.'],
+        ],
+        [
+          [
+            input.role === 'notary'
+              ? 'At that time, open the job to start the session:'
+              : 'A few minutes before, open your job to confirm your identity and join the session:',
+          ],
+          [{ link: input.link }],
+        ],
+      ],
+    }),
+    (publicUrl) => ({
+      name: 'Sam Signer',
+      role: 'signer' as const,
+      otherName: 'Nora Notary',
+      title: 'Deed of trust',
+      when: 'Tuesday, December 1, 9:30 AM CST',
+      link: `${publicUrl}/jobs/detail?jobId=sample`,
+    }),
+  ),
+
+  sessionCancelled: defineTemplate(
+    'Booked session cancelled',
+    'Sent to the person and to the notary when a booked Notarize Now session is cancelled, with the calendar cancellation.',
+    (input: { name: string; title: string; when: string; cancelledBy: string; feeCharged: string | null }) => ({
+      subject: `Cancelled: your session on ${input.when}`,
+      paragraphs: [
+        hello(input.name),
+        [
+          [`${one(input.cancelledBy)} cancelled the session for "${one(input.title)}" booked for ${one(input.when)}.`],
+          ['The calendar update attached takes it off your calendar.'],
+        ],
+        ...(input.feeCharged
+          ? [[[`The no-show fee of ${one(input.feeCharged)} was charged to the card held for it; the rest of the hold was released.`]]]
+          : []),
+      ],
+    }),
+    () => ({ name: 'Nora Notary', title: 'Deed of trust', when: 'Tuesday, December 1, 9:30 AM CST', cancelledBy: 'Sam Signer', feeCharged: null }),
+  ),
+
+  sessionReminder: defineTemplate(
+    'Booked session reminder',
+    'Sent to the person and to the notary 24 hours and again 15 minutes before a booked Notarize Now session.',
+    (input: { name: string; role: 'signer' | 'notary'; otherName: string; title: string; when: string; isSoon: boolean; link: string }) => ({
+      subject: input.isSoon ? `Starting soon: your session at ${input.when}` : `Reminder: your session on ${input.when}`,
+      paragraphs: [
+        hello(input.name),
+        [
+          [
+            `${input.isSoon ? 'In about 15 minutes' : 'Within a day'}: your session ${input.role === 'notary' ? 'with' : 'with the notary'} ${one(input.otherName)} for "${one(
+              input.title,
+            )}", ${one(input.when)}.`,
+          ],
+          [input.role === 'notary' ? 'Open the job to start it:' : 'Open your job to confirm your identity and join:'],
+          [{ link: input.link }],
+        ],
+      ],
+    }),
+    (publicUrl) => ({
+      name: 'Sam Signer',
+      role: 'signer' as const,
+      otherName: 'Nora Notary',
+      title: 'Deed of trust',
+      when: 'Tuesday, December 1, 9:30 AM CST',
+      isSoon: true,
+      link: `${publicUrl}/jobs/detail?jobId=sample`,
+    }),
+  ),
 };
 
 export type MailTemplateName = keyof typeof mailTemplates;

@@ -3,6 +3,16 @@ import nodemailer from 'nodemailer';
 import type { DbOrTx } from '#server/db/client.ts';
 import { localMailbox } from '#server/db/schema/index.ts';
 
+/**
+ * A file sent with a message. A calendar invitation (contentType text/calendar with its method) goes
+ * as the message's calendar part, which mail programs show as an invitation to accept.
+ */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: string;
+}
+
 export interface OutgoingEmail {
   id: string;
   to: string;
@@ -10,6 +20,25 @@ export interface OutgoingEmail {
   text: string;
   html: string | null;
   kind: string;
+  attachments?: readonly MailAttachment[];
+}
+
+const calendarMethods = ['REQUEST', 'CANCEL', 'PUBLISH', 'REPLY'] as const;
+
+/** The iTIP method of a calendar attachment, from its METHOD line (REQUEST when it has none). */
+function calendarMethodOf(content: string): (typeof calendarMethods)[number] {
+  const method = /^METHOD:([A-Z]+)\r?$/m.exec(content)?.[1];
+  return calendarMethods.find((known) => known === method) ?? 'REQUEST';
+}
+
+/** What nodemailer sends: the first calendar attachment as the calendar part (icalEvent), the rest as files. */
+export function toNodemailerParts(attachments: readonly MailAttachment[] = []) {
+  const calendar = attachments.find((attachment) => attachment.contentType.startsWith('text/calendar'));
+  const files = attachments.filter((attachment) => attachment !== calendar);
+  return {
+    ...(calendar ? { icalEvent: { filename: calendar.filename, method: calendarMethodOf(calendar.content), content: calendar.content } } : {}),
+    ...(files.length > 0 ? { attachments: files.map((file) => ({ filename: file.filename, contentType: file.contentType, content: file.content })) } : {}),
+  };
 }
 
 /** Where administrators read mail kept in the local mailbox. */
@@ -36,6 +65,7 @@ export function createSmtpTransport(url: string, from: string, publicUrl: string
         subject: message.subject,
         text: message.text,
         html: message.html ?? undefined,
+        ...toNodemailerParts(message.attachments),
         // The same Message-ID on every attempt lets receivers drop a duplicate after a crash.
         messageId: `<${message.id}@${host}>`,
       });
