@@ -157,15 +157,17 @@ describe('booking a time', () => {
     const [booking] = await t.db.select().from(sessionBookings).where(eq(sessionBookings.jobId, jobId));
     expect(booking).toMatchObject({ notaryId: notary.id, status: 'booked', sequence: 0, createdBy: person.id });
     expect(await sentences(jobId, 'booking.')).toEqual([`Sam Signer booked a session with Nora Notary for ${label}.`]);
-    expect(await sentences(jobId, 'job.status')).toEqual(['Sam Signer moved the job from Draft to Ready.', 'Sam Signer scheduled the job.']);
+    expect(await sentences(jobId, 'job.status')).toEqual([
+      'Sam Signer moved the job from Draft to Ready. Reason: Booked through Notarize Now.',
+      `Sam Signer moved the job from Ready to Scheduled. Reason: Booked through Notarize Now for ${label}.`,
+    ]);
 
     for (const [who, subject] of [
       [person, `Your notarization is booked: ${label}`],
       [notary, /^New booked session: /],
     ] as const) {
-      const [mail] = await kit.mailTo(who.email);
+      const mail = (await kit.mailTo(who.email)).find((row) => row.kind === 'session_booked');
       expect(mail?.subject).toMatch(subject);
-      expect(mail?.kind).toBe('session_booked');
       expect(mail?.textBody).toContain(`${t.config.publicUrl}/jobs/detail?jobId=${jobId}`);
       const ics = mail?.attachments?.[0];
       expect(ics).toMatchObject({ filename: 'invite.ics', contentType: 'text/calendar; charset=utf-8; method=REQUEST' });
