@@ -14,7 +14,8 @@ import { recordNoShowCharge } from '#server/features/pricing/job-charges.service
 import { findBookingFacts, formatSessionLabel, queueBookingCancelMail } from './gnw-booking-mail.ts';
 import { findCancelFee } from './gnw-cancel-fee.ts';
 import { announceSafely, withdrawOpenOffers } from './gnw-schedule.service.ts';
-import { getOwnRequest, readGnwJobForSchedule } from './gnw-schedule-reader.ts';
+import { getOwnRequest } from './gnw-schedule-reader.ts';
+import { describeGnwJob } from './gnw-describe.ts';
 
 /**
  * POST /api/gnw/cancel (decision 051): the person cancels their own request. Only the person who
@@ -93,5 +94,5 @@ export async function cancelGnwJob(ctx: Ctx, input: z.output<typeof gnwCancelInp
   // The cancellation committed: the hold is let go, or the no-show fee captured from it (never fails the cancel).
   await releasePaymentOfCancelledJob(ctx, jobId);
   ctx.log.info({ event: 'gnw.cancelled', jobId, feeCents }, 'Notarize Now request cancelled');
-  return readGnwJobForSchedule(ctx.db, jobId, now);
+  return describeGnwJob(ctx, jobId);
 }

@@ -16,7 +16,7 @@ import { moveJobStatus } from '#server/features/jobs/jobs.service.ts';
 import { assertNotaryNotAmong, assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { mailTemplates } from '#server/features/mail/templates.ts';
 import { kickMatcher } from './gnw-matching.ts';
-import { readGnwJobUntilDescribeMerges } from './gnw-job-interim.ts';
+import { describeGnwJob } from './gnw-describe.ts';
 
 /**
  * Notarize Now's instant lane (decision 051): the person starts the search, the offers ring at
@@ -74,7 +74,7 @@ export async function startInstantSearch(ctx: Ctx, jobId: string, now: Date = ne
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'gnw.search_started', data: { searchSeconds, from: request.status } });
   });
   await kickMatcher(ctx, now);
-  return readGnwJobUntilDescribeMerges(ctx, jobId);
+  return describeGnwJob(ctx, jobId);
 }
 
 type OfferRow = typeof instantOffers.$inferSelect;

@@ -15,7 +15,8 @@ import { assertNotaryCanTakeWork } from '#server/features/notaries/notary-eligib
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { findLivePayment } from '#server/features/payments/payment-rows.ts';
 import { findBookingFacts, formatSessionLabel, queueBookingMail } from './gnw-booking-mail.ts';
-import { getOwnRequest, readGnwJobForSchedule } from './gnw-schedule-reader.ts';
+import { getOwnRequest } from './gnw-schedule-reader.ts';
+import { describeGnwJob } from './gnw-describe.ts';
 import { addDays, findOpenPieces, startOfDay, toGnwSlot } from './gnw-slots.ts';
 
 /**
@@ -189,7 +190,7 @@ export async function bookGnwSession(ctx: Ctx, input: BookInput, now = new Date(
   // The notary's tabs (and any notary whose offer was taken back) fetch their work again.
   await announceSafely(ctx, notaryIds);
   await publishJobChange(ctx, job.id, { type: 'job.changed' });
-  return readGnwJobForSchedule(ctx.db, job.id, now);
+  return describeGnwJob(ctx, job.id);
 }
 
 function assertBookable(status: string): void {
@@ -229,5 +230,5 @@ export async function switchGnwToScheduled(ctx: Ctx, jobId: string, now = new Da
     return withdrawn;
   });
   await announceSafely(ctx, offeredTo);
-  return readGnwJobForSchedule(ctx.db, jobId, now);
+  return describeGnwJob(ctx, jobId);
 }

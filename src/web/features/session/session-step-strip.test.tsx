@@ -31,6 +31,7 @@ function jobIn(status: JobStatus): Job {
     idBypassMethods: [],
     allowedTransitions: [],
     jobTypeName: null,
+  jobTypeDocumentTags: [],
     notaryInstructions: null,
   };
 }
