@@ -256,21 +256,25 @@ describe('PUT /api/gnw/jobs/{jobId}', () => {
     expect((await kit.getJob(person, jobId)).participants).toHaveLength(1);
   });
 
-  it('closes the choices once the search started, with setup_locked and a sentence; the step still moves and sending the same values is fine', slow, async () => {
-    const person = await t.createUser({ roles: ['signer'] });
-    const { jobId } = await startJob(person);
-    await send(person, 'PUT', `/api/gnw/jobs/${jobId}`, { witnessesRequested: 1, signerState: 'TX' });
-    await setRequest(jobId, { status: 'searching', searchStartedAt: new Date() });
-    const res = await send(person, 'PUT', `/api/gnw/jobs/${jobId}`, { witnessesRequested: 2 });
-    expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'setup_locked', message: 'We are already looking for a notary for these choices, so they can no longer change.' });
-    const otherSigner = await send(person, 'PUT', `/api/gnw/jobs/${jobId}`, { otherSigners: [{ name: 'Late Comer', email: uniqueEmail('late') }] });
-    expect(otherSigner.statusCode).toBe(409);
-    expect((await kit.getJob(person, jobId)).participants).toHaveLength(1);
-    const step = await send(person, 'PUT', `/api/gnw/jobs/${jobId}`, { step: 'notary', witnessesRequested: 1, signerState: 'TX' });
-    expect(step.statusCode, step.body).toBe(200);
-    expect(step.json()).toMatchObject({ step: 'notary', witnessesRequested: 1 });
-  });
+  it(
+    'closes the choices once the search started, with setup_locked and a sentence; the step still moves and sending the same values is fine',
+    slow,
+    async () => {
+      const person = await t.createUser({ roles: ['signer'] });
+      const { jobId } = await startJob(person);
+      await send(person, 'PUT', `/api/gnw/jobs/${jobId}`, { witnessesRequested: 1, signerState: 'TX' });
+      await setRequest(jobId, { status: 'searching', searchStartedAt: new Date() });
+      const res = await send(person, 'PUT', `/api/gnw/jobs/${jobId}`, { witnessesRequested: 2 });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toEqual({ error: 'setup_locked', message: 'We are already looking for a notary for these choices, so they can no longer change.' });
+      const otherSigner = await send(person, 'PUT', `/api/gnw/jobs/${jobId}`, { otherSigners: [{ name: 'Late Comer', email: uniqueEmail('late') }] });
+      expect(otherSigner.statusCode).toBe(409);
+      expect((await kit.getJob(person, jobId)).participants).toHaveLength(1);
+      const step = await send(person, 'PUT', `/api/gnw/jobs/${jobId}`, { step: 'notary', witnessesRequested: 1, signerState: 'TX' });
+      expect(step.statusCode, step.body).toBe(200);
+      expect(step.json()).toMatchObject({ step: 'notary', witnessesRequested: 1 });
+    },
+  );
 });
 
 describe('GET /api/gnw/jobs/{jobId}', () => {

@@ -241,7 +241,9 @@ describe('POST /api/gnw/finalize', () => {
       cancelFeeCents: null,
       nextStep: 'Your notarization is complete. Download your notarized documents below.',
     });
-    expect(body.documents).toEqual([{ id: expect.any(String), name: expect.stringMatching(/\.pdf$/), downloadUrl: `/api/jobs/${jobId}/notarized/${body.documents[0].id}/file` }]);
+    expect(body.documents).toEqual([
+      { id: expect.any(String), name: expect.stringMatching(/\.pdf$/), downloadUrl: `/api/jobs/${jobId}/notarized/${body.documents[0].id}/file` },
+    ]);
     const download = await t.app.inject({ method: 'GET', url: body.documents[0].downloadUrl, headers: await kit.headersFor(person) });
     expect(download.statusCode).toBe(200);
     expect(download.headers['content-type']).toBe('application/pdf');
