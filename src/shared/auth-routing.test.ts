@@ -192,6 +192,25 @@ describe('decideAuthenticatedPath for signers and other non-elevated users', () 
     expect(decideAuthenticatedPath(null, null, null, noInstantJob).path).toBe('/dashboard');
   });
 
+  it('follows the server’s gnw-setup answer after login, as the login call sends it, before an active job and a next path', () => {
+    const jobId = '5b0c8a52-6f0e-4a55-9d43-3a8f5d8a1c11';
+    const decision = decidePostLogin(
+      loginInput({
+        response: { nextAction: { nextAction: 'gnw-setup', jobId, pendingSetup: null, startWith: null, route: null } },
+        next: '/gnw-login',
+        instantNotary: activeInstantJob,
+      }),
+    );
+    expect(decision).toEqual({ kind: 'navigate', path: `/gnw/setup?jobId=${jobId}`, clearInstantNotaryJob: false });
+  });
+
+  it('goes to the safe next path, /gnw-login included, once a fresh start cleared the instant-notary job', () => {
+    expect(decideAuthenticatedPath(signer, '/gnw-login', null, { isFreshStart: true, activeJobId: 'gnw-job-1' })).toEqual({
+      path: '/gnw-login',
+      clearInstantNotaryJob: true,
+    });
+  });
+
   it('treats a witness as non-elevated and resumes their instant-notary job', () => {
     expect(decideAuthenticatedPath({ roles: ['witness'] }, null, null, activeInstantJob).path).toBe('/gnw/start');
   });
