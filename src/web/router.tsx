@@ -80,7 +80,6 @@ function Root() {
 const loadDashboard = () => import('./pages/dashboard.tsx');
 const loadSigning = () => import('./pages/signing.tsx');
 
-
 export const routes: RouteObject[] = [
   {
     element: <Root />,

@@ -31,7 +31,7 @@ function jobIn(status: JobStatus): Job {
     idBypassMethods: [],
     allowedTransitions: [],
     jobTypeName: null,
-  jobTypeDocumentTags: [],
+    jobTypeDocumentTags: [],
     notaryInstructions: null,
   };
 }
