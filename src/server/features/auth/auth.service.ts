@@ -103,7 +103,7 @@ async function startSecondFactorStep(ctx: Ctx, user: UserRow, step: { isInlineSt
 async function startFullSession(ctx: Ctx, user: UserRow, isEnrolled: boolean): Promise<SessionStart> {
   const session = await createSession(ctx, user.id);
   const sessionUser = toSessionUser(user);
-  // A person whose Notarize Now request is still in setup goes back to it (SPEC section 4).
+  // A person whose Notarize Now request is still in setup goes back to it.
   const nextAction = await findGnwNextAction(ctx.db, sessionUser);
   return {
     signedIn: { user: sessionUser, token: session.token, expiresAt: session.expiresAt },

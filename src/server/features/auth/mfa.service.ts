@@ -295,7 +295,7 @@ async function completeSecondFactor(ctx: Ctx, userId: string, rememberDevice: bo
   await ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, userId));
   ctx.log.info({ event: 'mfa.succeeded', userId, method }, 'second factor verified');
   const user = toSessionUser(row);
-  // A person whose Notarize Now request is still in setup goes back to it (SPEC section 4).
+  // A person whose Notarize Now request is still in setup goes back to it.
   const nextAction = await findGnwNextAction(ctx.db, user);
   return {
     token: session.token,

@@ -46,7 +46,7 @@ export async function findActiveGnwRequest(db: DbOrTx, userId: string): Promise<
 }
 
 /**
- * The login answer's nextAction (SPEC section 4): a person without an elevated role whose active
+ * The login answer's nextAction: a person without an elevated role whose active
  * request is still in setup goes back to it; anyone else gets none.
  */
 export async function findGnwNextAction(db: DbOrTx, user: RoleBearer & { id: string }): Promise<NextAction | null> {

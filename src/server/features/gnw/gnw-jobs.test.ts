@@ -403,7 +403,7 @@ describe('GET /api/gnw/jobs/{jobId}', () => {
   });
 });
 
-describe('the login’s nextAction (SPEC section 4, the server’s part)', () => {
+describe('the login’s nextAction (the server’s part of the post-login rules)', () => {
   const logIn = (user: TestUser) => t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: user.password } });
 
   it('sends a person whose request is still in setup back to it: nextAction gnw-setup with the job id', slow, async () => {
