@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/restore-globals.ts'],
     maxWorkers: 2,
     // Test files share their worker's module cache instead of importing the server afresh each:
     // importing took a third of the suite's time. Every file builds its own app and database, and the
