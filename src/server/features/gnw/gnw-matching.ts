@@ -22,7 +22,11 @@ import { announceToUsers } from '#server/features/jobs/access-change.ts';
  * instance or sweep got there first) is skipped and the pass goes on. Every transaction takes
  * requests before offers, as an accept does, so two of them never wait on each other in a circle.
  *
- * `now` is passed in, so tests move the clock instead of sleeping.
+ * One instance runs one pass at a time (requestMatchingPass): starts, answers and the sweep that ask
+ * while a pass runs share the single pass after it, so a burst of answers costs two passes, not one
+ * each racing the others for the same rows. The clock is read as each transaction begins, so a pass
+ * that waited for the database does not offer or expire by a stale time. Tests pass `now` instead
+ * and move the clock rather than sleep.
  */
 
 export type MatcherCtx = Pick<Ctx, 'db' | 'realtime' | 'log'>;
@@ -78,8 +82,9 @@ export async function loadCandidates(db: DbOrTx, userIds: readonly string[]): Pr
 }
 
 /** Step one, in one transaction: unmatched requests, expired offers, withdrawn offers; who must be told. */
-async function tidyUp(ctx: MatcherCtx, now: Date): Promise<{ expired: number; unmatched: number; withdrawn: number; told: Set<string> }> {
+async function tidyUp(ctx: MatcherCtx, clock: () => Date): Promise<{ expired: number; unmatched: number; withdrawn: number; told: Set<string> }> {
   return ctx.db.transaction(async (tx) => {
+    const now = clock();
     const told = new Set<string>();
     // Requests first (the order every transaction here and the accept take locks in).
     const unmatched = await tx
@@ -189,9 +194,10 @@ async function offerRequest(
   kind: OfferKind,
   pool: Candidate[],
   excluded: { userIds: Set<string>; emails: Set<string> },
-  now: Date,
+  clock: () => Date,
 ): Promise<string | null> {
   return ctx.db.transaction(async (tx) => {
+    const now = clock();
     const [held] = await tx
       .select({ id: instantRequests.id })
       .from(instantRequests)
@@ -229,7 +235,8 @@ async function offerRequest(
   });
 }
 
-async function offerWaitingRequests(ctx: MatcherCtx, kind: OfferKind, now: Date, told: Set<string>): Promise<number> {
+async function offerWaitingRequests(ctx: MatcherCtx, kind: OfferKind, clock: () => Date, told: Set<string>): Promise<number> {
+  const now = clock();
   const waiting = await findWaitingRequests(ctx.db, kind, now);
   if (waiting.length === 0) return 0;
   const onlineIds = kind === 'notary' ? await findOnlineNotaryIds(ctx, undefined, now) : await findOnlineWitnessIds(ctx, undefined, now);
@@ -240,7 +247,7 @@ async function offerWaitingRequests(ctx: MatcherCtx, kind: OfferKind, now: Date,
   for (const request of waiting) {
     if (pool.every((candidate) => candidate.isRinging)) break;
     const excluded = exclusions.get(request.id) ?? { userIds: new Set<string>(), emails: new Set<string>() };
-    const offeredTo = await offerRequest(ctx, request, kind, pool, excluded, now);
+    const offeredTo = await offerRequest(ctx, request, kind, pool, excluded, clock);
     if (offeredTo) {
       offered += 1;
       told.add(offeredTo);
@@ -250,25 +257,81 @@ async function offerWaitingRequests(ctx: MatcherCtx, kind: OfferKind, now: Date,
 }
 
 /**
- * One pass of the matcher at `now`: tidies up, then offers every waiting request to the next free
- * candidate, notaries first, then witnesses; tells the people whose offers changed (a hint on their
- * own channel: their tabs fetch GET /api/gnw/offers again).
+ * One pass of the matcher: tidies up, then offers every waiting request to the next free candidate,
+ * notaries first, then witnesses; tells the people whose offers changed (a hint on their own
+ * channel: their tabs fetch GET /api/gnw/offers again). Without `now`, each transaction reads the
+ * clock as it begins.
  */
-export async function runMatchingPass(ctx: MatcherCtx, now: Date = new Date()): Promise<MatchingPass> {
-  const tidied = await tidyUp(ctx, now);
+export async function runMatchingPass(ctx: MatcherCtx, now?: Date): Promise<MatchingPass> {
+  const clock = () => now ?? new Date();
+  const tidied = await tidyUp(ctx, clock);
   const told = tidied.told;
-  const offered = (await offerWaitingRequests(ctx, 'notary', now, told)) + (await offerWaitingRequests(ctx, 'witness', now, told));
+  const offered = (await offerWaitingRequests(ctx, 'notary', clock, told)) + (await offerWaitingRequests(ctx, 'witness', clock, told));
   if (told.size > 0) await announceToUsers(ctx, [...told], { type: 'offers-changed' });
   return { expired: tidied.expired, unmatched: tidied.unmatched, withdrawn: tidied.withdrawn, offered };
 }
 
-/** A pass after a start, an answer or an expiry: a failure is logged (the next sweep tries again), never the caller's. */
-export async function kickMatcher(ctx: MatcherCtx, now: Date = new Date()): Promise<void> {
-  try {
-    await runMatchingPass(ctx, now);
-  } catch (error) {
-    ctx.log.warn({ err: error }, 'The Notarize Now matcher failed; the next sweep tries again.');
+interface PassQueue {
+  isRunning: boolean;
+  /** The pass asked for while one runs: every ask meanwhile shares it. */
+  next: { ctx: MatcherCtx; now: Date | undefined; settle: Array<() => void> } | null;
+  idle: Array<() => void>;
+}
+
+/** One queue per database this process talks to: one instance's passes never overlap. */
+const queues = new WeakMap<object, PassQueue>();
+
+async function drain(queue: PassQueue): Promise<void> {
+  queue.isRunning = true;
+  while (queue.next) {
+    const { ctx, now, settle } = queue.next;
+    queue.next = null;
+    try {
+      await runMatchingPass(ctx, now);
+    } catch (error) {
+      ctx.log.warn({ err: error }, 'The Notarize Now matcher failed; the next sweep tries again.');
+    }
+    for (const resolve of settle) resolve();
   }
+  queue.isRunning = false;
+  for (const resolve of queue.idle.splice(0)) resolve();
+}
+
+/**
+ * Asks for a pass after a start, an answer, an expiry or the sweep. It resolves once a pass that began
+ * after the ask has ended; a failure is logged (the next sweep tries again), never the caller's.
+ */
+export function requestMatchingPass(ctx: MatcherCtx, now?: Date): Promise<void> {
+  let queue = queues.get(ctx.db);
+  if (!queue) {
+    queue = { isRunning: false, next: null, idle: [] };
+    queues.set(ctx.db, queue);
+  }
+  if (queue.next) {
+    if (now) queue.next.now = now;
+  } else {
+    queue.next = { ctx, now, settle: [] };
+  }
+  const settled = new Promise<void>((resolve) => queue.next?.settle.push(resolve));
+  if (!queue.isRunning) void drain(queue);
+  return settled;
+}
+
+/** Whether a pass runs or waits on this database now. */
+export function isMatcherBusy(ctx: Pick<MatcherCtx, 'db'>): boolean {
+  return queues.get(ctx.db)?.isRunning ?? false;
+}
+
+/** Resolves when no pass runs or waits on this database (shutdown, tests). */
+export function whenMatcherIdle(ctx: Pick<MatcherCtx, 'db'>): Promise<void> {
+  const queue = queues.get(ctx.db);
+  if (!queue?.isRunning) return Promise.resolve();
+  return new Promise((resolve) => queue.idle.push(resolve));
+}
+
+/** A pass after a start, an answer or an expiry, waited for (see requestMatchingPass). */
+export async function kickMatcher(ctx: MatcherCtx, now?: Date): Promise<void> {
+  await requestMatchingPass(ctx, now);
 }
 
 /** The open offer of a request of this kind, if one rings now (for the person's page: whether one rings, never at whom). */

@@ -15,7 +15,7 @@ import { jobPageLink, queueNotaryAssignedMail } from '#server/features/jobs/job-
 import { moveJobStatus } from '#server/features/jobs/jobs.service.ts';
 import { assertNotaryNotAmong, assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { mailTemplates } from '#server/features/mail/templates.ts';
-import { kickMatcher } from './gnw-matching.ts';
+import { kickMatcher, requestMatchingPass } from './gnw-matching.ts';
 import { describeGnwJob } from './gnw-describe.ts';
 
 /**
@@ -73,7 +73,7 @@ export async function startInstantSearch(ctx: Ctx, jobId: string, now: Date = ne
       .where(eq(instantRequests.id, request.id));
     await appendAuditEvent({ ...ctx, db: tx }, { jobId, action: 'gnw.search_started', data: { searchSeconds, from: request.status } });
   });
-  await kickMatcher(ctx, now);
+  await kickMatcher(ctx);
   return describeGnwJob(ctx, jobId);
 }
 
@@ -242,27 +242,32 @@ async function acceptAsWitness(txCtx: Ctx & { db: Tx }, offer: OfferRow, request
   };
 }
 
-/** After an answer commits: the people told, the job's channels checked again, the matcher run. */
-async function afterAnswer(ctx: Ctx, outcome: AnswerOutcome, now: Date): Promise<OfferAnswer> {
+/**
+ * After an answer commits: the people told, the job's channels checked again, a matcher pass asked
+ * for. An accept does not wait for that pass (the notary's way into the lobby does not queue behind
+ * other people's offers); a decline does, so the next person rings before the answer returns.
+ */
+async function afterAnswer(ctx: Ctx, outcome: AnswerOutcome, waitsForPass: boolean): Promise<OfferAnswer> {
   if (outcome.jobId && outcome.joinedJob) {
     await announceAccessChange(ctx, outcome.jobId);
     await publishJobChange(ctx, outcome.jobId, { type: 'job.changed' });
   }
   await announceToUsers(ctx, outcome.told, { type: 'offers-changed' });
-  await kickMatcher(ctx, now);
+  const pass = requestMatchingPass(ctx);
+  if (waitsForPass) await pass;
   return { message: outcome.message, jobId: outcome.jobId, sessionPath: outcome.sessionPath };
 }
 
-/** Runs an answer; an offer found gone still runs the matcher (it may have just expired: the next person hears of it at once). */
-async function answerOffer(ctx: Ctx, now: Date, work: () => Promise<AnswerOutcome>): Promise<OfferAnswer> {
+/** Runs an answer; an offer found gone still asks for a pass (it may have just expired: the next person hears of it at once). */
+async function answerOffer(ctx: Ctx, waitsForPass: boolean, work: () => Promise<AnswerOutcome>): Promise<OfferAnswer> {
   let outcome: AnswerOutcome;
   try {
     outcome = await work();
   } catch (error) {
-    if (error instanceof AppError && error.code === 'offer_gone') await kickMatcher(ctx, now);
+    if (error instanceof AppError && error.code === 'offer_gone') await kickMatcher(ctx);
     throw error;
   }
-  return afterAnswer(ctx, outcome, now);
+  return afterAnswer(ctx, outcome, waitsForPass);
 }
 
 /**
@@ -272,7 +277,7 @@ async function answerOffer(ctx: Ctx, now: Date, work: () => Promise<AnswerOutcom
  */
 export async function acceptOffer(ctx: Ctx, offerId: string, now: Date = new Date()): Promise<OfferAnswer> {
   const userId = requireUserId(ctx);
-  return answerOffer(ctx, now, () =>
+  return answerOffer(ctx, false, () =>
     ctx.db.transaction(async (tx) => {
       const txCtx = { ...ctx, db: tx };
       const { offer, request } = await lockOwnOpenOffer(tx, offerId, userId, now);
@@ -288,7 +293,7 @@ export async function acceptOffer(ctx: Ctx, offerId: string, now: Date = new Dat
 /** POST /api/gnw/offers/{id}/decline: the offer is declined and the matcher moves on to the next person at once. */
 export async function declineOffer(ctx: Ctx, offerId: string, now: Date = new Date()): Promise<OfferAnswer> {
   const userId = requireUserId(ctx);
-  return answerOffer(ctx, now, () =>
+  return answerOffer(ctx, true, () =>
     ctx.db.transaction(async (tx) => {
       const { offer, request } = await lockOwnOpenOffer(tx, offerId, userId, now);
       await tx.update(instantOffers).set({ status: 'declined', answeredAt: now }).where(eq(instantOffers.id, offer.id));
