@@ -366,6 +366,26 @@ describe('a completing job', () => {
   });
 });
 
+describe('a job that completes while a no-show price is set', () => {
+  it('is charged its prices but never the no-show price: that one is for a missed session only', async () => {
+    const { recordJobCharges } = await import('#server/features/pricing/job-charges.service.ts');
+    const { priceItems } = await import('#server/db/schema/index.ts');
+    await t.db.delete(priceItems);
+    await t.db.insert(priceItems).values([
+      { key: 'no_show', label: 'No-show fee', amountCents: 3500, unit: 'job', feeKind: 'platform', position: 0 },
+      { key: 'platform', label: 'Platform fee', amountCents: 1000, unit: 'job', feeKind: 'platform', position: 1 },
+    ]);
+    const [job] = await t.db
+      .insert(jobs)
+      .values({ title: 'Completed as booked', notarizationType: 'ron', status: 'completed', companyId: acme.id })
+      .returning();
+    const items = await t.db.transaction((tx) => recordJobCharges({ db: tx, user: null, ipAddress: '127.0.0.1', userAgent: null }, job!, 1));
+    expect(items.map((item) => [item.key, item.amountCents])).toEqual([['platform', 1000]]);
+    expect(await draftOf(acme.id)).toMatchObject({ totalCents: 1000, jobCount: 1 });
+    await t.db.delete(priceItems);
+  });
+});
+
 describe('a no-show', () => {
   it('charges the no-show price once when a waiting job is cancelled as a no-show, onto the company’s draft; a plain cancellation charges nothing', async () => {
     const jobKit = createJobKit(t);

@@ -1,7 +1,6 @@
 import type { DbOrTx } from '#server/db/client.ts';
 import type { sessionBookings } from '#server/db/schema/index.ts';
-import { companyRows, defaultRows, mergePrices } from '#server/features/pricing/pricing.service.ts';
-import { noShowPriceKey } from '#server/features/pricing/job-charges.service.ts';
+import { effectivePrices, noShowPriceKey } from '#server/features/pricing/pricing.service.ts';
 import { bookingLeadMinutes } from './gnw-slots.ts';
 
 type BookingRow = Pick<typeof sessionBookings.$inferSelect, 'startsAt'>;
@@ -19,6 +18,6 @@ export async function findCancelFee(
 ): Promise<{ feeCents: number; isLate: boolean }> {
   const isLate = booking !== null && booking.startsAt.getTime() - now.getTime() <= bookingLeadMinutes * 60_000;
   if (!isLate) return { feeCents: 0, isLate };
-  const prices = mergePrices(await defaultRows(db), job.companyId ? await companyRows(db, job.companyId) : []);
+  const prices = await effectivePrices(db, job.companyId);
   return { feeCents: prices.find((price) => price.key === noShowPriceKey)?.amountCents ?? 0, isLate };
 }

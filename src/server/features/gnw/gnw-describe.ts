@@ -11,8 +11,7 @@ import { notFound, unauthorized } from '#server/lib/errors.ts';
 import { findOnlineNotaryIds } from '#server/features/availability/availability.service.ts';
 import { findParticipants } from '#server/features/jobs/participants.service.ts';
 import { getJobPayment } from '#server/features/payments/payments.service.ts';
-import { noShowPriceKey } from '#server/features/pricing/job-charges.service.ts';
-import { defaultRows } from '#server/features/pricing/pricing.service.ts';
+import { defaultRows, noShowPriceKey } from '#server/features/pricing/pricing.service.ts';
 import { estimateGnwRequest } from './gnw-estimate.ts';
 
 /**

@@ -6,8 +6,7 @@ import { getUsStateName } from '#shared/us-states.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { documents, jobParticipants, type instantRequests } from '#server/db/schema/index.ts';
 import { AppError } from '#server/lib/errors.ts';
-import { noShowPriceKey } from '#server/features/pricing/job-charges.service.ts';
-import { defaultRows, mergePrices } from '#server/features/pricing/pricing.service.ts';
+import { completionPrices } from '#server/features/pricing/pricing.service.ts';
 
 /**
  * The Notarize Now estimate (decision 051): the default price list (an instant job has no title
@@ -39,7 +38,7 @@ const perActWords = (acts: number) => (acts === 1 ? '1 notarial act' : `${acts} 
  * line of a notarization, so it is left out.
  */
 export async function computeGnwEstimate(db: DbOrTx, counts: GnwCounts, signerState: string | null): Promise<GnwEstimate | null> {
-  const prices = mergePrices(await defaultRows(db), []).filter((price) => price.key !== noShowPriceKey);
+  const prices = await completionPrices(db, null);
   const lines: GnwEstimateLine[] = prices
     .map((price) => ({ price, quantity: priceQuantity(price.unit, counts) }))
     .filter(({ quantity }) => quantity > 0)

@@ -11,7 +11,7 @@ import { PaymentProviderError, type PaymentState } from '#server/providers/payme
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
-import { companyRows, defaultRows, mergePrices } from '#server/features/pricing/pricing.service.ts';
+import { completionPrices } from '#server/features/pricing/pricing.service.ts';
 import { companyNameOf, findLivePayment, liveStatuses, requirePayment, toPayment, type PaymentJob, type PaymentRow } from './payment-rows.ts';
 import { reconcileJobPayment } from './payment-settlement.ts';
 
@@ -72,7 +72,7 @@ export async function getJobForPayment(ctx: Ctx, jobId: string, purpose: 'pay' |
  * notarial fee is estimated as if every output will be a notarial act.
  */
 export async function estimateJobCharges(db: DbOrTx, job: Pick<PaymentJob, 'id' | 'companyId'>): Promise<number> {
-  const prices = mergePrices(await defaultRows(db), job.companyId ? await companyRows(db, job.companyId) : []);
+  const prices = await completionPrices(db, job.companyId);
   const people = await db.select({ role: jobParticipants.role }).from(jobParticipants).where(eq(jobParticipants.jobId, job.id));
   const [signing] = await db
     .select({ documents: count() })

@@ -7,7 +7,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { gatherJobCharges, seesCompanyPrices } from '#server/features/billing/invoices.service.ts';
-import { companyRows, defaultRows, mergePrices } from './pricing.service.ts';
+import { completionPrices, effectivePrices, noShowPriceKey } from './pricing.service.ts';
 
 type ChargeRow = typeof jobCharges.$inferSelect;
 
@@ -31,15 +31,15 @@ export function sumCharges(items: Array<Pick<JobCharge, 'feeKind' | 'amountCents
 
 /**
  * Writes what a job completing now is charged, in the transaction that completes it: one line per
- * price item (the company's own amount where it has one, else the default) that counts something
- * on this job: its notarial acts (none when the output is not a notarial act), signers, witnesses.
+ * price item but the no-show one (the company's own amount where it has one, else the default) that
+ * counts something on this job: its notarial acts (none when the output is not a notarial act), signers, witnesses.
  */
 export async function recordJobCharges(
   ctx: Pick<Ctx, 'user' | 'ipAddress' | 'userAgent'> & { db: DbOrTx },
   job: { id: string; companyId: string | null },
   notarialActs: number,
 ): Promise<JobCharge[]> {
-  const prices = mergePrices(await defaultRows(ctx.db), job.companyId ? await companyRows(ctx.db, job.companyId) : []);
+  const prices = await completionPrices(ctx.db, job.companyId);
   const people = await ctx.db.select({ role: jobParticipants.role }).from(jobParticipants).where(eq(jobParticipants.jobId, job.id));
   const counts = {
     acts: notarialActs,
@@ -72,9 +72,6 @@ export async function recordJobCharges(
   return items;
 }
 
-/** The key of the price a job cancelled as a no-show is charged, once per job, when the prices have one. */
-export const noShowPriceKey = 'no_show';
-
 /**
  * A job cancelled because nobody came to its session: one line of the `no_show` price (the company's
  * own amount where it has one, else the default), in the cancelling transaction, onto the company's
@@ -84,7 +81,7 @@ export async function recordNoShowCharge(
   ctx: Pick<Ctx, 'user' | 'ipAddress' | 'userAgent'> & { db: DbOrTx },
   job: { id: string; companyId: string | null },
 ): Promise<JobCharge | null> {
-  const prices = mergePrices(await defaultRows(ctx.db), job.companyId ? await companyRows(ctx.db, job.companyId) : []);
+  const prices = await effectivePrices(ctx.db, job.companyId);
   const price = prices.find((item) => item.key === noShowPriceKey);
   if (!price) return null;
   const [row] = await ctx.db

@@ -69,6 +69,19 @@ export function mergePrices(defaults: PriceRow[], own: PriceRow[]): Array<PriceR
   return [...merged, ...extra];
 }
 
+/** The key of the price a job cancelled as a no-show is charged, once per job, when the prices have one. */
+export const noShowPriceKey = 'no_show';
+
+/** The prices in force for a job: its company's own amounts over the defaults (none of its own without a company). */
+export async function effectivePrices(db: DbOrTx, companyId: string | null) {
+  return mergePrices(await defaultRows(db), companyId ? await companyRows(db, companyId) : []);
+}
+
+/** The prices a job is charged when it completes, and estimated at before: every one in force but the no-show price. */
+export async function completionPrices(db: DbOrTx, companyId: string | null) {
+  return (await effectivePrices(db, companyId)).filter((price) => price.key !== noShowPriceKey);
+}
+
 /** The most notarial fee one act can carry under this list: the per-act items, plus those for later acts. */
 function notarialFeePerAct(rows: Array<Pick<PriceRow, 'amountCents' | 'unit' | 'feeKind'>>): number {
   return rows
