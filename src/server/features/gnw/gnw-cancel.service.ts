@@ -2,18 +2,17 @@ import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { activeGnwStatuses, type GnwJob, type gnwCancelInputSchema } from '#shared/gnw.ts';
 import { formatCents } from '#shared/pricing.ts';
-import { instantRequests, sessionBookings } from '#server/db/schema/index.ts';
+import { sessionBookings } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, unauthorized } from '#server/lib/errors.ts';
-import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { moveJobStatus } from '#server/features/jobs/jobs.service.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { releasePaymentOfCancelledJob } from '#server/features/payments/payment-settlement.ts';
 import { recordNoShowCharge } from '#server/features/pricing/job-charges.service.ts';
-import { findBookingFacts, formatSessionLabel, queueBookingCancelMail } from './gnw-booking-mail.ts';
+import { formatSessionLabel } from './gnw-booking-mail.ts';
 import { findCancelFee } from './gnw-cancel-fee.ts';
-import { announceSafely, withdrawOpenOffers } from './gnw-schedule.service.ts';
+import { announceSafely, closeRequestOfCancelledJob } from './gnw-request-close.ts';
 import { getOwnRequest } from './gnw-schedule-reader.ts';
 import { describeGnwJob } from './gnw-describe.ts';
 
@@ -54,40 +53,13 @@ export async function cancelGnwJob(ctx: Ctx, input: z.output<typeof gnwCancelInp
         { feeCents: fee.feeCents },
       );
     }
-    const withdrawn = await withdrawOpenOffers(tx, request.id, now);
-    let facts = null;
-    if (booking) {
-      const [cancelled] = await tx
-        .update(sessionBookings)
-        .set({ status: 'cancelled', sequence: booking.sequence + 1, updatedAt: now })
-        .where(eq(sessionBookings.id, booking.id))
-        .returning();
-      facts = cancelled ? await findBookingFacts(tx, cancelled.id) : null;
-      await appendAuditEvent(txCtx, {
-        jobId,
-        action: 'booking.cancelled',
-        data: {
-          bookingId: booking.id,
-          notaryId: booking.notaryId,
-          notaryName: facts?.notary.name ?? null,
-          startsAt: booking.startsAt.toISOString(),
-          label: formatSessionLabel(booking.startsAt, booking.timeZone),
-          feeCents: fee.feeCents,
-        },
-      });
-    }
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     await moveJobStatus(txCtx, access, 'cancelled', fee.feeCents > 0 ? 'Cancelled by the person late: the no-show fee applies.' : 'Cancelled by the person.');
     // A late cancel is charged as a no-show (decision 049's path): the charge is taken from the hold after commit.
     const charged = fee.feeCents > 0 ? await recordNoShowCharge(txCtx, { id: jobId, companyId: job.companyId }) : null;
-    await tx.update(instantRequests).set({ status: 'cancelled', updatedAt: now }).where(eq(instantRequests.id, request.id));
-    await appendAuditEvent(txCtx, {
-      jobId,
-      action: 'gnw.cancelled',
-      data: { from: request.status, feeCents: charged?.amountCents ?? 0, isLate: fee.isLate, offersWithdrawn: withdrawn.length },
-    });
-    if (facts) await queueBookingCancelMail(txCtx, facts, { cancelledBy: user.name, feeCents: charged?.amountCents ?? 0 }, now);
-    return { feeCents: charged?.amountCents ?? 0, offeredTo: [...withdrawn, ...(booking ? [booking.notaryId] : [])] };
+    const feeCents = charged?.amountCents ?? 0;
+    const closed = await closeRequestOfCancelledJob(txCtx, jobId, { cancelledBy: user.name, feeCents, isLate: fee.isLate }, now);
+    return { feeCents, offeredTo: closed.told };
   });
   await publishJobChange(ctx, jobId, { type: 'job.changed' });
   await announceSafely(ctx, offeredTo);

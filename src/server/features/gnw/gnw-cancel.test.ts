@@ -145,6 +145,29 @@ describe('a free cancel', () => {
   });
 });
 
+describe('a cancel through the job itself', () => {
+  it('by its owner with PATCH /api/jobs/{id} ends the booking and the request as /api/gnw/cancel would, and releases the hold', async () => {
+    const { person, notary, jobId, intentId } = await bookedRequest();
+    const [job] = await t.db.select().from(jobs).where(eq(jobs.id, jobId));
+    const res = await kit.jobs.call(person, 'PATCH', `/api/jobs/${jobId}`, { status: 'cancelled', version: job!.version });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await stateOf(jobId)).toEqual({
+      request: 'cancelled',
+      job: 'cancelled',
+      booking: { status: 'cancelled', sequence: 1 },
+      payment: [{ status: 'released', capturedCents: null }],
+      charges: [],
+    });
+    expect(stripe.capturesDone(intentId)).toBe(0);
+    for (const who of [person, notary]) {
+      expect((await kit.mailTo(who.email)).filter((row) => row.kind === 'session_cancelled')).toHaveLength(1);
+    }
+    expect(await sentences(jobId)).toEqual(expect.arrayContaining(['Sam Signer cancelled the Notarize Now request.']));
+    // The person can start afresh: the cancelled request is not their active one.
+    expect((await kit.jobs.call(person, 'GET', '/api/gnw/active')).json()).toEqual({ job: null });
+  });
+});
+
 describe('a late cancel', () => {
   it('within 15 minutes is refused without acceptFee, with the amount in a sentence, and changes nothing', async () => {
     const { person, jobId, intentId } = await bookedRequest();

@@ -2,12 +2,10 @@ import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { formatCalendarDay, getCalendarDay, isCalendarDay } from '#shared/dates.ts';
 import { bookingMinutes, type GnwJob, type GnwSlots, type gnwBookInputSchema, type gnwSlotsInputSchema } from '#shared/gnw.ts';
-import type { DbOrTx } from '#server/db/client.ts';
-import { instantOffers, instantRequests, jobs, sessionBookings } from '#server/db/schema/index.ts';
+import { instantRequests, jobs, sessionBookings } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
-import { announceToUsers } from '#server/features/jobs/access-change.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { moveJobStatus } from '#server/features/jobs/jobs.service.ts';
 import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
@@ -16,6 +14,7 @@ import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { findLivePayment } from '#server/features/payments/payment-rows.ts';
 import { findBookingFacts, formatSessionLabel, queueBookingMail } from './gnw-booking-mail.ts';
 import { getOwnRequest } from './gnw-schedule-reader.ts';
+import { announceSafely, withdrawOpenOffers } from './gnw-request-close.ts';
 import { describeGnwJob } from './gnw-describe.ts';
 import { addDays, findOpenPieces, startOfDay, toGnwSlot } from './gnw-slots.ts';
 
@@ -69,26 +68,6 @@ function violatedIndex(error: unknown): string | null {
     current = (current as { cause?: unknown }).cause;
   }
   return null;
-}
-
-/** Every offer of the request still ringing is taken back (switching lanes, booking, cancelling). */
-export async function withdrawOpenOffers(db: DbOrTx, requestId: string, now: Date): Promise<string[]> {
-  const withdrawn = await db
-    .update(instantOffers)
-    .set({ status: 'withdrawn', answeredAt: now })
-    .where(and(eq(instantOffers.requestId, requestId), eq(instantOffers.status, 'open')))
-    .returning({ userId: instantOffers.userId });
-  return withdrawn.map((offer) => offer.userId);
-}
-
-/** Tells these people's open tabs to fetch again, after commit; a realtime failure is logged, never the call's. */
-export async function announceSafely(ctx: Pick<Ctx, 'realtime' | 'log'>, userIds: readonly string[]): Promise<void> {
-  if (userIds.length === 0) return;
-  try {
-    await announceToUsers(ctx, userIds, { type: 'access-changed' });
-  } catch (error) {
-    ctx.log.warn({ err: error }, 'the people concerned could not be told to fetch again');
-  }
 }
 
 const slotTakenMessage = 'That time was just taken by someone else. Choose another from the open times.';

@@ -43,6 +43,7 @@ import { findIdentityStates } from '#server/features/identity/identity-evidence.
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
 import { assertPrintable } from '#server/features/notarization/pdf-fonts.ts';
 import { findMailPerson, jobPageLink, queueJobReadyMail, queueNotaryAssignedMail } from './job-mail.ts';
+import { announceSafely, closeRequestOfCancelledJob } from '#server/features/gnw/gnw-request-close.ts';
 
 export function getNotarizationTypes() {
   return { items: notarizationTypes.map((type) => ({ ...type })) };
@@ -366,7 +367,7 @@ function allJobs(ctx: Ctx, userId: string, jobFilters: SQL[]) {
 
 /** Edits a job and moves it along the state machine; a stale version answers 412, an illegal move 409. */
 export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof updateJobInputSchema>): Promise<Job> {
-  const movedTo = await ctx.db.transaction(async (tx) => {
+  const { movedTo, told } = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canEdit');
@@ -378,6 +379,7 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
       });
     }
     const changes: Partial<JobRow> = {};
+    const told: string[] = [];
     const isDetailChange = input.title !== undefined || input.notarizationType !== undefined || input.scheduledAt !== undefined;
     if (isDetailChange && !isJobEditable(job.status)) throw new AppError(409, 'job_locked', `A job that is ${job.status.replace('_', ' ')} cannot be edited.`);
     if (input.title !== undefined) changes.title = input.title;
@@ -408,7 +410,17 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
         data: { from: job.status, to: changes.status, reason: input.reason ?? null, ...(noShow ? { noShow } : {}) },
       });
       // Nobody came: the no-show fee of the prices, if they have one, is charged now (decision 049).
-      if (noShow) await recordNoShowCharge(txCtx, { id: jobId, companyId: job.companyId });
+      const charged = noShow ? await recordNoShowCharge(txCtx, { id: jobId, companyId: job.companyId }) : null;
+      // A Notarize Now job's request, offers and booking end with it (both sides get the calendar's CANCEL).
+      if (changes.status === 'cancelled') {
+        const closed = await closeRequestOfCancelledJob(
+          txCtx,
+          jobId,
+          { cancelledBy: ctx.user?.name ?? 'Someone', feeCents: charged?.amountCents ?? 0, isLate: noShow },
+          new Date(),
+        );
+        told.push(...closed.told);
+      }
     }
     // The notary learns their job is ready, unless they made it ready themselves.
     if (changes.status === 'ready' && job.notaryId && job.notaryId !== access.userId) {
@@ -423,10 +435,11 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
         data: { ...details, scheduledAt: details.scheduledAt === undefined ? undefined : (details.scheduledAt?.toISOString() ?? null) },
       });
     }
-    return changes.status ?? null;
+    return { movedTo: changes.status ?? null, told };
   });
   // An open signing workspace learns at once that the session started (or anything else changed).
   await publishJobChange(ctx, jobId, { type: 'job.changed' });
+  await announceSafely(ctx, told);
   // The cancellation committed, a card hold is let go (decision 050); a failure is recorded, never the cancellation's.
   if (movedTo === 'cancelled') await releasePaymentOfCancelledJob(ctx, jobId);
   return getJob(ctx, jobId);
