@@ -674,6 +674,10 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     const messages = Array.isArray(data.messageIds) ? data.messageIds.length : null;
     return `${actor} read ${page ? `page ${page} of ` : ''}the local mailbox${messages === null ? '' : ` (${plural(messages, 'message')})`}.`;
   },
+  'mail.attachment_read': ({ actor, data }) => {
+    const filename = readText(data, 'filename');
+    return `${actor} downloaded ${filename ? `the attachment “${filename}”` : 'an attachment'} of a message in the local mailbox.`;
+  },
   'video.joined': ({ actor, data }) => {
     const role = describeRole(readText(data, 'role'));
     if (data.lobbyState === 'admitted') return `${actor} entered the live session${role ? ` as ${role}` : ''}, agreeing to be recorded.`;

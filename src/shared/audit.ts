@@ -99,6 +99,7 @@ export const auditActions = [
   'gnw.switched',
   'gnw.cancelled',
   'mail.read',
+  'mail.attachment_read',
   'video.joined',
   'video.admitted',
   'video.denied',

@@ -12,6 +12,10 @@ export const mailboxQuerySchema = z.object({
 });
 export type MailboxQuery = z.input<typeof mailboxQuerySchema>;
 
+/** A file that came with a message (a calendar invitation), fetched from /api/admin/mail/{id}/attachments/{index}. */
+export const mailboxAttachmentSchema = z.object({ index: z.number().int(), filename: z.string(), contentType: z.string(), size: z.number().int() });
+export type MailboxAttachment = z.infer<typeof mailboxAttachmentSchema>;
+
 export const mailboxMessageSchema = z.object({
   id: z.string(),
   to: z.string(),
@@ -19,6 +23,12 @@ export const mailboxMessageSchema = z.object({
   text: z.string(),
   kind: z.string(),
   deliveredAt: z.string(),
+  attachments: z.array(mailboxAttachmentSchema),
+});
+
+export const mailboxAttachmentParamsSchema = z.object({
+  id: z.uuid({ message: 'That is not a message id.' }),
+  index: z.coerce.number({ message: 'index must be a whole number.' }).int({ message: 'index must be a whole number.' }).min(0).max(99),
 });
 export type MailboxMessage = z.infer<typeof mailboxMessageSchema>;
 

@@ -39,6 +39,8 @@ export const localMailbox = pgTable(
     textBody: text('text_body').notNull(),
     htmlBody: text('html_body'),
     kind: text('kind').notNull(),
+    /** Files sent with the message (a calendar invitation), as SMTP would have carried them. */
+    attachments: jsonb('attachments').$type<Array<{ filename: string; contentType: string; content: string }>>(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index('local_mailbox_delivered_idx').on(table.deliveredAt)],

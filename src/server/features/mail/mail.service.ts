@@ -1,9 +1,9 @@
-import { desc, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { MailboxPage, mailboxQuerySchema } from '#shared/mail.ts';
 import { localMailbox } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
-import { unauthorized } from '#server/lib/errors.ts';
+import { notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 
 /**
@@ -46,6 +46,12 @@ export async function findMailboxMessages(ctx: Ctx, query: z.output<typeof mailb
         text: row.textBody,
         kind: row.kind,
         deliveredAt: row.deliveredAt.toISOString(),
+        attachments: (row.attachments ?? []).map((file, index) => ({
+          index,
+          filename: file.filename,
+          contentType: file.contentType,
+          size: Buffer.byteLength(file.content, 'utf8'),
+        })),
       })),
       total: totals[0]?.count ?? 0,
       page: query.page,
@@ -53,4 +59,21 @@ export async function findMailboxMessages(ctx: Ctx, query: z.output<typeof mailb
       isLocalMailbox,
     };
   });
+}
+
+/**
+ * One attachment of a message in the local mailbox, for an administrator; the read is recorded in the
+ * account audit trail as reading the mailbox is. 404 when the message or the attachment is not there.
+ */
+export async function readMailboxAttachment(ctx: Ctx, messageId: string, index: number): Promise<{ filename: string; contentType: string; content: string }> {
+  const admin = ctx.user;
+  if (!admin) throw unauthorized();
+  const [row] = await ctx.db.select({ attachments: localMailbox.attachments }).from(localMailbox).where(eq(localMailbox.id, messageId)).limit(1);
+  const file = row?.attachments?.[index];
+  if (!file) throw notFound('No such attachment in the local mailbox.');
+  await appendAuditEvent(ctx, {
+    action: 'mail.attachment_read',
+    data: { adminId: admin.id, adminName: admin.name, messageId, filename: file.filename },
+  });
+  return file;
 }

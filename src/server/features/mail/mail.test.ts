@@ -32,7 +32,15 @@ afterAll(async () => {
 const newAddress = () => `mailbox-${randomUUID().slice(0, 8)}@example.test`;
 
 interface MailboxPage {
-  items: Array<{ id: string; to: string; subject: string; text: string; kind: string; deliveredAt: string }>;
+  items: Array<{
+    id: string;
+    to: string;
+    subject: string;
+    text: string;
+    kind: string;
+    deliveredAt: string;
+    attachments: Array<{ index: number; filename: string; contentType: string; size: number }>;
+  }>;
   total: number;
   page: number;
   pageSize: number;
@@ -114,6 +122,36 @@ describe('mail without SMTP_URL', () => {
       expect(res.statusCode, role).toBe(403);
       expect(res.json()).toMatchObject({ error: 'forbidden', message: expect.any(String) });
     }
+  });
+});
+
+describe('mail with an attachment, without SMTP_URL', () => {
+  it('keeps the attachment in the local mailbox: listed with its name, type and size, and downloadable by administrators only', async () => {
+    const to = newAddress();
+    const invite = 'BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nEND:VCALENDAR\r\n';
+    await queueEmail(t.db, {
+      to,
+      subject: 'Booked: your session',
+      text: 'Your session is booked.',
+      kind: 'session_booked',
+      attachments: [{ filename: 'session.ics', contentType: 'text/calendar; method=REQUEST; charset=utf-8', content: invite }],
+    });
+    expect(await t.app.emailDelivery.runOnce()).toBe(1);
+    const message = (await readMailbox(t, admin)).items.find((item) => item.to === to);
+    expect(message?.attachments).toEqual([
+      { index: 0, filename: 'session.ics', contentType: 'text/calendar; method=REQUEST; charset=utf-8', size: invite.length },
+    ]);
+    const url = `/api/admin/mail/${message!.id}/attachments/0`;
+    const file = await t.app.inject({ method: 'GET', url, headers: await t.signInAs(admin) });
+    expect(file.statusCode, file.body).toBe(200);
+    expect(file.headers['content-type']).toBe('text/calendar; method=REQUEST; charset=utf-8');
+    expect(file.headers['content-disposition']).toBe('attachment; filename="session.ics"');
+    expect(file.body).toBe(invite);
+    expect((await t.app.inject({ method: 'GET', url: `/api/admin/mail/${message!.id}/attachments/1`, headers: await t.signInAs(admin) })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/admin/mail/${message!.id}/attachments/x`, headers: await t.signInAs(admin) })).statusCode).toBe(400);
+    expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(401);
+    const signer = await t.createUser({ roles: ['signer'] });
+    expect((await t.app.inject({ method: 'GET', url, headers: await t.signInAs(signer) })).statusCode).toBe(403);
   });
 });
 

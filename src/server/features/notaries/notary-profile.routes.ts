@@ -1,3 +1,4 @@
+import { contentDisposition } from '#server/lib/content-disposition.ts';
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
@@ -118,7 +119,7 @@ export const notaryProfileRoutes: FastifyPluginAsyncZod = async (app) => {
       .type(file.contentType)
       .header('cache-control', 'private, no-store')
       .header('x-content-type-options', 'nosniff')
-      .header('content-disposition', `attachment; filename="${file.fileName.replace(/[^\w.,()\- ]/g, '_')}"`)
+      .header('content-disposition', contentDisposition(file.fileName))
       .send(stream);
   });
   app.delete(

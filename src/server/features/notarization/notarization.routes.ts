@@ -1,3 +1,4 @@
+import { contentDisposition } from '#server/lib/content-disposition.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -44,7 +45,7 @@ export const notarizationRoutes: FastifyPluginAsyncZod = async (app) => {
       return reply
         .type('application/pdf')
         .header('content-length', String(file.sizeBytes))
-        .header('content-disposition', `attachment; filename="${file.name.replace(/[^\w.,()\- ]/g, '_')}"`)
+        .header('content-disposition', contentDisposition(file.name))
         .header('cache-control', 'private, no-store')
         .send(file.stream);
     },

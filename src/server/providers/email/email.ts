@@ -87,7 +87,15 @@ export function createMailboxTransport(db: DbOrTx, log: FastifyBaseLogger): Emai
     async send(message) {
       await db
         .insert(localMailbox)
-        .values({ id: message.id, toAddress: message.to, subject: message.subject, textBody: message.text, htmlBody: message.html, kind: message.kind })
+        .values({
+          id: message.id,
+          toAddress: message.to,
+          subject: message.subject,
+          textBody: message.text,
+          htmlBody: message.html,
+          kind: message.kind,
+          attachments: message.attachments?.length ? [...message.attachments] : null,
+        })
         .onConflictDoNothing();
       log.info({ event: 'email.mailbox', emailId: message.id }, `Mail for ${message.to} is waiting in the local mailbox at ${localMailboxPath}`);
     },

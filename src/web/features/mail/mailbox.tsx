@@ -22,6 +22,15 @@ function renderBody(text: string): ReactNode[] {
   );
 }
 
+/** What kind of file it is, in words: a calendar invitation, or its type. */
+function describeAttachmentType(contentType: string): string {
+  return contentType.startsWith('text/calendar') ? 'calendar invitation' : (contentType.split(';')[0] ?? contentType);
+}
+
+function formatSize(bytes: number): string {
+  return bytes < 1024 ? `${bytes} bytes` : `${Math.round(bytes / 1024)} KB`;
+}
+
 function MailItem({ message }: { message: MailboxMessage }) {
   const headingId = `mail-${message.id}`;
   return (
@@ -37,6 +46,20 @@ function MailItem({ message }: { message: MailboxMessage }) {
           </dd>
         </dl>
         <div className="mail-body">{renderBody(message.text)}</div>
+        {message.attachments.length > 0 ? (
+          <ul className="mail-attachments" aria-label="Attachments">
+            {message.attachments.map((file) => (
+              <li key={file.index}>
+                <a href={`/api/admin/mail/${message.id}/attachments/${file.index}`} download={file.filename}>
+                  {file.filename}
+                </a>{' '}
+                <span className="muted">
+                  ({describeAttachmentType(file.contentType)}, {formatSize(file.size)})
+                </span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
       </article>
     </li>
   );

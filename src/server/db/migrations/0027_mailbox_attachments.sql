@@ -1,0 +1,1 @@
+ALTER TABLE "local_mailbox" ADD COLUMN "attachments" jsonb;
