@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatCalendarDay } from '#shared/dates.ts';
 import { notaryProfiles } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { findOnlineNotaryIds } from './availability.service.ts';
@@ -51,6 +52,22 @@ describe('attacks on live availability', () => {
         blocked.map((notary) => notary.id),
       ),
     ).toEqual([]);
+  });
+
+  it('never counts a notary whose commission has not begun yet, and tells them when it begins', async () => {
+    const notary = await createNotary();
+    const tomorrow = new Date(Date.now() + 36 * 3600_000).toISOString().slice(0, 10);
+    await t.db.update(notaryProfiles).set({ commissionStartsOn: tomorrow }).where(eq(notaryProfiles.userId, notary.id));
+    const res = await toggle(notary.headers, { is_available: true, session_id: 'browser-w-0001' });
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().message).toBe(`Your notary commission begins on ${formatCalendarDay(tomorrow)}. Until that changes, you cannot go online.`);
+    // Switched on before the date was known: still never counted.
+    const { notaryPresence } = await import('#server/db/schema/index.ts');
+    await t.db
+      .insert(notaryPresence)
+      .values({ notaryId: notary.id, isAvailable: true, lastHeartbeatAt: new Date(), sessionId: 'browser-w-0001' })
+      .onConflictDoUpdate({ target: notaryPresence.notaryId, set: { isAvailable: true, lastHeartbeatAt: new Date() } });
+    expect(await findOnlineNotaryIds(t, [notary.id])).toEqual([]);
   });
 
   it('takes a notary offline when their commission number changes after approval and the profile goes back to pending', async () => {

@@ -1,4 +1,4 @@
-import { and, eq, gt, gte, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import {
   heartbeatIntervalSeconds,
   presenceTimeoutSeconds,
@@ -33,7 +33,7 @@ function getToday(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
-/** May take work: an active account with the notary role, an approved application and a current commission. */
+/** May take work: an active account with the notary role, an approved application and a commission in force (begun, not expired). */
 function eligibleCondition(now: Date): SQL {
   return and(
     eq(users.status, 'active'),
@@ -41,6 +41,7 @@ function eligibleCondition(now: Date): SQL {
     eq(notaryProfiles.approvalStatus, 'approved'),
     eq(notaryProfiles.isActive, true),
     gte(notaryProfiles.commissionExpiresOn, getToday(now)),
+    or(isNull(notaryProfiles.commissionStartsOn), lte(notaryProfiles.commissionStartsOn, getToday(now))),
   ) as SQL;
 }
 

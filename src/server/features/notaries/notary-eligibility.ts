@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { getCalendarDay } from '#shared/dates.ts';
+import { formatCalendarDay, getCalendarDay } from '#shared/dates.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { notaryProfiles, users } from '#server/db/schema/index.ts';
 import { AppError, badRequest } from '#server/lib/errors.ts';
@@ -11,7 +11,7 @@ type UserRow = Pick<typeof users.$inferSelect, 'id' | 'name' | 'email' | 'status
 /**
  * Why a notary cannot take or finish work now, from the third person's view (a job creator, an
  * administrator), or null when they can: approved, account active, not deactivated, commission
- * not expired. The signing certificate needs no check of its own: an uploaded one past its expiry
+ * in force (begun, when its start is recorded, and not expired). The signing certificate needs no check of its own: an uploaded one past its expiry
  * is no longer used and the platform issues one up to the commission's end (decision 027).
  */
 export function findWorkBlocker(user: UserRow, profile: ProfileRow, now: Date): string | null {
@@ -20,6 +20,9 @@ export function findWorkBlocker(user: UserRow, profile: ProfileRow, now: Date): 
   if (profile.approvalStatus !== 'approved') return `${name} is not an approved notary yet.`;
   if (user.status !== 'active' || !profile.isActive) return `${name} is deactivated and takes no new work.`;
   if (profile.commissionExpiresOn < getCalendarDay(now)) return `${name}’s notary commission expired on ${profile.commissionExpiresOn}.`;
+  if (profile.commissionStartsOn && profile.commissionStartsOn > getCalendarDay(now)) {
+    return `${name}’s notary commission begins on ${formatCalendarDay(profile.commissionStartsOn)}.`;
+  }
   return null;
 }
 
@@ -29,6 +32,9 @@ export function findOwnWorkBlocker(user: UserRow, profile: ProfileRow, now: Date
   if (profile.approvalStatus !== 'approved') return 'Your notary profile is waiting for an administrator’s approval.';
   if (user.status !== 'active' || !profile.isActive) return 'An administrator deactivated your notary account; you take no new work.';
   if (profile.commissionExpiresOn < getCalendarDay(now)) return `Your notary commission expired on ${profile.commissionExpiresOn}; update it in your profile.`;
+  if (profile.commissionStartsOn && profile.commissionStartsOn > getCalendarDay(now)) {
+    return `Your notary commission begins on ${formatCalendarDay(profile.commissionStartsOn)}.`;
+  }
   return null;
 }
 
