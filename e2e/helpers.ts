@@ -306,3 +306,13 @@ export async function openStaffPage(browser: Browser, admin: Page, name: string,
   await expect(page.getByText(`Welcome, ${name}`)).toBeVisible();
   return page;
 }
+
+const stripeJsStandIn = fs.readFileSync(path.join(import.meta.dirname, '..', 'test', 'stripe-js-stand-in.js'), 'utf8');
+
+/**
+ * Serves the Stripe.js stand-in (test/stripe-js-stand-in.js) to this context in place of
+ * https://js.stripe.com/…: the journeys run offline, against the Stripe stand-in the server uses.
+ */
+export async function useStripeJsStandIn(context: BrowserContext): Promise<void> {
+  await context.route(/^https:\/\/js\.stripe\.com\//, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: stripeJsStandIn }));
+}

@@ -42,10 +42,10 @@ test('/setup shows its values and sends a signed-out person to /login', async ({
   await expect(page).toHaveURL(/\/login\?next=/);
 });
 
-test('routes whose capability is not built say so honestly', async ({ page }) => {
+test('/gnw leads a signed-out person through /gnw/start to the code sign-in of Notarize Now', async ({ page }) => {
   await page.goto('/gnw');
-  await expect(page).toHaveURL(/\/gnw\/start$/);
-  await expect(page.getByText(/is not available in this version of Open RON yet/)).toBeVisible();
+  await expect(page).toHaveURL(/\/gnw-login$/);
+  await expect(page.getByRole('heading', { name: 'Continue to Notarize Now' })).toBeVisible();
 });
 
 test('the chat opener says in the page when no chat widget is configured, never in a native alert', async ({ page }) => {

@@ -36,6 +36,20 @@ const smtp = new SMTPServer({
 await new Promise((resolve) => smtp.listen(0, '127.0.0.1', resolve));
 const smtpPort = smtp.server.address().port;
 
+// The local Stripe stand-in (test/stripe-stand-in.ts) plays the payment provider: cards are held,
+// captured and released against it, as the money journeys expect. The browser's Stripe.js is the
+// stand-in script of test/stripe-js-stand-in.js (e2e/helpers.ts useStripeJsStandIn).
+const stripeProcess = spawn(process.execPath, ['--import', 'tsx', 'test/stripe-stand-in-main.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const stripe = await new Promise((resolve, reject) => {
+  let text = '';
+  stripeProcess.stdout.on('data', (chunk) => {
+    text += chunk.toString();
+    const line = text.split('\n')[0];
+    if (text.includes('\n')) resolve(JSON.parse(line));
+  });
+  stripeProcess.on('exit', (code) => reject(new Error(`the Stripe stand-in stopped (${code})`)));
+});
+
 const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
   env: {
     ...process.env,
@@ -52,6 +66,13 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'],
     EMAIL_POLL_MS: '200',
     DATABASE_URL: '',
     REDIS_URL: '',
+    PAYMENT_PROVIDER: 'stripe',
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+    STRIPE_API_BASE: stripe.url,
+    STRIPE_PUBLISHABLE_KEY: 'pk_test_e2e_stand_in',
+    // A Notarize Now search gives up after a minute here, so a journey that waits for it stays short.
+    GNW_SEARCH_SECONDS: '60',
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
@@ -70,6 +91,7 @@ child.stdout.on('data', (chunk) => {
 
 const stop = () => {
   child.kill('SIGTERM');
+  stripeProcess.kill('SIGTERM');
   smtp.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(stateFile, { force: true });

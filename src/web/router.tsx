@@ -4,7 +4,6 @@ import { getEffectiveRole, getRoleHome, hasAnyRole, onlineRoles } from '#shared/
 import { ChatPlacement } from '#web/components/chat-opener.tsx';
 import { AppErrorScreen, RouteErrorBoundary } from '#web/components/error-screens.tsx';
 import { LoadingWorkspace } from '#web/components/loading.tsx';
-import { AvailabilityHeartbeat } from '#web/features/dashboard/availability-heartbeat.tsx';
 import { getStoredUser } from '#web/lib/browser-storage.ts';
 
 type PageModule = { default: ComponentType };
@@ -47,6 +46,24 @@ function RoleHomeRedirect() {
   return <Navigate to={user ? getRoleHome(getEffectiveRole(user)) : '/login'} replace />;
 }
 
+// The heartbeat of a notary or witness who is online, loaded only for them: everyone else's first load (the login page's) carries none of it.
+const AvailabilityHeartbeat = lazy(() =>
+  import('./features/dashboard/availability-heartbeat.tsx')
+    .then((module) => ({ default: module.AvailabilityHeartbeat }))
+    .catch(() => ({ default: () => null })),
+);
+
+/** Mounts the heartbeat for a signed-in notary or platform witness; read again on every navigation, so signing in or out starts or stops it. */
+function AvailabilityHeartbeatMount() {
+  useLocation();
+  if (!hasAnyRole(getStoredUser(), onlineRoles)) return null;
+  return (
+    <Suspense fallback={null}>
+      <AvailabilityHeartbeat />
+    </Suspense>
+  );
+}
+
 // A ring that fails to load leaves the page as it is (offers then ring on the next page load), never the app's error screen.
 const OfferRing = lazy(() => import('./features/gnw/offer-ring.tsx').catch(() => ({ default: () => null })));
 
@@ -70,7 +87,7 @@ function OfferRingMount() {
 function Root() {
   return (
     <ChatPlacement>
-      <AvailabilityHeartbeat />
+      <AvailabilityHeartbeatMount />
       <OfferRingMount />
       <Outlet />
     </ChatPlacement>

@@ -1,4 +1,6 @@
+import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate, useSearchParams } from 'react-router';
+import { gnwJobQueryOptions } from '#web/api/gnw.ts';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { useJob } from '#web/api/jobs.ts';
@@ -32,11 +34,25 @@ export default function SessionCompletePage() {
   );
 }
 
-/** The way on: for the notary of a sealed job, its journal entry; for everyone else, the job page. */
+/**
+ * The way on: for the notary of a sealed job, its journal entry; for the person who asked for it
+ * through Notarize Now, their request's last step (the charge settled once, the documents to
+ * download); for everyone else, the job page.
+ */
 function JobPageLink({ jobId }: { jobId: string }) {
   const canEnter = useCanEnter(jobId);
   const job = useJob(jobId);
+  const isSigner = canEnter.data?.role === 'signer';
+  // Only the person who asked may read the request (404 for anyone else): asked of signers only.
+  const request = useQuery({ ...gnwJobQueryOptions(jobId), enabled: isSigner });
   const isJournalNext = canEnter.data?.role === 'notary' && job.data?.status === 'completed';
+  if (isSigner && request.data) {
+    return (
+      <Link className="button primary" to={`${paths.gnwSetup}?jobId=${encodeURIComponent(jobId)}`}>
+        {job.data?.status === 'completed' ? 'Get your notarized documents' : 'Back to your request'}
+      </Link>
+    );
+  }
   return (
     <Link className="button primary" to={paths.jobDetail(jobId)}>
       {isJournalNext ? 'Finish the journal entry' : 'Open the job page'}

@@ -13,7 +13,14 @@ import {
 
 const held = { status: 'held', amountCents: 3900, capturedCents: null };
 type ViewFacts = Parameters<typeof getSetupView>[0];
-const facts = (overrides: Partial<ViewFacts>): ViewFacts => ({ status: 'setup', step: 'documents', lane: 'instant', payment: null, ...overrides });
+const facts = (overrides: Partial<ViewFacts>): ViewFacts => ({
+  status: 'setup',
+  jobStatus: 'draft',
+  step: 'documents',
+  lane: 'instant',
+  payment: null,
+  ...overrides,
+});
 
 describe('getSetupView', () => {
   it('shows the step the person reached while the job is in setup', () => {
@@ -22,6 +29,12 @@ describe('getSetupView', () => {
     expect(getSetupView(facts({ step: 'payment' }))).toBe('payment');
     expect(getSetupView(facts({ step: 'notary', payment: held }))).toBe('choose-lane');
     expect(getSetupView(facts({ step: 'notary', lane: 'scheduled', payment: held }))).toBe('slots');
+  });
+
+  it('shows the last step once the job is sealed, while the request still says matched or booked (it completes at finalize)', () => {
+    expect(getSetupView(facts({ status: 'matched', jobStatus: 'completed', step: 'session', payment: held }))).toBe('done');
+    expect(getSetupView(facts({ status: 'booked', jobStatus: 'completed', step: 'session', lane: 'scheduled', payment: held }))).toBe('done');
+    expect(getSetupView(facts({ status: 'matched', jobStatus: 'in_session', step: 'session', payment: held }))).toBe('matched');
   });
 
   it('never offers a notary before the amount is held on the card', () => {

@@ -7,7 +7,9 @@ import { formatCents } from '#shared/pricing.ts';
  */
 export type SetupView = 'documents' | 'needs' | 'payment' | 'choose-lane' | 'slots' | 'searching' | 'unmatched' | 'matched' | 'booked' | 'done' | 'cancelled';
 
-export function getSetupView(job: Pick<GnwJob, 'status' | 'step' | 'lane' | 'payment'>): SetupView {
+export function getSetupView(job: Pick<GnwJob, 'status' | 'jobStatus' | 'step' | 'lane' | 'payment'>): SetupView {
+  // The job sealed: the request completes at finalize, which the done screen asks for.
+  if (job.jobStatus === 'completed' && job.status !== 'cancelled') return 'done';
   switch (job.status) {
     case 'cancelled':
       return 'cancelled';
