@@ -1,0 +1,211 @@
+import { and, eq } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, emailOutbox, instantOffers, instantRequests, jobs, localMailbox, payments, sessionBookings } from '#server/db/schema/index.ts';
+import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { addMinutes, createBookingKit, wholeHourAhead, type BookingKit } from '#test/booking-fixtures.ts';
+import { createNotary } from '#test/notary-fixtures.ts';
+import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+
+/**
+ * Round two of what outsiders and racing clicks try against Notarize Now (decision 051): two calls at
+ * once on one request (accept against cancel, book against PATCH-cancel, two cancels), PATCH on a
+ * booked job by people who are not its owner, bad bodies to PATCH, and the administrators' mailbox
+ * attachment download. Every answer is a sentence, never a 500, and a refused call changes nothing.
+ */
+
+const slow = { timeout: 120_000 };
+
+let t: TestApp;
+let stripe: StripeStandIn;
+let kit: BookingKit;
+
+beforeAll(async () => {
+  stripe = await startStripeStandIn();
+  t = await createTestApp({
+    PAYMENT_PROVIDER: 'stripe',
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+    STRIPE_API_BASE: stripe.url,
+    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
+  });
+  kit = createBookingKit(t);
+  await kit.usePrices();
+});
+afterAll(async () => {
+  await t?.close();
+  await stripe?.close();
+});
+
+let dayOffset = 0;
+/** A person's request booked with a notary days ahead. */
+async function bookedRequest(): Promise<{ person: TestUser; notary: TestUser; jobId: string; bookingId: string }> {
+  dayOffset += 1;
+  const day = wholeHourAhead(24 * (3 + dayOffset));
+  const notary = await kit.createNotaryWithSlots([[day, addMinutes(day, 30)]], { name: 'Nora Notary' });
+  const person = await kit.createPerson();
+  const jobId = await kit.createRequest(person);
+  const res = await kit.book(person, { jobId, notaryId: notary.id, startsAt: day.toISOString() });
+  expect(res.statusCode, res.body).toBe(200);
+  const [booking] = await t.db.select().from(sessionBookings).where(eq(sessionBookings.jobId, jobId));
+  return { person, notary, jobId, bookingId: booking!.id };
+}
+
+/** A person's instant request searching, its one offer ringing at a notary. */
+async function ringingRequest() {
+  const person = await kit.createPerson();
+  const notary = await createNotary(t, { name: 'Rita Ringing' });
+  const jobId = await kit.createRequest(person, { status: 'searching', lane: 'instant' });
+  const offer = await kit.addOpenOffer(jobId, notary);
+  return { person, notary, jobId, offer };
+}
+
+async function stateOf(jobId: string) {
+  const [[request], [job], bookings, paymentRows, offers] = await Promise.all([
+    t.db.select().from(instantRequests).where(eq(instantRequests.jobId, jobId)),
+    t.db.select().from(jobs).where(eq(jobs.id, jobId)),
+    t.db.select().from(sessionBookings).where(eq(sessionBookings.jobId, jobId)),
+    t.db.select().from(payments).where(eq(payments.jobId, jobId)),
+    t.db
+      .select({ status: instantOffers.status })
+      .from(instantOffers)
+      .innerJoin(instantRequests, eq(instantRequests.id, instantOffers.requestId))
+      .where(eq(instantRequests.jobId, jobId)),
+  ]);
+  return {
+    request: request?.status,
+    job: job?.status,
+    notaryId: job?.notaryId ?? null,
+    scheduledAt: job?.scheduledAt?.toISOString() ?? null,
+    version: job?.version,
+    bookings: bookings.map((row) => ({ status: row.status, sequence: row.sequence, startsAt: row.startsAt.toISOString() })),
+    payments: paymentRows.map((row) => row.status),
+    offers: offers.map((row) => row.status),
+  };
+}
+
+const auditCount = async (jobId: string, action: string) =>
+  (
+    await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.jobId, jobId), eq(auditEvents.action, action)))
+  ).length;
+
+const mailsOfKind = async (address: string, kind: string) => (await kit.mailTo(address)).filter((row) => row.kind === kind).length;
+
+const patch = (user: TestUser, jobId: string, body: Record<string, unknown>) => kit.jobs.call(user, 'PATCH', `/api/jobs/${jobId}`, body);
+const accept = (user: TestUser, offerId: string) => kit.jobs.call(user, 'POST', `/api/gnw/offers/${offerId}/accept`, {});
+const versionOf = async (jobId: string) => (await t.db.select({ version: jobs.version }).from(jobs).where(eq(jobs.id, jobId)))[0]!.version;
+
+/** Every answer is a sentence of the SPEC's shape, never a 500. */
+function expectSentence(res: { statusCode: number; json(): unknown }) {
+  expect(res.statusCode).toBeLessThan(500);
+  const body = res.json() as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(expect.arrayContaining(['error', 'message']));
+  expect(Object.keys(body).every((key) => ['error', 'message', 'detail'].includes(key))).toBe(true);
+  expect(typeof body.message).toBe('string');
+}
+
+describe('two calls at once', () => {
+  it('accept against the person’s cancel: the cancel always stands, and the request, job, offer and hold all end cancelled', slow, async () => {
+    const { person, notary, jobId, offer } = await ringingRequest();
+    const [accepted, cancelled] = await Promise.all([accept(notary, offer.id), kit.cancel(person, { jobId })]);
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect([200, 409]).toContain(accepted.statusCode);
+    if (accepted.statusCode === 409) expect(accepted.json().error).toBe('offer_gone');
+    const state = await stateOf(jobId);
+    expect(state).toMatchObject({ request: 'cancelled', job: 'cancelled', payments: ['released'] });
+    expect(state.offers).not.toContain('open');
+    expect(await auditCount(jobId, 'gnw.cancelled')).toBe(1);
+  });
+
+  it('accept against the owner’s PATCH-cancel: one wins whole, never a matched request on a cancelled job', slow, async () => {
+    const { person, notary, jobId, offer } = await ringingRequest();
+    const version = await versionOf(jobId);
+    const [accepted, cancelled] = await Promise.all([accept(notary, offer.id), patch(person, jobId, { status: 'cancelled', version })]);
+    const state = await stateOf(jobId);
+    if (cancelled.statusCode === 200) {
+      expect(accepted.statusCode).toBe(409);
+      expect(state).toMatchObject({ request: 'cancelled', job: 'cancelled', payments: ['released'], notaryId: null });
+      expect(state.offers).toEqual(['withdrawn']);
+    } else {
+      expect(cancelled.statusCode).toBe(412);
+      expectSentence(cancelled);
+      expect(accepted.statusCode, accepted.body).toBe(200);
+      expect(state).toMatchObject({ request: 'matched', job: 'ready', payments: ['held'], notaryId: notary.id, offers: ['accepted'] });
+    }
+  });
+
+  it('book against the owner’s PATCH-cancel: never a live booking on a cancelled job, never a held card on a cancelled job', slow, async () => {
+    dayOffset += 1;
+    const day = wholeHourAhead(24 * (3 + dayOffset));
+    const notary = await kit.createNotaryWithSlots([[day, addMinutes(day, 30)]], { name: 'Bo Booker' });
+    const person = await kit.createPerson();
+    const jobId = await kit.createRequest(person);
+    const version = await versionOf(jobId);
+    const [booked, cancelled] = await Promise.all([
+      kit.book(person, { jobId, notaryId: notary.id, startsAt: day.toISOString() }),
+      patch(person, jobId, { status: 'cancelled', version }),
+    ]);
+    const state = await stateOf(jobId);
+    if (cancelled.statusCode === 200) {
+      expect(state).toMatchObject({ request: 'cancelled', job: 'cancelled', payments: ['released'] });
+      expect(state.bookings.every((row) => row.status === 'cancelled')).toBe(true);
+      if (booked.statusCode !== 200) expectSentence(booked);
+    } else {
+      expect(cancelled.statusCode).toBe(412);
+      expect(booked.statusCode, booked.body).toBe(200);
+      expect(state).toMatchObject({ request: 'booked', job: 'scheduled', payments: ['held'], bookings: [{ status: 'booked', sequence: 0 }] });
+    }
+  });
+
+  it('two PATCH-cancels of one booked job: one cancels, the other is told the job changed; one CANCEL each side', slow, async () => {
+    const { person, notary, jobId } = await bookedRequest();
+    const version = await versionOf(jobId);
+    const answers = await Promise.all([patch(person, jobId, { status: 'cancelled', version }), patch(person, jobId, { status: 'cancelled', version })]);
+    expect(answers.map((res) => res.statusCode).sort()).toEqual([200, 412]);
+    expectSentence(answers.find((res) => res.statusCode === 412)!);
+    expect(await stateOf(jobId)).toMatchObject({
+      request: 'cancelled',
+      job: 'cancelled',
+      payments: ['released'],
+      bookings: [{ status: 'cancelled', sequence: 1 }],
+    });
+    expect(await auditCount(jobId, 'booking.cancelled')).toBe(1);
+    expect(await auditCount(jobId, 'gnw.cancelled')).toBe(1);
+    for (const who of [person, notary]) expect(await mailsOfKind(who.email, 'session_cancelled')).toBe(1);
+  });
+
+  it('the person’s cancel against the owner’s PATCH-cancel: cancelled once, the other told so', slow, async () => {
+    const { person, notary, jobId } = await bookedRequest();
+    const version = await versionOf(jobId);
+    const [viaGnw, viaPatch] = await Promise.all([kit.cancel(person, { jobId }), patch(person, jobId, { status: 'cancelled', version })]);
+    const codes = [viaGnw.statusCode, viaPatch.statusCode];
+    expect(codes.filter((code) => code === 200)).toHaveLength(1);
+    for (const res of [viaGnw, viaPatch]) if (res.statusCode !== 200) expectSentence(res);
+    expect(await stateOf(jobId)).toMatchObject({
+      request: 'cancelled',
+      job: 'cancelled',
+      payments: ['released'],
+      bookings: [{ status: 'cancelled', sequence: 1 }],
+    });
+    expect(await auditCount(jobId, 'booking.cancelled')).toBe(1);
+    for (const who of [person, notary]) expect(await mailsOfKind(who.email, 'session_cancelled')).toBe(1);
+  });
+
+  it('decline against accept of the same offer by its notary: the offer ends one way, and the request agrees', slow, async () => {
+    const { notary, jobId, offer } = await ringingRequest();
+    const [accepted, declined] = await Promise.all([accept(notary, offer.id), kit.jobs.call(notary, 'POST', `/api/gnw/offers/${offer.id}/decline`, {})]);
+    expect([accepted.statusCode, declined.statusCode].sort()).toEqual([200, 409]);
+    const state = await stateOf(jobId);
+    if (accepted.statusCode === 200) {
+      expect(state).toMatchObject({ request: 'matched', notaryId: notary.id });
+      expect(state.offers).toEqual(['accepted']);
+    } else {
+      expect(state).toMatchObject({ notaryId: null });
+      expect(state.request).not.toBe('matched');
+      expect(state.offers[0]).toBe('declined');
+    }
+  });
+});
