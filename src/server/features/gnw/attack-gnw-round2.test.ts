@@ -1,7 +1,6 @@
 import { and, eq } from 'drizzle-orm';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, emailOutbox, instantOffers, instantRequests, jobs, localMailbox, payments, sessionBookings } from '#server/db/schema/index.ts';
+import { auditEvents, instantOffers, instantRequests, jobs, payments, sessionBookings } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { addMinutes, createBookingKit, wholeHourAhead, type BookingKit } from '#test/booking-fixtures.ts';
 import { createNotary } from '#test/notary-fixtures.ts';
@@ -207,5 +206,39 @@ describe('two calls at once', () => {
       expect(state.request).not.toBe('matched');
       expect(state.offers[0]).toBe('declined');
     }
+  });
+});
+
+describe('a booked time moved by PATCH /api/jobs/{id}', () => {
+  it('is refused to its notary and to the person: the booking, both calendars and the job keep one time', slow, async () => {
+    const { person, notary, jobId } = await bookedRequest();
+    const before = await stateOf(jobId);
+    const later = new Date(Date.now() + 40 * 24 * 3600_000).toISOString();
+    const attempts: Array<[TestUser, Record<string, unknown>]> = [
+      [notary, { scheduledAt: later }],
+      [notary, { status: 'ready' }],
+      [person, { scheduledAt: null }],
+      [person, { scheduledAt: later }],
+      [person, { status: 'ready' }],
+    ];
+    for (const [who, body] of attempts) {
+      const res = await patch(who, jobId, { ...body, version: before.version });
+      expect(res.statusCode, `${who.name} ${JSON.stringify(body)}: ${res.body}`).toBe(409);
+      expect(res.json()).toEqual({
+        error: 'conflict',
+        message: 'This job’s time is booked through Notarize Now, and both calendars hold it: to change it, cancel the booking and book another time.',
+      });
+    }
+    expect(await stateOf(jobId)).toEqual(before);
+    expect(await mailsOfKind(notary.email, 'session_cancelled')).toBe(0);
+  });
+
+  it('still lets the job’s title change, and the same time be sent again', slow, async () => {
+    const { person, jobId } = await bookedRequest();
+    const before = await stateOf(jobId);
+    const res = await patch(person, jobId, { title: 'Deed of gift', scheduledAt: before.scheduledAt, version: before.version });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ title: 'Deed of gift', status: 'scheduled', scheduledAt: before.scheduledAt });
+    expect(await stateOf(jobId)).toMatchObject({ request: 'booked', job: 'scheduled', bookings: [{ status: 'booked', sequence: 0 }] });
   });
 });
