@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, instantOffers, instantRequests, jobs, payments, sessionBookings } from '#server/db/schema/index.ts';
+import { auditEvents, instantOffers, instantRequests, jobs, localMailbox, payments, sessionBookings } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { addMinutes, createBookingKit, wholeHourAhead, type BookingKit } from '#test/booking-fixtures.ts';
 import { createNotary } from '#test/notary-fixtures.ts';
@@ -240,5 +241,119 @@ describe('a booked time moved by PATCH /api/jobs/{id}', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ title: 'Deed of gift', status: 'scheduled', scheduledAt: before.scheduledAt });
     expect(await stateOf(jobId)).toMatchObject({ request: 'booked', job: 'scheduled', bookings: [{ status: 'booked', sequence: 0 }] });
+  });
+});
+
+describe('PATCH /api/jobs/{id} on a Notarize Now job by someone not its owner', () => {
+  it('is refused to the matched notary, a co-signer and a stranger: nothing of the request, job or hold changes', slow, async () => {
+    const { person, notary, jobId, offer } = await ringingRequest();
+    expect((await accept(notary, offer.id)).statusCode).toBe(200);
+    const before = await stateOf(jobId);
+    const stranger = await kit.createPerson('Stan Stranger');
+    for (const who of [notary, stranger, await t.createUser({ roles: ['title'] })]) {
+      const res = await patch(who, jobId, { status: 'cancelled', version: before.version });
+      expect([403, 404, 409], `${who.name}: ${res.body}`).toContain(res.statusCode);
+      expectSentence(res);
+    }
+    expect(await stateOf(jobId)).toEqual(before);
+    expect(await mailsOfKind(person.email, 'session_cancelled')).toBe(0);
+  });
+
+  it('answers wrong types, NUL, a megabyte and a no-show on a job nobody booked with sentences, and nothing changes', slow, async () => {
+    const { person, jobId } = await ringingRequest();
+    const before = await stateOf(jobId);
+    const version = before.version;
+    const bodies: Array<Record<string, unknown>> = [
+      { status: 'cancelled', noShow: 'yes', version },
+      { status: 'cancelled', version: String(version) },
+      { status: ['cancelled'], version },
+      { status: 'cancelled\u0000', version },
+      { status: 'cancelled', reason: 'x'.repeat(1_000_000), version },
+      { status: 'cancelled', reason: 'late\u0000', version },
+      { title: 'y'.repeat(1_000_000), version },
+      { status: 'completed', version },
+      { version },
+    ];
+    for (const body of bodies) {
+      const res = await patch(person, jobId, body);
+      expect([400, 409], JSON.stringify(body).slice(0, 80)).toContain(res.statusCode);
+      expectSentence(res);
+    }
+    const noShow = await patch(person, jobId, { status: 'cancelled', noShow: true, version });
+    expect(noShow.statusCode).toBe(409);
+    expect(noShow.json()).toEqual({ error: 'conflict', message: 'Only a job waiting for its session can be cancelled as a no-show.' });
+    expect(await stateOf(jobId)).toEqual(before);
+  });
+});
+
+describe('a dropped client', () => {
+  it('that accepted and went away still left the job whole, and its retry is told it accepted already', slow, async () => {
+    const { notary, jobId, offer } = await ringingRequest();
+    const headers = await kit.jobs.headersFor(notary);
+    await t.app.inject({ method: 'POST', url: `/api/gnw/offers/${offer.id}/accept`, headers, payload: {}, simulate: { close: true } });
+    expect(await stateOf(jobId)).toMatchObject({ request: 'matched', job: 'ready', notaryId: notary.id, offers: ['accepted'], payments: ['held'] });
+    const again = await accept(notary, offer.id);
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ error: 'offer_gone', message: 'You already accepted this offer.' });
+    expect(await auditCount(jobId, 'gnw.notary_matched')).toBe(1);
+  });
+});
+
+describe('the mailbox attachment download', () => {
+  async function storedMessage() {
+    const id = randomUUID();
+    await t.db.insert(localMailbox).values({
+      id,
+      toAddress: `someone-${id.slice(0, 8)}@example.test`,
+      subject: 'Booked: your session',
+      textBody: 'Your session is booked.',
+      kind: 'session_booked',
+      attachments: [{ filename: 'session.ics', contentType: 'text/calendar; method=REQUEST; charset=utf-8', content: 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n' }],
+    });
+    return id;
+  }
+  const reads = async (messageId: string) =>
+    (await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'mail.attachment_read'))).filter(
+      (row) => (row.data as { messageId?: string } | null)?.messageId === messageId,
+    ).length;
+  const download = async (user: TestUser | null, url: string) =>
+    t.app.inject({ method: 'GET', url, ...(user ? { headers: await kit.jobs.headersFor(user) } : {}) });
+
+  it('is refused to everyone but administrators, and a refused read is not recorded', slow, async () => {
+    const id = await storedMessage();
+    const url = `/api/admin/mail/${id}/attachments/0`;
+    expect((await download(null, url)).statusCode).toBe(401);
+    for (const roles of [['signer'], ['notary'], ['witness'], ['title']] as const) {
+      const res = await download(await t.createUser({ roles: [...roles] }), url);
+      expect(res.statusCode, roles.join()).toBe(403);
+      expectSentence(res);
+    }
+    expect(await reads(id)).toBe(0);
+  });
+
+  it('answers a bad message id or index with 400, a missing one with 404, each a sentence, and records only the one real read', slow, async () => {
+    const id = await storedMessage();
+    const admin = await t.createUser({ roles: ['admin'] });
+    for (const [path, code] of [
+      [`${id}/attachments/-1`, 400],
+      [`${id}/attachments/100`, 400],
+      [`${id}/attachments/0.5`, 400],
+      [`${id}/attachments/NaN`, 400],
+      [`${id}/attachments/%00`, 400],
+      [`${id}/attachments/${'9'.repeat(400)}`, 414],
+      [`not-a-uuid/attachments/0`, 400],
+      [`${id.slice(0, 35)}%00/attachments/0`, 400],
+      [`${id}/attachments/1`, 404],
+      [`${randomUUID()}/attachments/0`, 404],
+    ] as const) {
+      const res = await download(admin, `/api/admin/mail/${path}`);
+      expect(res.statusCode, path.slice(0, 60)).toBe(code);
+      expectSentence(res);
+    }
+    expect(await reads(id)).toBe(0);
+    const file = await download(admin, `/api/admin/mail/${id}/attachments/0`);
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-disposition']).toBe('attachment; filename="session.ics"');
+    expect(await reads(id)).toBe(1);
   });
 });
