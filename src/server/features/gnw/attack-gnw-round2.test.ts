@@ -290,7 +290,13 @@ describe('a dropped client', () => {
   it('that accepted and went away still left the job whole, and its retry is told it accepted already', slow, async () => {
     const { notary, jobId, offer } = await ringingRequest();
     const headers = await kit.jobs.headersFor(notary);
-    await t.app.inject({ method: 'POST', url: `/api/gnw/offers/${offer.id}/accept`, headers, payload: {}, simulate: { close: true } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/gnw/offers/${offer.id}/accept`,
+      headers,
+      payload: {},
+      simulate: { end: true, split: false, error: false, close: true },
+    });
     expect(await stateOf(jobId)).toMatchObject({ request: 'matched', job: 'ready', notaryId: notary.id, offers: ['accepted'], payments: ['held'] });
     const again = await accept(notary, offer.id);
     expect(again.statusCode).toBe(409);
