@@ -392,3 +392,31 @@ describe('preauth against cancel', () => {
     }
   });
 });
+
+describe('more races on one request', () => {
+  it('accept against switch-to-scheduled: the request ends either matched with its notary or back in setup with no notary', slow, async () => {
+    const { person, notary, jobId, offer } = await ringingRequest();
+    const [accepted, switched] = await Promise.all([accept(notary, offer.id), kit.switchToScheduled(person, jobId)]);
+    expect([accepted.statusCode, switched.statusCode].sort()).toEqual([200, 409]);
+    const state = await stateOf(jobId);
+    if (accepted.statusCode === 200) {
+      expectSentence(switched);
+      expect(state).toMatchObject({ request: 'matched', notaryId: notary.id, offers: ['accepted'] });
+    } else {
+      expect(accepted.json().error).toBe('offer_gone');
+      expect(state).toMatchObject({ request: 'setup', notaryId: null, offers: ['withdrawn'] });
+    }
+    expect(state.payments).toEqual(['held']);
+  });
+
+  it('two starts of the instant search at once: one search, one sentence', slow, async () => {
+    const person = await kit.createPerson();
+    const jobId = await kit.createRequest(person, { lane: 'instant' });
+    const start = () => kit.jobs.call(person, 'POST', '/api/gnw/instant', { jobId });
+    const answers = await Promise.all([start(), start()]);
+    expect(answers.map((res) => res.statusCode).sort()).toEqual([200, 409]);
+    expect(answers.find((res) => res.statusCode === 409)!.json()).toEqual({ error: 'conflict', message: 'We are already looking for a notary for this job.' });
+    expect(await auditCount(jobId, 'gnw.search_started')).toBe(1);
+    expect((await stateOf(jobId)).request).not.toBe('setup');
+  });
+});
