@@ -19,7 +19,17 @@ import {
 import type { DbOrTx } from '#server/db/client.ts';
 import { containsPattern } from '#server/db/like.ts';
 import { isRootDb } from '#server/db/prepared.ts';
-import { companyJobTypes, documents, jobAccess, jobParticipants, jobs, notaryJournalEntries, titleCompanies, users } from '#server/db/schema/index.ts';
+import {
+  companyJobTypes,
+  documents,
+  jobAccess,
+  jobParticipants,
+  jobs,
+  notaryJournalEntries,
+  sessionBookings,
+  titleCompanies,
+  users,
+} from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
 import { queueEmail } from '#server/lib/outbox.ts';
@@ -365,6 +375,24 @@ function allJobs(ctx: Ctx, userId: string, jobFilters: SQL[]) {
   };
 }
 
+/**
+ * A job booked through Notarize Now keeps the booked time (decision 051): the booking, the calendar
+ * invitations of both sides and its reminders hold it, so neither its notary nor its owner moves it,
+ * clears it or takes the job back to ready here (409); the booking is cancelled and another booked.
+ */
+async function assertBookedTimeKept(tx: DbOrTx, job: JobRow, nextScheduledAt: Date | null, nextStatus: JobRow['status'] | undefined): Promise<void> {
+  const movesTime = (nextScheduledAt?.getTime() ?? null) !== (job.scheduledAt?.getTime() ?? null);
+  const unschedules = job.status === 'scheduled' && nextStatus === 'ready';
+  if (!movesTime && !unschedules) return;
+  const [booking] = await tx
+    .select({ id: sessionBookings.id })
+    .from(sessionBookings)
+    .where(and(eq(sessionBookings.jobId, job.id), eq(sessionBookings.status, 'booked')))
+    .limit(1);
+  if (booking)
+    throw conflict('This job’s time is booked through Notarize Now, and both calendars hold it: to change it, cancel the booking and book another time.');
+}
+
 /** Edits a job and moves it along the state machine; a stale version answers 412, an illegal move 409. */
 export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof updateJobInputSchema>): Promise<Job> {
   const { movedTo, told } = await ctx.db.transaction(async (tx) => {
@@ -391,6 +419,7 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
       changes.status = input.status;
     }
     const nextScheduledAt = changes.scheduledAt !== undefined ? changes.scheduledAt : job.scheduledAt;
+    await assertBookedTimeKept(tx, job, nextScheduledAt, changes.status);
     if ((changes.status ?? job.status) === 'scheduled' && !nextScheduledAt) {
       throw conflict('A scheduled job needs a date and time; move it back to ready before clearing the date.');
     }

@@ -147,6 +147,9 @@ export async function holdJobPayment(
   const status = provider.kind === 'invoice' ? ('invoiced' as const) : ('held' as const);
   try {
     const row = await ctx.db.transaction(async (tx) => {
+      // The job may have been cancelled (or completed) while the provider answered: its release ran and found no hold, so this one is not kept.
+      const [current] = await tx.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId)).for('update');
+      if (current?.status === 'completed' || current?.status === 'cancelled') throw new JobEndedDuringHold(current.status);
       const [inserted] = await tx
         .insert(payments)
         .values({ ...base, externalId: state.externalId, amountCents: state.amountCents, status })
@@ -164,6 +167,14 @@ export async function holdJobPayment(
         : `The charges of this job (about ${formatCents(row.amountCents)}) will go on ${companyName ?? 'the title company'}’s next invoice once the notarization completes.`;
     return { payment: toPayment(row), message };
   } catch (error) {
+    if (error instanceof JobEndedDuringHold) {
+      if (state.externalId) {
+        await provider.release({ externalId: state.externalId, idempotencyKey: `${idempotencyKey}:release` }).catch((releaseError: unknown) => {
+          ctx.log.error({ err: releaseError, jobId, externalId: state.externalId }, 'the card hold of a job ended meanwhile could not be released');
+        });
+      }
+      throw conflict(`This job was ${error.jobStatus} while the card was being authorised, so nothing is held for it.`);
+    }
     if (!isUniqueViolation(error)) throw error;
     // Another request held first. With the same key it is the same hold (nothing to undo); a hold of ours that is not the live one is let go.
     const winner = await findLivePayment(ctx.db, jobId);
@@ -174,6 +185,13 @@ export async function holdJobPayment(
     }
     if (winner) throw paymentExists(winner);
     throw error;
+  }
+}
+
+/** The job was cancelled or completed between the hold's check and its record. */
+class JobEndedDuringHold extends Error {
+  constructor(readonly jobStatus: string) {
+    super(`the job was ${jobStatus} during the hold`);
   }
 }
 
