@@ -27,6 +27,15 @@ export async function announceSafely(ctx: Pick<Ctx, 'realtime' | 'log'>, userIds
   }
 }
 
+/**
+ * Locks the Notarize Now request of a job, if it has one, before anything locks the job: the order
+ * accept, book and /api/gnw/cancel take (request, then job), so a change through the job's own
+ * routes racing one of them waits instead of deadlocking on PostgreSQL.
+ */
+export async function lockRequestOfJob(db: DbOrTx, jobId: string): Promise<void> {
+  await db.select({ id: instantRequests.id }).from(instantRequests).where(eq(instantRequests.jobId, jobId)).for('update');
+}
+
 export interface ClosedRequest {
   /** Whoever must be told after commit: the people offers rang at, and the booked notary. */
   told: string[];

@@ -53,7 +53,7 @@ import { findIdentityStates } from '#server/features/identity/identity-evidence.
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
 import { assertPrintable } from '#server/features/notarization/pdf-fonts.ts';
 import { findMailPerson, jobPageLink, queueJobReadyMail, queueNotaryAssignedMail } from './job-mail.ts';
-import { announceSafely, closeRequestOfCancelledJob } from '#server/features/gnw/gnw-request-close.ts';
+import { announceSafely, closeRequestOfCancelledJob, lockRequestOfJob } from '#server/features/gnw/gnw-request-close.ts';
 
 export function getNotarizationTypes() {
   return { items: notarizationTypes.map((type) => ({ ...type })) };
@@ -397,6 +397,8 @@ async function assertBookedTimeKept(tx: DbOrTx, job: JobRow, nextScheduledAt: Da
 export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof updateJobInputSchema>): Promise<Job> {
   const { movedTo, told } = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
+    // Requests before jobs, as the Notarize Now calls lock them (gnw-request-close.ts).
+    await lockRequestOfJob(tx, jobId);
     const access = await getJobAccess(txCtx, jobId, { forUpdate: true });
     requirePermission(access, 'canEdit');
     assertPrintable([{ label: 'job title', text: input.title }]);

@@ -269,15 +269,22 @@ export async function removeAgent(ctx: Ctx, id: string): Promise<{ ok: true; mes
       });
       return { userId: member.membership.userId, message: `${toSingleLine(member.name)} no longer works for ${toSingleLine(company.name)}.` };
     }
-    const [invite] = await tx
-      .select()
-      .from(invites)
-      .where(and(eq(invites.id, id), eq(invites.purpose, 'company_member')))
-      .limit(1)
-      .for('update');
-    if (!invite?.companyId || invite.revokedAt) throw agentNotFound();
-    const access = await getCompanyAccess(txCtx, invite.companyId, { forUpdate: true, notFound: agentNotFound });
+    const findInvite = (lock: boolean) => {
+      const query = tx
+        .select()
+        .from(invites)
+        .where(and(eq(invites.id, id), eq(invites.purpose, 'company_member')))
+        .limit(1);
+      return lock ? query.for('update') : query;
+    };
+    const [found] = await findInvite(false);
+    if (!found?.companyId || found.revokedAt) throw agentNotFound();
+    // The company first, then the invitation: the order an accept takes them in (invites.service.ts),
+    // so a withdrawal racing an accept waits for it instead of deadlocking on PostgreSQL.
+    const access = await getCompanyAccess(txCtx, found.companyId, { forUpdate: true, notFound: agentNotFound });
     requireManager(access, managersOnly);
+    const [invite] = await findInvite(true);
+    if (!invite?.companyId || invite.revokedAt) throw agentNotFound();
     const who = toSingleLine(invite.name ?? invite.email ?? 'The invitee');
     if (invite.usedAt) throw conflict(`${who} already accepted this invitation; remove them from the company’s people instead.`);
     await tx.update(invites).set({ revokedAt: new Date() }).where(eq(invites.id, id));
