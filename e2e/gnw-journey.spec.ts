@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { findSeriousViolations, openAdminPage, placeFieldByClick, uniqueEmail, useStripeJsStandIn, waitForMail } from './helpers.ts';
+import { findSeriousViolations, openAdminPage, placeFieldByClick, uniqueEmail, useStripeJsStandIn, waitForMail, signAsNotaryInRoom } from './helpers.ts';
 import { giveDetails, samSigner, sendLicencePhotos, takeSelfieAndAnswer } from './identity-steps.ts';
 import { apiCall, baseUrl, createApprovedNotary, storeUserInPage } from './role-pages.ts';
 
@@ -194,15 +194,7 @@ test.describe.serial('Notarize Now, from the landing to the notarized PDF', () =
     await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
     await expect(notary.getByRole('img', { name: `Signature for ${samSigner.legalName}, signed` })).toBeVisible({ timeout: 30_000 });
 
-    await notary.getByRole('group', { name: 'Notary signature for the notary' }).getByRole('button').first().click();
-    const notaryDialog = notary.getByRole('dialog', { name: /Adopt your signature/ });
-    if (await notaryDialog.isVisible()) {
-      await notaryDialog.getByRole('radio', { name: 'Type' }).check();
-      await notaryDialog.getByLabel('Type your full name').fill(notaryName);
-      const consent = notaryDialog.getByRole('checkbox', { name: /I agree to sign electronically/ });
-      if (await consent.count()) await consent.check();
-      await notaryDialog.getByRole('button', { name: 'Adopt and sign' }).click();
-    }
+    await signAsNotaryInRoom(notary, notaryName);
     await expect(notary.getByRole('img', { name: /Notary signature for the notary, signed/ })).toBeVisible({ timeout: 30_000 });
     await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click();
 

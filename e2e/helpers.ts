@@ -316,3 +316,20 @@ const stripeJsStandIn = fs.readFileSync(path.join(import.meta.dirname, '..', 'te
 export async function useStripeJsStandIn(context: BrowserContext): Promise<void> {
   await context.route(/^https:\/\/js\.stripe\.com\//, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: stripeJsStandIn }));
 }
+
+/**
+ * In the room: the notary clicks their signature field; with no saved signature, they adopt one by
+ * typing their name in the room's dialog (agreeing to sign electronically the first time), never
+ * leaving the call.
+ */
+export async function signAsNotaryInRoom(notary: Page, notaryName: string) {
+  await notary.getByRole('group', { name: 'Notary signature for the notary' }).getByRole('button').first().click();
+  const dialog = notary.getByRole('dialog', { name: /Adopt your signature/ });
+  if (await dialog.isVisible()) {
+    await dialog.getByRole('radio', { name: 'Type' }).check();
+    await dialog.getByLabel('Type your full name').fill(notaryName);
+    const consent = dialog.getByRole('checkbox', { name: /I agree to sign electronically/ });
+    if (await consent.count()) await consent.check();
+    await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
+  }
+}

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
 import { giveDetails, sendLicencePhotos, takeSelfieAndAnswer } from './identity-steps.ts';
-import { findSeriousViolations, openAdminPage, openStaffPage, placeFieldByClick, uniqueEmail, waitForMail } from './helpers.ts';
+import { findSeriousViolations, openAdminPage, openStaffPage, placeFieldByClick, uniqueEmail, waitForMail, signAsNotaryInRoom } from './helpers.ts';
 import { apiCall, apiGet, confirmEmail, createApprovedNotary, storeUserInPage } from './role-pages.ts';
 
 /**
@@ -266,15 +266,7 @@ test.describe.serial('one notarial act, clicked through by each person', () => {
     baseExpect(navigations).toEqual([]);
     baseExpect(signer.url()).toBe(roomUrl);
 
-    await notary.getByRole('group', { name: 'Notary signature for the notary' }).getByRole('button').first().click();
-    const notaryDialog = notary.getByRole('dialog', { name: /Adopt your signature/ });
-    if (await notaryDialog.isVisible()) {
-      await notaryDialog.getByRole('radio', { name: 'Type' }).check();
-      await notaryDialog.getByLabel('Type your full name').fill(notaryName);
-      const consent = notaryDialog.getByRole('checkbox', { name: /I agree to sign electronically/ });
-      if (await consent.count()) await consent.check();
-      await notaryDialog.getByRole('button', { name: 'Adopt and sign' }).click();
-    }
+    await signAsNotaryInRoom(notary, notaryName);
     await expect(notary.getByRole('img', { name: /Notary signature for the notary, signed/ })).toBeVisible();
     await notary.getByRole('group', { name: 'Notary seal for the notary' }).getByRole('button', { name: 'Fill notary seal' }).click();
     await expect(notary.getByRole('img', { name: new RegExp(`Notary seal of ${notaryName}`) }).first()).toBeVisible();

@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { availabilitySlots, emailOutbox, instantOffers, instantRequests, priceItems } from '#server/db/schema/index.ts';
-import type { TestApp, TestUser } from './create-test-app.ts';
+import { createTestApp, type TestApp, type TestUser } from './create-test-app.ts';
 import { createJobKit } from './job-fixtures.ts';
 import { createNotary, type TestNotaryOptions } from './notary-fixtures.ts';
 import { paymentPrices } from './payment-fixtures.ts';
+import { startStripeStandIn, stripeStandInEnv, type StripeStandIn } from './stripe-stand-in.ts';
 
 /** The no-show price of the booking tests: a late cancel costs this much. */
 export const noShowPrice = { key: 'no_show', label: 'No-show fee', amountCents: 2500, unit: 'job', feeKind: 'platform' } as const;
@@ -97,3 +98,24 @@ export function createBookingKit(t: TestApp) {
 }
 
 export type BookingKit = ReturnType<typeof createBookingKit>;
+
+export interface StripeBookingApp {
+  t: TestApp;
+  stripe: StripeStandIn;
+  kit: BookingKit;
+}
+
+/** A test app whose payment provider is the Stripe stand-in, with the booking prices set: for a file's beforeAll. */
+export async function startStripeBookingApp(): Promise<StripeBookingApp> {
+  const stripe = await startStripeStandIn();
+  const t = await createTestApp(stripeStandInEnv(stripe, { LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' }));
+  const kit = createBookingKit(t);
+  await kit.usePrices();
+  return { t, stripe, kit };
+}
+
+/** Closes what startStripeBookingApp started (either may be missing when the start failed). */
+export async function closeStripeBookingApp(app: Partial<Pick<StripeBookingApp, 't' | 'stripe'>>): Promise<void> {
+  await app.t?.close();
+  await app.stripe?.close();
+}

@@ -275,3 +275,17 @@ function operationOf(method: string, path: string): Operation | null {
   if (!match) return null;
   return match[1] === 'capture' ? 'capture' : match[1] === 'cancel' ? 'cancel' : 'retrieve';
 }
+
+/** The settings that make a test app's payment provider this stand-in, with any others the test needs. */
+export function stripeStandInEnv(
+  standIn: Pick<StripeStandIn, 'secretKey' | 'webhookSecret' | 'url'>,
+  others: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    PAYMENT_PROVIDER: 'stripe',
+    STRIPE_SECRET_KEY: standIn.secretKey,
+    STRIPE_WEBHOOK_SECRET: standIn.webhookSecret,
+    STRIPE_API_BASE: standIn.url,
+    ...others,
+  };
+}

@@ -2,10 +2,10 @@ import { and, eq } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, instantOffers, instantRequests, jobs, localMailbox, payments, sessionBookings } from '#server/db/schema/index.ts';
-import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
-import { addMinutes, createBookingKit, wholeHourAhead, type BookingKit } from '#test/booking-fixtures.ts';
+import { type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { addMinutes, wholeHourAhead, type BookingKit, closeStripeBookingApp, startStripeBookingApp } from '#test/booking-fixtures.ts';
 import { createNotary } from '#test/notary-fixtures.ts';
-import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+import type { StripeStandIn } from '#test/stripe-stand-in.ts';
 
 /**
  * Round two of what outsiders and racing clicks try against Notarize Now (decision 051): two calls at
@@ -21,21 +21,9 @@ let stripe: StripeStandIn;
 let kit: BookingKit;
 
 beforeAll(async () => {
-  stripe = await startStripeStandIn();
-  t = await createTestApp({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
-  });
-  kit = createBookingKit(t);
-  await kit.usePrices();
+  ({ t, stripe, kit } = await startStripeBookingApp());
 });
-afterAll(async () => {
-  await t?.close();
-  await stripe?.close();
-});
+afterAll(() => closeStripeBookingApp({ t, stripe }));
 
 let dayOffset = 0;
 /** A person's request booked with a notary days ahead. */

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantRequests, jobs, notaryProfiles, payments, sessionBookings, users } from '#server/db/schema/index.ts';
-import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
-import { addMinutes, createBookingKit, wholeHourAhead, type BookingKit } from '#test/booking-fixtures.ts';
-import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+import { type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { addMinutes, wholeHourAhead, type BookingKit, closeStripeBookingApp, startStripeBookingApp } from '#test/booking-fixtures.ts';
+import type { StripeStandIn } from '#test/stripe-stand-in.ts';
 
 /** What outsiders try on the scheduled lane and cancel (decision 051): nobody reaches a request that is not theirs. */
 
@@ -17,26 +17,14 @@ let jobId: string;
 let day: Date;
 
 beforeAll(async () => {
-  stripe = await startStripeStandIn();
-  t = await createTestApp({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
-  });
-  kit = createBookingKit(t);
-  await kit.usePrices();
+  ({ t, stripe, kit } = await startStripeBookingApp());
   day = wholeHourAhead(24 * 2);
   notary = await kit.createNotaryWithSlots([[day, addMinutes(day, 120)]], { name: 'Nora Notary' });
   owner = await kit.createPerson('Owen Owner');
   stranger = await kit.createPerson('Stan Stranger');
   jobId = await kit.createRequest(owner, { status: 'unmatched', lane: 'instant' });
 });
-afterAll(async () => {
-  await t?.close();
-  await stripe?.close();
-});
+afterAll(() => closeStripeBookingApp({ t, stripe }));
 
 const calls = () => [
   { url: '/api/gnw/schedule/slots', payload: { jobId, timeZone: 'UTC' } },

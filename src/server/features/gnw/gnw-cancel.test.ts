@@ -2,10 +2,10 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { auditEvents, instantOffers, instantRequests, jobCharges, jobs, payments, priceItems, sessionBookings } from '#server/db/schema/index.ts';
-import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
-import { addMinutes, createBookingKit, noShowPrice, wholeHourAhead, type BookingKit } from '#test/booking-fixtures.ts';
+import { type TestApp, type TestUser } from '#test/create-test-app.ts';
+import { addMinutes, noShowPrice, wholeHourAhead, type BookingKit, closeStripeBookingApp, startStripeBookingApp } from '#test/booking-fixtures.ts';
 import { createNotary } from '#test/notary-fixtures.ts';
-import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+import type { StripeStandIn } from '#test/stripe-stand-in.ts';
 import { readGnwJobForSchedule } from './gnw-schedule-reader.ts';
 
 /** Cancelling a Notarize Now request (decision 051): every path of the card hold, on the Stripe stand-in. */
@@ -15,21 +15,9 @@ let stripe: StripeStandIn;
 let kit: BookingKit;
 
 beforeAll(async () => {
-  stripe = await startStripeStandIn();
-  t = await createTestApp({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
-  });
-  kit = createBookingKit(t);
-  await kit.usePrices();
+  ({ t, stripe, kit } = await startStripeBookingApp());
 });
-afterAll(async () => {
-  await t?.close();
-  await stripe?.close();
-});
+afterAll(() => closeStripeBookingApp({ t, stripe }));
 
 let dayOffset = 0;
 /** A person with a held request booked with a notary at a time days ahead; the ids and the PaymentIntent. */

@@ -4,7 +4,7 @@ import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { auditEvents, instantRequests, jobs, payments, priceItems, users } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit } from '#test/job-fixtures.ts';
-import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+import { startStripeStandIn, stripeStandInEnv, type StripeStandIn } from '#test/stripe-stand-in.ts';
 
 /**
  * Notarize Now's money (decision 051), against the real Stripe SDK and the local stand-in of the
@@ -30,13 +30,11 @@ let notary: TestUser;
 
 beforeAll(async () => {
   stripe = await startStripeStandIn();
-  t = await createTestApp({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
-  });
+  t = await createTestApp(
+    stripeStandInEnv(stripe, {
+      LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
+    }),
+  );
   kit = createJobKit(t);
   notary = await kit.createNotary({ name: 'Nora Notary' });
   await t.db.insert(priceItems).values(prices.map((price, position) => ({ ...price, companyId: null, position })));

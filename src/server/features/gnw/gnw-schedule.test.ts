@@ -2,10 +2,10 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { auditEvents, instantOffers, instantRequests, jobs, payments, sessionBookings } from '#server/db/schema/index.ts';
-import { createTestApp, type TestApp } from '#test/create-test-app.ts';
-import { addMinutes, createBookingKit, wholeHourAhead, type BookingKit } from '#test/booking-fixtures.ts';
+import { type TestApp } from '#test/create-test-app.ts';
+import { addMinutes, wholeHourAhead, type BookingKit, closeStripeBookingApp, startStripeBookingApp } from '#test/booking-fixtures.ts';
 import { createNotary } from '#test/notary-fixtures.ts';
-import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+import type { StripeStandIn } from '#test/stripe-stand-in.ts';
 import { formatSessionLabel } from './gnw-booking-mail.ts';
 
 /** The scheduled lane (decision 051) through the real app, the held card on the Stripe stand-in. */
@@ -15,21 +15,9 @@ let stripe: StripeStandIn;
 let kit: BookingKit;
 
 beforeAll(async () => {
-  stripe = await startStripeStandIn();
-  t = await createTestApp({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
-  });
-  kit = createBookingKit(t);
-  await kit.usePrices();
+  ({ t, stripe, kit } = await startStripeBookingApp());
 });
-afterAll(async () => {
-  await t?.close();
-  await stripe?.close();
-});
+afterAll(() => closeStripeBookingApp({ t, stripe }));
 
 const iso = (date: Date) => date.toISOString();
 type Slot = { notaryId: string; notaryName: string; startsAt: string; endsAt: string; label: string; commissionState: string };

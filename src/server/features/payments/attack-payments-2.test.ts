@@ -4,7 +4,7 @@ import { auditEvents, payments } from '#server/db/schema/index.ts';
 import { createPaymentProvider } from '#server/providers/payment/payment-provider.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { createPaymentKit } from '#test/payment-fixtures.ts';
-import { signStripePayload, startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+import { signStripePayload, startStripeStandIn, stripeStandInEnv, type StripeStandIn } from '#test/stripe-stand-in.ts';
 import { reconcilePayments } from './payments.service.ts';
 
 /**
@@ -19,13 +19,11 @@ let kit: Awaited<ReturnType<typeof createPaymentKit>>;
 
 beforeAll(async () => {
   stripe = await startStripeStandIn();
-  t = await createTestApp({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
-  });
+  t = await createTestApp(
+    stripeStandInEnv(stripe, {
+      LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
+    }),
+  );
   kit = await createPaymentKit(t);
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { roles, type Role } from '#shared/roles.ts';
 import { payments } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createPaymentKit } from '#test/payment-fixtures.ts';
-import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+import { startStripeStandIn, stripeStandInEnv, type StripeStandIn } from '#test/stripe-stand-in.ts';
 
 /**
  * The payment routes attacked: every other role, other people's jobs, forged sessions, and bodies
@@ -18,13 +18,11 @@ const people = {} as Record<Role, TestUser>;
 
 beforeAll(async () => {
   stripe = await startStripeStandIn();
-  t = await createTestApp({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
-  });
+  t = await createTestApp(
+    stripeStandInEnv(stripe, {
+      LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
+    }),
+  );
   kit = await createPaymentKit(t);
   for (const role of roles) people[role] = await t.createUser({ roles: [role], name: `${role} person` });
 });

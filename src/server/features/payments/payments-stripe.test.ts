@@ -5,7 +5,7 @@ import { reconcilePayments } from './payments.service.ts';
 import { createPaymentProvider } from '#server/providers/payment/payment-provider.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { createPaymentKit } from '#test/payment-fixtures.ts';
-import { startStripeStandIn, type StripeStandIn } from '#test/stripe-stand-in.ts';
+import { startStripeStandIn, stripeStandInEnv, type StripeStandIn } from '#test/stripe-stand-in.ts';
 
 /**
  * Stripe, end to end: the real app and the real SDK against a local stand-in of the Stripe API
@@ -18,14 +18,12 @@ let kit: Awaited<ReturnType<typeof createPaymentKit>>;
 
 beforeAll(async () => {
   stripe = await startStripeStandIn();
-  t = await createTestApp({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    STRIPE_PUBLISHABLE_KEY: 'pk_test_stand_in',
-    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
-  });
+  t = await createTestApp(
+    stripeStandInEnv(stripe, {
+      STRIPE_PUBLISHABLE_KEY: 'pk_test_stand_in',
+      LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000',
+    }),
+  );
   kit = await createPaymentKit(t);
 });
 afterAll(async () => {
