@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
@@ -18,6 +19,8 @@ import { apiCall, baseUrl, createApprovedNotary, storeUserInPage } from './role-
 const notaryName = 'Nadia Nowak';
 const priceKeys = ['gnw_act', 'gnw_platform'];
 const phone = { width: 390, height: 844 };
+// Written only for npm run screenshots (JOURNEY_SCREENSHOTS), as the act journey's are.
+const screenshots = process.env.JOURNEY_SCREENSHOTS ? path.resolve('docs/screenshots') : null;
 
 test.describe.serial('Notarize Now, from the landing to the notarized PDF', () => {
   const contexts: Array<{ close(): Promise<void> }> = [];
@@ -38,11 +41,15 @@ test.describe.serial('Notarize Now, from the landing to the notarized PDF', () =
     return page;
   }
 
-  /** The page as it is, then the same at 390 px, each without a serious accessibility problem or a sideways scroll. */
+  /** The page as it is, then the same at 390 px, each without a serious accessibility problem or a sideways scroll (and photographed for the screenshots). */
   async function expectAccessibleBothWays(page: Page, where: string) {
     const before = page.viewportSize() ?? { width: 1280, height: 720 };
     for (const size of [before, phone]) {
       await page.setViewportSize(size);
+      if (screenshots) {
+        const name = `gnw-${where.replace(/^the /, '').replace(/\W+/g, '-')}${size === phone ? '-phone' : ''}.png`;
+        await page.screenshot({ path: path.join(screenshots, name), animations: 'disabled', caret: 'hide' });
+      }
       expect.soft(await findSeriousViolations(page), `${where} at ${size.width} px`).toEqual([]);
       expect.soft(await page.evaluate(() => document.documentElement.scrollWidth), `${where} at ${size.width} px: width`).toBeLessThanOrEqual(size.width);
     }
@@ -215,7 +222,9 @@ test.describe.serial('Notarize Now, from the landing to the notarized PDF', () =
   test('the person goes from the session’s end to their request, is charged once and downloads the sealed PDF', async () => {
     test.setTimeout(120_000);
     await person.getByRole('link', { name: 'Get your notarized documents' }).click();
-    await expect(person.getByRole('status').filter({ hasText: /^\$20\.00 was taken from your card\./ })).toBeVisible({ timeout: 30_000 });
+    await expect(person.getByRole('status').filter({ hasText: /^Your notarization is complete\. \$20\.00 was charged to your card\./ })).toBeVisible({
+      timeout: 30_000,
+    });
     const downloading = person.waitForEvent('download');
     await person.getByRole('link', { name: /^Download affidavit/ }).click();
     const file = (await (await downloading).path()) ?? '';
@@ -225,7 +234,9 @@ test.describe.serial('Notarize Now, from the landing to the notarized PDF', () =
 
     // Coming back (another visit, a reload) settles nothing again: the same single charge is reported.
     await person.reload();
-    await expect(person.getByRole('status').filter({ hasText: /^\$20\.00 was taken from your card\./ })).toBeVisible({ timeout: 30_000 });
+    await expect(person.getByRole('status').filter({ hasText: /^Your notarization is complete\. \$20\.00 was charged to your card\./ })).toBeVisible({
+      timeout: 30_000,
+    });
     const payment = await person.request.get(`/api/gnw/jobs/${new URL(person.url()).searchParams.get('jobId')}`);
     const job = (await payment.json()) as { payment: { status: string; capturedCents: number | null } | null };
     expect(job.payment).toMatchObject({ status: 'captured', capturedCents: 2000 });

@@ -1,7 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import type { GnwJob } from '#shared/gnw.ts';
-import { formatCents } from '#shared/pricing.ts';
 import { gnwApi, gnwKeys } from '#web/api/gnw.ts';
 import { FormAlert } from '#web/components/field.tsx';
 
@@ -35,9 +34,8 @@ export function DoneStep({ job }: { job: GnwJob }) {
   const answer = finalize.data;
   return (
     <div className="stack">
-      <p role="status">
-        {answer.chargedCents > 0 ? `${formatCents(answer.chargedCents)} was taken from your card.` : 'Nothing was taken from your card.'} {answer.message}
-      </p>
+      {/* The server's sentence says what was charged and what was released, once. */}
+      <p role="status">{answer.message}</p>
       {answer.documents.length > 0 ? (
         <section className="stack" aria-labelledby="gnw-documents-title">
           <h3 id="gnw-documents-title">Your notarized documents</h3>
