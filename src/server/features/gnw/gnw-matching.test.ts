@@ -5,7 +5,7 @@ import { emailOutbox, instantOffers, jobs, notaryPresence, notaryProfiles, users
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { createGnwKit, type GnwKit } from '#test/gnw-matching-fixtures.ts';
 import { createNotary } from '#test/notary-fixtures.ts';
-import { runMatchingPass } from './gnw-matching.ts';
+import { requestMatchingPass, runMatchingPass } from './gnw-matching.ts';
 
 /**
  * The Notarize Now matcher (decision 051): one notary at a time, 30 s each, in order, never the same
@@ -258,6 +258,8 @@ describe('accepting', () => {
     expect(await kit.openOffersOf(jobId).then((open) => open.map((offer) => offer.kind))).toEqual(['notary']);
     const [offer] = await kit.openOffersOf(jobId);
     expect((await kit.jobs.call(abe!, 'POST', `/api/gnw/offers/${offer!.id}/accept`, {})).statusCode).toBe(200);
+    // An accept answers before the matcher's next pass (decision 051): the witness rings once a pass after it has run.
+    await requestMatchingPass(kit.matcher);
     const witnessOffers = await kit.openOffersOf(jobId);
     expect(witnessOffers.map((row) => [row.kind, row.name])).toEqual([['witness', 'Wes Witness']]);
     const listed = await kit.jobs.call(wes, 'GET', '/api/gnw/offers');
