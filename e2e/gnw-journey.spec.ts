@@ -8,7 +8,7 @@ import { giveDetails, samSigner, sendLicencePhotos, takeSelfieAndAnswer } from '
 import { apiCall, baseUrl, createApprovedNotary, storeUserInPage } from './role-pages.ts';
 
 /**
- * Notarize Now end to end (issue 24, decision 051), each person clicking from the page they land on:
+ * Notarize Now end to end (decision 051), each person clicking from the page they land on:
  * a newcomer chooses a PDF on /notarize-now, creates an account with a mailed code, says what they
  * need, sees the estimate and holds it on a card (the Stripe stand-ins: test/stripe-stand-in.ts on the
  * server's side, test/stripe-js-stand-in.js in the browser); a notary online in another browser
