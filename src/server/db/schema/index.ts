@@ -14,3 +14,4 @@ export * from './availability.ts';
 export * from './pricing.ts';
 export * from './payments.ts';
 export * from './instant.ts';
+export * from './calendar.ts';
