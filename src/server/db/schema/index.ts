@@ -15,3 +15,4 @@ export * from './pricing.ts';
 export * from './payments.ts';
 export * from './instant.ts';
 export * from './calendar.ts';
+export * from './integrations.ts';
