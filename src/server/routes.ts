@@ -1,4 +1,5 @@
 import { billingRoutes } from './features/billing/billing.routes.ts';
+import { calendarEventRoutes, calendarRoutes } from './features/calendar/calendar.routes.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { authRoutes } from './features/auth/auth.routes.ts';
 import { emailCodeRoutes } from './features/auth/email-code.routes.ts';
@@ -71,4 +72,6 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/gnw', routes: gnwRoutes },
   { prefix: '/api/gnw', routes: gnwMatchingRoutes },
   { prefix: '/api/gnw', routes: gnwScheduleRoutes },
+  { prefix: '/api/calendar', routes: calendarRoutes },
+  { prefix: '/api/google/events', routes: calendarEventRoutes },
 ];

@@ -678,6 +678,11 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
     const filename = readText(data, 'filename');
     return `${actor} downloaded ${filename ? `the attachment “${filename}”` : 'an attachment'} of a message in the local mailbox.`;
   },
+  'calendar.feed_created': ({ actor, data }) =>
+    data.replacedEarlier === true
+      ? `${actor} made a new calendar feed address; the earlier one stopped working.`
+      : `${actor} made a calendar feed address for their calendar app.`,
+  'calendar.feed_revoked': ({ actor }) => `${actor} turned off their calendar feed address.`,
   'video.joined': ({ actor, data }) => {
     const role = describeRole(readText(data, 'role'));
     if (data.lobbyState === 'admitted') return `${actor} entered the live session${role ? ` as ${role}` : ''}, agreeing to be recorded.`;

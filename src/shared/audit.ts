@@ -100,6 +100,8 @@ export const auditActions = [
   'gnw.cancelled',
   'mail.read',
   'mail.attachment_read',
+  'calendar.feed_created',
+  'calendar.feed_revoked',
   'video.joined',
   'video.admitted',
   'video.denied',

@@ -69,6 +69,11 @@ export interface IdentityPolicy {
   validForHours: number;
   /** How long the notary or a signer may be out of the recorded call. */
   recordingInterruption: InterruptionRule;
+  /**
+   * Acts the state does not let its online notaries perform, each with its citation (decision 052).
+   * Empty where no such rule is recorded here: the platform claims no restriction it has not sourced.
+   */
+  actsNotPerformedOnline: readonly { act: string; citation: string }[];
 }
 
 /** The platform's limit where a state gives no number: segments are about 4 s, a reconnect takes a few. */
@@ -110,6 +115,7 @@ export const identityPolicies: readonly IdentityPolicy[] = [
       requirement: 'Texas requires continuous, synchronous audio-visual feeds and a recording of the session',
       citation: '1 Tex. Admin. Code § 87.71(1); § 87.41(g)',
     },
+    actsNotPerformedOnline: [],
   },
   {
     code: 'VA',
@@ -145,6 +151,7 @@ export const identityPolicies: readonly IdentityPolicy[] = [
       requirement: 'Virginia requires the electronic notary to keep a copy of the recording of the video and audio conference',
       citation: 'Va. Code § 47.1-14(C)',
     },
+    actsNotPerformedOnline: [],
   },
   {
     code: 'FL',
@@ -179,6 +186,7 @@ export const identityPolicies: readonly IdentityPolicy[] = [
       requirement: 'Florida requires an uninterrupted and unedited copy of the recording of the audio-video communication',
       citation: 'Fla. Stat. § 117.245(2); § 117.265(2)',
     },
+    actsNotPerformedOnline: [],
   },
   {
     code: 'RULONA',
@@ -213,6 +221,7 @@ export const identityPolicies: readonly IdentityPolicy[] = [
       requirement: 'The Revised Uniform Law on Notarial Acts requires an audio-visual recording of the performance of the notarial act',
       citation: 'RULONA § 14A(c)(3)',
     },
+    actsNotPerformedOnline: [],
   },
 ];
 

@@ -153,6 +153,40 @@ export const notarizationTypeSchema = z.enum(['acknowledgment', 'jurat', 'oath_a
 });
 export type NotarizationType = z.infer<typeof notarizationTypeSchema>;
 
+/** How a signer's identity may be established on a job (decision 052). */
+export const identificationMethods = ['identity_step', 'personal_knowledge', 'credible_witness'] as const;
+
+/**
+ * GET /api/jobs/{id}/notarization-types: the acts this job may use and the ways its signers may be
+ * identified, from the identity policy row of its notary's commissioning state and its participants.
+ * Each choice that is not open says why, and each rule names its citation.
+ */
+export const jobNotarizationTypesSchema = z.object({
+  /** The policy row used: the notary's commissioning state, or the RULONA default with no notary. */
+  policy: z.object({ code: z.string(), name: z.string(), isDefault: z.boolean() }),
+  current: notarizationTypeSchema,
+  items: z.array(
+    z.object({
+      key: notarizationTypeSchema,
+      label: z.string(),
+      description: z.string(),
+      allowed: z.boolean(),
+      reason: z.string().nullable(),
+      citation: z.string().nullable(),
+    }),
+  ),
+  identification: z.array(
+    z.object({
+      method: z.enum(identificationMethods),
+      label: z.string(),
+      allowed: z.boolean(),
+      reason: z.string().nullable(),
+      citation: z.string().nullable(),
+    }),
+  ),
+});
+export type JobNotarizationTypes = z.infer<typeof jobNotarizationTypesSchema>;
+
 export const participantRoles = ['signer', 'witness', 'observer'] as const;
 export const participantRoleSchema = z.enum(participantRoles);
 export type ParticipantRole = z.infer<typeof participantRoleSchema>;

@@ -38,6 +38,7 @@ export const paths = {
   billingOwnCompany: '/billing/company',
   billingCompany: (companyId: string) => `/billing/company/${encodeURIComponent(companyId)}`,
   help: '/help',
+  calendar: '/calendar',
   signature: '/signature',
   initials: '/initials',
 } as const;

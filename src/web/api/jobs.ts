@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { documentListSchema } from '#shared/documents.ts';
-import { jobListSchema, jobSchema, type CreateJobInput, type JobListQuery } from '#shared/jobs.ts';
+import { jobListSchema, jobNotarizationTypesSchema, jobSchema, type CreateJobInput, type JobListQuery } from '#shared/jobs.ts';
 import { api } from '#web/lib/api.ts';
 
 export const notarizationTypeListSchema = z.object({ items: z.array(z.object({ key: z.string(), label: z.string(), description: z.string() })) });
@@ -18,6 +18,7 @@ export const jobKeys = {
   detail: (jobId: string | null) => [...jobKeys.all, 'detail', jobId] as const,
   documents: (jobId: string) => [...jobKeys.detail(jobId), 'documents'] as const,
   fields: (jobId: string, documentId: string) => [...jobKeys.detail(jobId), 'fields', documentId] as const,
+  acts: (jobId: string) => [...jobKeys.detail(jobId), 'notarization-types'] as const,
   signingAssets: (jobId: string) => [...jobKeys.detail(jobId), 'signing-assets'] as const,
   notarized: (jobId: string) => [...jobKeys.detail(jobId), 'notarized'] as const,
   audit: (jobId: string) => [...jobKeys.detail(jobId), 'audit'] as const,
@@ -70,6 +71,11 @@ export function useNotarizationTypes() {
     queryFn: () => api.get('/api/jobs/notarization-types', notarizationTypeListSchema),
     staleTime: Infinity,
   });
+}
+
+/** The acts this job may use and how its signers may be identified (its notary's state and its people). */
+export function useJobNotarizationTypes(jobId: string) {
+  return useQuery({ queryKey: jobKeys.acts(jobId), queryFn: () => api.get(`/api/jobs/${jobId}/notarization-types`, jobNotarizationTypesSchema) });
 }
 
 export function useCreateJob() {

@@ -19,7 +19,8 @@ export interface CalendarInvite {
   /** Raised on every change sent, so calendars apply the newest. */
   sequence: number;
   startsAt: Date;
-  endsAt: Date;
+  /** Null when no length was recorded: the event is then a start time alone (RFC 5545 3.6.1). */
+  endsAt: Date | null;
   /** When this version of the invitation was made (DTSTAMP). */
   stampedAt: Date;
   summary: string;
@@ -120,7 +121,7 @@ export function buildCalendarInvite(invite: CalendarInvite): string {
     `SEQUENCE:${invite.sequence}`,
     `DTSTAMP:${formatCalendarTime(invite.stampedAt)}`,
     `DTSTART:${formatCalendarTime(invite.startsAt)}`,
-    `DTEND:${formatCalendarTime(invite.endsAt)}`,
+    ...(invite.endsAt ? [`DTEND:${formatCalendarTime(invite.endsAt)}`] : []),
     `SUMMARY:${escapeCalendarText(invite.summary)}`,
     `DESCRIPTION:${escapeCalendarText(invite.description)}`,
     `URL:${invite.url.replace(/[\s"]/g, '')}`,

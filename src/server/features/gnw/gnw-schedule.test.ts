@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
+import { getCalendarDay } from '#shared/dates.ts';
 import { auditEvents, instantOffers, instantRequests, jobs, payments, sessionBookings } from '#server/db/schema/index.ts';
 import { type TestApp } from '#test/create-test-app.ts';
 import { addMinutes, wholeHourAhead, type BookingKit, closeStripeBookingApp, startStripeBookingApp } from '#test/booking-fixtures.ts';
@@ -53,7 +54,8 @@ describe('the open times', () => {
       .set({ notaryId: ann.id, scheduledAt: addMinutes(day, 60), status: 'scheduled' })
       .where(eq(jobs.id, scheduled!.id));
 
-    const from = day.toISOString().slice(0, 10);
+    // The day the slots fall on where the person is (a UTC date would miss them in a US evening).
+    const from = getCalendarDay(day, 'America/Chicago');
     const res = await kit.slots(person, { from, days: 2, timeZone: 'America/Chicago' });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json() as { timeZone: string; slots: Slot[]; message: string };

@@ -7,6 +7,7 @@ import {
   idBypassInputSchema,
   jobListQuerySchema,
   jobListSchema,
+  jobNotarizationTypesSchema,
   jobSchema,
   participantSchema,
   remindSignerInputSchema,
@@ -19,6 +20,7 @@ import { getJobAuditTrail } from '#server/features/audit/audit.service.ts';
 import { createJob, findJobs, getJob, getNotarizationTypes, notifyParticipants, notifyReadyForNotary, replaceNotary, updateJob } from './jobs.service.ts';
 import { addParticipant, remindAllParticipants, remindParticipant, removeParticipant, setIdBypass, updateParticipant } from './participants.service.ts';
 import { jobParams, uuidParam } from '#server/lib/route-params.ts';
+import { getJobNotarizationTypes } from './job-notarization-types.ts';
 
 const signerParams = jobParams.extend({ sid: uuidParam('Signer') });
 const signedIn = 'signed-in' as const;
@@ -39,6 +41,12 @@ export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/', { config: { access: signedIn }, schema: { querystring: jobListQuerySchema, response: { 200: jobListSchema } } }, async (request) =>
     findJobs(request.ctx, request.query),
+  );
+
+  app.get(
+    '/:id/notarization-types',
+    { config: { access: signedIn }, schema: { params: jobParams, response: { 200: jobNotarizationTypesSchema } } },
+    async (request) => getJobNotarizationTypes(request.ctx, request.params.id),
   );
 
   app.get('/:id', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: jobSchema } } }, async (request) =>

@@ -51,6 +51,8 @@ import { getJobTypeForCreator } from '#server/features/title-companies/job-types
 import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';
 import { findIdentityStates } from '#server/features/identity/identity-evidence.ts';
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
+import { assertActAllowed } from './job-notarization-types.ts';
+import { queueSessionScheduleMail } from '#server/features/calendar/session-invites.ts';
 import { assertPrintable } from '#server/features/notarization/pdf-fonts.ts';
 import { findMailPerson, jobPageLink, queueJobReadyMail, queueNotaryAssignedMail } from './job-mail.ts';
 import { announceSafely, closeRequestOfCancelledJob, lockRequestOfJob } from '#server/features/gnw/gnw-request-close.ts';
@@ -79,6 +81,7 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
       const notaryId = await chooseNotary(tx, input.notaryId, isNotary ? user.id : null, companyId);
       const notary = notaryId ? await assertApprovedNotary(tx, notaryId) : null;
       await assertNotaryNotAmong(tx, notaryId, input.signers);
+      assertActAllowed(await policyOfJob(tx, { notaryId }), input.notarizationType);
       const [job] = await tx
         .insert(jobs)
         .values({
@@ -413,7 +416,10 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
     const isDetailChange = input.title !== undefined || input.notarizationType !== undefined || input.scheduledAt !== undefined;
     if (isDetailChange && !isJobEditable(job.status)) throw new AppError(409, 'job_locked', `A job that is ${job.status.replace('_', ' ')} cannot be edited.`);
     if (input.title !== undefined) changes.title = input.title;
-    if (input.notarizationType !== undefined) changes.notarizationType = input.notarizationType;
+    if (input.notarizationType !== undefined) {
+      assertActAllowed(await policyOfJob(tx, job), input.notarizationType);
+      changes.notarizationType = input.notarizationType;
+    }
     if (input.scheduledAt !== undefined) changes.scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
     if (input.status !== undefined && input.status !== job.status) {
       const scheduledAt = changes.scheduledAt !== undefined ? changes.scheduledAt : job.scheduledAt;
@@ -453,6 +459,17 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
         told.push(...closed.told);
       }
     }
+    // The session's time reaches everyone's calendar, and leaves it when it is called off (decision 052).
+    await queueSessionScheduleMail(
+      txCtx,
+      {
+        job: { id: jobId, title: changes.title ?? job.title, notaryId: job.notaryId },
+        version: job.version + 1,
+        before: { scheduledAt: job.scheduledAt, status: job.status },
+        after: { scheduledAt: nextScheduledAt, status: changes.status ?? job.status },
+      },
+      new Date(),
+    );
     // The notary learns their job is ready, unless they made it ready themselves.
     if (changes.status === 'ready' && job.notaryId && job.notaryId !== access.userId) {
       const notary = await findMailPerson(tx, job.notaryId);
@@ -539,6 +556,7 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
     }
     const notary = notaryId ? await assertApprovedNotary(tx, notaryId) : null;
     await assertNotaryNotOnJob(tx, jobId, notaryId);
+    assertActAllowed(await policyOfJob(tx, { notaryId }), job.notarizationType);
     if (!notary && job.status === 'scheduled') throw conflict('A scheduled job needs a notary; unschedule it first.');
     await tx
       .update(jobs)

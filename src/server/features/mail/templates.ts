@@ -464,6 +464,43 @@ export const mailTemplates = {
     () => ({ name: 'Nora Notary', title: 'Deed of trust', when: 'Tuesday, December 1, 9:30 AM CST', cancelledBy: 'Sam Signer', feeCharged: null }),
   ),
 
+  // A job's session scheduled, moved or called off by the people running the job (decision 052).
+  sessionScheduled: defineTemplate(
+    'Session scheduled',
+    'Sent to the notary and the participants when a job’s session is scheduled, moved or called off, with the calendar invitation or its cancellation.',
+    (input: { name: string; title: string; when: string; change: 'scheduled' | 'moved' | 'cancelled'; link: string }) => ({
+      subject:
+        input.change === 'cancelled'
+          ? `Called off: the session of ${one(input.title)}`
+          : input.change === 'moved'
+            ? `Moved: the session of ${one(input.title)} is now ${one(input.when)}`
+            : `Scheduled: the session of ${one(input.title)} on ${one(input.when)}`,
+      paragraphs: [
+        hello(input.name),
+        [
+          [
+            input.change === 'cancelled'
+              ? `The session for "${one(input.title)}" on ${one(input.when)} is no longer scheduled.`
+              : `The session for "${one(input.title)}" is ${input.change === 'moved' ? 'now scheduled' : 'scheduled'} for ${one(input.when)}.`,
+          ],
+          [
+            input.change === 'cancelled'
+              ? 'The calendar update attached takes it off your calendar.'
+              : 'The calendar invitation attached puts it in your calendar.',
+          ],
+        ],
+        [['Open the job for the details:'], [{ link: input.link }]],
+      ],
+    }),
+    (publicUrl) => ({
+      name: 'Sam Signer',
+      title: 'Deed of trust',
+      when: 'Tuesday, December 1, 3:30 PM UTC',
+      change: 'scheduled' as const,
+      link: `${publicUrl}/jobs/detail?jobId=sample`,
+    }),
+  ),
+
   sessionReminder: defineTemplate(
     'Booked session reminder',
     'Sent to the person and to the notary 24 hours and again 15 minutes before a booked Notarize Now session.',

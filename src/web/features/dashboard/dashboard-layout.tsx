@@ -50,6 +50,9 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                 </NavLink>
               </li>
               <li>
+                <NavLink to={paths.calendar}>Calendar</NavLink>
+              </li>
+              <li>
                 <NavLink to="/help">Help</NavLink>
               </li>
               {hasAnyRole(user, ['admin']) ? (

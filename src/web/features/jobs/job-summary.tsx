@@ -1,7 +1,7 @@
 import './job-actions.css';
 import { useId } from 'react';
 import { Link } from 'react-router';
-import { jobSchema, jobStatusLabels, notarizationTypes, type Job, type JobStatus } from '#shared/jobs.ts';
+import { jobSchema, jobStatusLabels, type Job, type JobStatus } from '#shared/jobs.ts';
 import { formatDateTime } from '#shared/dates.ts';
 import { useConfirmDialog } from '#web/components/confirm-dialog.tsx';
 import { FormAlert } from '#web/components/field.tsx';
@@ -11,6 +11,7 @@ import { planJobActions, type JobAction, type JobViewer } from './job-actions.ts
 import { useJobMutation } from '#web/api/jobs.ts';
 import { StatusBadge } from '#web/components/status-badge.tsx';
 import { NotaryPicker } from '#web/components/notary-picker.tsx';
+import { JobActs } from './job-acts.tsx';
 
 /**
  * The job's facts and what this person may do now: the server lists the moves they may make
@@ -27,7 +28,6 @@ export function JobSummary({ job, viewer, areActionsKnown = true }: { job: Job; 
   const replaceNotary = useJobMutation((notaryId: string | null) => api.post(`/api/jobs/${job.id}/replace-notary`, { notaryId }, jobSchema));
   const notify = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify`));
   const notifyNotary = useJobMutation(() => api.post(`/api/jobs/${job.id}/notify-ready-for-notary`));
-  const type = notarizationTypes.find((candidate) => candidate.key === job.notarizationType);
   const plan = planJobActions(job, viewer);
   const canChangeNotary = job.permissions.canManageNotary && ['draft', 'ready', 'scheduled'].includes(job.status);
 
@@ -67,8 +67,7 @@ export function JobSummary({ job, viewer, areActionsKnown = true }: { job: Job; 
       <FormAlert message={error} />
       <FormAlert message={notice} tone="success" />
       <dl className="facts">
-        <dt>Notarization type</dt>
-        <dd>{type?.label ?? job.notarizationType}</dd>
+        <JobActs job={job} run={(action, success) => void run(action, success)} />
         <dt>Scheduled</dt>
         <dd>{job.scheduledAt ? formatDateTime(job.scheduledAt) : 'Not scheduled'}</dd>
         <dt>Notary</dt>

@@ -129,6 +129,7 @@ const policyRowSchema = z.object({
   redoOnRejoin: z.boolean(),
   validForHours: z.number(),
   recordingInterruption: z.object({ maxSeconds: z.number(), isPlatformRule: z.boolean(), requirement: z.string(), citation: z.string() }),
+  actsNotPerformedOnline: z.array(z.object({ act: z.string(), citation: z.string() })),
 }) satisfies z.ZodType<IdentityPolicy>;
 
 const policiesSchema = identityPoliciesResponseSchema.extend({ items: z.array(policyRowSchema) });

@@ -1,0 +1,62 @@
+import { useId } from 'react';
+import { isJobEditable, jobSchema, notarizationTypes, type Job } from '#shared/jobs.ts';
+import { useJobMutation, useJobNotarizationTypes } from '#web/api/jobs.ts';
+import { api } from '#web/lib/api.ts';
+
+/**
+ * The job's act, changeable while the job can be edited among the acts its notary's state allows,
+ * and the ways its signers may be identified, each with its rule (decision 052).
+ */
+export function JobActs({ job, run }: { job: Job; run: (action: () => Promise<unknown>, success?: string) => void }) {
+  const acts = useJobNotarizationTypes(job.id);
+  const change = useJobMutation((notarizationType: string) => api.patch(`/api/jobs/${job.id}`, { notarizationType, version: job.version }, jobSchema));
+  const selectId = useId();
+  const current = notarizationTypes.find((type) => type.key === job.notarizationType);
+  const canChange = job.permissions.canEdit && isJobEditable(job.status);
+  const data = acts.data;
+  return (
+    <>
+      <dt>{canChange ? <label htmlFor={selectId}>Notarization type</label> : 'Notarization type'}</dt>
+      <dd>
+        {canChange && data ? (
+          <select
+            id={selectId}
+            value={job.notarizationType}
+            disabled={change.isPending}
+            onChange={(event) => {
+              const label = notarizationTypes.find((type) => type.key === event.target.value)?.label ?? event.target.value;
+              run(() => change.mutateAsync(event.target.value), `The act is now ${label.toLowerCase()}.`);
+            }}
+          >
+            {data.items.map((item) => (
+              <option key={item.key} value={item.key} disabled={!item.allowed}>
+                {item.allowed ? item.label : `${item.label} (not allowed online in ${data.policy.name})`}
+              </option>
+            ))}
+          </select>
+        ) : (
+          (current?.label ?? job.notarizationType)
+        )}
+        {data ? (
+          <details className="job-identification">
+            <summary>How signers may be identified</summary>
+            <p className="field-hint">
+              {data.policy.isDefault
+                ? 'The job has no notary yet, so these are the default rules; the notary’s commissioning state decides once one is chosen.'
+                : `The rules of ${data.policy.name}, where the notary is commissioned.`}
+            </p>
+            <ul>
+              {data.identification.map((row) => (
+                <li key={row.method}>
+                  <strong>{row.allowed ? 'Allowed: ' : 'Not available: '}</strong>
+                  {row.label}.{row.reason ? ` ${row.reason}` : ''}
+                  {row.citation ? <span className="field-hint"> ({row.citation})</span> : null}
+                </li>
+              ))}
+            </ul>
+          </details>
+        ) : null}
+      </dd>
+    </>
+  );
+}
