@@ -73,6 +73,10 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'],
     STRIPE_PUBLISHABLE_KEY: 'pk_test_e2e_stand_in',
     // A Notarize Now search gives up after a minute here, so a journey that waits for it stays short.
     GNW_SEARCH_SECONDS: '60',
+    // The webhooks journey's receiver listens on loopback over http (decision 055); only here.
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+    WEBHOOK_POLL_MS: '200',
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

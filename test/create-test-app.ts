@@ -112,7 +112,11 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
     },
     // Without SMTP_URL the outbox is not delivered by a timer: tests read queued mail from the table
     // (delivery would replace its links), or call app.emailDelivery.runOnce() themselves.
-    { ...(shared.logStream ? { logStream: shared.logStream } : { logger: false }), isEmailDeliveryStarted: Boolean(env.SMTP_URL) },
+    {
+      ...(shared.logStream ? { logStream: shared.logStream } : { logger: false }),
+      isEmailDeliveryStarted: Boolean(env.SMTP_URL),
+      isWebhookDeliveryStarted: false,
+    },
   );
   await app.ready();
   let counter = 0;

@@ -17,6 +17,7 @@ import { registerWebApp } from './lib/web-app.ts';
 import { createPaymentProvider } from './providers/payment/payment-provider.ts';
 import { createMailboxTransport, createSmtpTransport } from './providers/email/email.ts';
 import { EmailDelivery } from './tasks/email-delivery.ts';
+import { WebhookDelivery } from './tasks/webhook-delivery.ts';
 import { resolveSession } from './features/auth/sessions.service.ts';
 import { liveSessionsOf } from './features/video/signaling/live-sessions.ts';
 import { asOneArrival } from './db/arrival-order.ts';
@@ -34,6 +35,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     apiRoutes: ApiRoute[];
     emailDelivery: EmailDelivery;
+    webhookDelivery: WebhookDelivery;
   }
 }
 
@@ -50,6 +52,8 @@ export interface BuildAppOptions {
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
   isEmailDeliveryStarted?: boolean;
+  /** False: the webhook outbox is sent only by app.webhookDelivery.runOnce() (tests). */
+  isWebhookDeliveryStarted?: boolean;
 }
 
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
@@ -100,6 +104,15 @@ export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): 
     await emailDelivery.stop();
     await emailTransport.close();
   });
+
+  // The webhook outbox (decision 055): every instance sends, each delivery once (tasks/webhook-delivery.ts).
+  const webhookDelivery = new WebhookDelivery(deps.db, deps.secretsKey, app.log, {
+    pollMs: config.webhooks.pollMs,
+    policy: { isHttpAllowed: config.webhooks.isHttpAllowed, isPrivateAllowed: config.webhooks.isPrivateAllowed },
+  });
+  app.decorate('webhookDelivery', webhookDelivery);
+  if (options.isWebhookDeliveryStarted !== false) webhookDelivery.start();
+  app.addHook('onClose', async () => webhookDelivery.stop());
 
   const sessionCache = new SessionCache(deps.realtime, config.session.cacheMs);
   await sessionCache.start();

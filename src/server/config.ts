@@ -119,6 +119,12 @@ const envSchema = z.object({
     .optional(),
   /** Tests and self-hosted proxies only: where the Stripe SDK sends its calls instead of https://api.stripe.com. */
   STRIPE_API_BASE: z.url({ message: 'STRIPE_API_BASE must be a URL such as http://127.0.0.1:12111.' }).optional(),
+  /** Webhooks (decision 055): http:// endpoint URLs are accepted. For tests and closed networks only. */
+  WEBHOOK_ALLOW_HTTP: booleanFromString.default(false),
+  /** Webhooks (decision 055): endpoints on loopback, private, link-local and other non-public addresses are accepted. */
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: booleanFromString.default(false),
+  /** Milliseconds between two passes of the webhook sender. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Notarize Now (decision 051): how long an instant request is offered to notaries before the page offers a scheduled time. */
   GNW_SEARCH_SECONDS: z.coerce
     .number({ message: 'GNW_SEARCH_SECONDS must be a whole number of seconds from 30 to 3600.' })
@@ -272,6 +278,12 @@ export function parseConfig(env: Record<string, string | undefined>) {
     identity: { developmentProvider: values.IDENTITY_DEV_PROVIDER ?? null, analysisTimeoutMs: values.IDENTITY_ANALYSIS_TIMEOUT_MS },
     /** Who takes payment (decision 050); null: payment is not configured and nothing is ever charged. */
     payment: paymentConfig(values),
+    /** Webhooks (decision 055): the address rules and the sender's pace. */
+    webhooks: {
+      isHttpAllowed: values.WEBHOOK_ALLOW_HTTP,
+      isPrivateAllowed: values.WEBHOOK_ALLOW_PRIVATE_ADDRESSES,
+      pollMs: values.WEBHOOK_POLL_MS,
+    },
     /** Notarize Now (decision 051): an instant request searches this long, then is unmatched. */
     gnw: { searchSeconds: values.GNW_SEARCH_SECONDS },
     /** Options of the media hub (createWeriftSfu): STUN/TURN servers its peers gather candidates from. */

@@ -26,6 +26,7 @@ import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { signingRoutes } from './features/signing/signing.routes.ts';
 import { systemRoutes } from './features/system/system.routes.ts';
 import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
+import { webhooksRoutes } from './features/integrations/webhooks.routes.ts';
 import { adminUsersRoutes } from './features/users/admin-users.routes.ts';
 import { usersRoutes } from './features/users/users.routes.ts';
 import { recordingPlaybackRoutes } from './features/video/recording/recording-playback.routes.ts';
@@ -63,6 +64,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/invites', routes: emailInvitationsRoutes },
   { prefix: '/api/notary', routes: notariesRoutes },
   { prefix: '/api/title-companies', routes: titleCompaniesRoutes },
+  { prefix: '/api/title-companies', routes: webhooksRoutes },
   { prefix: '/api', routes: signaturesRoutes },
   { prefix: '/api/video', routes: videoRoutes },
   { prefix: '/api/identity', routes: identityRoutes },

@@ -393,6 +393,22 @@ const journalSentences = {
   'journal.entry_deleted': ({ actor }: Facts) => `${actor} deleted a journal entry whose retention period had ended.`,
 };
 
+/** A title company's webhooks (decision 055): "Tia added the webhook endpoint https://… to Acme Title." */
+function describeEndpoint(data: Record<string, unknown>): string {
+  const url = readText(data, 'url');
+  const company = readText(data, 'companyName');
+  return `the webhook endpoint${url ? ` ${url}` : ''}${company ? ` of ${company}` : ''}`;
+}
+
+const webhookSentences = {
+  'webhook.created': ({ actor, data }: Facts) => `${actor} registered ${describeEndpoint(data)}.`,
+  'webhook.updated': ({ actor, data }: Facts) => `${actor} changed ${describeEndpoint(data)}.`,
+  'webhook.disabled': ({ actor, data }: Facts) => `${actor} disabled ${describeEndpoint(data)}.`,
+  'webhook.secret_rotated': ({ actor, data }: Facts) => `${actor} gave ${describeEndpoint(data)} a new signing secret.`,
+  'webhook.replayed': ({ actor, data }: Facts) =>
+    `${actor} sent ${readText(data, 'eventType') ? `the ${readText(data, 'eventType')} event` : 'an event'} to ${describeEndpoint(data)} again.`,
+};
+
 export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'job.created': ({ actor, data }) => {
     const title = readText(data, 'title');
@@ -748,6 +764,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'identity.reset': ({ actor, data }) =>
     `${actor} restarted the identity step of ${readText(data, 'name') ?? 'a person'} (${plural(readCount(data, 'checks') ?? 0, 'check')} ended).`,
   ...journalSentences,
+  ...webhookSentences,
   ...gnwSentences,
   'identity.purged': ({ data }) =>
     `The ID photos and stated details of ${readText(data, 'name') ?? 'a participant'} were deleted at the end of their retention (${plural(readCount(data, 'images') ?? 0, 'image')}).`,

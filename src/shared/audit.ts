@@ -130,6 +130,12 @@ export const auditActions = [
   'gnw.updated',
   'gnw.preauthorized',
   'gnw.finalized',
+  // A title company's webhooks (decision 055)
+  'webhook.created',
+  'webhook.updated',
+  'webhook.disabled',
+  'webhook.secret_rotated',
+  'webhook.replayed',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -1,8 +1,9 @@
 import { Link, Navigate, useLocation, useParams } from 'react-router';
-import { getEffectiveRole } from '#shared/roles.ts';
+import { getEffectiveRole, hasAnyRole } from '#shared/roles.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { CompanyView } from '#web/features/title-companies/company-view.tsx';
+import { WebhooksPanel } from '#web/features/integrations/WebhooksPanel.tsx';
 import { paths } from '#web/paths.ts';
 
 export default function CompanyPage() {
@@ -20,6 +21,8 @@ export default function CompanyPage() {
         </p>
       ) : null}
       <CompanyView key={companyId} companyId={companyId} isAdmin={isAdmin} notice={notice} />
+      {/* The company's title staff manage its webhooks; the panel shows nothing to anyone else (decision 055). */}
+      {hasAnyRole(user, ['title']) ? <WebhooksPanel key={`webhooks-${companyId}`} companyId={companyId} /> : null}
     </DashboardLayout>
   );
 }

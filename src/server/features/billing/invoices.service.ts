@@ -16,6 +16,7 @@ import { invoices, jobCharges, jobs, titleCompanies, titleCompanyMembers, users 
 import type { Ctx } from '#server/lib/context.ts';
 import { conflict, forbidden, notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { queueWebhookEvent } from '#server/features/integrations/webhook-events.ts';
 
 /** Who reads every company's invoices and issues them. */
 export const billingStaff = ['admin', 'billing', 'finance'] as const;
@@ -407,6 +408,14 @@ export async function issueInvoice(ctx: Ctx, invoiceId: string): Promise<Invoice
       .where(eq(invoices.id, invoiceId))
       .returning();
     await appendAuditEvent({ ...ctx, db: tx }, { action: 'invoice.issued', data: auditFacts(updated!, company.name) });
+    await queueWebhookEvent(tx, company.id, 'invoice.issued', {
+      invoiceId,
+      number,
+      period: updated!.periodStart.slice(0, 7),
+      totalCents: updated!.totalCents,
+      issuedAt: now.toISOString(),
+      dueAt: dueAt.toISOString(),
+    });
   });
   return getInvoice(ctx, invoiceId);
 }

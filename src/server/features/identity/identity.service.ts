@@ -17,6 +17,7 @@ import { queueEmail } from '#server/lib/outbox.ts';
 import { mailTemplates } from '#server/features/mail/templates.ts';
 import { encryptSecret } from '#server/lib/secrets.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { queueWebhookEvent } from '#server/features/integrations/webhook-events.ts';
 import { getJobAccess, type JobAccess, type ParticipantRow } from '#server/features/jobs/job-access.ts';
 import type { PersonData } from '#server/providers/identity/identity-data-provider.ts';
 import { attemptsOf, findCurrentCheck, openForOwner, settleStatus, stepsStatusOf, toCheck } from './check-rows.ts';
@@ -122,6 +123,14 @@ export async function reviewIdentityCheck(ctx: Ctx, checkId: string, input: Iden
       action: 'identity.reviewed',
       data: { checkId, name: access.participant.name, decision: input.decision, reason: input.reason },
     });
+    if (input.decision === 'confirmed') {
+      await queueWebhookEvent(tx, access.job.companyId, 'identity.passed', {
+        jobId: access.job.id,
+        participantId: access.participant.id,
+        checkId,
+        passedAt: now.toISOString(),
+      });
+    }
     const attempts = await attemptsOf(tx, checkId);
     return toCheck(tx, access, saved, attempts, now);
   });

@@ -2,8 +2,20 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import type { IdentityCheck, KbaQuestions } from '#shared/identity.ts';
-import { auditEvents, emailOutbox, identityChecks, identityImages, identityKbaAttempts, notaryProfiles } from '#server/db/schema/index.ts';
+import {
+  auditEvents,
+  emailOutbox,
+  identityChecks,
+  identityImages,
+  identityKbaAttempts,
+  jobs,
+  notaryProfiles,
+  titleCompanies,
+  webhookDeliveries,
+  webhookEndpoints,
+} from '#server/db/schema/index.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
+import { encryptSecret } from '#server/lib/secrets.ts';
 import { readPdfText } from '#test/pdf-fixtures.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { makePng } from '#test/png-fixtures.ts';
@@ -659,5 +671,42 @@ describe('a co-signer does not read another person’s identity state', () => {
     const byWitness = await seenBy(c.witness);
     expect(byWitness).toContainEqual([c.signer.name, null]);
     expect(byWitness.find(([name]) => name === c.witness.name)?.[1]).not.toBeNull();
+  });
+});
+
+describe('the company’s webhook', () => {
+  it('queues identity.passed, with no identity data, when the notary confirms a check, and nothing on a rejection', async () => {
+    const c = await cast();
+    const [company] = await t.db
+      .insert(titleCompanies)
+      .values({ name: `Hooked Title ${c.job.id.slice(0, 6)}`, approvalStatus: 'approved' })
+      .returning();
+    await t.db.update(jobs).set({ companyId: company!.id }).where(eq(jobs.id, c.job.id));
+    const [endpoint] = await t.db
+      .insert(webhookEndpoints)
+      .values({
+        companyId: company!.id,
+        url: 'https://93.184.215.14/hooks',
+        events: ['identity.passed'],
+        secretSealed: encryptSecret(t.secretsKey, 'whsec_test'),
+      })
+      .returning();
+    const deliveries = () => t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint!.id));
+
+    const witnessCheck = await passEveryStep(c, c.witness);
+    expect(
+      (await kit.call(c.notary, 'POST', `/api/identity/${witnessCheck.checkId}/review`, { decision: 'rejected', reason: 'Not the person' })).statusCode,
+    ).toBe(200);
+    expect(await deliveries()).toHaveLength(0);
+
+    const check = await passEveryStep(c);
+    expect((await kit.call(c.notary, 'POST', `/api/identity/${check.checkId}/review`, { decision: 'confirmed', reason: 'Matches' })).statusCode).toBe(200);
+    const [row] = await deliveries();
+    expect(JSON.parse(row!.body)).toMatchObject({
+      type: 'identity.passed',
+      companyId: company!.id,
+      data: { jobId: c.job.id, participantId: c.idOf(c.signer), checkId: check.checkId },
+    });
+    for (const secret of ['SIGNER', '1984-07-09', '12345678', 'Maple', c.signer.name]) expect(row!.body).not.toContain(secret);
   });
 });

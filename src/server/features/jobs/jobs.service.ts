@@ -37,6 +37,7 @@ import { mailTemplates } from '#server/features/mail/templates.ts';
 import { hitRateLimit, throwRateLimited } from '#server/lib/rate-limit.ts';
 import { recordNoShowCharge } from '#server/features/pricing/job-charges.service.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { queueWebhookEvent } from '#server/features/integrations/webhook-events.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
 import { releasePaymentOfCancelledJob } from '#server/features/payments/payments.service.ts';
@@ -108,6 +109,13 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
           ...(jobType ? { jobTypeId: jobType.id, jobTypeName: jobType.name } : {}),
           ...(notaryId && input.notaryId === undefined && notaryId !== user.id ? { isCompanyDefaultNotary: true } : {}),
         },
+      });
+      await queueWebhookEvent(tx, companyId, 'job.created', {
+        jobId: job.id,
+        status: job.status,
+        notarizationType: job.notarizationType,
+        scheduledAt: job.scheduledAt?.toISOString() ?? null,
+        createdAt: job.createdAt.toISOString(),
       });
       // A notary who creates their own job knows it is theirs; anyone else's choice is mailed to them.
       if (notary && notary.id !== user.id) await queueNotaryAssignedMail(txCtx, job, notary);

@@ -10,6 +10,7 @@ import { AppError, badRequest, conflict, notFound } from '#server/lib/errors.ts'
 import { queueEmail } from '#server/lib/outbox.ts';
 import { mailTemplates } from '#server/features/mail/templates.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { queueWebhookEvent } from '#server/features/integrations/webhook-events.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields } from '#server/features/fields/fields.service.ts';
 import { announceAccessChange } from './access-change.ts';
@@ -51,7 +52,7 @@ export async function findParticipants(db: DbOrTx, jobId: string): Promise<Parti
  */
 export async function queueParticipantInvite(
   ctx: Pick<Ctx, 'config'> & { db: DbOrTx },
-  job: Pick<JobRow, 'id' | 'title'>,
+  job: Pick<JobRow, 'id' | 'title' | 'companyId'>,
   participant: Pick<ParticipantRow, 'id' | 'name' | 'email' | 'role'>,
   options: { toAddress?: string; isReminder?: boolean; keepsEarlierLinks?: boolean } = {},
 ): Promise<void> {
@@ -83,6 +84,15 @@ export async function queueParticipantInvite(
       link: `${ctx.config.publicUrl}/claim/${token}`,
     }),
   });
+  // A reminder or a fresh link is not a new invitation.
+  if (!options.isReminder) {
+    await queueWebhookEvent(ctx.db, job.companyId, 'participant.invited', {
+      jobId: job.id,
+      participantId: participant.id,
+      role: participant.role,
+      invitedAt: new Date().toISOString(),
+    });
+  }
 }
 
 function assertEditable(job: JobRow): void {

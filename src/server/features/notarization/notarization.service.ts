@@ -21,6 +21,7 @@ import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound } from '#server/lib/errors.ts';
 import { findNotarialFeePerAct, recordJobCharges } from '#server/features/pricing/job-charges.service.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { queueWebhookEvent } from '#server/features/integrations/webhook-events.ts';
 import { settlePaymentOfCompletedJob } from '#server/features/payments/payments.service.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
@@ -308,6 +309,14 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           notNotarialReasons: recorded.facts.reasons,
         },
       });
+      await queueWebhookEvent(tx, locked.job.companyId, 'document.notarized', {
+        jobId,
+        documentId: output.documentId,
+        notarizedDocumentId: row.id,
+        sha256: output.sha256,
+        isNotarialAct: recorded.facts.isNotarialAct,
+        notarizedAt: row.createdAt.toISOString(),
+      });
     }
     await tx
       .update(jobs)
@@ -318,6 +327,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       action: 'job.status_changed',
       data: { from: 'in_session', to: 'completed', reason: 'notarized and digitally signed' },
     });
+    await queueWebhookEvent(tx, locked.job.companyId, 'job.completed', { jobId, status: 'completed', completedAt: new Date().toISOString() });
     // Charged once, at the prices of this moment (decision 048); an output that is no notarial act carries no notarial fee.
     await recordJobCharges(txCtx, locked.job, recorded.facts.isNotarialAct ? outputs.length : 0);
     // The signers and the title company are told in the transaction that completes the job.

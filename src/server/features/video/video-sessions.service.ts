@@ -7,6 +7,7 @@ import { jobParticipants, jobs, users, videoSessionParticipants, videoSessions }
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { queueWebhookEvent } from '#server/features/integrations/webhook-events.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { publishJobChange } from '#server/features/fields/fields.service.ts';
 import { getJobAccess } from '#server/features/jobs/job-access.ts';
@@ -110,6 +111,11 @@ export async function startVideoSession(ctx: Ctx, sessionId: string): Promise<Vi
       jobId: found.session.jobId,
       action: 'video.started',
       data: { sessionId, admittedNames: admitted.map((person) => person.name) },
+    });
+    await queueWebhookEvent(tx, found.access.job.companyId, 'session.started', {
+      jobId: found.session.jobId,
+      sessionId,
+      startedAt: (updated?.startedAt ?? new Date()).toISOString(),
     });
     return updated ?? found.session;
   });

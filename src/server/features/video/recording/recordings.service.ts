@@ -7,6 +7,7 @@ import { jobParticipants, recordingSegments, recordings, users } from '#server/d
 import type { Ctx } from '#server/lib/context.ts';
 import { conflict, notFound } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { queueJobWebhookEvent } from '#server/features/integrations/webhook-events.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import type { StorageProvider } from '#server/providers/storage/storage.ts';
 import type { RecordedSegment } from '#server/providers/video/segment-recorder.ts';
@@ -59,6 +60,13 @@ async function markStopped(txCtx: Ctx, row: RecordingRow): Promise<Recording> {
     jobId: row.jobId,
     action: 'recording.stopped',
     data: { sessionId: row.sessionId, recordingId: row.id, segmentCount: described.segmentCount },
+  });
+  await queueJobWebhookEvent(txCtx.db, row.jobId, 'recording.stored', {
+    jobId: row.jobId,
+    sessionId: row.sessionId,
+    recordingId: row.id,
+    segmentCount: described.segmentCount,
+    stoppedAt: (updated?.stoppedAt ?? new Date()).toISOString(),
   });
   return described;
 }
