@@ -172,8 +172,9 @@ const setupLocked = (message: string) => new AppError(409, 'setup_locked', messa
 
 /**
  * PUT /api/gnw/jobs/{jobId}: the wizard's step (always), the time zone (while the request is
- * active), and the choices that set the price (lane, act, state, witnesses, other signers) while
- * the request is in setup and no card holds its estimate. Only a change of choices is audited.
+ * active), the lane while the request is in setup, and the choices that set the price (act, state,
+ * witnesses, other signers) while it is in setup and no card holds its estimate. Only a change of
+ * choices is audited.
  */
 export async function updateGnwJob(ctx: Ctx, jobId: string, input: UpdateInput): Promise<GnwJob> {
   const user = ctx.user;
@@ -197,7 +198,11 @@ export async function updateGnwJob(ctx: Ctx, jobId: string, input: UpdateInput):
   const isTimeZoneChanged = input.timeZone !== undefined && input.timeZone !== before.timeZone;
 
   const hasChoiceChanges = Object.keys(choiceChanges).length > 0;
-  if (hasChoiceChanges) await assertChoicesOpen(ctx, before);
+  // The lane sets no price: it changes in setup even once a card holds the estimate ("Pick a time"
+  // after the hold); the choices that set the price change only before the hold.
+  const hasPriceChanges = Object.keys(choiceChanges).some((key) => key !== 'lane');
+  if (hasPriceChanges) await assertChoicesOpen(ctx, before);
+  else if (hasChoiceChanges && before.status !== 'setup') throw choicesClosed(before.status);
   if (isTimeZoneChanged && (before.status === 'completed' || before.status === 'cancelled')) {
     throw setupLocked(`This request is ${before.status}; its time zone no longer matters.`);
   }

@@ -127,6 +127,10 @@ describe('POST /api/gnw/preauth', () => {
       error: 'setup_locked',
       message: 'Your card already holds the estimate for these choices. Cancel this request to start again with other choices.',
     });
+    // The lane sets no price: "Pick a time" after the hold moves to the scheduled lane and keeps it.
+    const lane = await call(person, 'PUT', `/api/gnw/jobs/${jobId}`, { lane: 'scheduled', step: 'notary' });
+    expect(lane.statusCode, lane.body).toBe(200);
+    expect(lane.json()).toMatchObject({ lane: 'scheduled', payment: res.json().payment });
   });
 
   it('holds once when two clicks arrive together', slow, async () => {
