@@ -34,8 +34,10 @@ test('a person on the job opens its documents in the safe viewer, where nothing 
     watchedCalls.push(route.request().url());
     await route.abort();
   });
-  page.context().on('request', (request) => {
-    if (request.url().includes(watchedHost)) watchedCalls.push(request.url());
+  // Chromium reports a request its CSP stopped before it left as a failed one: those are listed apart.
+  const blockedCalls: string[] = [];
+  page.context().on('requestfailed', (request) => {
+    if (request.url().includes(watchedHost)) blockedCalls.push(`${request.url()} ${request.failure()?.errorText ?? ''}`);
   });
 
   await page.goto('/dashboard?tab=jobs');
@@ -84,14 +86,34 @@ test('a person on the job opens its documents in the safe viewer, where nothing 
       (response) => `answered ${response.status}`,
       (error: Error) => `refused: ${error.name}`,
     );
-    return { origin: window.origin, cookie: attempt(() => document.cookie), storage: attempt(() => window.localStorage.length), fetched };
+    // What a script smuggled into the page would try next: a pop-up, a pixel, an inline handler.
+    const popup = window.open('http://evil.example/popup');
+    const trap = document.createElement('div');
+    trap.innerHTML = '<img src="http://evil.example/pixel" onerror="document.title = \'pwned\'">';
+    document.body.append(trap);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    trap.remove();
+    return {
+      origin: window.origin,
+      cookie: attempt(() => document.cookie),
+      storage: attempt(() => window.localStorage.length),
+      fetched,
+      popup: popup === null ? 'blocked' : 'opened',
+    };
   });
-  expect(reach).toEqual({ origin: 'null', cookie: 'refused: SecurityError', storage: 'refused: SecurityError', fetched: 'refused: TypeError' });
+  expect(reach).toEqual({
+    origin: 'null',
+    cookie: 'refused: SecurityError',
+    storage: 'refused: SecurityError',
+    fetched: 'refused: TypeError',
+    popup: 'blocked',
+  });
 
   // The hostile file's scripts did not run: no title change, no dialog, no call out.
   await viewer.waitForTimeout(1500);
   await expect(viewer).toHaveTitle('Safe viewer: Safe viewer closing');
   expect(watchedCalls).toEqual([]);
+  expect(blockedCalls).toEqual(['http://evil.example/pixel csp']);
   expect(await findSeriousViolations(viewer)).toEqual([]);
 
   // Usable on a phone: the pages fit the width.
@@ -107,6 +129,7 @@ test('a person on the job opens its documents in the safe viewer, where nothing 
   await expect(single.getByRole('heading', { level: 2 })).toHaveText(['hostile.pdf']);
   await single.waitForTimeout(1000);
   expect(watchedCalls).toEqual([]);
+  expect(blockedCalls).toHaveLength(1);
   await expect(single).toHaveTitle('Safe viewer: Safe viewer closing');
 
   // The link is this person's: the same address in a browser without their session shows nothing.
