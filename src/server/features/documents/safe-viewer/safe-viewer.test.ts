@@ -232,6 +232,10 @@ describe('who may not', () => {
     expect(huge.statusCode).toBe(400);
     const none = await openViewer(agent, '/api/safe-viewer');
     expect(none.statusCode).toBe(400);
+    // A path the router cannot read is answered before any route, with the app's own headers.
+    const garbled = await openViewer(agent, '/api/safe-viewer/assets/%E0%A4%A');
+    expect(garbled.statusCode).toBe(400);
+    expect(String(garbled.headers['content-security-policy'])).toMatch(/^default-src 'self'/);
   });
 });
 
