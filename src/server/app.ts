@@ -28,6 +28,8 @@ export { redactUrlForLog } from './lib/request-log.ts';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** A page served in a CSP sandbox (the safe viewer, decision 053): its own stricter CSP and referrer policy are kept. */
+    isSandboxedPage?: boolean;
   }
   interface FastifyRequest {
     ctx: Ctx;

@@ -6,6 +6,7 @@ import { emailCodeRoutes } from './features/auth/email-code.routes.ts';
 import { mfaRoutes } from './features/auth/mfa.routes.ts';
 import { availabilityRoutes, notaryAvailabilityRoutes } from './features/availability/availability.routes.ts';
 import { documentsRoutes } from './features/documents/documents.routes.ts';
+import { safeViewerLinkRoutes, safeViewerRoutes } from './features/documents/safe-viewer/safe-viewer.routes.ts';
 import { fieldsRoutes } from './features/fields/fields.routes.ts';
 import { gnwRoutes } from './features/gnw/gnw.routes.ts';
 import { gnwMatchingRoutes } from './features/gnw/gnw-matching.routes.ts';
@@ -49,6 +50,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/billing', routes: billingRoutes },
   { prefix: '/api/jobs', routes: jobsRoutes },
   { prefix: '/api/jobs', routes: documentsRoutes },
+  { prefix: '/api/jobs', routes: safeViewerLinkRoutes },
   { prefix: '/api/jobs', routes: fieldsRoutes },
   { prefix: '/api/jobs', routes: signingRoutes },
   { prefix: '/api/jobs', routes: notarizationRoutes },
@@ -59,6 +61,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/jobs', routes: jobPaymentRoutes },
   { prefix: '/api/payments', routes: paymentsRoutes },
   { prefix: '/api/notifications', routes: notificationsRoutes },
+  { prefix: '/api/safe-viewer', routes: safeViewerRoutes },
   { prefix: '/api/verify', routes: verifyRoutes },
   { prefix: '/api/invites', routes: invitesRoutes },
   { prefix: '/api/invites', routes: emailInvitationsRoutes },

@@ -65,3 +65,10 @@ export const documentMessages = {
   broken: 'This PDF is damaged and cannot be read.',
   stale: 'Someone changed this document after you loaded it. Reload to see the latest version.',
 } as const;
+
+/**
+ * The answer of GET /api/jobs/{id}/open-in-sandbox and /documents/{docId}/open-in-sandbox
+ * (decision 053): a viewer page address that works for the asking person for a few minutes.
+ */
+export const sandboxLinkSchema = z.object({ url: z.string(), expiresAt: z.string() });
+export type SandboxLink = z.infer<typeof sandboxLinkSchema>;

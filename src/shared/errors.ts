@@ -93,6 +93,8 @@ export const errorCodes = [
   'recording_interrupted',
   'reminder_too_soon',
   'request_timeout',
+  'safe_viewer_busy',
+  'safe_viewer_unavailable',
   'session_expired',
   'session_not_live',
   'setup_locked',

@@ -9,6 +9,13 @@ async function headersFor(env: Record<string, string>, url = '/api/thing') {
   app.get('/api/thing', async () => ({ ok: true }));
   app.get('/api/cached', async (_request, reply) => reply.header('cache-control', 'private, max-age=60').send({ ok: true }));
   app.get('/page', async () => 'page');
+  // Decision 053: a sandboxed page keeps its own CSP only if it starts with the sandbox directive.
+  const sandboxed = { config: { isSandboxedPage: true } };
+  app.get('/api/sandboxed', sandboxed, async (_request, reply) =>
+    reply.header('content-security-policy', "sandbox allow-scripts; default-src 'none'").header('referrer-policy', 'unsafe-url').send('ok'),
+  );
+  app.get('/api/sandboxed-weak', sandboxed, async (_request, reply) => reply.header('content-security-policy', 'default-src *').send('ok'));
+  app.get('/api/unsandboxed', async (_request, reply) => reply.header('content-security-policy', "sandbox allow-scripts; default-src 'none'").send('ok'));
   try {
     return (await app.inject({ method: 'GET', url })).headers;
   } finally {
@@ -17,6 +24,17 @@ async function headersFor(env: Record<string, string>, url = '/api/thing') {
 }
 
 describe('securityHeaders', () => {
+  it('keeps a sandboxed page’s own sandbox CSP with no referrer, and the app’s CSP for anything weaker or undeclared', async () => {
+    const own = await headersFor({}, '/api/sandboxed');
+    expect(own['content-security-policy']).toBe("sandbox allow-scripts; default-src 'none'");
+    expect(own['referrer-policy']).toBe('no-referrer');
+    for (const url of ['/api/sandboxed-weak', '/api/unsandboxed']) {
+      const headers = await headersFor({}, url);
+      expect(String(headers['content-security-policy'])).toMatch(/^default-src 'self';/);
+      expect(headers['referrer-policy']).toBe('same-origin');
+    }
+  });
+
   it('adds HSTS only when the public URL is https', async () => {
     expect((await headersFor({ PUBLIC_URL: 'https://ron.example.test' }))['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     expect((await headersFor({ PUBLIC_URL: 'http://localhost:3000' }))['strict-transport-security']).toBeUndefined();

@@ -32,7 +32,12 @@ export function securityHeaders(config: Config) {
   };
   if (config.publicUrl.startsWith('https://')) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
   return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    // A sandboxed page (decision 053) keeps the CSP it set, but only one that starts with the
+    // sandbox directive: never a weaker policy than the app's.
+    const ownPolicy = reply.request.routeOptions.config?.isSandboxedPage ? reply.getHeader('content-security-policy') : undefined;
     reply.headers(headers);
+    if (typeof ownPolicy === 'string' && /^sandbox( |;|$)/.test(ownPolicy))
+      reply.header('content-security-policy', ownPolicy).header('referrer-policy', 'no-referrer');
     if (!reply.hasHeader('cache-control') && reply.request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     return payload;
   };

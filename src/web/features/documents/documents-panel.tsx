@@ -18,6 +18,7 @@ import { useJobDocuments, useJobMutation } from '#web/api/jobs.ts';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { api } from '#web/lib/api.ts';
 import { formatPageCount, formatSize } from '#web/lib/format-size.ts';
+import { openSafeViewer, popupBlockedMessage } from './open-safe-viewer.ts';
 
 const pdfRules: FileRules = { mimeTypes: ['application/pdf'], extensions: ['.pdf'], kind: 'a PDF', kindPlural: 'PDFs', maxBytes: null, isMultiple: true };
 
@@ -50,7 +51,7 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false, jobTypeName =
   const uploadTag = chosenTag ?? pickDefaultDocumentTag(jobTypeDocumentTags);
   const config = useQuery(publicConfigQueryOptions());
   const [progress, setProgress] = useState<number | null>(null);
-  const { error, run } = useActionStatus();
+  const { error, run, setError } = useActionStatus();
   const { dialog, ask } = useConfirmDialog();
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
 
@@ -78,6 +79,12 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false, jobTypeName =
   );
 
   const items = documents.data?.items ?? [];
+  /** Sanitised copies in a sandboxed tab (decision 053): the whole job in order, or one document. */
+  const openInSafeViewer = (documentId: string | null) =>
+    void run(async () => {
+      const linkPath = documentId ? `/api/jobs/${jobId}/documents/${documentId}/open-in-sandbox` : `/api/jobs/${jobId}/open-in-sandbox`;
+      if ((await openSafeViewer(linkPath)) === 'blocked') setError(popupBlockedMessage);
+    });
   const move = (index: number, offset: number) => {
     const order = items.map((item) => item.id);
     const [moved] = order.splice(index, 1);
@@ -93,6 +100,14 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false, jobTypeName =
       <FormAlert message={error ?? documents.error?.message ?? null} />
       {documents.isPending ? <p role="status">Loading documents…</p> : null}
       {documents.data && items.length === 0 ? <p className="empty">No documents yet.{canEdit ? ' Upload the PDFs to be signed.' : ''}</p> : null}
+      {items.length > 0 ? (
+        <div className="row">
+          <button type="button" className="button" onClick={() => openInSafeViewer(null)}>
+            Open in safe viewer
+          </button>
+          <span className="muted">All documents in order, in a new tab, with scripts, forms, links and attachments removed.</span>
+        </div>
+      ) : null}
       {items.length > 0 ? (
         <ol className="document-list" aria-label="Documents in signing order">
           {items.map((document, index) => (
@@ -142,6 +157,11 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false, jobTypeName =
                   </span>
                 </div>
               )}
+              {renaming?.id !== document.id ? (
+                <button type="button" className="button" aria-label={`Open ${document.name} in safe viewer`} onClick={() => openInSafeViewer(document.id)}>
+                  Safe viewer
+                </button>
+              ) : null}
               {canEdit && renaming?.id !== document.id ? (
                 <div className="row">
                   <button type="button" className="button icon" aria-label={`Move ${document.name} up`} disabled={index === 0} onClick={() => move(index, -1)}>
