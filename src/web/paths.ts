@@ -38,6 +38,8 @@ export const paths = {
   billingOwnCompany: '/billing/company',
   billingCompany: (companyId: string) => `/billing/company/${encodeURIComponent(companyId)}`,
   help: '/help',
+  /** The API's reference, read from /api/openapi.json (decision 054). */
+  apiReference: '/docs/api',
   signature: '/signature',
   initials: '/initials',
 } as const;

@@ -3,6 +3,7 @@ import { getEffectiveRole } from '#shared/roles.ts';
 import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { CompanyView } from '#web/features/title-companies/company-view.tsx';
+import { ApiKeysPanel } from '#web/features/integrations/ApiKeysPanel.tsx';
 import { paths } from '#web/paths.ts';
 
 export default function CompanyPage() {
@@ -20,6 +21,7 @@ export default function CompanyPage() {
         </p>
       ) : null}
       <CompanyView key={companyId} companyId={companyId} isAdmin={isAdmin} notice={notice} />
+      <ApiKeysPanel key={`api-keys-${companyId}`} companyId={companyId} />
     </DashboardLayout>
   );
 }
