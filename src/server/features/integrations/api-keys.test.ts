@@ -164,6 +164,9 @@ describe('calling the API with a key', () => {
     expect(patched.json().title).toBe('Seller package (revised)');
     const signer = await withKey(key, 'POST', `/api/jobs/${job.id}/signers`, { name: 'Bea Buyer', email: 'bea.buyer@example.test' });
     expect(signer.statusCode, signer.body).toBe(201);
+    const renamed = await withKey(key, 'PATCH', `/api/jobs/${job.id}/signers/${signer.json().id as string}`, { name: 'Bea B. Buyer' });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json().name).toBe('Bea B. Buyer');
     const removed = await withKey(key, 'DELETE', `/api/jobs/${job.id}/signers/${signer.json().id as string}`);
     expect(removed.statusCode, removed.body).toBe(200);
     const trail = await kit.expectStatus(kit.call(company.staff, 'GET', `/api/jobs/${job.id}/audit`), 200);
@@ -183,9 +186,20 @@ describe('calling the API with a key', () => {
       payload: body.payload,
     });
     expect(upload.statusCode, upload.body).toBe(201);
+    const batchBody = buildMultipart([{ name: 'rider.pdf', content: await makePdf(2, 'Rider') }]);
+    const batch = await t.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${job.id}/documents/batch`,
+      headers: { authorization: `Bearer ${key}`, ...batchBody.headers },
+      payload: batchBody.payload,
+    });
+    expect(batch.statusCode, batch.body).toBe(201);
     const list = await withKey(key, 'GET', `/api/jobs/${job.id}/documents`);
     expect(list.statusCode).toBe(200);
-    expect(list.json().items).toEqual([expect.objectContaining({ name: 'deed.pdf' })]);
+    expect(list.json().items).toEqual([expect.objectContaining({ name: 'deed.pdf' }), expect.objectContaining({ name: 'rider.pdf' })]);
+    // Another company's job is not found for the key, upload or list.
+    const other = await createJobOf(await kit.createCompany());
+    expect((await withKey(key, 'GET', `/api/jobs/${other.id}/documents`)).statusCode).toBe(404);
     // The documents scope reads no job itself.
     expect((await withKey(key, 'GET', `/api/jobs/${job.id}`)).json()).toEqual({
       error: 'api_key_scope_missing',
