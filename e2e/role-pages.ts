@@ -48,6 +48,7 @@ export function signedOutRoutes(pages: Pick<RolePages, 'spareClaimPath'>): strin
     '/verify/resume/a-token',
     '/verify',
     '/help',
+    '/docs/api',
   ];
 }
 
@@ -80,9 +81,10 @@ export function signedInRoutes(role: SignedInRole, pages: Pick<RolePages, 'jobId
           `/companies/${companyId}`,
           '/billing/pending',
           `/billing/company/${companyId}`,
+          '/docs/api',
         ]
       : []),
-    ...(role === 'title' ? ['/company', `/companies/${companyId}`, '/billing/company'] : []),
+    ...(role === 'title' ? ['/company', `/companies/${companyId}`, '/billing/company', '/docs/api'] : []),
     ...(role === 'admin' || role === 'notary' ? [`/jobs/${jobId}/recording`] : []),
     `/jobs/detail?jobId=${jobId}`,
     '/signing',

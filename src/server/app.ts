@@ -1,13 +1,16 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
+import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import fastJson from 'fast-json-stringify';
 import { z } from 'zod';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ApiKeyScope } from '#shared/api-keys.ts';
 import type { Access, Ctx, Deps } from './lib/context.ts';
 import { createAccessHook } from './lib/access-hook.ts';
 import { createErrorHandler } from './lib/error-handler.ts';
+import { openApiOptions } from './lib/openapi.ts';
 import { loggerOptions, logNotableRequests } from './lib/request-log.ts';
 import { createClientErrorHandler, serverTimeoutOptions, watchBody } from './lib/request-timeouts.ts';
 import { createFrameworkErrorHandler, securityHeaders } from './lib/security-headers.ts';
@@ -19,6 +22,7 @@ import { createMailboxTransport, createSmtpTransport } from './providers/email/e
 import { EmailDelivery } from './tasks/email-delivery.ts';
 import { WebhookDelivery } from './tasks/webhook-delivery.ts';
 import { resolveSession } from './features/auth/sessions.service.ts';
+import { recordApiKeyCall, resolveApiKey, type ResolvedApiKey } from './features/integrations/api-keys.service.ts';
 import { liveSessionsOf } from './features/video/signaling/live-sessions.ts';
 import { asOneArrival } from './db/arrival-order.ts';
 import { apiRouteTable } from './routes.ts';
@@ -30,9 +34,13 @@ declare module 'fastify' {
     access?: Access;
     /** A page served in a CSP sandbox (the safe viewer, decision 053): its own stricter CSP and referrer policy are kept. */
     isSandboxedPage?: boolean;
+    /** The scope a title company's API key needs to call this route (decision 054); without it, keys are refused. */
+    apiKeyScope?: ApiKeyScope;
   }
   interface FastifyRequest {
     ctx: Ctx;
+    /** The API key the request came with, usable or not: its call is audited before the answer leaves. */
+    apiKeyCall: ResolvedApiKey | null;
   }
   interface FastifyInstance {
     apiRoutes: ApiRoute[];
@@ -45,6 +53,7 @@ export interface ApiRoute {
   method: string;
   url: string;
   access: Access;
+  apiKeyScope: ApiKeyScope | null;
   /** The route's request schemas (zod), so tests can walk every route's fields. */
   schema: { body?: unknown; querystring?: unknown; params?: unknown };
 }
@@ -142,10 +151,13 @@ export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): 
           method,
           url: route.url,
           access,
+          apiKeyScope: route.config?.apiKeyScope ?? null,
           schema: { body: route.schema?.body, querystring: route.schema?.querystring, params: route.schema?.params },
         });
   });
 
+  // The API's reference is generated from every route's zod contract (lib/openapi.ts): registered before the routes it lists.
+  await app.register(fastifySwagger, openApiOptions(config.publicUrl));
   await app.register(fastifyCookie);
   // The file-size limit sits one byte above the configured one, so the upload code sees the overflow and answers 413 itself.
   // A signaling answer may carry an SDP of 200,000 characters (src/shared/video-signaling.ts); as JSON, its
@@ -153,12 +165,34 @@ export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): 
   await app.register(fastifyWebsocket, { options: { maxPayload: 512 * 1024 } });
   await app.register(fastifyMultipart, { limits: { fileSize: config.documentMaxBytes + 1, files: 20, fields: 10, parts: 40 }, throwFileSizeLimit: false });
   app.decorateRequest('ctx', null as unknown as Ctx);
+  app.decorateRequest('apiKeyCall', null);
 
   app.addHook('onRequest', async (request, reply) => watchBody(request, reply, config.timeouts));
   // Every statement of a request carries the request's place in the arrival order (db/arrival-order.ts).
   app.addHook('onRequest', (_request, _reply, done) => asOneArrival(done));
   // Who is asking, and may they: before any body is read.
-  app.addHook('onRequest', createAccessHook(deps, sessionCache, resolveSession));
+  app.addHook('onRequest', createAccessHook(deps, sessionCache, resolveSession, resolveApiKey));
+  // Every call made with an API key, answered or refused, is in the key's audit chain before the answer leaves.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.apiKeyCall;
+    if (!key) return payload;
+    request.apiKeyCall = null;
+    try {
+      await recordApiKeyCall(
+        { db: deps.db, ipAddress: request.ip, userAgent: request.headers['user-agent'] ?? null },
+        {
+          key,
+          method: request.method,
+          route: request.routeOptions.url ?? request.url.split('?')[0] ?? '',
+          path: request.url.split('?')[0] ?? '',
+          status: reply.statusCode,
+        },
+      );
+    } catch (error) {
+      request.log.error({ err: error, apiKeyId: key.principal.id }, 'api key call not audited');
+    }
+    return payload;
+  });
   // After each route's schema, one rule for every string: no NUL, no lone surrogate.
   app.addHook('preHandler', refuseUnstorableText);
   app.addHook('onSend', securityHeaders(config));

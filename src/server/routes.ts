@@ -26,6 +26,8 @@ import { notificationsRoutes } from './features/notifications/notifications.rout
 import { signaturesRoutes } from './features/signatures/signatures.routes.ts';
 import { signingRoutes } from './features/signing/signing.routes.ts';
 import { systemRoutes } from './features/system/system.routes.ts';
+import { openApiRoutes } from './features/system/openapi.routes.ts';
+import { apiKeysRoutes } from './features/integrations/api-keys.routes.ts';
 import { titleCompaniesRoutes } from './features/title-companies/title-companies.routes.ts';
 import { webhooksRoutes } from './features/integrations/webhooks.routes.ts';
 import { adminUsersRoutes } from './features/users/admin-users.routes.ts';
@@ -39,6 +41,7 @@ import { videoJobRoutes, videoRoutes } from './features/video/video.routes.ts';
  */
 export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPluginAsyncZod }> = [
   { prefix: '/api/system', routes: systemRoutes },
+  { prefix: '/api', routes: openApiRoutes },
   { prefix: '/api/auth', routes: authRoutes },
   { prefix: '/api/auth', routes: mfaRoutes },
   { prefix: '/api/auth', routes: emailCodeRoutes },
@@ -68,6 +71,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/notary', routes: notariesRoutes },
   { prefix: '/api/title-companies', routes: titleCompaniesRoutes },
   { prefix: '/api/title-companies', routes: webhooksRoutes },
+  { prefix: '/api/title-companies', routes: apiKeysRoutes },
   { prefix: '/api', routes: signaturesRoutes },
   { prefix: '/api/video', routes: videoRoutes },
   { prefix: '/api/identity', routes: identityRoutes },

@@ -105,6 +105,13 @@ function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
+/** ", allowed: read jobs and documents" from a key event's scopes. */
+function describeScopes(data: Record<string, unknown>): string {
+  const words: Record<string, string> = { 'jobs:read': 'read jobs', 'jobs:write': 'write jobs', documents: 'documents', webhooks: 'webhooks' };
+  const scopes = Array.isArray(data.scopes) ? data.scopes.flatMap((scope) => (typeof scope === 'string' && words[scope] ? [words[scope]] : [])) : [];
+  return scopes.length ? `, allowed: ${joinClauses(scopes)}` : '';
+}
+
 function joinClauses(clauses: string[]): string {
   if (clauses.length <= 1) return clauses[0] ?? '';
   return `${clauses.slice(0, -1).join(', ')} and ${clauses.at(-1)}`;
@@ -574,6 +581,15 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'title_company.job_type_created': ({ actor, data }) => `${actor} added ${describeJobType(data)} to ${readText(data, 'companyName') ?? 'a title company'}.`,
   'title_company.job_type_updated': ({ actor, data }) => `${actor} changed ${describeJobType(data)} of ${readText(data, 'companyName') ?? 'a title company'}.`,
   'title_company.job_type_deleted': ({ actor, data }) => `${actor} deleted ${describeJobType(data)} of ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'api_key.created': ({ actor, data }) =>
+    `${actor} made the API key ${quote(readText(data, 'name') ?? 'unnamed')} (${readText(data, 'prefix') ?? 'a key'}…) for ${readText(data, 'companyName') ?? 'a title company'}${describeScopes(data)}.`,
+  'api_key.revoked': ({ actor, data }) =>
+    `${actor} revoked the API key ${quote(readText(data, 'name') ?? 'unnamed')} (${readText(data, 'prefix') ?? 'a key'}…) of ${readText(data, 'companyName') ?? 'a title company'}.`,
+  'api_key.used': ({ data }) => {
+    const status = typeof data.status === 'number' ? data.status : null;
+    const route = [readText(data, 'method'), readText(data, 'route')].filter(Boolean).join(' ');
+    return `The API key ${quote(readText(data, 'name') ?? 'unnamed')} (${readText(data, 'prefix') ?? 'a key'}…) called ${route || 'the API'}${status === null ? '' : `, answered ${status}`}.`;
+  },
   'job.charged': ({ data }) => {
     const cents = (key: string) => {
       const value = data[key];
@@ -795,7 +811,15 @@ export function isAuditAction(action: string): action is AuditAction {
  */
 export function describeAuditEvent(event: AuditSentenceEvent, dates: DateOptions = {}): string {
   const hasActor = Boolean(event.actorName?.trim());
-  const actor = hasActor ? (event.actorName?.trim() ?? '') : event.actorId ? 'A deleted account' : 'The system';
+  // A change made through an API key (decision 054) has no person behind it: the key is named instead.
+  const apiKeyName = event.actorId ? null : readText(event.data ?? {}, 'apiKeyName');
+  const actor = hasActor
+    ? (event.actorName?.trim() ?? '')
+    : event.actorId
+      ? 'A deleted account'
+      : apiKeyName
+        ? `The API key ${quote(apiKeyName)}`
+        : 'The system';
   if (isAuditAction(event.action)) return auditSentences[event.action]({ actor, hasActor, data: event.data ?? {}, dates });
   return `${actor} recorded an event this version cannot describe (${event.action.replace(/[._]/g, ' ')}).`;
 }

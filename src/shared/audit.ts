@@ -72,6 +72,10 @@ export const auditActions = [
   'title_company.job_type_created',
   'title_company.job_type_updated',
   'title_company.job_type_deleted',
+  // A title company's API keys (decision 054)
+  'api_key.created',
+  'api_key.revoked',
+  'api_key.used',
   'pricing.default_created',
   'pricing.default_updated',
   'pricing.default_deleted',

@@ -39,6 +39,8 @@ export const paths = {
   billingCompany: (companyId: string) => `/billing/company/${encodeURIComponent(companyId)}`,
   help: '/help',
   calendar: '/calendar',
+  /** The API's reference, read from /api/openapi.json (decision 054). */
+  apiReference: '/docs/api',
   signature: '/signature',
   initials: '/initials',
 } as const;

@@ -143,6 +143,7 @@ export const routes: RouteObject[] = [
       { path: '/billing/company/:companyId', element: page(() => import('./pages/billing-company.tsx'), 'Title company billing') },
       { path: '/help', element: page(() => import('./pages/help.tsx')) },
       { path: '/calendar', element: page(() => import('./pages/calendar.tsx'), 'Calendar') },
+      { path: '/docs/api', element: page(() => import('./pages/api-reference.tsx'), 'API reference') },
       { path: '/dashboard/signer', element: <RoleHomeRedirect /> },
       { path: '/dashboard/admin', element: <RoleHomeRedirect /> },
       { path: '/dashboard/notary', element: <RoleHomeRedirect /> },

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ApiKeyScope } from '#shared/api-keys.ts';
 import type { SessionUser } from '#shared/auth.ts';
 import type { Role } from '#shared/roles.ts';
 import type { Config } from '#server/config.ts';
@@ -44,6 +45,20 @@ export interface Ctx {
   ipAddress: string;
   userAgent: string | null;
   requestId: string;
+  /**
+   * The title company's API key the request came with (decision 054); user is then null. The key
+   * acts as its company, with its scopes only, on the routes that declare config.apiKeyScope.
+   */
+  apiKey?: ApiKeyPrincipal | null;
+}
+
+/** Who is asking when an API key calls: a company, through one of its keys. */
+export interface ApiKeyPrincipal {
+  id: string;
+  name: string;
+  prefix: string;
+  companyId: string;
+  scopes: readonly ApiKeyScope[];
 }
 
 /**

@@ -4,6 +4,7 @@ import { DashboardLayout } from '#web/features/dashboard/dashboard-layout.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { CompanyView } from '#web/features/title-companies/company-view.tsx';
 import { WebhooksPanel } from '#web/features/integrations/WebhooksPanel.tsx';
+import { ApiKeysPanel } from '#web/features/integrations/ApiKeysPanel.tsx';
 import { paths } from '#web/paths.ts';
 
 export default function CompanyPage() {
@@ -23,6 +24,7 @@ export default function CompanyPage() {
       <CompanyView key={companyId} companyId={companyId} isAdmin={isAdmin} notice={notice} />
       {/* The company's title staff manage its webhooks; the panel shows nothing to anyone else (decision 055). */}
       {hasAnyRole(user, ['title']) ? <WebhooksPanel key={`webhooks-${companyId}`} companyId={companyId} /> : null}
+      <ApiKeysPanel key={`api-keys-${companyId}`} companyId={companyId} />
     </DashboardLayout>
   );
 }

@@ -12,6 +12,8 @@ export interface AuditEventInput {
   /** One of audit.ts's actions: each has a sentence (audit-sentences.ts). */
   action: AuditAction;
   data?: Record<string, unknown>;
+  /** The chain the event joins when it belongs to neither a job nor the account scope, e.g. `api-key:<id>` (decision 054). */
+  scope?: string;
 }
 
 type AuditRow = typeof auditEvents.$inferSelect;
@@ -48,8 +50,11 @@ function computeHash(row: Omit<AuditRow, 'hash' | 'sequence'>): string {
  * Appends an event chained to the previous one of its scope. Call it inside the transaction of the
  * change it records; an advisory lock per scope keeps concurrent appends in one line.
  */
-export async function appendAuditEvent(ctx: Pick<Ctx, 'user' | 'ipAddress' | 'userAgent'> & { db: DbOrTx }, input: AuditEventInput): Promise<void> {
-  const scope = input.jobId ? `job:${input.jobId}` : accountScope;
+export async function appendAuditEvent(ctx: Pick<Ctx, 'user' | 'apiKey' | 'ipAddress' | 'userAgent'> & { db: DbOrTx }, input: AuditEventInput): Promise<void> {
+  const scope = input.jobId ? `job:${input.jobId}` : (input.scope ?? accountScope);
+  // A change made through an API key has no person behind it: the event names the key (decision 054).
+  const key = ctx.apiKey;
+  const data = key && !ctx.user ? { ...input.data, apiKeyId: key.id, apiKeyName: key.name, apiKeyPrefix: key.prefix } : (input.data ?? {});
   await ctx.db.execute(sql`select pg_advisory_xact_lock(hashtext(${scope}))`);
   const [previous] = await ctx.db
     .select({ hash: auditEvents.hash })
@@ -65,7 +70,7 @@ export async function appendAuditEvent(ctx: Pick<Ctx, 'user' | 'ipAddress' | 'us
     action: input.action,
     ipAddress: ctx.ipAddress,
     userAgent: ctx.userAgent?.slice(0, 400) ?? null,
-    data: input.data ?? {},
+    data,
     createdAt: new Date(),
     previousHash: previous?.hash ?? null,
   };

@@ -32,6 +32,8 @@ import {
 } from './documents.service.ts';
 
 const signedIn = 'signed-in' as const;
+/** What the reference says of an upload's body, which is multipart and read part by part (not a zod body). */
+const uploadDescription = 'A multipart/form-data body: one or more PDF files (any field name), and optionally a `tag` field naming the documents’ tag.';
 
 export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
   /** Reads and checks every file part as it arrives (receiveDocument); a tag field gives the tag, else the job's default (addDocuments). */
@@ -66,18 +68,32 @@ export const documentsRoutes: FastifyPluginAsyncZod = async (app) => {
     }
   };
 
-  app.get('/:id/documents', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: documentListSchema } } }, async (request) => ({
-    items: await findDocuments(request.ctx, request.params.id),
-  }));
+  app.get(
+    '/:id/documents',
+    { config: { access: signedIn, apiKeyScope: 'documents' }, schema: { params: jobParams, response: { 200: documentListSchema } } },
+    async (request) => ({
+      items: await findDocuments(request.ctx, request.params.id),
+    }),
+  );
 
-  app.post('/:id/documents', { config: { access: signedIn }, schema: { params: jobParams, response: { 201: documentListSchema } } }, async (request, reply) => {
-    const items = await receiveUpload(request, request.params.id);
-    return reply.code(201).send({ items });
-  });
+  app.post(
+    '/:id/documents',
+    {
+      config: { access: signedIn, apiKeyScope: 'documents' },
+      schema: { description: uploadDescription, params: jobParams, response: { 201: documentListSchema } },
+    },
+    async (request, reply) => {
+      const items = await receiveUpload(request, request.params.id);
+      return reply.code(201).send({ items });
+    },
+  );
 
   app.post(
     '/:id/documents/batch',
-    { config: { access: signedIn }, schema: { params: jobParams, response: { 201: documentListSchema } } },
+    {
+      config: { access: signedIn, apiKeyScope: 'documents' },
+      schema: { description: uploadDescription, params: jobParams, response: { 201: documentListSchema } },
+    },
     async (request, reply) => {
       if (!request.isMultipart()) throw new AppError(400, 'no_file', documentMessages.noFiles);
       const items = await receiveUpload(request, request.params.id);

@@ -45,6 +45,7 @@ async function isMemberOf(db: DbOrTx, userId: string, companyId: string): Promis
  * witness or observer on it. Anyone else gets 404, never a hint that the job exists.
  */
 export async function getJobAccess(ctx: Ctx, jobId: string, options: { forUpdate?: boolean } = {}): Promise<JobAccess> {
+  if (ctx.apiKey && !ctx.user) return getCompanyKeyJobAccess(ctx, ctx.apiKey.companyId, jobId, options);
   const user = ctx.user;
   if (!user) throw unauthorized();
   if (!/^[0-9a-f-]{36}$/i.test(jobId)) throw jobNotFound();
@@ -84,4 +85,28 @@ export async function getJobAccess(ctx: Ctx, jobId: string, options: { forUpdate
 
 export function requirePermission(access: JobAccess, permission: keyof Omit<JobPermissions, 'isParticipant'>, message?: string): void {
   if (!access.permissions[permission]) throw forbidden(message ?? 'You may view this job but not change it.');
+}
+
+/**
+ * What a title company's API key may do with a job (decision 054): only its own company's jobs,
+ * as the company's staff may (prepare and edit them), never what is a person's (a notary's or a
+ * participant's part). Another company's job, or one of no company, is 404 as for anyone.
+ */
+async function getCompanyKeyJobAccess(ctx: Ctx, companyId: string, jobId: string, options: { forUpdate?: boolean }): Promise<JobAccess> {
+  if (!/^[0-9a-f-]{36}$/i.test(jobId)) throw jobNotFound();
+  const query = ctx.db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.id, jobId), eq(jobs.companyId, companyId)))
+    .limit(1);
+  const [job] = options.forUpdate ? await query.for('update') : await query;
+  if (!job) throw jobNotFound();
+  return {
+    job,
+    // No person acts: the id names nobody, so no rule that compares it with a person matches.
+    userId: '',
+    participant: null,
+    permissions: { canEdit: true, canManageNotary: true, canBypassId: false, canCompleteDocuments: false, isParticipant: false },
+    actors: ['preparer'],
+  };
 }

@@ -35,12 +35,16 @@ export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {
     async () => getNotarizationTypes(),
   );
 
-  app.post('/', { config: { access: jobCreatorRoles }, schema: { body: createJobInputSchema, response: { 201: jobSchema } } }, async (request, reply) =>
-    reply.code(201).send(await createJob(request.ctx, request.body)),
+  app.post(
+    '/',
+    { config: { access: jobCreatorRoles, apiKeyScope: 'jobs:write' }, schema: { body: createJobInputSchema, response: { 201: jobSchema } } },
+    async (request, reply) => reply.code(201).send(await createJob(request.ctx, request.body)),
   );
 
-  app.get('/', { config: { access: signedIn }, schema: { querystring: jobListQuerySchema, response: { 200: jobListSchema } } }, async (request) =>
-    findJobs(request.ctx, request.query),
+  app.get(
+    '/',
+    { config: { access: signedIn, apiKeyScope: 'jobs:read' }, schema: { querystring: jobListQuerySchema, response: { 200: jobListSchema } } },
+    async (request) => findJobs(request.ctx, request.query),
   );
 
   app.get(
@@ -49,19 +53,22 @@ export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => getJobNotarizationTypes(request.ctx, request.params.id),
   );
 
-  app.get('/:id', { config: { access: signedIn }, schema: { params: jobParams, response: { 200: jobSchema } } }, async (request) =>
+  app.get('/:id', { config: { access: signedIn, apiKeyScope: 'jobs:read' }, schema: { params: jobParams, response: { 200: jobSchema } } }, async (request) =>
     getJob(request.ctx, request.params.id),
   );
 
   app.patch(
     '/:id',
-    { config: { access: signedIn }, schema: { params: jobParams, body: updateJobInputSchema, response: { 200: jobSchema } } },
+    { config: { access: signedIn, apiKeyScope: 'jobs:write' }, schema: { params: jobParams, body: updateJobInputSchema, response: { 200: jobSchema } } },
     async (request) => updateJob(request.ctx, request.params.id, request.body),
   );
 
   app.post(
     '/:id/signers',
-    { config: { access: signedIn }, schema: { params: jobParams, body: addSignerInputSchema, response: { 201: participantSchema } } },
+    {
+      config: { access: signedIn, apiKeyScope: 'jobs:write' },
+      schema: { params: jobParams, body: addSignerInputSchema, response: { 201: participantSchema } },
+    },
     async (request, reply) => reply.code(201).send(await addParticipant(request.ctx, request.params.id, request.body)),
   );
 
@@ -73,13 +80,16 @@ export const jobsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/:id/signers/:sid',
-    { config: { access: signedIn }, schema: { params: signerParams, body: updateSignerInputSchema, response: { 200: participantSchema } } },
+    {
+      config: { access: signedIn, apiKeyScope: 'jobs:write' },
+      schema: { params: signerParams, body: updateSignerInputSchema, response: { 200: participantSchema } },
+    },
     async (request) => updateParticipant(request.ctx, request.params.id, request.params.sid, request.body),
   );
 
   app.delete(
     '/:id/signers/:sid',
-    { config: { access: signedIn }, schema: { params: signerParams, response: { 200: z.object({ ok: z.literal(true) }) } } },
+    { config: { access: signedIn, apiKeyScope: 'jobs:write' }, schema: { params: signerParams, response: { 200: z.object({ ok: z.literal(true) }) } } },
     async (request) => {
       await removeParticipant(request.ctx, request.params.id, request.params.sid);
       return { ok: true as const };

@@ -48,7 +48,7 @@ import { invitedJobIds } from './job-invitations.ts';
 import { personalViaMask, readPersonalList, viaInvitation } from './job-list-read.ts';
 import { assertNotaryNotAmong, assertNotaryNotOnJob } from './notary-conflict.ts';
 import { assertNotaryCanTakeWork } from '#server/features/notaries/notary-eligibility.ts';
-import { getJobTypeForCreator } from '#server/features/title-companies/job-types.service.ts';
+import { getJobTypeForCreator, getJobTypeOfCompany } from '#server/features/title-companies/job-types.service.ts';
 import { findParticipants, queueParticipantInvite, toParticipant } from './participants.service.ts';
 import { findIdentityStates } from '#server/features/identity/identity-evidence.ts';
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
@@ -67,19 +67,25 @@ const assertApprovedNotary = assertNotaryCanTakeWork;
 
 export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputSchema>): Promise<Job> {
   const user = ctx.user;
-  if (!user) throw unauthorized();
+  // A title company's API key makes the company's job, with no person as its creator (decision 054).
+  const keyCompanyId = user ? null : (ctx.apiKey?.companyId ?? null);
+  if (!user && !keyCompanyId) throw unauthorized();
   assertPrintable([{ label: 'job title', text: input.title }, ...input.signers.map((signer) => ({ label: `${signer.role} name`, text: signer.name }))]);
   const emails = input.signers.map((signer) => signer.email);
   if (new Set(emails).size !== emails.length) throw badRequest('Each participant needs a different email address.');
-  const isNotary = user.roles.includes('notary');
+  const isNotary = user?.roles.includes('notary') ?? false;
   let jobId: string;
   try {
     jobId = await ctx.db.transaction(async (tx) => {
       const txCtx = { ...ctx, db: tx };
       // A job made from a company's job type is that company's job, with the type's instructions as they are now.
-      const jobType = input.jobTypeId ? await getJobTypeForCreator(tx, input.jobTypeId, user.id) : null;
-      const companyId = jobType?.companyId ?? (await findCompanyIdOf(tx, user.id));
-      const notaryId = await chooseNotary(tx, input.notaryId, isNotary ? user.id : null, companyId);
+      const jobType = input.jobTypeId
+        ? keyCompanyId
+          ? await getJobTypeOfCompany(tx, input.jobTypeId, keyCompanyId)
+          : await getJobTypeForCreator(tx, input.jobTypeId, user?.id ?? '')
+        : null;
+      const companyId = keyCompanyId ?? jobType?.companyId ?? (user ? await findCompanyIdOf(tx, user.id) : null);
+      const notaryId = await chooseNotary(tx, input.notaryId, isNotary && user ? user.id : null, companyId);
       const notary = notaryId ? await assertApprovedNotary(tx, notaryId) : null;
       await assertNotaryNotAmong(tx, notaryId, input.signers);
       assertActAllowed(await policyOfJob(tx, { notaryId }), input.notarizationType);
@@ -89,7 +95,7 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
           title: input.title,
           notarizationType: input.notarizationType,
           companyId,
-          createdBy: user.id,
+          createdBy: user?.id ?? null,
           notaryId,
           scheduledAt: input.scheduledAt ? new Date(input.scheduledAt) : null,
           jobTypeId: jobType?.id ?? null,
@@ -107,7 +113,7 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
           notaryId,
           scheduledAt: input.scheduledAt ?? null,
           ...(jobType ? { jobTypeId: jobType.id, jobTypeName: jobType.name } : {}),
-          ...(notaryId && input.notaryId === undefined && notaryId !== user.id ? { isCompanyDefaultNotary: true } : {}),
+          ...(notaryId && input.notaryId === undefined && notaryId !== user?.id ? { isCompanyDefaultNotary: true } : {}),
         },
       });
       await queueWebhookEvent(tx, companyId, 'job.created', {
@@ -118,7 +124,7 @@ export async function createJob(ctx: Ctx, input: z.output<typeof createJobInputS
         createdAt: job.createdAt.toISOString(),
       });
       // A notary who creates their own job knows it is theirs; anyone else's choice is mailed to them.
-      if (notary && notary.id !== user.id) await queueNotaryAssignedMail(txCtx, job, notary);
+      if (notary && notary.id !== user?.id) await queueNotaryAssignedMail(txCtx, job, notary);
       for (const [position, signer] of input.signers.entries()) {
         const [row] = await tx
           .insert(jobParticipants)
@@ -234,12 +240,14 @@ function waitingJobIds(userId: string): SQL {
  */
 export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySchema>): Promise<JobList> {
   const user = ctx.user;
-  if (!user) throw unauthorized();
-  const isAdmin = user.roles.includes('admin');
+  // A title company's API key lists its company's jobs and no other (decision 054); "me" is nobody for a key.
+  const keyCompanyId = user ? null : (ctx.apiKey?.companyId ?? null);
+  if (!user && !keyCompanyId) throw unauthorized();
+  const isAdmin = Boolean(user?.roles.includes('admin'));
   // The list as nearly everyone opens it (a page, maybe a status or a title search): one prepared
   // statement on job_access (job-list-read.ts), no statement built per request.
   const isPersonalShape = !query.notary && !query.waitingFor && !query.scheduledFrom && !query.scheduledTo && !query.withStatusCounts;
-  if (!isAdmin && isPersonalShape && isRootDb(ctx.db)) {
+  if (user && !isAdmin && isPersonalShape && isRootDb(ctx.db)) {
     const { items, total } = await readPersonalList(ctx.db, {
       userId: user.id,
       viaMask: personalViaMask(user.roles),
@@ -250,13 +258,13 @@ export async function findJobs(ctx: Ctx, query: z.output<typeof jobListQuerySche
     });
     return { items, total, page: query.page, pageSize: query.pageSize };
   }
-  const jobFilters: SQL[] = [];
+  const jobFilters: SQL[] = keyCompanyId ? [eq(jobs.companyId, keyCompanyId)] : [];
   if (query.q) jobFilters.push(ilike(jobs.title, containsPattern(query.q)));
-  if (query.notary === 'me') jobFilters.push(eq(jobs.notaryId, user.id));
-  if (query.waitingFor === 'me') jobFilters.push(sql`${jobs.id} = any(array(${waitingJobIds(user.id)}))`);
+  if (query.notary === 'me') jobFilters.push(user ? eq(jobs.notaryId, user.id) : sql`false`);
+  if (query.waitingFor === 'me') jobFilters.push(user ? sql`${jobs.id} = any(array(${waitingJobIds(user.id)}))` : sql`false`);
   if (query.scheduledFrom) jobFilters.push(gte(jobs.scheduledAt, new Date(query.scheduledFrom)));
   if (query.scheduledTo) jobFilters.push(lt(jobs.scheduledAt, new Date(query.scheduledTo)));
-  const list = isAdmin ? allJobs(ctx, user.id, jobFilters) : visibleJobs(ctx, user.id, user.roles, jobFilters);
+  const list = !user ? allJobs(ctx, null, jobFilters) : isAdmin ? allJobs(ctx, user.id, jobFilters) : visibleJobs(ctx, user.id, user.roles, jobFilters);
   // The counts by status keep every filter but the status itself.
   const statusCounts = query.withStatusCounts ? list.countByStatus() : undefined;
   const offset = (query.page - 1) * query.pageSize;
@@ -356,13 +364,17 @@ function visibleJobs(ctx: Ctx, userId: string, roles: readonly string[], jobFilt
   };
 }
 
-/** Every job, for an admin; invitations to the admin's own confirmed address are marked as for anyone. */
-function allJobs(ctx: Ctx, userId: string, jobFilters: SQL[]) {
+/**
+ * Every job, for an admin; invitations to the admin's own confirmed address are marked as for anyone.
+ * Without a person (an API key, whose filters name its company), nothing is an invitation.
+ */
+function allJobs(ctx: Ctx, userId: string | null, jobFilters: SQL[]) {
   const where = (status: JobStatus | undefined) => and(...jobFilters, status ? eq(jobs.status, status) : undefined);
+  const isInvitation = userId ? sql<boolean>`${jobs.id} = any(array(${invitedJobIds(userId)}))` : sql<boolean>`false`;
   return {
     page: (status: JobStatus | undefined, limit: number, offset: number) =>
       ctx.db
-        .select({ id: jobs.id, isInvitation: sql<boolean>`${jobs.id} = any(array(${invitedJobIds(userId)}))`.as('is_invitation') })
+        .select({ id: jobs.id, isInvitation: isInvitation.as('is_invitation') })
         .from(jobs)
         .where(where(status))
         .orderBy(desc(jobs.updatedAt), desc(jobs.id))
@@ -461,7 +473,7 @@ export async function updateJob(ctx: Ctx, jobId: string, input: z.output<typeof 
         const closed = await closeRequestOfCancelledJob(
           txCtx,
           jobId,
-          { cancelledBy: ctx.user?.name ?? 'Someone', feeCents: charged?.amountCents ?? 0, isLate: noShow },
+          { cancelledBy: ctx.user?.name ?? (ctx.apiKey ? `The API key “${ctx.apiKey.name}”` : 'Someone'), feeCents: charged?.amountCents ?? 0, isLate: noShow },
           new Date(),
         );
         told.push(...closed.told);

@@ -204,6 +204,18 @@ export async function getJobTypeForCreator(db: DbOrTx, jobTypeId: string, userId
   return row.jobType;
 }
 
+/** A live job type of one open company: what a title company's API key may make a job from (decision 054). */
+export async function getJobTypeOfCompany(db: DbOrTx, jobTypeId: string, companyId: string): Promise<JobTypeRow> {
+  const [row] = await db
+    .select({ jobType: companyJobTypes })
+    .from(companyJobTypes)
+    .innerJoin(titleCompanies, eq(titleCompanies.id, companyJobTypes.companyId))
+    .where(and(eq(companyJobTypes.id, jobTypeId), eq(companyJobTypes.companyId, companyId), isNull(companyJobTypes.deletedAt), isNull(titleCompanies.closedAt)))
+    .limit(1);
+  if (!row) throw badRequest('Choose one of your company’s job types.');
+  return row.jobType;
+}
+
 /**
  * The document tags a job's type lists now, in its order (none for no type): what an upload to
  * the job naming no tag takes the first of (decision 043). A deleted type still answers for the

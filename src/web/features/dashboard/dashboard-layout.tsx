@@ -75,6 +75,9 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                   <li>
                     <NavLink to={paths.adminNotaryLoopTest}>Notary loop</NavLink>
                   </li>
+                  <li>
+                    <NavLink to={paths.apiReference}>API reference</NavLink>
+                  </li>
                 </>
               ) : hasAnyRole(user, ['title', 'title_agent']) ? (
                 <>
@@ -82,9 +85,14 @@ export function DashboardLayout({ user, task, children }: DashboardLayoutProps) 
                     <NavLink to={paths.myCompany}>Company</NavLink>
                   </li>
                   {hasAnyRole(user, ['title']) ? (
-                    <li>
-                      <NavLink to={paths.billingOwnCompany}>Invoices</NavLink>
-                    </li>
+                    <>
+                      <li>
+                        <NavLink to={paths.billingOwnCompany}>Invoices</NavLink>
+                      </li>
+                      <li>
+                        <NavLink to={paths.apiReference}>API reference</NavLink>
+                      </li>
+                    </>
                   ) : null}
                 </>
               ) : hasAnyRole(user, ['billing', 'finance']) ? (
