@@ -90,7 +90,7 @@ test.describe.serial('The calendar: a feed, a booked session and one’s own eve
     await expect(times).toBeVisible({ timeout: 30_000 });
     // 1:00 PM in Chicago is 2:00 PM in New York, where the person is.
     await times
-      .getByRole('radio', { name: new RegExp(`2:00 PM\\s*${notaryName}`) })
+      .getByRole('radio', { name: new RegExp(`^2:00 PM [A-Z]+ ${notaryName}$`) })
       .first()
       .check();
     await person.getByRole('button', { name: 'Book this time' }).click();
