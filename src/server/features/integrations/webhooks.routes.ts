@@ -33,40 +33,48 @@ const replayParams = deliveriesParams.extend({ deliveryId: uuidParam('Delivery')
 const disabledSchema = z.object({ endpoint: webhookEndpointSchema, message: z.string() });
 
 export const webhooksRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/:id/webhooks', { config: { access: staff }, schema: { params: companyParams, response: { 200: webhookEndpointListSchema } } }, async (request) =>
-    findWebhookEndpoints(request.ctx, request.params.id),
+  app.get(
+    '/:id/webhooks',
+    { config: { access: staff, apiKeyScope: 'webhooks' }, schema: { params: companyParams, response: { 200: webhookEndpointListSchema } } },
+    async (request) => findWebhookEndpoints(request.ctx, request.params.id),
   );
   app.post(
     '/:id/webhooks',
     {
-      config: { access: staff },
+      config: { access: staff, apiKeyScope: 'webhooks' },
       schema: { params: companyParams, body: createWebhookEndpointInputSchema, response: { 201: webhookEndpointWithSecretSchema } },
     },
     async (request, reply) => reply.code(201).send(await createWebhookEndpoint(request.ctx, request.params.id, request.body)),
   );
   app.patch(
     '/:id/webhooks/:endpointId',
-    { config: { access: staff }, schema: { params: endpointParams, body: updateWebhookEndpointInputSchema, response: { 200: webhookEndpointSchema } } },
+    {
+      config: { access: staff, apiKeyScope: 'webhooks' },
+      schema: { params: endpointParams, body: updateWebhookEndpointInputSchema, response: { 200: webhookEndpointSchema } },
+    },
     async (request) => updateWebhookEndpoint(request.ctx, request.params.id, request.params.endpointId, request.body),
   );
   app.post(
     '/:id/webhooks/:endpointId/disable',
-    { config: { access: staff }, schema: { params: endpointParams, response: { 200: disabledSchema } } },
+    { config: { access: staff, apiKeyScope: 'webhooks' }, schema: { params: endpointParams, response: { 200: disabledSchema } } },
     async (request) => disableWebhookEndpoint(request.ctx, request.params.id, request.params.endpointId),
   );
   app.post(
     '/:id/webhooks/:endpointId/rotate-secret',
-    { config: { access: staff }, schema: { params: endpointParams, response: { 200: webhookEndpointWithSecretSchema } } },
+    { config: { access: staff, apiKeyScope: 'webhooks' }, schema: { params: endpointParams, response: { 200: webhookEndpointWithSecretSchema } } },
     async (request) => rotateWebhookSecret(request.ctx, request.params.id, request.params.endpointId),
   );
   app.get(
     '/webhooks/:endpointId/deliveries',
-    { config: { access: staff }, schema: { params: deliveriesParams, querystring: webhookDeliveryQuerySchema, response: { 200: webhookDeliveryPageSchema } } },
+    {
+      config: { access: staff, apiKeyScope: 'webhooks' },
+      schema: { params: deliveriesParams, querystring: webhookDeliveryQuerySchema, response: { 200: webhookDeliveryPageSchema } },
+    },
     async (request) => findWebhookDeliveries(request.ctx, request.params.endpointId, request.query),
   );
   app.post(
     '/webhooks/:endpointId/deliveries/:deliveryId/replay',
-    { config: { access: staff }, schema: { params: replayParams, response: { 201: webhookReplaySchema } } },
+    { config: { access: staff, apiKeyScope: 'webhooks' }, schema: { params: replayParams, response: { 201: webhookReplaySchema } } },
     async (request, reply) => reply.code(201).send(await replayWebhookDelivery(request.ctx, request.params.endpointId, request.params.deliveryId)),
   );
 };

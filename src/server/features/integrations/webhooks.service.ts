@@ -40,7 +40,14 @@ export function addressPolicyOf(config: Ctx['config']): AddressPolicy {
  * not exist; its agents are told they may not. An API key with a `webhooks` scope would be a second
  * kind of caller here (the company comes from the key), leaving the service functions as they are.
  */
-async function getStaffCompany(ctx: Ctx, companyId: string, notFoundError = companyNotFound): Promise<{ company: CompanyRow; userId: string }> {
+async function getStaffCompany(ctx: Ctx, companyId: string, notFoundError = companyNotFound): Promise<{ company: CompanyRow; userId: string | null }> {
+  // A key with the webhooks scope acts as its own company, and only that one (decision 054).
+  if (ctx.apiKey) {
+    if (ctx.apiKey.companyId !== companyId) throw notFoundError();
+    const [company] = await ctx.db.select().from(titleCompanies).where(eq(titleCompanies.id, companyId)).limit(1);
+    if (!company) throw notFoundError();
+    return { company, userId: null };
+  }
   const user = ctx.user;
   if (!user) throw unauthorized();
   const [row] = await ctx.db
