@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Calendar, CalendarFeed } from '#shared/calendar.ts';
+import { createCompanyKit } from '#test/company-fixtures.ts';
+import { createTestApp, type TestApp } from '#test/create-test-app.ts';
+import { createJobKit, uniqueEmail } from '#test/job-fixtures.ts';
+
+let t: TestApp;
+let kit: ReturnType<typeof createCompanyKit>;
+let jobs: ReturnType<typeof createJobKit>;
+beforeAll(async () => {
+  t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' });
+  kit = createCompanyKit(t);
+  jobs = createJobKit(t);
+});
+afterAll(async () => t?.close());
+
+describe('attack round 1: a removed agent', () => {
+  it('no longer sees the company’s sessions in the calendar or the feed once removed from the company', async () => {
+    const company = await kit.createCompany();
+    const job = await jobs.createJob(company.staff, {
+      title: 'Company closing',
+      scheduledAt: '2026-12-10T15:00:00Z',
+      signers: [{ name: 'Sam Signer', email: uniqueEmail() }],
+    });
+    const range = 'from=2026-12-01T00:00:00Z&to=2027-01-01T00:00:00Z';
+    const before = (await jobs.call(company.agent, 'GET', `/api/calendar?${range}`)).json() as Calendar;
+    expect(before.items.map((item) => item.id)).toContain(`session-${job.id}`);
+    const feed = (await jobs.call(company.agent, 'POST', '/api/calendar/feed')).json() as CalendarFeed;
+
+    const removed = await kit.call(company.staff, 'DELETE', `/api/title-companies/agents/${await kit.membershipId(company.id, company.agent.id)}`);
+    expect(removed.statusCode, removed.body).toBe(200);
+
+    const after = await jobs.call(company.agent, 'GET', `/api/calendar?${range}`);
+    if (after.statusCode === 200) expect((after.json() as Calendar).items).toEqual([]);
+    const ics = await t.app.inject({ method: 'GET', url: new URL(feed.url!).pathname });
+    expect(ics.body).not.toContain('Company closing');
+  });
+});
