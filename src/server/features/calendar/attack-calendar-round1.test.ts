@@ -1,8 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Calendar, CalendarFeed } from '#shared/calendar.ts';
+import { redactUrlForLog } from '#server/lib/request-log.ts';
 import { createCompanyKit } from '#test/company-fixtures.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
 import { createJobKit, uniqueEmail } from '#test/job-fixtures.ts';
+
+describe('attack round 1: the feed address in the request log', () => {
+  it('redacts the secret of a feed address (its last segment ends in .ics)', () => {
+    const token = randomBytes(32).toString('base64url');
+    // Logged for every feed read that is refused (429 when an office polls from one network) or slow.
+    expect(redactUrlForLog(`/api/calendar/feed/${token}.ics`)).not.toContain(token);
+  });
+});
 
 let t: TestApp;
 let kit: ReturnType<typeof createCompanyKit>;
