@@ -3,7 +3,9 @@ import type { Config } from '../config.ts';
 
 /** A path segment shaped like a secret token (256-bit base64url, as createToken makes), not an id or a hash. */
 function isTokenLike(segment: string): boolean {
-  return segment.length >= 32 && /^[\w-]+$/.test(segment) && !/^[0-9a-f-]+$/i.test(segment);
+  // A file extension does not make a secret public: /api/calendar/feed/<token>.ics.
+  const name = segment.replace(/\.[A-Za-z0-9]{1,8}$/, '');
+  return name.length >= 32 && /^[\w-]+$/.test(name) && !/^[0-9a-f-]+$/i.test(name);
 }
 
 /**
