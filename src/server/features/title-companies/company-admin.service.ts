@@ -7,6 +7,7 @@ import type { DbOrTx } from '#server/db/client.ts';
 import { invites, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
+import { stopWebhooksOfClosedCompany } from '#server/features/integrations/webhook-events.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { announceToUsers } from '#server/features/jobs/access-change.ts';
@@ -216,8 +217,11 @@ export async function closeCompany(ctx: Ctx, companyId: string): Promise<{ ok: t
       .innerJoin(users, eq(users.id, titleCompanyMembers.userId))
       .where(eq(titleCompanyMembers.companyId, companyId))
       .orderBy(asc(users.name), asc(users.id));
-    await tx.update(titleCompanies).set({ closedAt: new Date(), closedBy: admin.id }).where(eq(titleCompanies.id, companyId));
+    const closedAt = new Date();
+    await tx.update(titleCompanies).set({ closedAt, closedBy: admin.id }).where(eq(titleCompanies.id, companyId));
     await tx.delete(titleCompanyMembers).where(eq(titleCompanyMembers.companyId, companyId));
+    // Its systems hear nothing more of the jobs it leaves behind (decision 055).
+    const webhooks = await stopWebhooksOfClosedCompany(tx, companyId, closedAt);
     const revoked = await tx
       .update(invites)
       .set({ revokedAt: new Date() })
@@ -236,6 +240,7 @@ export async function closeCompany(ctx: Ctx, companyId: string): Promise<{ ok: t
         members: members.map(({ membershipId, userId, name, email, role }) => ({ membershipId, userId, name, email, role })),
         revokedInvitationCount: revoked.length,
         rolesChanged,
+        disabledWebhookEndpoints: webhooks.endpoints,
       },
     });
     return { company, members };
