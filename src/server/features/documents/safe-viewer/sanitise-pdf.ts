@@ -47,8 +47,12 @@ export class UnreadablePdfError extends Error {}
 
 const name = (value: string) => PDFName.of(value);
 
-function nameOf(value: PDFObject | undefined): string | null {
-  return value instanceof PDFName ? value.decodeText() : null;
+type Resolve = (object: PDFObject | undefined) => PDFObject | undefined;
+
+/** A name, read through an indirect reference too (/S 5 0 R where object 5 is /URI is still a web link). */
+function nameOf(value: PDFObject | undefined, resolve?: Resolve): string | null {
+  const target = resolve ? resolve(value) : value;
+  return target instanceof PDFName ? target.decodeText() : null;
 }
 
 function dictOf(object: PDFObject | undefined): PDFDict | null {
@@ -61,18 +65,20 @@ function dictOf(object: PDFObject | undefined): PDFDict | null {
  * Whether an /A entry may stay: an action only when it jumps within this document; a dictionary
  * with an /O owner and no /S is a structure element's attributes, not an action.
  */
-function isSafeAEntry(value: PDFDict | null): boolean {
+function isSafeAEntry(value: PDFDict | null, resolve: Resolve): boolean {
   if (value === null) return false;
-  const actionType = nameOf(value.get(name('S')));
-  if (actionType === null) return value.has(name('O'));
-  return actionType === 'GoTo';
+  const type = value.get(name('S'));
+  if (type === undefined) return value.has(name('O'));
+  return nameOf(type, resolve) === 'GoTo';
 }
 
 /** Removes, in one dictionary, what acts; the caller walks into its values. */
-function cleanDictionary(dict: PDFDict, resolve: (object: PDFObject | undefined) => PDFObject | undefined): void {
+function cleanDictionary(dict: PDFDict, resolve: Resolve): void {
   for (const key of removedKeys) dict.delete(name(key));
-  const actionType = nameOf(dict.get(name('S')));
-  if (actionType !== null && removedActionTypes.has(actionType)) {
+  const type = dict.get(name('S'));
+  const actionType = nameOf(type, resolve);
+  // A type that is no name at all is no kind anyone may rely on: it goes like a removed one.
+  if ((actionType !== null && removedActionTypes.has(actionType)) || (type !== undefined && actionType === null)) {
     // An action of a removed kind: emptied, so whatever still points at it points at nothing that runs.
     for (const key of dict.keys()) dict.delete(key);
     return;
@@ -82,17 +88,17 @@ function cleanDictionary(dict: PDFDict, resolve: (object: PDFObject | undefined)
   const action = dict.get(name('A'));
   // An array is a structure element's attribute list: never an action.
   const target = resolve(action);
-  if (action !== undefined && !(target instanceof PDFArray) && !isSafeAEntry(dictOf(target))) dict.delete(name('A'));
-  if (nameOf(dict.get(name('Type'))) === 'Filespec') {
+  if (action !== undefined && !(target instanceof PDFArray) && !isSafeAEntry(dictOf(target), resolve)) dict.delete(name('A'));
+  if (nameOf(dict.get(name('Type')), resolve) === 'Filespec') {
     for (const key of ['EF', 'RF', 'F', 'UF', 'DOS', 'Mac', 'Unix']) dict.delete(name(key));
   }
 }
 
 /** Drops the removed annotation kinds from an /Annots array. */
-function cleanAnnotations(annots: PDFArray, resolve: (object: PDFObject | undefined) => PDFObject | undefined): void {
+function cleanAnnotations(annots: PDFArray, resolve: Resolve): void {
   for (let index = annots.size() - 1; index >= 0; index -= 1) {
     const annotation = dictOf(resolve(annots.get(index)));
-    const subtype = annotation ? nameOf(annotation.get(name('Subtype'))) : null;
+    const subtype = annotation ? nameOf(annotation.get(name('Subtype')), resolve) : null;
     if (subtype !== null && removedAnnotationTypes.has(subtype)) annots.remove(index);
   }
 }
@@ -177,7 +183,9 @@ async function sanitiseReadable(bytes: Uint8Array): Promise<Uint8Array> {
   // name-tree nodes, attachment annotations), are not written to the copy.
   const reachable = findReachable(document);
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    const isEmbeddedFile = object instanceof PDFStream && nameOf(object.dict.get(name('Type'))) === 'EmbeddedFile';
+    const isEmbeddedFile =
+      object instanceof PDFStream &&
+      nameOf(object.dict.get(name('Type')), (value) => (value instanceof PDFRef ? context.lookup(value) : value)) === 'EmbeddedFile';
     if (!reachable.has(ref) || isEmbeddedFile) context.delete(ref);
   }
   return document.save({ useObjectStreams: false, addDefaultPage: false, updateFieldAppearances: false });
