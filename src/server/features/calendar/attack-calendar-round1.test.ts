@@ -32,6 +32,13 @@ describe('attack round 1: a removed agent', () => {
       scheduledAt: '2026-12-10T15:00:00Z',
       signers: [{ name: 'Sam Signer', email: uniqueEmail() }],
     });
+    // Out of draft, so its time is on the calendars (decision 052).
+    await jobs.uploadPdf(company.staff, job.id);
+    const ready = await jobs.call(company.staff, 'PATCH', `/api/jobs/${job.id}`, {
+      status: 'ready',
+      version: (await jobs.getJob(company.staff, job.id)).version,
+    });
+    expect(ready.statusCode, ready.body).toBe(200);
     const range = 'from=2026-12-01T00:00:00Z&to=2027-01-01T00:00:00Z';
     const before = (await jobs.call(company.agent, 'GET', `/api/calendar?${range}`)).json() as Calendar;
     expect(before.items.map((item) => item.id)).toContain(`session-${job.id}`);

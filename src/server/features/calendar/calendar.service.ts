@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lt, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lt, notInArray, or, sql } from 'drizzle-orm';
 import { toLocalDateTime } from '#shared/availability.ts';
 import {
   eventInstants,
@@ -44,8 +44,9 @@ async function defaultZoneOf(db: DbOrTx, userId: string): Promise<string> {
 
 /** Every part of a person's calendar that overlaps [from, to), oldest first; the feed and the page read the same. */
 export async function findCalendarParts(db: DbOrTx, userId: string, from: Date, to: Date) {
-  // Sessions: scheduled jobs the person may open (job_access is every job they see), not cancelled,
-  // with the booked end when a booking records one.
+  // Sessions: scheduled jobs the person may open (job_access is every job they see), out of draft and
+  // not cancelled (the ones whose time was announced, decision 052), with the booked end when a
+  // booking records one.
   const sessions = await db
     .select({
       jobId: jobs.id,
@@ -64,7 +65,7 @@ export async function findCalendarParts(db: DbOrTx, userId: string, from: Date, 
     .where(
       and(
         eq(jobAccess.userId, userId),
-        ne(jobs.status, 'cancelled'),
+        notInArray(jobs.status, ['draft', 'cancelled']),
         sql`${jobs.scheduledAt} is not null`,
         lt(jobs.scheduledAt, to),
         or(gt(sql`coalesce(${sessionBookings.endsAt}, ${jobs.scheduledAt})`, from), eq(jobs.scheduledAt, from)),

@@ -26,18 +26,31 @@ beforeAll(async () => {
   signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer', isEmailVerified: true });
   const booked = await kit.createJob(agent, { title: 'Deed of trust', notaryId: notary.id, signers: [{ name: signer.name, email: signer.email }] });
   bookedJobId = booked.id;
-  expect((await kit.call(agent, 'PATCH', `/api/jobs/${booked.id}`, { scheduledAt: sessionStart.toISOString(), version: booked.version })).statusCode).toBe(200);
+  await readyAt(booked.id, sessionStart.toISOString());
   await t.db
     .insert(sessionBookings)
     .values({ jobId: booked.id, notaryId: notary.id, startsAt: sessionStart, endsAt: sessionEnd, timeZone: 'America/Chicago', sequence: 2 });
   const lone = await kit.createJob(agent, { title: 'Affidavit', notaryId: notary.id, signers: [{ name: 'Other Person', email: uniqueEmail('other') }] });
   loneJobId = lone.id;
-  expect((await kit.call(agent, 'PATCH', `/api/jobs/${lone.id}`, { scheduledAt: '2026-12-04T16:00:00Z', version: lone.version })).statusCode).toBe(200);
+  await readyAt(lone.id, '2026-12-04T16:00:00Z');
+  // A draft's time is not announced yet: it stays off every calendar.
+  const draft = await kit.createJob(agent, { title: 'Still a draft', notaryId: notary.id, signers: [{ name: 'Other Person', email: uniqueEmail('other') }] });
+  expect((await kit.call(agent, 'PATCH', `/api/jobs/${draft.id}`, { scheduledAt: '2026-12-04T18:00:00Z', version: draft.version })).statusCode).toBe(200);
   await t.db
     .insert(availabilitySlots)
     .values({ notaryId: notary.id, startsAt: new Date('2026-12-05T14:00:00Z'), endsAt: new Date('2026-12-05T18:00:00Z'), timeZone: 'America/New_York' });
 });
 afterAll(async () => t?.close());
+
+/** A job out of draft with its session at `at`: a document, the time, then ready. */
+async function readyAt(jobId: string, at: string) {
+  await kit.uploadPdf(agent, jobId);
+  const job = await kit.getJob(agent, jobId);
+  expect((await kit.call(agent, 'PATCH', `/api/jobs/${jobId}`, { scheduledAt: at, version: job.version })).statusCode).toBe(200);
+  const timed = await kit.getJob(agent, jobId);
+  const ready = await kit.call(agent, 'PATCH', `/api/jobs/${jobId}`, { status: 'ready', version: timed.version });
+  expect(ready.statusCode, ready.body).toBe(200);
+}
 
 const december = 'from=2026-12-01T00:00:00Z&to=2027-01-01T00:00:00Z';
 const calendarOf = async (user: TestUser, query = december) => {
@@ -72,10 +85,6 @@ describe('GET /api/calendar', () => {
   });
 
   it('shows a signer the session of their job and nothing of the notary’s; a cancelled job leaves the calendar', async () => {
-    await kit.uploadPdf(agent, bookedJobId);
-    const booked = await kit.getJob(agent, bookedJobId);
-    const ready = await kit.call(agent, 'PATCH', `/api/jobs/${bookedJobId}`, { status: 'ready', version: booked.version });
-    expect(ready.statusCode, ready.body).toBe(200);
     expect((await calendarOf(signer)).items.map((item) => item.title)).toEqual(['Deed of trust']);
     const stranger = await t.createUser({ roles: ['title_agent'] });
     expect((await calendarOf(stranger)).items).toEqual([]);

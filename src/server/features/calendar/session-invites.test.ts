@@ -62,11 +62,37 @@ describe('the calendar mail of a job’s session', () => {
     expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
     expect(new Set(sequences).size).toBe(3);
     expect(events[1]!.event.startDate.toJSDate().toISOString()).toBe('2026-12-03T16:00:00.000Z');
-    expect(events[1]!.event.attendees.map((attendee) => attendee.getFirstValue())).toEqual([`mailto:${notary.email}`, `mailto:${signerEmail}`]);
+    // Each invitation names only its own recipient: nobody learns another person's address from it.
+    expect(events[1]!.event.attendees.map((attendee) => attendee.getFirstValue())).toEqual([`mailto:${signerEmail}`]);
     // The notary reads the time in the zone of their profile.
     expect((await scheduleMail(notary.email)).filter((mail) => mail.subject.includes('Deed of trust')).map((mail) => mail.subject)[0]).toBe(
       'Scheduled: the session of Deed of trust on Thursday, December 3, 9:00 AM CST',
     );
+  });
+
+  it('invites a participant added to an announced session, cancels the copy of one removed, and moves it from a replaced notary to the next', async () => {
+    const job = await kit.createJob(agent, { title: 'Lease', notaryId: notary.id, signers: [{ name: 'Sam Signer', email: uniqueEmail('sam') }] });
+    await kit.uploadPdf(agent, job.id);
+    await patch(job, { scheduledAt: '2026-12-05T15:00:00Z' });
+    await patch(job, { status: 'ready' });
+    const witnessEmail = uniqueEmail('wes');
+    const added = await kit.call(agent, 'POST', `/api/jobs/${job.id}/signers`, { name: 'Wes Witness', email: witnessEmail, role: 'witness' });
+    expect(added.statusCode, added.body).toBe(201);
+    const removed = await kit.call(agent, 'DELETE', `/api/jobs/${job.id}/signers/${(added.json() as { id: string }).id}`);
+    expect(removed.statusCode, removed.body).toBe(200);
+    const witnessMail = (await scheduleMail(witnessEmail)).map(eventOf);
+    expect(witnessMail.map(({ method }) => method)).toEqual(['REQUEST', 'CANCEL']);
+    expect(new Set(witnessMail.map(({ event }) => event.uid))).toEqual(new Set([`job-${job.id}@localhost`]));
+
+    const next = await createNotary(t, { name: 'Nia Next' });
+    const replaced = await kit.call(agent, 'POST', `/api/jobs/${job.id}/replace-notary`, { notaryId: next.id });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    const lease = (mail: Array<{ subject: string }>) => mail.filter((item) => item.subject.includes('Lease')).map((item) => item.subject);
+    expect(lease(await scheduleMail(notary.email))).toEqual([
+      'Scheduled: the session of Lease on Saturday, December 5, 9:00 AM CST',
+      'Called off: the session of Lease',
+    ]);
+    expect(lease(await scheduleMail(next.email))).toEqual(['Scheduled: the session of Lease on Saturday, December 5, 3:00 PM UTC']);
   });
 
   it('sends nothing for a change that is no calendar news', () => {

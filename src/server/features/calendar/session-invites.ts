@@ -54,43 +54,68 @@ export const jobSessionUid = (jobId: string, publicUrl: string) => {
   return `job-${jobId}@${host}`;
 };
 
-/** Queues the mail a schedule change calls for, in the transaction of the change; nothing when it calls for none. */
-export async function queueSessionScheduleMail(ctx: MailCtx, change: ScheduleChange, now: Date): Promise<void> {
-  const mail = scheduleMailOf(change);
-  if (!mail) return;
-  // A Notarize Now job's sessions are booked, and their booking mails the calendar (both lanes).
-  const [request] = await ctx.db.select({ id: instantRequests.id }).from(instantRequests).where(eq(instantRequests.jobId, change.job.id)).limit(1);
-  if (request) return;
-  const people: Array<{ name: string; email: string; timeZone: string }> = [];
-  if (change.job.notaryId) {
-    const [notary] = await ctx.db
-      .select({ name: users.name, email: users.email, timeZone: notaryProfiles.timeZone })
-      .from(users)
-      .leftJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
-      .where(eq(users.id, change.job.notaryId))
-      .limit(1);
-    if (notary) people.push({ name: notary.name, email: notary.email, timeZone: notary.timeZone ?? 'UTC' });
+interface Recipient {
+  name: string;
+  email: string;
+  timeZone: string;
+}
+
+/** The notary (in their profile's zone) and every participant (in UTC: the server knows no participant's zone). */
+async function findRecipients(db: DbOrTx, jobId: string, notaryId: string | null): Promise<Recipient[]> {
+  const people: Recipient[] = [];
+  if (notaryId) {
+    const notary = await findNotaryRecipient(db, notaryId);
+    if (notary) people.push(notary);
   }
-  const participants = await ctx.db
+  const participants = await db
     .select({ name: jobParticipants.name, email: jobParticipants.email })
     .from(jobParticipants)
-    .where(eq(jobParticipants.jobId, change.job.id));
-  // The server knows no participant's zone: their times are written in UTC, and say so.
+    .where(eq(jobParticipants.jobId, jobId));
   for (const person of participants) people.push({ ...person, timeZone: 'UTC' });
   const seen = new Set<string>();
-  const recipients = people.filter((person) => {
+  return people.filter((person) => {
     const key = person.email.trim().toLowerCase();
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
-  if (recipients.length === 0) return;
-  const link = jobPageLink(ctx, change.job.id);
-  const title = toSingleLine(change.job.title);
-  const invite = buildCalendarInvite({
+}
+
+async function findNotaryRecipient(db: DbOrTx, notaryId: string): Promise<Recipient | null> {
+  const [notary] = await db
+    .select({ name: users.name, email: users.email, timeZone: notaryProfiles.timeZone })
+    .from(users)
+    .leftJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
+    .where(eq(users.id, notaryId))
+    .limit(1);
+  return notary ? { name: notary.name, email: notary.email, timeZone: notary.timeZone ?? 'UTC' } : null;
+}
+
+/** A Notarize Now job's sessions are booked, and their booking mails the calendar (both lanes). */
+async function isBookedJob(db: DbOrTx, jobId: string): Promise<boolean> {
+  const [request] = await db.select({ id: instantRequests.id }).from(instantRequests).where(eq(instantRequests.jobId, jobId)).limit(1);
+  return Boolean(request);
+}
+
+interface SessionMail {
+  job: { id: string; title: string };
+  method: CalendarMethod;
+  kind: 'scheduled' | 'moved' | 'cancelled';
+  at: Date;
+  sequence: number;
+}
+
+/**
+ * One person's mail and .ics: each invitation names only its own recipient as attendee, so nobody
+ * learns another person's address from it (a participant's or the notary's).
+ */
+async function queueOne(ctx: MailCtx, mail: SessionMail, person: Recipient, now: Date): Promise<void> {
+  const link = jobPageLink(ctx, mail.job.id);
+  const title = toSingleLine(mail.job.title);
+  const content = buildCalendarInvite({
     method: mail.method,
-    uid: jobSessionUid(change.job.id, ctx.config.publicUrl),
-    sequence: change.version,
+    uid: jobSessionUid(mail.job.id, ctx.config.publicUrl),
+    sequence: mail.sequence,
     startsAt: mail.at,
     endsAt: null,
     stampedAt: now,
@@ -101,25 +126,67 @@ export async function queueSessionScheduleMail(ctx: MailCtx, change: ScheduleCha
     ].join('\n'),
     url: link,
     organizer: { name: 'Open RON', email: readMailAddress(ctx.config.email.from) },
-    attendees: recipients.map((person) => ({ name: toSingleLine(person.name), email: person.email })),
+    attendees: [{ name: toSingleLine(person.name), email: person.email }],
   });
-  const attachment = {
-    filename: mail.method === 'CANCEL' ? 'cancel.ics' : 'invite.ics',
-    contentType: `text/calendar; charset=utf-8; method=${mail.method}`,
-    content: invite,
-  };
+  await queueEmail(ctx.db, {
+    to: person.email,
+    kind: 'session_scheduled',
+    attachments: [
+      { filename: mail.method === 'CANCEL' ? 'cancel.ics' : 'invite.ics', contentType: `text/calendar; charset=utf-8; method=${mail.method}`, content },
+    ],
+    ...mailTemplates.sessionScheduled.render({
+      name: person.name,
+      title: mail.job.title,
+      when: formatSessionLabel(mail.at, person.timeZone),
+      change: mail.kind,
+      link,
+    }),
+  });
+}
+
+/** Queues the mail a schedule change calls for, in the transaction of the change; nothing when it calls for none. */
+export async function queueSessionScheduleMail(ctx: MailCtx, change: ScheduleChange, now: Date): Promise<void> {
+  const mail = scheduleMailOf(change);
+  if (!mail) return;
+  if (await isBookedJob(ctx.db, change.job.id)) return;
+  const recipients = await findRecipients(ctx.db, change.job.id, change.job.notaryId);
   for (const person of recipients) {
-    await queueEmail(ctx.db, {
-      to: person.email,
-      kind: 'session_scheduled',
-      attachments: [attachment],
-      ...mailTemplates.sessionScheduled.render({
-        name: person.name,
-        title: change.job.title,
-        when: formatSessionLabel(mail.at, person.timeZone),
-        change: mail.kind,
-        link,
-      }),
-    });
+    await queueOne(ctx, { job: change.job, method: mail.method, kind: mail.kind, at: mail.at, sequence: change.version }, person, now);
   }
+}
+
+/** A job whose session is announced now (out of draft, scheduled, not yet held): its time, else null. */
+function announcedTime(job: { scheduledAt: Date | null; status: string }): Date | null {
+  return job.scheduledAt && announcedStatuses.has(job.status) ? job.scheduledAt : null;
+}
+
+export interface PersonChange {
+  job: { id: string; title: string; scheduledAt: Date | null; status: string };
+  /** The job's version after the change: the SEQUENCE. */
+  version: number;
+  person: { kind: 'participant'; name: string; email: string } | { kind: 'notary'; userId: string };
+  /** Joins the session (an invitation) or leaves it (the cancellation of their copy). */
+  change: 'joins' | 'leaves';
+}
+
+/**
+ * A person added to or removed from a job whose session is already announced: the newcomer gets the
+ * invitation, the one who leaves (a removed participant, a replaced notary) its cancellation.
+ */
+export async function queueSessionMailForPerson(ctx: MailCtx, change: PersonChange, now: Date): Promise<void> {
+  const at = announcedTime(change.job);
+  if (!at) return;
+  if (await isBookedJob(ctx.db, change.job.id)) return;
+  const person =
+    change.person.kind === 'notary'
+      ? await findNotaryRecipient(ctx.db, change.person.userId)
+      : { name: change.person.name, email: change.person.email, timeZone: 'UTC' };
+  if (!person) return;
+  const isJoining = change.change === 'joins';
+  await queueOne(
+    ctx,
+    { job: change.job, method: isJoining ? 'REQUEST' : 'CANCEL', kind: isJoining ? 'scheduled' : 'cancelled', at, sequence: change.version },
+    person,
+    now,
+  );
 }

@@ -53,7 +53,7 @@ import { findParticipants, queueParticipantInvite, toParticipant } from './parti
 import { findIdentityStates } from '#server/features/identity/identity-evidence.ts';
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
 import { assertActAllowed } from './job-notarization-types.ts';
-import { queueSessionScheduleMail } from '#server/features/calendar/session-invites.ts';
+import { queueSessionMailForPerson, queueSessionScheduleMail } from '#server/features/calendar/session-invites.ts';
 import { assertPrintable } from '#server/features/notarization/pdf-fonts.ts';
 import { findMailPerson, jobPageLink, queueJobReadyMail, queueNotaryAssignedMail } from './job-mail.ts';
 import { announceSafely, closeRequestOfCancelledJob, lockRequestOfJob } from '#server/features/gnw/gnw-request-close.ts';
@@ -583,6 +583,13 @@ export async function replaceNotary(ctx: Ctx, jobId: string, notaryId: string | 
       .set({ notaryId, version: job.version + 1, updatedAt: new Date() })
       .where(eq(jobs.id, jobId));
     if (job.notaryId && job.notaryId !== notaryId) await leaveOpenSessions(tx, jobId, job.notaryId);
+    // An announced session leaves the previous notary's calendar and reaches the next one's (decision 052).
+    if (job.notaryId !== notaryId) {
+      const now = new Date();
+      const change = { job, version: job.version + 1 } as const;
+      if (job.notaryId) await queueSessionMailForPerson(txCtx, { ...change, person: { kind: 'notary', userId: job.notaryId }, change: 'leaves' }, now);
+      if (notaryId) await queueSessionMailForPerson(txCtx, { ...change, person: { kind: 'notary', userId: notaryId }, change: 'joins' }, now);
+    }
     // A journal entry belongs to the notary who performs the act: drafts the previous notary stored
     // go with the change, and the next notary's drafts are made again from what the platform records.
     // A finalized entry is never touched (and a job with one is sealed, so no longer editable here).

@@ -14,6 +14,7 @@ import { queueWebhookEvent } from '#server/features/integrations/webhook-events.
 import { isUniqueViolation } from '#server/features/auth/users.ts';
 import { hasFilledFields } from '#server/features/fields/fields.service.ts';
 import { announceAccessChange } from './access-change.ts';
+import { queueSessionMailForPerson } from '#server/features/calendar/session-invites.ts';
 import { getJobAccess, requirePermission, type JobRow, type ParticipantRow } from './job-access.ts';
 import { assertNotaryNotAmong } from './notary-conflict.ts';
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
@@ -120,6 +121,12 @@ export async function addParticipant(ctx: Ctx, jobId: string, input: z.output<ty
         .returning();
       if (!row) throw new Error('participant insert returned no row');
       await queueParticipantInvite(txCtx, access.job, row);
+      // A session already announced reaches the newcomer's calendar too (decision 052).
+      await queueSessionMailForPerson(
+        txCtx,
+        { job: access.job, version: access.job.version + 1, person: { kind: 'participant', name: row.name, email: row.email }, change: 'joins' },
+        new Date(),
+      );
       await appendAuditEvent(txCtx, { jobId, action: 'participant.added', data: { participantId: row.id, name: row.name, email: row.email, role: row.role } });
       return toParticipant(row);
     });
@@ -194,6 +201,12 @@ export async function removeParticipant(ctx: Ctx, jobId: string, participantId: 
       throw new AppError(409, 'participant_signed', `${row.name} has already filled fields on this job, so they cannot be removed from it.`);
     }
     await tx.delete(jobParticipants).where(eq(jobParticipants.id, participantId));
+    // Their copy of an announced session leaves their calendar.
+    await queueSessionMailForPerson(
+      txCtx,
+      { job: access.job, version: access.job.version + 1, person: { kind: 'participant', name: row.name, email: row.email }, change: 'leaves' },
+      new Date(),
+    );
     await appendAuditEvent(txCtx, { jobId, action: 'participant.removed', data: { participantId, name: row.name, email: row.email, role: row.role } });
   });
   await announceAccessChange(ctx, jobId);
