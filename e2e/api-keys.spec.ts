@@ -45,7 +45,7 @@ test('title staff make an API key, call the API with it, revoke it, and open the
   await staff.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Company' }).click();
   await expect(staff.getByRole('heading', { name: companyName, level: 1 })).toBeVisible();
   const panel = staff.getByRole('region', { name: 'API keys' });
-  await expect(panel.getByText('No API keys yet.')).toBeVisible();
+  await expect(panel.getByText('No API keys in use.')).toBeVisible();
   await panel.getByLabel('Name').fill('Closing software');
   await panel.getByRole('checkbox', { name: /Write jobs/ }).check();
   await panel.getByRole('button', { name: 'Make API key' }).click();

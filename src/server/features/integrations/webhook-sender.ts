@@ -6,6 +6,17 @@ import { webhookHeaders } from '#shared/webhooks.ts';
 import { RefusedAddressError, resolveWebhookTarget, type AddressPolicy } from './webhook-address.ts';
 
 /** How long one delivery may take, connection to last byte read. */
+/** Why an endpoint could not be reached, in words a company's staff can act on (no error codes). */
+function unreachableSentence(code: string | undefined): string {
+  if (code === 'ECONNREFUSED') return 'The endpoint refused the connection: check that its server is running and listening.';
+  if (code === 'ETIMEDOUT' || code === 'ECONNRESET') return 'The connection to the endpoint broke off: check its server and the network between.';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'The endpoint’s name could not be found: check the address.';
+  if (code?.startsWith('CERT_') || code?.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {
+    return 'The endpoint’s HTTPS certificate is not trusted: it needs one from a public certificate authority.';
+  }
+  return 'The endpoint could not be reached: check the address, and that a firewall lets the platform through.';
+}
+
 export const webhookTimeoutMs = 10_000;
 /** At most this much of an answer is read; the rest is cut off (the body is never kept). */
 export const webhookResponseCapBytes = 64 * 1024;
@@ -107,8 +118,7 @@ export async function sendWebhook(message: WebhookMessage, policy: AddressPolicy
       response.on('close', () => settle(outcome));
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'ECONNREFUSED' ? 'the connection was refused' : error.code ? `${error.code}` : error.message;
-      settle({ isDelivered: false, responseStatus: null, error: `The endpoint could not be reached (${reason}).` });
+      settle({ isDelivered: false, responseStatus: null, error: unreachableSentence(error.code) });
     });
     request.end(message.body);
   });

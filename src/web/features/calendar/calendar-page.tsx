@@ -18,6 +18,7 @@ import {
   weekdayNames,
   type CalendarView,
 } from './calendar-grid.ts';
+import { describeZone } from './calendar-words.ts';
 import { EventDialog } from './event-dialog.tsx';
 import { FeedPanel } from './feed-panel.tsx';
 
@@ -88,23 +89,27 @@ export function CalendarPage() {
       <section className="card stack" aria-labelledby="calendar-title">
         <div className="row between wrap">
           <h1 id="calendar-title">Calendar</h1>
-          <button type="button" className="button" onClick={() => setEditing({ event: null, day: anchor < today && view !== 'month' ? today : anchor })}>
+          <button
+            type="button"
+            className="button primary"
+            onClick={() => setEditing({ event: null, day: anchor < today && view !== 'month' ? today : anchor })}
+          >
             Add an event
           </button>
         </div>
         <p className="field-hint">
-          Your sessions, your availability and your own events, in your time zone ({timeZone.replace(/_/g, ' ')}). Choose a session to open its job.
+          Your sessions, your availability and your own events, in your time zone ({describeZone(timeZone)}). Choose a session to open its job.
         </p>
         <FormAlert message={notice} tone="success" />
         <div className="calendar-toolbar row between wrap">
           <div className="row wrap" role="group" aria-label="Move through the calendar">
-            <button type="button" className="button secondary" onClick={() => setAnchor(stepAnchor(view, anchor, -1))}>
+            <button type="button" className="button" onClick={() => setAnchor(stepAnchor(view, anchor, -1))}>
               Previous<span className="visually-hidden"> {view === 'agenda' ? '30 days' : view}</span>
             </button>
-            <button type="button" className="button secondary" onClick={() => setAnchor(today)}>
+            <button type="button" className="button" onClick={() => setAnchor(today)}>
               Today
             </button>
-            <button type="button" className="button secondary" onClick={() => setAnchor(stepAnchor(view, anchor, 1))}>
+            <button type="button" className="button" onClick={() => setAnchor(stepAnchor(view, anchor, 1))}>
               Next<span className="visually-hidden"> {view === 'agenda' ? '30 days' : view}</span>
             </button>
           </div>
@@ -116,7 +121,7 @@ export function CalendarPage() {
               <button
                 key={option}
                 type="button"
-                className={option === view ? 'button' : 'button secondary'}
+                className={option === view ? 'button primary' : 'button'}
                 aria-pressed={option === view}
                 onClick={() => setView(option)}
               >
@@ -129,6 +134,9 @@ export function CalendarPage() {
         {calendar.isLoading ? <p role="status">Loading your calendar…</p> : null}
         {calendar.data && view === 'agenda' && shownDays.length === 0 ? (
           <p className="empty-state">Nothing in these 30 days. Add an event, or move on with Next.</p>
+        ) : null}
+        {calendar.data && view !== 'agenda' && calendar.data.items.length === 0 ? (
+          <p className="empty-state">Nothing planned in this {view === 'week' ? 'week' : 'month'}. Add an event, or move on with Next.</p>
         ) : null}
         {calendar.data ? (
           view === 'month' ? (

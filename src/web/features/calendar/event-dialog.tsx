@@ -5,6 +5,7 @@ import { Field, FormAlert } from '#web/components/field.tsx';
 import { ModalDialog } from '#web/components/modal-dialog.tsx';
 import { ApiError } from '#web/lib/api-client.ts';
 import { useCreateEvent, useDeleteEvent, useUpdateEvent } from '#web/api/calendar.ts';
+import { describeZone } from './calendar-words.ts';
 
 interface EventDialogProps {
   /** The event to change, or null to add one on `day`. */
@@ -69,20 +70,20 @@ export function EventDialog({ event, day, timeZone, onClose }: EventDialogProps)
         <Field label="Title" value={title} onChange={(change) => setTitle(change.target.value)} maxLength={200} required />
         <div className="calendar-time-fields">
           <Field label="Starts on" type="date" value={date} onChange={(change) => setDate(change.target.value)} required />
-          <Field label="At" type="time" value={start} onChange={(change) => setStart(change.target.value)} required />
+          <Field label="Starts at" type="time" value={start} onChange={(change) => setStart(change.target.value)} required />
           <Field label="Ends on" type="date" value={endDate} onChange={(change) => setEndDate(change.target.value)} required />
-          <Field label="At " type="time" value={end} onChange={(change) => setEnd(change.target.value)} required />
+          <Field label="Ends at" type="time" value={end} onChange={(change) => setEnd(change.target.value)} required />
         </div>
-        <p className="field-hint">Times are in your time zone, {timeZone.replace(/_/g, ' ')}.</p>
+        <p className="field-hint">Times are in your time zone, {describeZone(timeZone)}.</p>
         <div className="field">
           <label htmlFor="calendar-event-notes">Notes (optional)</label>
           <textarea id="calendar-event-notes" value={notes} onChange={(change) => setNotes(change.target.value)} maxLength={2000} rows={3} />
         </div>
         <div className="actions">
-          <button type="submit" className="button" disabled={isBusy}>
+          <button type="submit" className="button primary" disabled={isBusy}>
             {event ? 'Save the changes' : 'Add the event'}
           </button>
-          <button type="button" className="button secondary" onClick={() => onClose()} disabled={isBusy}>
+          <button type="button" className="button" onClick={() => onClose()} disabled={isBusy}>
             Cancel
           </button>
           {event ? (

@@ -80,10 +80,12 @@ export function FeedPanel() {
       <FormAlert message={notice} tone="success" />
       {shownUrl ? (
         <div className="stack">
-          <label htmlFor="calendar-feed-url">Your calendar address (shown only now)</label>
-          <div className="row wrap">
+          <div className="field">
+            <label htmlFor="calendar-feed-url">Your calendar address (shown only now)</label>
             <input id="calendar-feed-url" className="calendar-feed-url" readOnly value={shownUrl} onFocus={(focus) => focus.target.select()} />
-            <button type="button" className="button" onClick={() => void copy()}>
+          </div>
+          <div>
+            <button type="button" className="button primary" onClick={() => void copy()}>
               Copy the address
             </button>
           </div>
@@ -103,11 +105,11 @@ export function FeedPanel() {
         <p>You have no calendar address yet.</p>
       )}
       <div className="actions">
-        <button type="button" className={isActive ? 'button secondary' : 'button'} onClick={() => void makeAddress()} disabled={make.isPending}>
+        <button type="button" className={isActive || shownUrl ? 'button' : 'button primary'} onClick={() => void makeAddress()} disabled={make.isPending}>
           {isActive ? 'Make a new address' : 'Make my calendar address'}
         </button>
         {isActive ? (
-          <button type="button" className="button secondary" onClick={() => void turnOff()} disabled={revoke.isPending}>
+          <button type="button" className="button" onClick={() => void turnOff()} disabled={revoke.isPending}>
             Turn off the address
           </button>
         ) : null}

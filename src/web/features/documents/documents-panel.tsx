@@ -101,11 +101,13 @@ export function DocumentsPanel({ jobId, canEdit, isSealed = false, jobTypeName =
       {documents.isPending ? <p role="status">Loading documents…</p> : null}
       {documents.data && items.length === 0 ? <p className="empty">No documents yet.{canEdit ? ' Upload the PDFs to be signed.' : ''}</p> : null}
       {items.length > 0 ? (
-        <div className="row">
-          <button type="button" className="button" onClick={() => openInSafeViewer(null)}>
-            Open in safe viewer
-          </button>
-          <span className="muted">All documents in order, in a new tab, with scripts, forms, links and attachments removed.</span>
+        <div className="stack safe-viewer-open">
+          <div>
+            <button type="button" className="button" onClick={() => openInSafeViewer(null)}>
+              Open in safe viewer
+            </button>
+          </div>
+          <p className="muted small">All documents in order, in a new tab, with scripts, forms, links and attachments removed.</p>
         </div>
       ) : null}
       {items.length > 0 ? (

@@ -112,7 +112,7 @@ function ApiKeys({ companyId, companyName }: { companyId: string; companyName: s
       ) : null}
       {keys.data && live.length === 0 ? (
         <p className="empty">
-          {keys.data.canCreate ? 'No API keys yet. Make one for each piece of software that should call the API.' : 'This company has no API keys in use.'}
+          {keys.data.canCreate ? 'No API keys in use. Make one for each piece of software that should call the API.' : 'This company has no API keys in use.'}
         </p>
       ) : null}
       {live.length > 0 ? (

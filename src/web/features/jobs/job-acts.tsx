@@ -1,7 +1,11 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { isJobEditable, jobSchema, notarizationTypes, type Job } from '#shared/jobs.ts';
 import { useJobMutation, useJobNotarizationTypes } from '#web/api/jobs.ts';
 import { api } from '#web/lib/api.ts';
+
+const labelOf = (key: string) => notarizationTypes.find((type) => type.key === key)?.label ?? key;
+/** "a jurat", "an acknowledgment", "an oath or affirmation". */
+const withArticle = (label: string) => `${/^[aeiou]/i.test(label) ? 'an' : 'a'} ${label.toLowerCase()}`;
 
 /**
  * The job's act, changeable while the job can be edited among the acts its notary's state allows,
@@ -14,26 +18,37 @@ export function JobActs({ job, run }: { job: Job; run: (action: () => Promise<un
   const current = notarizationTypes.find((type) => type.key === job.notarizationType);
   const canChange = job.permissions.canEdit && isJobEditable(job.status);
   const data = acts.data;
+  // Chosen first, saved with a button: moving through the list with the keyboard changes nothing yet.
+  const [chosen, setChosen] = useState(job.notarizationType);
   return (
     <>
       <dt>{canChange ? <label htmlFor={selectId}>Notarization type</label> : 'Notarization type'}</dt>
       <dd>
         {canChange && data ? (
-          <select
-            id={selectId}
-            value={job.notarizationType}
-            disabled={change.isPending}
-            onChange={(event) => {
-              const label = notarizationTypes.find((type) => type.key === event.target.value)?.label ?? event.target.value;
-              run(() => change.mutateAsync(event.target.value), `The act is now ${label.toLowerCase()}.`);
-            }}
-          >
-            {data.items.map((item) => (
-              <option key={item.key} value={item.key} disabled={!item.allowed}>
-                {item.allowed ? item.label : `${item.label} (not allowed online in ${data.policy.name})`}
-              </option>
-            ))}
-          </select>
+          <div className="row wrap job-act-picker">
+            <select id={selectId} className="job-act-select" value={chosen} disabled={change.isPending} onChange={(event) => setChosen(event.target.value)}>
+              {data.items.map((item) => (
+                <option key={item.key} value={item.key} disabled={!item.allowed}>
+                  {item.allowed ? item.label : `${item.label} (not allowed online in ${data.policy.name})`}
+                </option>
+              ))}
+            </select>
+            {chosen !== job.notarizationType ? (
+              <>
+                <button
+                  type="button"
+                  className="button primary"
+                  disabled={change.isPending}
+                  onClick={() => run(() => change.mutateAsync(chosen), `The act is now ${withArticle(labelOf(chosen))}.`)}
+                >
+                  Save the act
+                </button>
+                <button type="button" className="button" disabled={change.isPending} onClick={() => setChosen(job.notarizationType)}>
+                  Keep {labelOf(job.notarizationType).toLowerCase()}
+                </button>
+              </>
+            ) : null}
+          </div>
         ) : (
           (current?.label ?? job.notarizationType)
         )}
