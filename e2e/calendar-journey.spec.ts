@@ -1,6 +1,6 @@
 import { expect, request, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import ICAL from 'ical.js';
-import { findSeriousViolations, openAdminPage, uniqueEmail, useStripeJsStandIn } from './helpers.ts';
+import { expectAccessibleBothWays, openAdminPage, uniqueEmail, useJourneyPrices, useStripeJsStandIn } from './helpers.ts';
 import { reachNotaryStepAsNewcomer } from './gnw-steps.ts';
 import { apiCall, baseUrl, createApprovedNotary, storeUserInPage } from './role-pages.ts';
 
@@ -12,8 +12,7 @@ import { apiCall, baseUrl, createApprovedNotary, storeUserInPage } from './role-
  */
 
 const notaryName = 'Carla Calendar';
-const priceKeys = ['cal_act', 'cal_platform'];
-const phone = { width: 390, height: 844 };
+const priceKeys = ['cal_act', 'cal_platform'] as const;
 
 test.describe.serial('The calendar: a feed, a booked session and one’s own events', () => {
   const contexts: BrowserContext[] = [];
@@ -21,29 +20,15 @@ test.describe.serial('The calendar: a feed, a booked session and one’s own eve
   let admin: Page;
   let notary: Page;
   let feedUrl = '';
+  let removePrices: (() => Promise<void>) | null = null;
   const personEmail = uniqueEmail('cal-person');
-
-  async function expectAccessibleBothWays(page: Page, where: string) {
-    const before = page.viewportSize() ?? { width: 1280, height: 720 };
-    for (const size of [before, phone]) {
-      await page.setViewportSize(size);
-      expect.soft(await findSeriousViolations(page), `${where} at ${size.width} px`).toEqual([]);
-      expect.soft(await page.evaluate(() => document.documentElement.scrollWidth), `${where} at ${size.width} px: width`).toBeLessThanOrEqual(size.width);
-    }
-    await page.setViewportSize(before);
-  }
 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(120_000);
     browserOf = browser;
     admin = await openAdminPage(browser);
     contexts.push(admin.context());
-    await apiCall(admin.request, 'post', '/api/admin/pricing/defaults', {
-      data: { key: priceKeys[0], label: 'Notarial act', amountCents: 500, unit: 'act', feeKind: 'notarial' },
-    });
-    await apiCall(admin.request, 'post', '/api/admin/pricing/defaults', {
-      data: { key: priceKeys[1], label: 'Online session', amountCents: 1500, unit: 'job', feeKind: 'platform' },
-    });
+    removePrices = await useJourneyPrices(admin, priceKeys);
     const context = await browser.newContext({ timezoneId: 'America/Chicago' });
     contexts.push(context);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl() });
@@ -59,7 +44,7 @@ test.describe.serial('The calendar: a feed, a booked session and one’s own eve
   });
 
   test.afterAll(async () => {
-    for (const key of priceKeys) await admin.request.delete(`/api/admin/pricing/defaults/${key}`, { headers: { origin: baseUrl() } });
+    await removePrices?.();
     for (const context of contexts) await context.close();
   });
 

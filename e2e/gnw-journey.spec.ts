@@ -1,12 +1,20 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { offerSeconds } from '../src/shared/gnw.ts';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { findSeriousViolations, openAdminPage, placeFieldByClick, uniqueEmail, useStripeJsStandIn, waitForMail, signAsNotaryInRoom } from './helpers.ts';
+import {
+  expectAccessibleBothWays as checkBothWays,
+  openAdminPage,
+  useJourneyPrices,
+  placeFieldByClick,
+  uniqueEmail,
+  useStripeJsStandIn,
+  waitForMail,
+  signAsNotaryInRoom,
+} from './helpers.ts';
 import { giveDetails, samSigner, sendLicencePhotos, takeSelfieAndAnswer } from './identity-steps.ts';
-import { apiCall, baseUrl, createApprovedNotary, storeUserInPage } from './role-pages.ts';
+import { createApprovedNotary, storeUserInPage } from './role-pages.ts';
 
 /**
  * Notarize Now end to end (decision 051), each person clicking from the page they land on:
@@ -18,10 +26,7 @@ import { apiCall, baseUrl, createApprovedNotary, storeUserInPage } from './role-
  */
 
 const notaryName = 'Nadia Nowak';
-const priceKeys = ['gnw_act', 'gnw_platform'];
-const phone = { width: 390, height: 844 };
-// Written only for npm run screenshots (JOURNEY_SCREENSHOTS), as the act journey's are.
-const screenshots = process.env.JOURNEY_SCREENSHOTS ? path.resolve('docs/screenshots') : null;
+const priceKeys = ['gnw_act', 'gnw_platform'] as const;
 
 test.describe.serial('Notarize Now, from the landing to the notarized PDF', () => {
   const contexts: Array<{ close(): Promise<void> }> = [];
@@ -29,6 +34,7 @@ test.describe.serial('Notarize Now, from the landing to the notarized PDF', () =
   let admin: Page;
   let notary: Page;
   let person: Page;
+  let removePrices: (() => Promise<void>) | null = null;
   const email = uniqueEmail('gnw-person');
 
   async function newPage() {
@@ -42,20 +48,7 @@ test.describe.serial('Notarize Now, from the landing to the notarized PDF', () =
     return page;
   }
 
-  /** The page as it is, then the same at 390 px, each without a serious accessibility problem or a sideways scroll (and photographed for the screenshots). */
-  async function expectAccessibleBothWays(page: Page, where: string) {
-    const before = page.viewportSize() ?? { width: 1280, height: 720 };
-    for (const size of [before, phone]) {
-      await page.setViewportSize(size);
-      if (screenshots) {
-        const name = `gnw-${where.replace(/^the /, '').replace(/\W+/g, '-')}${size === phone ? '-phone' : ''}.png`;
-        await page.screenshot({ path: path.join(screenshots, name), animations: 'disabled', caret: 'hide' });
-      }
-      expect.soft(await findSeriousViolations(page), `${where} at ${size.width} px`).toEqual([]);
-      expect.soft(await page.evaluate(() => document.documentElement.scrollWidth), `${where} at ${size.width} px: width`).toBeLessThanOrEqual(size.width);
-    }
-    await page.setViewportSize(before);
-  }
+  const expectAccessibleBothWays = (page: Page, where: string) => checkBothWays(page, where, 'gnw');
 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(150_000);
@@ -63,12 +56,7 @@ test.describe.serial('Notarize Now, from the landing to the notarized PDF', () =
     admin = await openAdminPage(browser);
     contexts.push(admin.context());
     // The platform's prices, as finance sets them (their own journey clicks through the Prices page).
-    await apiCall(admin.request, 'post', '/api/admin/pricing/defaults', {
-      data: { key: priceKeys[0], label: 'Notarial act', amountCents: 500, unit: 'act', feeKind: 'notarial' },
-    });
-    await apiCall(admin.request, 'post', '/api/admin/pricing/defaults', {
-      data: { key: priceKeys[1], label: 'Online session', amountCents: 1500, unit: 'job', feeKind: 'platform' },
-    });
+    removePrices = await useJourneyPrices(admin, priceKeys);
     notary = await newPage();
     await createApprovedNotary(notary, admin, notaryName);
     await storeUserInPage(notary);
@@ -76,7 +64,7 @@ test.describe.serial('Notarize Now, from the landing to the notarized PDF', () =
   });
 
   test.afterAll(async () => {
-    for (const key of priceKeys) await admin.request.delete(`/api/admin/pricing/defaults/${key}`, { headers: { origin: baseUrl() } });
+    await removePrices?.();
     for (const context of contexts) await context.close();
   });
 

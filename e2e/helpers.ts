@@ -283,6 +283,41 @@ export async function findSeriousViolations(page: Page): Promise<string[]> {
 }
 
 /**
+ * The page as it is, then the same at 390 px, each without a serious accessibility problem or a
+ * sideways scroll; with `screenshotPrefix` (npm run screenshots sets JOURNEY_SCREENSHOTS) each size is
+ * photographed into docs/screenshots as `{prefix}-{where}[-phone].png`.
+ */
+export async function expectAccessibleBothWays(page: Page, where: string, screenshotPrefix: string | null = null) {
+  const phone = { width: 390, height: 844 };
+  const directory = process.env.JOURNEY_SCREENSHOTS && screenshotPrefix ? path.resolve('docs/screenshots') : null;
+  const before = page.viewportSize() ?? { width: 1280, height: 720 };
+  for (const size of [before, phone]) {
+    await page.setViewportSize(size);
+    if (directory) {
+      const name = `${screenshotPrefix}-${where.replace(/^the /, '').replace(/\W+/g, '-')}${size === phone ? '-phone' : ''}.png`;
+      await page.screenshot({ path: path.join(directory, name), animations: 'disabled', caret: 'hide' });
+    }
+    expect.soft(await findSeriousViolations(page), `${where} at ${size.width} px`).toEqual([]);
+    expect.soft(await page.evaluate(() => document.documentElement.scrollWidth), `${where} at ${size.width} px: width`).toBeLessThanOrEqual(size.width);
+  }
+  await page.setViewportSize(before);
+}
+
+/** The two Notarize Now prices the journeys estimate $20.00 with, as finance would set them; returns their removal. */
+export async function useJourneyPrices(admin: Page, keys: readonly [string, string]): Promise<() => Promise<void>> {
+  await apiCallAs(admin, '/api/admin/pricing/defaults', { key: keys[0], label: 'Notarial act', amountCents: 500, unit: 'act', feeKind: 'notarial' });
+  await apiCallAs(admin, '/api/admin/pricing/defaults', { key: keys[1], label: 'Online session', amountCents: 1500, unit: 'job', feeKind: 'platform' });
+  return async () => {
+    for (const key of keys) await admin.request.delete(`/api/admin/pricing/defaults/${key}`, { headers: { origin: new URL(admin.url()).origin } });
+  };
+}
+
+async function apiCallAs(page: Page, url: string, data: Record<string, unknown>) {
+  const response = await page.request.post(url, { data, headers: { origin: new URL(page.url()).origin } });
+  if (!response.ok()) throw new Error(`POST ${url} answered ${response.status()}: ${await response.text()}`);
+}
+
+/**
  * A page signed in as a new staff member (billing or finance): the administrator creates the
  * account, the person chooses a password from the mail's link, signs in and links the
  * authenticator their role must have, and lands on their dashboard.
