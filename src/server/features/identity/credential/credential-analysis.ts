@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { AppError } from '#server/lib/errors.ts';
+import { createWorkerPool } from '#server/lib/worker-pool.ts';
 import { toUnreadable, type CredentialReading, type StatedPerson } from './credential-checks.ts';
 import type { CredentialImages } from './credential-reader.ts';
 import type { AnalysisJob } from './credential-worker.ts';
@@ -22,24 +22,6 @@ const poolSize = Math.max(1, availableParallelism() - 1);
 export const maxWaiting = poolSize * 4;
 const workerEntry = new URL('./credential-worker.mjs', import.meta.url);
 
-interface Job {
-  message: AnalysisJob;
-  timeoutMs: number;
-  resolve(reading: CredentialReading): void;
-  reject(error: unknown): void;
-}
-
-interface Slot {
-  worker: Worker;
-  isReady: boolean;
-  job: Job | null;
-  timer: NodeJS.Timeout | null;
-}
-
-const slots: Slot[] = [];
-const queue: Job[] = [];
-let nextId = 1;
-
 const busy = () =>
   new AppError(503, 'credential_reader_busy', 'Many ID photos are being read right now. Send yours again in a minute.', undefined, { 'retry-after': '60' });
 const unavailable = () => new AppError(503, 'credential_reader_unavailable', 'Your ID could not be read just now. Send the photos again in a minute.');
@@ -58,78 +40,23 @@ function toTimedOut(input: CredentialImages, timeoutMs: number): CredentialReadi
   );
 }
 
-function finish(slot: Slot): Job | null {
-  const job = slot.job;
-  if (slot.timer) clearTimeout(slot.timer);
-  slot.job = null;
-  slot.timer = null;
-  slot.worker.unref();
-  return job;
-}
+type Answer = { ready?: true; id?: number; reading?: CredentialReading; error?: string };
 
-/** Ends a slot's thread (after a time-out or a crash) and starts another in its place. */
-function replace(slot: Slot): void {
-  const index = slots.indexOf(slot);
-  slot.worker.removeAllListeners();
-  // A terminated thread may still report an error while it stops; nothing waits on it any more.
-  slot.worker.on('error', () => undefined);
-  void slot.worker.terminate();
-  if (index >= 0) slots.splice(index, 1);
-  if (queue.length > 0) startSlot();
-  dispatch();
-}
-
-function startSlot(): Slot {
-  const worker = new Worker(workerEntry, { execArgv: [] });
-  const slot: Slot = { worker, isReady: false, job: null, timer: null };
-  worker.on('message', (message: { ready?: true; id?: number; reading?: CredentialReading; error?: string }) => {
-    if (message.ready) {
-      slot.isReady = true;
-      dispatch();
-      return;
-    }
-    if (slot.job?.message.id !== message.id) return;
-    const job = finish(slot);
-    if (message.reading) job?.resolve(message.reading);
-    else job?.reject(new Error(`Credential analysis failed: ${message.error ?? 'no reading'}`));
-    dispatch();
-  });
-  const fail = () => {
-    const job = finish(slot);
-    job?.reject(unavailable());
-    replace(slot);
-  };
-  worker.on('error', fail);
-  worker.on('exit', fail);
-  slots.push(slot);
-  return slot;
-}
-
-function dispatch(): void {
-  // More threads while jobs wait for none and the pool has room.
-  let unserved = queue.length - slots.filter((slot) => !slot.job).length;
-  while (unserved > 0 && slots.length < poolSize) {
-    startSlot();
-    unserved -= 1;
-  }
-  for (const slot of slots) {
-    if (queue.length === 0) break;
-    if (!slot.isReady || slot.job) continue;
-    const job = queue.shift() as Job;
-    slot.job = job;
-    slot.worker.ref();
-    slot.timer = setTimeout(() => {
-      if (slot.job !== job) return;
-      finish(slot);
-      job.resolve(toTimedOut(job.message.input, job.timeoutMs));
-      replace(slot);
-    }, job.timeoutMs);
-    slot.worker.postMessage(job.message);
-    credentialAnalysisEvents.emit('started');
-  }
-  // A queued job keeps the process alive while its thread starts.
-  for (const slot of slots) if (!slot.isReady && queue.length > 0) slot.worker.ref();
-}
+const pool = createWorkerPool<Omit<AnalysisJob, 'id'>, Answer, CredentialReading>({
+  entry: workerEntry,
+  size: poolSize,
+  maxWaiting,
+  settle(answer, job) {
+    if (answer.reading) job.resolve(answer.reading);
+    else job.reject(new Error(`Credential analysis failed: ${answer.error ?? 'no reading'}`));
+  },
+  timedOut(job) {
+    job.resolve(toTimedOut(job.message.input, job.timeoutMs));
+  },
+  unavailable,
+  busy,
+  onStart: () => credentialAnalysisEvents.emit('started'),
+});
 
 /**
  * Analyses an ID's photos in the pool (see analyseCredential in credential-reader.ts). Resolves with
@@ -137,23 +64,10 @@ function dispatch(): void {
  */
 export function analyseCredentialInPool(input: CredentialImages, person: StatedPerson, now: Date, timeoutMs: number): Promise<CredentialReading> {
   // A bounded queue: beyond it a person hears at once to try again, instead of waiting minutes.
-  if (queue.length >= maxWaiting) return Promise.reject(busy());
-  return new Promise((resolve, reject) => {
-    queue.push({ message: { id: nextId++, input, person, now: now.toISOString() }, timeoutMs, resolve, reject });
-    dispatch();
-  });
+  return pool.run({ input, person, now: now.toISOString() }, timeoutMs);
 }
 
 /** Stops every analysis thread (tests, shutdown); jobs still waiting fail with 503, and the next job starts a new thread. */
-export async function stopCredentialAnalysis(): Promise<void> {
-  for (const job of queue.splice(0)) job.reject(unavailable());
-  const stopping = slots.splice(0);
-  for (const slot of stopping) {
-    const job = slot.job;
-    slot.worker.removeAllListeners();
-    slot.worker.on('error', () => undefined);
-    if (slot.timer) clearTimeout(slot.timer);
-    job?.reject(unavailable());
-  }
-  await Promise.all(stopping.map((slot) => slot.worker.terminate()));
+export function stopCredentialAnalysis(): Promise<void> {
+  return pool.stop();
 }

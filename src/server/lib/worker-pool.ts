@@ -1,0 +1,149 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * A pool of worker threads for heavy work that must not run on the event loop beside the media hub
+ * (credential analysis, PDF sanitising). Threads start as work waits, up to `size`; further work
+ * waits in order in a bounded queue (the caller refuses beyond `maxWaiting`). A job past its time
+ * bound is settled by `timedOut`, and its thread is terminated and replaced; a thread that fails
+ * rejects its job with `unavailable()`. A thread says `{ ready: true }` once it has loaded, then
+ * answers each message with an answer carrying the message's id.
+ */
+export interface WorkerPoolSpec<Payload, Answer, Result> {
+  entry: URL;
+  size: number;
+  maxWaiting: number;
+  /** Settles the job an answer is for. */
+  settle(answer: Answer, job: PoolJob<Payload, Result>): void;
+  /** Settles a job that ran past its time bound (its thread is replaced after). */
+  timedOut(job: PoolJob<Payload, Result>): void;
+  /** The error a job gets when its thread fails or the pool stops. */
+  unavailable(): Error;
+  /** The error a caller gets when the queue is full. */
+  busy(): Error;
+  /** Buffers moved to the thread instead of copied. */
+  transfer?(message: Payload & { id: number }): ArrayBuffer[];
+  /** Called as a thread begins a job. */
+  onStart?(): void;
+}
+
+export interface PoolJob<Payload, Result> {
+  message: Payload & { id: number };
+  timeoutMs: number;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+interface Slot<Payload, Result> {
+  worker: Worker;
+  isReady: boolean;
+  job: PoolJob<Payload, Result> | null;
+  timer: NodeJS.Timeout | null;
+}
+
+export interface WorkerPool<Payload, Result> {
+  /** Runs one job; rejects at once with `busy()` when the queue is full. */
+  run(payload: Payload, timeoutMs: number): Promise<Result>;
+  /** Stops every thread; jobs running or waiting fail with `unavailable()`; the next job starts a new thread. */
+  stop(): Promise<void>;
+}
+
+export function createWorkerPool<Payload, Answer extends { id?: number; ready?: true }, Result>(
+  spec: WorkerPoolSpec<Payload, Answer, Result>,
+): WorkerPool<Payload, Result> {
+  const slots: Slot<Payload, Result>[] = [];
+  const queue: PoolJob<Payload, Result>[] = [];
+  let nextId = 1;
+
+  function finish(slot: Slot<Payload, Result>): PoolJob<Payload, Result> | null {
+    const job = slot.job;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.job = null;
+    slot.timer = null;
+    slot.worker.unref();
+    return job;
+  }
+
+  function silence(worker: Worker): void {
+    worker.removeAllListeners();
+    // A terminated thread may still report an error while it stops; nothing waits on it any more.
+    worker.on('error', () => undefined);
+  }
+
+  /** Ends a slot's thread (after a time-out or a crash); dispatch starts another if work waits. */
+  function replace(slot: Slot<Payload, Result>): void {
+    const index = slots.indexOf(slot);
+    silence(slot.worker);
+    void slot.worker.terminate();
+    if (index >= 0) slots.splice(index, 1);
+    dispatch();
+  }
+
+  function startSlot(): void {
+    const worker = new Worker(spec.entry, { execArgv: [] });
+    const slot: Slot<Payload, Result> = { worker, isReady: false, job: null, timer: null };
+    worker.on('message', (answer: Answer) => {
+      if (answer.ready) {
+        slot.isReady = true;
+        dispatch();
+        return;
+      }
+      if (slot.job?.message.id !== answer.id) return;
+      const job = finish(slot);
+      if (job) spec.settle(answer, job);
+      dispatch();
+    });
+    const fail = () => {
+      finish(slot)?.reject(spec.unavailable());
+      replace(slot);
+    };
+    worker.on('error', fail);
+    worker.on('exit', fail);
+    slots.push(slot);
+  }
+
+  function dispatch(): void {
+    // More threads while jobs wait for none and the pool has room.
+    let unserved = queue.length - slots.filter((slot) => !slot.job).length;
+    while (unserved > 0 && slots.length < spec.size) {
+      startSlot();
+      unserved -= 1;
+    }
+    for (const slot of slots) {
+      if (queue.length === 0) break;
+      if (!slot.isReady || slot.job) continue;
+      const job = queue.shift() as PoolJob<Payload, Result>;
+      slot.job = job;
+      slot.worker.ref();
+      slot.timer = setTimeout(() => {
+        if (slot.job !== job) return;
+        finish(slot);
+        spec.timedOut(job);
+        replace(slot);
+      }, job.timeoutMs);
+      slot.worker.postMessage(job.message, spec.transfer?.(job.message) ?? []);
+      spec.onStart?.();
+    }
+    // A queued job keeps the process alive while its thread starts.
+    for (const slot of slots) if (!slot.isReady && queue.length > 0) slot.worker.ref();
+  }
+
+  return {
+    run(payload, timeoutMs) {
+      if (queue.length >= spec.maxWaiting) return Promise.reject(spec.busy());
+      return new Promise<Result>((resolve, reject) => {
+        queue.push({ message: { ...payload, id: nextId++ }, timeoutMs, resolve, reject });
+        dispatch();
+      });
+    },
+    async stop() {
+      for (const job of queue.splice(0)) job.reject(spec.unavailable());
+      const stopping = slots.splice(0);
+      for (const slot of stopping) {
+        silence(slot.worker);
+        if (slot.timer) clearTimeout(slot.timer);
+        slot.job?.reject(spec.unavailable());
+      }
+      await Promise.all(stopping.map((slot) => slot.worker.terminate()));
+    },
+  };
+}
