@@ -76,7 +76,7 @@ const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'],
     // The webhooks journey's receiver listens on loopback over http (decision 055); only here.
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
-    WEBHOOK_POLL_MS: '200',
+    WEBHOOK_POLL_MS: '1000',
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
