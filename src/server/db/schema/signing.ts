@@ -76,6 +76,9 @@ export const signingCredentials = pgTable(
       .notNull()
       .default('platform'),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /** RFC 5280 CRLReason name (keyCompromise, superseded, cessationOfOperation, ...), set with revokedAt. */
+    revocationReason: text('revocation_reason'),
+    revokedBy: uuid('revoked_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index('signing_credentials_user_idx').on(table.kind, table.userId)],
@@ -110,7 +113,34 @@ export const notarizedDocuments = pgTable(
     hasProvenIdentity: boolean('has_proven_identity').notNull().default(false),
     /** Why it is not a notarial act, as sentences without personal data (shown by /verify). */
     notNotarialReasons: jsonb('not_notarial_reasons').$type<string[]>().notNull().default([]),
+    /** The PAdES level of the current copy ('B-B', 'B-T', 'B-LT', 'B-LTA'); null for outputs sealed before it was recorded. */
+    padesLevel: text('pades_level'),
+    /** When the newest document timestamp's TSA certificate expires: the archive timestamp is renewed before then. */
+    archiveTimestampExpiresAt: timestamp('archive_timestamp_expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index('notarized_documents_job_idx').on(table.jobId)],
+  (table) => [index('notarized_documents_job_idx').on(table.jobId), index('notarized_documents_archive_timestamp_idx').on(table.archiveTimestampExpiresAt)],
+);
+
+/**
+ * Earlier copies of a notarized document: each archive-timestamp renewal appends a revision to the
+ * file, and the copy before it stays verifiable by its hash (a person may hold it).
+ */
+export const notarizedDocumentRevisions = pgTable(
+  'notarized_document_revisions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    notarizedDocumentId: uuid('notarized_document_id')
+      .notNull()
+      .references(() => notarizedDocuments.id, { onDelete: 'cascade' }),
+    storageKey: text('storage_key').notNull(),
+    sha256: text('sha256').notNull().unique(),
+    sizeBytes: integer('size_bytes').notNull(),
+    padesLevel: text('pades_level'),
+    /** Why this copy was replaced: 'archive_timestamp_renewed'. */
+    replacedBecause: text('replaced_because').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    replacedAt: timestamp('replaced_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('notarized_document_revisions_document_idx').on(table.notarizedDocumentId)],
 );
