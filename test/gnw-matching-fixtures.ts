@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
+import type { IdentityPolicy } from '#shared/identity-policies.ts';
 import { auditEvents, instantOffers, instantRequests, jobParticipants, notaryPresence, payments, users } from '#server/db/schema/index.ts';
 import { runMatchingPass } from '#server/features/gnw/gnw-matching.ts';
 import type { TestApp, TestUser } from './create-test-app.ts';
@@ -80,10 +81,10 @@ export function createGnwKit(t: TestApp) {
     return notaries;
   }
 
-  /** The matcher at `now`, everyone's browsers having beaten at that time. */
-  async function runAt(now: Date) {
+  /** The matcher at `now`, everyone's browsers having beaten at that time; `policies` hands it another table of state rows. */
+  async function runAt(now: Date, policies?: readonly IdentityPolicy[]) {
     await heartbeatAt(now);
-    return runMatchingPass(matcher, now);
+    return runMatchingPass(matcher, now, policies);
   }
 
   const put = async (user: TestUser, url: string, payload: Record<string, unknown>) =>

@@ -227,12 +227,20 @@ export const identityPolicies: readonly IdentityPolicy[] = [
 
 export const defaultPolicyCode = 'RULONA';
 
-/** The row for a commissioning state; the RULONA default for a state without its own row. */
-export function policyFor(stateCode: string | null | undefined): IdentityPolicy {
+/**
+ * The row for a commissioning state; the RULONA default for a state without its own row. `rows` is
+ * the table to read: the platform's unless a caller (a test) hands it another.
+ */
+export function policyFor(stateCode: string | null | undefined, rows: readonly IdentityPolicy[] = identityPolicies): IdentityPolicy {
   const code = (stateCode ?? '').trim().toUpperCase();
-  const row = identityPolicies.find((policy) => policy.code === code) ?? identityPolicies.find((policy) => policy.code === defaultPolicyCode);
+  const row = rows.find((policy) => policy.code === code) ?? rows.find((policy) => policy.code === defaultPolicyCode);
   if (!row) throw new Error('The RULONA default policy row is missing.');
   return row;
+}
+
+/** The row's rule that keeps an act off online notarization, or null when the row records none (decision 052). */
+export function findActRestriction(policy: Pick<IdentityPolicy, 'actsNotPerformedOnline'>, act: string): { act: string; citation: string } | null {
+  return policy.actsNotPerformedOnline.find((rule) => rule.act === act) ?? null;
 }
 
 /**

@@ -5,13 +5,14 @@ import type { NotarizationType } from '#shared/jobs.ts';
 import { hasElevatedRole, type RoleBearer } from '#shared/roles.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { documents, instantOffers, instantRequests, jobs, sessionBookings, users } from '#server/db/schema/index.ts';
+import { documents, instantOffers, instantRequests, jobs, notaryProfiles, sessionBookings, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { notFound, unauthorized } from '#server/lib/errors.ts';
 import { findOnlineNotaryIds } from '#server/features/availability/availability.service.ts';
 import { findParticipants } from '#server/features/jobs/participants.service.ts';
 import { getJobPayment } from '#server/features/payments/payments.service.ts';
 import { defaultRows, noShowPriceKey } from '#server/features/pricing/pricing.service.ts';
+import { findActBlocker } from './gnw-act-rules.ts';
 import { estimateGnwRequest } from './gnw-estimate.ts';
 
 /**
@@ -121,8 +122,18 @@ async function describeSearch(ctx: Ctx, request: GnwRequestRow, now: Date): Prom
     .select({ open: count() })
     .from(instantOffers)
     .where(and(eq(instantOffers.requestId, request.id), eq(instantOffers.status, 'open'), gt(instantOffers.expiresAt, now)));
-  // Online notaries may take work already (approved, active, commission in force); the person is never their own notary.
-  const online = (await findOnlineNotaryIds(ctx, undefined, now)).filter((notaryId) => notaryId !== request.requestedBy);
+  // Online notaries may take work already (approved, active, commission in force); the person is never
+  // their own notary; and only those whose commission allows the act are counted (gnw-act-rules.ts).
+  const onlineIds = (await findOnlineNotaryIds(ctx, undefined, now)).filter((notaryId) => notaryId !== request.requestedBy);
+  const online =
+    onlineIds.length === 0
+      ? []
+      : (
+          await ctx.db
+            .select({ id: notaryProfiles.userId, commissionState: notaryProfiles.commissionState })
+            .from(notaryProfiles)
+            .where(inArray(notaryProfiles.userId, onlineIds))
+        ).filter((notary) => !findActBlocker(notary.commissionState, request.act));
   return {
     startedAt: startedAt.toISOString(),
     endsAt: endsAt.toISOString(),

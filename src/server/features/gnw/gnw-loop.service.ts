@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { formatDuration } from '#shared/dates.ts';
 import { notarizationTypes } from '#shared/jobs.ts';
 import { offerSeconds, type GnwLoop, type gnwLoopQuerySchema } from '#shared/gnw.ts';
+import { identityPolicies, type IdentityPolicy } from '#shared/identity-policies.ts';
 import { getUsStateName } from '#shared/us-states.ts';
 import { instantOffers, instantRequests, notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -12,6 +13,7 @@ import { findOnlineNotaryIds, findPresence, isHeartbeatFresh } from '#server/fea
 import { announceToUsers } from '#server/features/jobs/access-change.ts';
 import { findWorkBlocker } from '#server/features/notaries/notary-eligibility.ts';
 import { toSingleLine } from '#shared/text.ts';
+import { findActBlocker } from './gnw-act-rules.ts';
 import { compareCandidates, loadCandidates } from './gnw-matching.ts';
 
 /**
@@ -25,11 +27,17 @@ type LoopQuery = z.output<typeof gnwLoopQuerySchema>;
 const actLabels: Record<string, string> = Object.fromEntries(notarizationTypes.map((type) => [type.key, type.label.toLowerCase()]));
 
 /**
- * GET /api/gnw/loop?state&act: the candidates in the order the next offer would take. No rule
- * recorded here limits a notary by the signer's state or the act (a commission in force may take
- * any of them remotely), so `state` and `act` are named in the reasons and change no order.
+ * GET /api/gnw/loop?state&act: the candidates in the order the next offer would take. The act leaves
+ * out a notary whose commissioning state's row keeps it off online notarization, as the matcher does
+ * (gnw-act-rules.ts, with the same `policies`); no rule recorded here limits a notary by the signer's
+ * state, so `state` is named in the reasons and changes no order.
  */
-export async function getMatchingLoop(ctx: Ctx, query: LoopQuery, now: Date = new Date()): Promise<GnwLoop> {
+export async function getMatchingLoop(
+  ctx: Pick<Ctx, 'db'>,
+  query: LoopQuery,
+  now: Date = new Date(),
+  policies: readonly IdentityPolicy[] = identityPolicies,
+): Promise<GnwLoop> {
   const rows = await ctx.db
     .select({ user: { id: users.id, name: users.name, email: users.email, status: users.status, roles: users.roles }, profile: notaryProfiles })
     .from(notaryProfiles)
@@ -49,8 +57,9 @@ export async function getMatchingLoop(ctx: Ctx, query: LoopQuery, now: Date = ne
   const ringingOf = new Map(ringing.map((row) => [row.userId, row]));
   const what = `${actLabels[query.act] ?? query.act}${query.state ? ` for a signer in ${getUsStateName(query.state)}` : ''}`;
 
+  const actBlockerOf = new Map(rows.map((row) => [row.user.id, findActBlocker(row.profile.commissionState, query.act, policies)]));
   const inLine = rows
-    .filter((row) => online.has(row.user.id) && !ringingOf.has(row.user.id))
+    .filter((row) => online.has(row.user.id) && !ringingOf.has(row.user.id) && !actBlockerOf.get(row.user.id))
     .map((row) => ({ id: row.user.id, name: row.user.name, lastOfferedAt: candidateOf.get(row.user.id)?.lastOfferedAt ?? null }))
     .sort(compareCandidates);
   const orderOf = new Map(inLine.map((candidate, index) => [candidate.id, index + 1]));
@@ -64,7 +73,9 @@ export async function getMatchingLoop(ctx: Ctx, query: LoopQuery, now: Date = ne
     const offer = ringingOf.get(id);
     const blocker = !row.user.roles.includes('notary') ? `${name} no longer has the notary role.` : findWorkBlocker(row.user, row.profile, now);
     let reason: string;
+    const actBlocker = actBlockerOf.get(id);
     if (blocker) reason = `Left out: ${blocker}`;
+    else if (actBlocker) reason = `Left out: ${actBlocker}`;
     else if (!presence?.lastHeartbeatAt) reason = 'Left out: offline, they have never gone online.';
     else if (!presence.isAvailable) reason = 'Left out: offline, their availability switch is off.';
     else if (!isHeartbeatFresh(presence.lastHeartbeatAt, now)) {

@@ -1,11 +1,13 @@
 import { and, asc, count, eq, gt, inArray, isNotNull, lte, max, sql } from 'drizzle-orm';
 import { offerSeconds } from '#shared/gnw.ts';
+import { identityPolicies, type IdentityPolicy } from '#shared/identity-policies.ts';
 import type { DbOrTx } from '#server/db/client.ts';
-import { instantOffers, instantRequests, jobParticipants, users } from '#server/db/schema/index.ts';
+import { instantOffers, instantRequests, jobParticipants, notaryProfiles, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { findOnlineNotaryIds, findOnlineWitnessIds } from '#server/features/availability/availability.service.ts';
 import { announceToUsers } from '#server/features/jobs/access-change.ts';
+import { findActBlocker } from './gnw-act-rules.ts';
 
 /**
  * The Notarize Now matcher (decision 051): offers each searching request to one eligible notary at a
@@ -21,6 +23,8 @@ import { announceToUsers } from '#server/features/jobs/access-change.ts';
  * the same request twice to one person. An insert they refuse (ON CONFLICT DO NOTHING: a second
  * instance or sweep got there first) is skipped and the pass goes on. Every transaction takes
  * requests before offers, as an accept does, so two of them never wait on each other in a circle.
+ * A notary is offered only a request whose act their commissioning state's policy row allows online
+ * (gnw-act-rules.ts); witnesses hold no commission, so the act does not limit them.
  *
  * One instance runs one pass at a time (requestMatchingPass): starts, answers and the sweep that ask
  * while a pass runs share the single pass after it, so a burst of answers costs two passes, not one
@@ -46,6 +50,8 @@ export interface Candidate {
   id: string;
   name: string;
   email: string;
+  /** The state of their notary commission; null for a witness, who holds none. */
+  commissionState: string | null;
   /** The last real offer made to them (test offers do not count); null: never offered a job. */
   lastOfferedAt: Date | null;
   /** An offer rings at them now. */
@@ -62,11 +68,15 @@ export function compareCandidates(a: Pick<Candidate, 'lastOfferedAt' | 'name' | 
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** These people as candidates: name, address, when they were last offered a job, and whether something rings at them now. */
+/** These people as candidates: name, address, commission state, when they were last offered a job, and whether something rings at them now. */
 export async function loadCandidates(db: DbOrTx, userIds: readonly string[]): Promise<Candidate[]> {
   if (userIds.length === 0) return [];
   const ids = [...userIds];
-  const people = await db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids));
+  const people = await db
+    .select({ id: users.id, name: users.name, email: users.email, commissionState: notaryProfiles.commissionState })
+    .from(users)
+    .leftJoin(notaryProfiles, eq(notaryProfiles.userId, users.id))
+    .where(inArray(users.id, ids));
   const lastOffers = await db
     .select({ userId: instantOffers.userId, lastOfferedAt: max(instantOffers.offeredAt) })
     .from(instantOffers)
@@ -128,6 +138,7 @@ interface WaitingRequest {
   jobId: string;
   requestedBy: string;
   matchedNotaryId: string | null;
+  act: string;
 }
 
 /** Requests waiting for an offer of this kind: searching (notary) or matched with witnesses still to find (witness), oldest first. */
@@ -138,6 +149,7 @@ async function findWaitingRequests(db: DbOrTx, kind: OfferKind, now: Date): Prom
     jobId: instantRequests.jobId,
     requestedBy: instantRequests.requestedBy,
     matchedNotaryId: instantRequests.matchedNotaryId,
+    act: instantRequests.act,
   };
   if (kind === 'notary') {
     return db
@@ -184,8 +196,8 @@ async function findExclusions(db: DbOrTx, requests: readonly WaitingRequest[]): 
 }
 
 /**
- * Offers one request to the first free candidate, in a transaction that holds the request: nothing
- * when it no longer waits for this kind. The indexes refuse what another instance did meanwhile: a
+ * Offers one request to the first free candidate (a notary: one whose commission allows its act), in a
+ * transaction that holds the request: nothing when it no longer waits for this kind. The indexes refuse what another instance did meanwhile: a
  * refused insert means the request has its offer already (done) or the person is taken (next one).
  */
 async function offerRequest(
@@ -195,6 +207,7 @@ async function offerRequest(
   pool: Candidate[],
   excluded: { userIds: Set<string>; emails: Set<string> },
   clock: () => Date,
+  policies: readonly IdentityPolicy[],
 ): Promise<string | null> {
   return ctx.db.transaction(async (tx) => {
     const now = clock();
@@ -210,6 +223,7 @@ async function offerRequest(
     if (!held) return null;
     for (const candidate of pool) {
       if (candidate.isRinging || excluded.userIds.has(candidate.id) || excluded.emails.has(candidate.email.trim().toLowerCase())) continue;
+      if (kind === 'notary' && findActBlocker(candidate.commissionState, request.act, policies)) continue;
       const [offer] = await tx
         .insert(instantOffers)
         .values({ requestId: request.id, kind, userId: candidate.id, offeredAt: now, expiresAt: new Date(now.getTime() + offerSeconds * 1000) })
@@ -235,7 +249,13 @@ async function offerRequest(
   });
 }
 
-async function offerWaitingRequests(ctx: MatcherCtx, kind: OfferKind, clock: () => Date, told: Set<string>): Promise<number> {
+async function offerWaitingRequests(
+  ctx: MatcherCtx,
+  kind: OfferKind,
+  clock: () => Date,
+  told: Set<string>,
+  policies: readonly IdentityPolicy[],
+): Promise<number> {
   const now = clock();
   const waiting = await findWaitingRequests(ctx.db, kind, now);
   if (waiting.length === 0) return 0;
@@ -247,7 +267,7 @@ async function offerWaitingRequests(ctx: MatcherCtx, kind: OfferKind, clock: () 
   for (const request of waiting) {
     if (pool.every((candidate) => candidate.isRinging)) break;
     const excluded = exclusions.get(request.id) ?? { userIds: new Set<string>(), emails: new Set<string>() };
-    const offeredTo = await offerRequest(ctx, request, kind, pool, excluded, clock);
+    const offeredTo = await offerRequest(ctx, request, kind, pool, excluded, clock, policies);
     if (offeredTo) {
       offered += 1;
       told.add(offeredTo);
@@ -260,13 +280,14 @@ async function offerWaitingRequests(ctx: MatcherCtx, kind: OfferKind, clock: () 
  * One pass of the matcher: tidies up, then offers every waiting request to the next free candidate,
  * notaries first, then witnesses; tells the people whose offers changed (a hint on their own
  * channel: their tabs fetch GET /api/gnw/offers again). Without `now`, each transaction reads the
- * clock as it begins.
+ * clock as it begins. `policies` is the table of state rows that says which acts a commission allows
+ * (the platform's own unless a test hands it another).
  */
-export async function runMatchingPass(ctx: MatcherCtx, now?: Date): Promise<MatchingPass> {
+export async function runMatchingPass(ctx: MatcherCtx, now?: Date, policies: readonly IdentityPolicy[] = identityPolicies): Promise<MatchingPass> {
   const clock = () => now ?? new Date();
   const tidied = await tidyUp(ctx, clock);
   const told = tidied.told;
-  const offered = (await offerWaitingRequests(ctx, 'notary', clock, told)) + (await offerWaitingRequests(ctx, 'witness', clock, told));
+  const offered = (await offerWaitingRequests(ctx, 'notary', clock, told, policies)) + (await offerWaitingRequests(ctx, 'witness', clock, told, policies));
   if (told.size > 0) await announceToUsers(ctx, [...told], { type: 'offers-changed' });
   return { expired: tidied.expired, unmatched: tidied.unmatched, withdrawn: tidied.withdrawn, offered };
 }

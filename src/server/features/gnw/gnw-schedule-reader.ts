@@ -19,7 +19,11 @@ export type RequestRow = typeof instantRequests.$inferSelect;
 export type JobRow = typeof jobs.$inferSelect;
 
 /** The person's own request and its job: 404 for anyone else, never a hint that it exists. */
-export async function getOwnRequest(ctx: Ctx, jobId: string, options: { forUpdate?: boolean } = {}): Promise<{ request: RequestRow; job: JobRow }> {
+export async function getOwnRequest(
+  ctx: Pick<Ctx, 'db' | 'user'>,
+  jobId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<{ request: RequestRow; job: JobRow }> {
   const user = ctx.user;
   if (!user) throw unauthorized();
   const hidden = () => notFound('No Notarize Now request with that job id is yours.');

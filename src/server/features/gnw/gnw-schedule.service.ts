@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { formatCalendarDay, getCalendarDay, isCalendarDay } from '#shared/dates.ts';
 import { bookingMinutes, type GnwJob, type GnwSlots, type gnwBookInputSchema, type gnwSlotsInputSchema } from '#shared/gnw.ts';
+import { identityPolicies, type IdentityPolicy } from '#shared/identity-policies.ts';
 import { instantRequests, jobs, sessionBookings } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, badRequest, conflict, unauthorized } from '#server/lib/errors.ts';
@@ -26,11 +27,20 @@ import { addDays, findOpenPieces, startOfDay, toGnwSlot } from './gnw-slots.ts';
 type SlotsInput = z.output<typeof gnwSlotsInputSchema>;
 type BookInput = z.output<typeof gnwBookInputSchema>;
 
-/** POST /api/gnw/schedule/slots: the open times of [from, from + days) in the person's zone. */
-export async function findGnwSlots(ctx: Ctx, input: SlotsInput, now = new Date()): Promise<GnwSlots> {
+/**
+ * POST /api/gnw/schedule/slots: the open times of [from, from + days) in the person's zone, with
+ * notaries whose commission allows the act (the request's; else the one asked about; `policies` is
+ * the table of state rows that decides, the platform's own unless a test hands it another).
+ */
+export async function findGnwSlots(
+  ctx: Pick<Ctx, 'db' | 'user'>,
+  input: SlotsInput,
+  now = new Date(),
+  policies: readonly IdentityPolicy[] = identityPolicies,
+): Promise<GnwSlots> {
   const user = ctx.user;
   if (!user) throw unauthorized();
-  if (input.jobId) await getOwnRequest(ctx, input.jobId);
+  const act = input.jobId ? (await getOwnRequest(ctx, input.jobId)).request.act : input.act;
   if (input.from !== undefined && !isCalendarDay(input.from)) throw badRequest(`from must be a date that exists (YYYY-MM-DD): ${input.from} does not.`);
   const firstDay = input.from ?? getCalendarDay(now, input.timeZone);
   const endDay = addDays(firstDay, input.days);
@@ -40,6 +50,8 @@ export async function findGnwSlots(ctx: Ctx, input: SlotsInput, now = new Date()
     now,
     requesterId: user.id,
     jobId: input.jobId ?? null,
+    act,
+    policies,
   });
   const lastDay = formatCalendarDay(addDays(endDay, -1), { locale: 'en-US' });
   const firstShown = formatCalendarDay(firstDay, { locale: 'en-US' });
@@ -55,8 +67,8 @@ export async function findGnwSlots(ctx: Ctx, input: SlotsInput, now = new Date()
 }
 
 /** The open times around a refused one, for the answer that refuses it: the same days in the person's zone. */
-async function freshSlotsAround(ctx: Ctx, startsAt: Date, timeZone: string, jobId: string, now: Date): Promise<GnwSlots> {
-  return findGnwSlots(ctx, { jobId, timeZone, from: getCalendarDay(startsAt, timeZone), days: 7 }, now);
+async function freshSlotsAround(ctx: Ctx, startsAt: Date, timeZone: string, jobId: string, now: Date, policies: readonly IdentityPolicy[]): Promise<GnwSlots> {
+  return findGnwSlots(ctx, { jobId, timeZone, from: getCalendarDay(startsAt, timeZone), days: 7 }, now, policies);
 }
 
 /** The unique index a database error broke, if any (a unique violation names its index). */
@@ -72,8 +84,11 @@ function violatedIndex(error: unknown): string | null {
 
 const slotTakenMessage = 'That time was just taken by someone else. Choose another from the open times.';
 
-/** POST /api/gnw/schedule/book: the piece booked for the person's job, mailed to both sides with an invitation. */
-export async function bookGnwSession(ctx: Ctx, input: BookInput, now = new Date()): Promise<GnwJob> {
+/**
+ * POST /api/gnw/schedule/book: the piece booked for the person's job, mailed to both sides with an
+ * invitation; only an open time of a notary whose commission allows the request's act.
+ */
+export async function bookGnwSession(ctx: Ctx, input: BookInput, now = new Date(), policies: readonly IdentityPolicy[] = identityPolicies): Promise<GnwJob> {
   const user = ctx.user;
   if (!user) throw unauthorized();
   const { request, job } = await getOwnRequest(ctx, input.jobId);
@@ -92,6 +107,8 @@ export async function bookGnwSession(ctx: Ctx, input: BookInput, now = new Date(
     jobId: job.id,
     notaryId: input.notaryId,
     limit: 1,
+    act: request.act,
+    policies,
   });
   if (!piece || piece.startsAt.getTime() !== startsAt.getTime()) {
     const [taken] = await ctx.db
@@ -100,7 +117,7 @@ export async function bookGnwSession(ctx: Ctx, input: BookInput, now = new Date(
       .where(and(eq(sessionBookings.notaryId, input.notaryId), eq(sessionBookings.startsAt, startsAt), eq(sessionBookings.status, 'booked')))
       .limit(1);
     throw new AppError(409, 'slot_taken', taken ? slotTakenMessage : 'That time is not open with this notary. Choose one from the open times.', {
-      slots: await freshSlotsAround(ctx, startsAt, input.timeZone, job.id, now),
+      slots: await freshSlotsAround(ctx, startsAt, input.timeZone, job.id, now, policies),
     });
   }
   const label = formatSessionLabel(startsAt, input.timeZone);
@@ -161,7 +178,7 @@ export async function bookGnwSession(ctx: Ctx, input: BookInput, now = new Date(
   } catch (error) {
     const index = violatedIndex(error);
     if (index === 'session_bookings_notary_time_idx' || index === '') {
-      throw new AppError(409, 'slot_taken', slotTakenMessage, { slots: await freshSlotsAround(ctx, startsAt, input.timeZone, job.id, now) });
+      throw new AppError(409, 'slot_taken', slotTakenMessage, { slots: await freshSlotsAround(ctx, startsAt, input.timeZone, job.id, now, policies) });
     }
     if (index === 'session_bookings_job_idx') throw conflict('This request already has a booked time; cancel it first to choose another.');
     throw error;

@@ -2,9 +2,11 @@ import { and, asc, eq, gt, gte, inArray, lt, ne, notInArray, sql } from 'drizzle
 import { toInstant } from '#shared/availability.ts';
 import { getCalendarDay } from '#shared/dates.ts';
 import { bookingMinutes, type GnwSlot } from '#shared/gnw.ts';
+import { identityPolicies, type IdentityPolicy } from '#shared/identity-policies.ts';
 import { toSingleLine } from '#shared/text.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { availabilitySlots, jobParticipants, jobs, notaryProfiles, sessionBookings, users } from '#server/db/schema/index.ts';
+import { findActBlocker } from './gnw-act-rules.ts';
 import { formatSessionLabel } from './gnw-booking-mail.ts';
 
 /**
@@ -43,12 +45,24 @@ export function addDays(day: string, days: number): string {
 
 /**
  * Pieces starting in [from, to), at least 15 minutes from now, of notaries eligible now, less taken
- * ones; never a notary who is the requester or one of the job's people. Sorted by time, then
- * notary name; at most `limit`.
+ * ones; never a notary who is the requester or one of the job's people, nor (given the act) one whose
+ * commissioning state's row keeps the act off online notarization (gnw-act-rules.ts, read from
+ * `policies`). Sorted by time, then notary name; at most `limit`.
  */
 export async function findOpenPieces(
   db: DbOrTx,
-  window: { from: Date; to: Date; now: Date; requesterId: string; jobId: string | null; notaryId?: string; limit?: number },
+  window: {
+    from: Date;
+    to: Date;
+    now: Date;
+    requesterId: string;
+    jobId: string | null;
+    notaryId?: string;
+    limit?: number;
+    /** The act to be performed; without one (times browsed before an act is chosen) every act's notaries show. */
+    act?: string;
+    policies?: readonly IdentityPolicy[];
+  },
 ): Promise<SlotPiece[]> {
   const earliest = new Date(Math.max(window.from.getTime(), window.now.getTime() + bookingLeadMinutes * minuteMs));
   if (earliest >= window.to) return [];
@@ -70,7 +84,7 @@ export async function findOpenPieces(
   }
   // The notary's eligibility now (notary-eligibility.ts findWorkBlocker): approved, active account and
   // profile, commission not expired; and still holding the notary role.
-  const slotRows = await db
+  const allSlotRows = await db
     .select({
       slotId: availabilitySlots.id,
       notaryId: availabilitySlots.notaryId,
@@ -96,6 +110,8 @@ export async function findOpenPieces(
       ),
     )
     .orderBy(asc(availabilitySlots.startsAt));
+  const act = window.act;
+  const slotRows = act ? allSlotRows.filter((row) => !findActBlocker(row.commissionState, act, window.policies ?? identityPolicies)) : allSlotRows;
   if (slotRows.length === 0) return [];
 
   const notaryIds = [...new Set(slotRows.map((row) => row.notaryId))];

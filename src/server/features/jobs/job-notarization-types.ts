@@ -1,5 +1,5 @@
 import { notarizationTypes, type JobNotarizationTypes, type NotarizationType } from '#shared/jobs.ts';
-import { defaultPolicyCode, type IdentityPolicy } from '#shared/identity-policies.ts';
+import { defaultPolicyCode, findActRestriction, type IdentityPolicy } from '#shared/identity-policies.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { conflict } from '#server/lib/errors.ts';
 import { policyOfJob } from '#server/features/identity/identity-access.ts';
@@ -9,15 +9,10 @@ import { getJobAccess } from './job-access.ts';
 type PolicyActs = Pick<IdentityPolicy, 'code' | 'name' | 'actsNotPerformedOnline'>;
 type PolicyIdentification = Pick<IdentityPolicy, 'name' | 'bypassMethods' | 'bypassCitation' | 'credentialCitation' | 'kba'>;
 
-/** The state's rule that keeps an act off the platform, or null when the row records none. */
-function actRestriction(policy: PolicyActs, act: string): { act: string; citation: string } | null {
-  return policy.actsNotPerformedOnline.find((rule) => rule.act === act) ?? null;
-}
-
 /** The acts and what stops each, from the policy row alone (decision 052). */
 export function actsUnderPolicy(policy: PolicyActs): JobNotarizationTypes['items'] {
   return notarizationTypes.map((type) => {
-    const rule = actRestriction(policy, type.key);
+    const rule = findActRestriction(policy, type.key);
     return {
       key: type.key,
       label: type.label,
@@ -64,7 +59,7 @@ export function identificationUnderPolicy(policy: PolicyIdentification, particip
 
 /** Refuses an act the notary's commissioning state keeps off online notarization, naming the rule. */
 export function assertActAllowed(policy: PolicyActs, act: string): void {
-  const rule = actRestriction(policy, act);
+  const rule = findActRestriction(policy, act);
   if (!rule) return;
   const label = notarizationTypes.find((type) => type.key === act)?.label ?? act;
   throw conflict(
