@@ -67,6 +67,7 @@ export function gnwLoopQueryOptions(state: string | null, act: string) {
 export const gnwApi = {
   estimate: (input: GnwEstimateInput) => api.post('/api/gnw/estimate', input, gnwEstimateSchema),
   createJob: (input: CreateGnwJobInput) => api.post('/api/gnw/jobs', input, gnwJobSchema),
+  getJob: (jobId: string) => api.get(jobPath(jobId), gnwJobSchema),
   updateJob: (jobId: string, input: UpdateGnwJobInput) => api.put(jobPath(jobId), input, gnwJobSchema),
   preauth: (input: GnwPreauthInput) => api.post('/api/gnw/preauth', input, gnwJobSchema),
   instant: (jobId: string) => api.post('/api/gnw/instant', { jobId }, gnwJobSchema),
