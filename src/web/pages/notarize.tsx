@@ -1,24 +1,16 @@
 import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import { readGateSeed } from '#web/features/gnw/entry.ts';
-import { getStoredUser, storeWizardSeed } from '#web/lib/browser-storage.ts';
+import { passGate } from '#web/features/gnw/entry.ts';
 
 /**
- * Notarize gate: saves the wizard seed, then /gnw/start with a user, else /gnw-login. The lane is
- * instant unless the address says scheduled; a browser that cannot keep the seed still goes on (the
- * wizard then starts from its first step).
+ * Notarize gate: saves the wizard seed, then /gnw/start with a user, else /gnw-login (passGate). The
+ * lane is instant unless the address says scheduled.
  */
 export default function NotarizePage() {
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
   useEffect(() => {
-    const { lane, form } = readGateSeed(searchParams);
-    try {
-      storeWizardSeed(lane, form);
-    } catch {
-      // storage blocked (private browsing): nothing kept
-    }
-    navigate(getStoredUser() ? '/gnw/start' : '/gnw-login', { replace: true });
+    navigate(passGate(searchParams), { replace: true });
   }, [navigate, searchParams]);
   return (
     <main className="centered-page" role="status">

@@ -1,6 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { storageKeys } from '#web/lib/browser-storage.ts';
+import { readWizardSeed } from './seed-store.ts';
 import { sortFiles } from '#web/components/drop-zone-rules.ts';
-import { describeStartingPrice, getResendWait, getSeedFileRules, mergeSeedFiles, normalizeCodeInput, readEntryRefusal, readGateSeed } from './entry.ts';
+import {
+  describeStartingPrice,
+  getResendWait,
+  getSeedFileRules,
+  mergeSeedFiles,
+  normalizeCodeInput,
+  passGate,
+  readEntryRefusal,
+  readGateSeed,
+} from './entry.ts';
 
 const line = { key: 'acknowledgment', label: 'Acknowledgment', unit: 'act', feeKind: 'notarial', quantity: 1, unitCents: 2500, amountCents: 2500 } as const;
 
@@ -61,7 +72,43 @@ describe('the gate (/notarize)', () => {
     expect(Object.keys(form)).toHaveLength(20);
     expect(Object.values(form).every((value) => value.length === 200)).toBe(true);
   });
+
+  it('sends a signed-in person to /gnw/start, and still saves the seed the wizard starts from', () => {
+    const { local } = stubBrowser({ signedIn: true });
+    const before = Date.now();
+    expect(passGate(new URLSearchParams('lane=scheduled&act=jurat&title=Deed'))).toBe('/gnw/start');
+    const seed = readWizardSeed();
+    expect(seed).toEqual({ lane: 'scheduled', form: { act: 'jurat', title: 'Deed' }, createdAt: expect.any(Number) });
+    expect(seed!.createdAt).toBeGreaterThanOrEqual(before);
+    expect(local.getItem(storageKeys.wizardSeed)).not.toBeNull();
+  });
+
+  it('sends anyone else to /gnw-login with the seed saved, and goes on when the browser cannot keep it', () => {
+    stubBrowser({ signedIn: false });
+    expect(passGate(new URLSearchParams('act=jurat'))).toBe('/gnw-login');
+    expect(readWizardSeed()).toMatchObject({ lane: 'instant', form: { act: 'jurat' } });
+
+    stubBrowser({ signedIn: true, isStorageBlocked: true });
+    expect(passGate(new URLSearchParams('act=jurat'))).toBe('/gnw/start');
+  });
 });
+
+/** The two storages of a tab: the signed-in person in session storage, the seed in local storage (which private browsing may refuse). */
+function stubBrowser(options: { signedIn: boolean; isStorageBlocked?: boolean }) {
+  const items = new Map<string, string>();
+  const local = {
+    getItem: (key: string) => items.get(key) ?? null,
+    setItem: (key: string, value: string) => {
+      if (options.isStorageBlocked) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      items.set(key, value);
+    },
+    removeItem: (key: string) => void items.delete(key),
+  };
+  const person = JSON.stringify({ id: 'u-1', name: 'Sam Signer', email: 'sam@example.test', roles: ['signer'] });
+  vi.stubGlobal('localStorage', local);
+  vi.stubGlobal('sessionStorage', { getItem: (key: string) => (options.signedIn && key === storageKeys.user ? person : null) });
+  return { local };
+}
 
 describe('the code sign-in (/gnw-login)', () => {
   it('keeps digits only, at most six, as the code is typed or pasted', () => {

@@ -1,6 +1,8 @@
 import { gnwLanes, emailSignInConstants, type GnwEstimate, type GnwLane } from '#shared/gnw.ts';
 import { formatCents } from '#shared/pricing.ts';
 import type { FileRules } from '#web/components/drop-zone-rules.ts';
+import { getStoredUser, storeWizardSeed } from '#web/lib/browser-storage.ts';
+import { paths } from '#web/paths.ts';
 
 /**
  * The rules of the way into Notarize Now (decision 051), apart from the pages so they can be tested
@@ -49,6 +51,21 @@ export function readGateSeed(params: URLSearchParams): { lane: GnwLane; form: Re
     form[key] = value.slice(0, 200);
   }
   return { lane, form };
+}
+
+/**
+ * The gate, /notarize: saves the seed from its address, then answers where to go: /gnw/start for a
+ * signed-in person, /gnw-login for anyone else. A browser that cannot keep the seed (storage blocked
+ * in private browsing) still goes on: the wizard then starts from its first step.
+ */
+export function passGate(params: URLSearchParams): string {
+  const { lane, form } = readGateSeed(params);
+  try {
+    storeWizardSeed(lane, form);
+  } catch {
+    // storage blocked: nothing kept
+  }
+  return getStoredUser() ? gnwStartPath : paths.gnwLogin;
 }
 
 /** Keeps digits only, at most six: what the code field holds as the person types or pastes. */
