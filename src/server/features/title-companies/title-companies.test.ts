@@ -293,3 +293,53 @@ describe('title company rejection', () => {
     expect(await auditOf('title_company.rejected', company.id)).toEqual([]);
   });
 });
+
+describe('GET /api/title-companies/approved', () => {
+  it('gives an admin the approved, open companies, newest first, each with its owner; never a pending, rejected or closed one', async () => {
+    const older = await registerCompany();
+    expect((await approve(older.id)).statusCode).toBe(200);
+    const newer = await registerCompany();
+    expect((await approve(newer.id)).statusCode).toBe(200);
+    const waiting = await registerCompany();
+    const turnedDown = await registerCompany();
+    expect((await reject(turnedDown.id, { reason: 'The licence number could not be confirmed.' })).statusCode).toBe(200);
+    const [closed] = await t.db
+      .insert(titleCompanies)
+      .values({ name: `Closed Title ${randomUUID().slice(0, 6)}`, state: 'VA', approvalStatus: 'approved', closedAt: new Date() })
+      .returning();
+
+    const items = await list('approved');
+    const ids = items.map((item) => item.id);
+    expect(ids).not.toContain(waiting.id);
+    expect(ids).not.toContain(turnedDown.id);
+    expect(ids).not.toContain(closed!.id);
+    expect(ids.indexOf(newer.id)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(newer.id)).toBeLessThan(ids.indexOf(older.id));
+    expect(items.find((item) => item.id === older.id)).toEqual({
+      id: older.id,
+      name: older.companyName,
+      approvalStatus: 'approved',
+      createdAt: expect.any(String),
+      ownerName: older.ownerName,
+      ownerEmail: older.email,
+    });
+    expect(items.every((item) => item.approvalStatus === 'approved')).toBe(true);
+  });
+
+  it('refuses every other role, the approved company’s own title staff included, and anonymous callers', async () => {
+    const company = await registerCompany();
+    expect((await approve(company.id)).statusCode).toBe(200);
+    for (const role of ['title', 'title_agent', 'notary', 'signer', 'witness', 'billing', 'finance', 'observer'] as const) {
+      const headers = await t.signInAs(await t.createUser({ roles: [role] }));
+      const res = await t.app.inject({ method: 'GET', url: '/api/title-companies/approved', headers });
+      expect(res.statusCode, role).toBe(403);
+      expect(res.json(), role).toMatchObject({ error: 'forbidden', message: expect.any(String) });
+    }
+    const own = await t.app.inject({ method: 'GET', url: '/api/title-companies/approved', headers: company.headers });
+    expect(own.statusCode).toBe(403);
+    expect(own.json()).not.toHaveProperty('items');
+    const anonymous = await t.app.inject({ method: 'GET', url: '/api/title-companies/approved' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json()).toMatchObject({ error: 'unauthorized', message: expect.any(String) });
+  });
+});
