@@ -1,12 +1,14 @@
 import './admin-users.css';
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
 import type { AdminUser } from '#shared/admin-users.ts';
 import { approvalStatusSchema, type ApprovalStatus } from '#shared/auth.ts';
 import { roleLabels, roles, type Role } from '#shared/roles.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { Pager } from '#web/components/pager.tsx';
 import { useNotice } from '#web/components/use-notice.tsx';
+import { readListAddress } from '#web/lib/query-string.ts';
 import { adminUserPageSize, adminUsersQueryOptions } from './api/admin-user-queries.ts';
 import { AdminUserPanel } from './admin-user-panel.tsx';
 import { accountStatusLabels, describeAccountStatus, describeLastSignIn } from './admin-user-words.ts';
@@ -15,13 +17,16 @@ import { NewUserDialog } from './new-user-dialog.tsx';
 /**
  * Administrators find any account by name or email, role and status, a page at a time, open one to
  * manage it under its row, and open new accounts. An open account stays on screen after a change
- * that takes it out of the filtered list (a role removed), until it is closed.
+ * that takes it out of the filtered list (a role removed), until it is closed. The directory opens
+ * with the search its address names (?q, ?role, ?status, ?page), so a link or a reload keeps it.
  */
 export function AdminUsersDirectory() {
-  const [search, setSearch] = useState('');
-  const [role, setRole] = useState<Role | ''>('');
-  const [status, setStatus] = useState<ApprovalStatus | ''>('');
-  const [page, setPage] = useState(1);
+  const [searchParams] = useSearchParams();
+  const [opening] = useState(() => readListAddress(searchParams, { role: roles, status: approvalStatusSchema.options }));
+  const [search, setSearch] = useState(opening.q);
+  const [role, setRole] = useState<Role | ''>(opening.choices.role as Role | '');
+  const [status, setStatus] = useState<ApprovalStatus | ''>(opening.choices.status as ApprovalStatus | '');
+  const [page, setPage] = useState(opening.page);
   const [openUser, setOpenUser] = useState<AdminUser | null>(null);
   const [isCreating, setIsCreating] = useState(false);
   const { notice, show } = useNotice();

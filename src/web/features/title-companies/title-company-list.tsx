@@ -1,23 +1,29 @@
 import './title-companies.css';
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { formatDate } from '#shared/dates.ts';
 import { titleCompanyStatuses, titleCompanyStatusLabels, type TitleCompanyStatus } from '#shared/title-companies.ts';
 import { titleCompanyPageQueryOptions } from '#web/api/title-companies.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
 import { Pager } from '#web/components/pager.tsx';
+import { readListAddress } from '#web/lib/query-string.ts';
 import { labelCellsByHeaders } from '#web/components/stacked-table.ts';
 import { paths } from '#web/paths.ts';
 import { describePlace } from './company-words.ts';
 
 const pageSize = 20;
 
-/** Administrators find any title company by name and status, a page at a time, and open its page. */
+/**
+ * Administrators find any title company by name and status, a page at a time, and open its page. The
+ * list opens with the search its address names (?q, ?status, ?page), so a link or a reload keeps it.
+ */
 export function TitleCompanyList() {
-  const [search, setSearch] = useState('');
-  const [status, setStatus] = useState<TitleCompanyStatus | ''>('');
-  const [page, setPage] = useState(1);
+  const [searchParams] = useSearchParams();
+  const [opening] = useState(() => readListAddress(searchParams, { status: titleCompanyStatuses }));
+  const [search, setSearch] = useState(opening.q);
+  const [status, setStatus] = useState<TitleCompanyStatus | ''>(opening.choices.status as TitleCompanyStatus | '');
+  const [page, setPage] = useState(opening.page);
   const query = useQuery(titleCompanyPageQueryOptions({ q: search.trim() || undefined, status: status || undefined, page, pageSize }));
   const items = query.data?.items ?? [];
   return (
