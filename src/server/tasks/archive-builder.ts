@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { and, eq, lt, sql } from 'drizzle-orm';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '#server/db/client.ts';
 import { notaryArchives } from '#server/db/schema/index.ts';
 import { ArchiveAbandoned, ArchiveBuildError, archiveLeaseMs, buildNotaryArchive, type ArchiveBuildDeps } from '#server/features/journal/archive-build.ts';
@@ -25,7 +24,7 @@ export class ArchiveBuilder {
 
   constructor(
     private readonly deps: ArchiveBuildDeps & { db: Db },
-    private readonly log: FastifyBaseLogger,
+    private readonly log: { error(object: unknown, message: string): void },
     private readonly options: { pollMs: number },
   ) {}
 
