@@ -47,9 +47,11 @@ export const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
     const etag = (sha256: string) => `"${sha256}"`;
     const ifRange = request.headers['if-range'];
     const rangeHeader = request.headers.range;
-    // Whether a range is asked for at all is known before the file: only a start from byte 0 (or none) is recorded.
+    // A download is recorded once, when it starts (no range, or one from byte 0): not its resumed pieces, nor a HEAD.
     const requestedStart = rangeHeader?.match(/^bytes=(\d+)-/)?.[1];
-    const download = await openNotaryArchive(request.ctx, request.params.id, { isStart: !rangeHeader || requestedStart === '0' });
+    const download = await openNotaryArchive(request.ctx, request.params.id, {
+      isStart: request.method === 'GET' && (!rangeHeader || requestedStart === '0'),
+    });
     const size = download.sizeBytes;
     reply
       .header('accept-ranges', 'bytes')

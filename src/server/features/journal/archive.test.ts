@@ -270,6 +270,13 @@ describe('the notary’s archive of a commission', () => {
     expect(rest.headers['content-range']).toBe(`bytes ${half}-${zipBytes.length - 1}/${zipBytes.length}`);
     expect(Number(rest.headers['content-length'])).toBe(zipBytes.length - half);
     expect(sha256(Buffer.concat([first.rawPayload, rest.rawPayload]))).toBe(archive.sha256);
+    // Each download is on record once, when it starts: the full one and the cut one, not the resumed piece.
+    const downloads = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, 'journal.archive_downloaded'), eq(auditEvents.actorId, notary.id)));
+    expect(downloads).toHaveLength(2);
+    expect(downloads[0]?.data).toMatchObject({ archiveId: archive.id, notaryId: notary.id });
     // Another file's validator: the whole file, not a piece of this one.
     const changed = await kit.call(notary, 'GET', url, undefined, { range: `bytes=${half}-`, 'if-range': '"0000"' });
     expect(changed.statusCode).toBe(200);
