@@ -11,6 +11,8 @@ import type { NotaryArchive, NotaryArchiveList } from '#shared/journal-archives.
 import { auditEvents, notarizedDocuments, notaryArchives } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
+import { ArchiveInterrupted, buildNotaryArchive } from './archive-build.ts';
 import { recordMedia } from '#test/live-session.ts';
 
 const run = promisify(execFile);
@@ -372,6 +374,19 @@ describe('the notary’s archive of a commission', () => {
     const failed = (await kit.call(otherNotary, 'GET', url)).json() as NotaryArchive;
     expect(failed).toMatchObject({ status: 'failed', failureReason: 'The server stopped while it built this archive. Ask for it again.' });
     expect((await kit.call(otherNotary, 'DELETE', url)).statusCode).toBe(200);
+  });
+
+  it('stops between two files when the server stops, leaving no partial file', async () => {
+    const [row] = await t.db
+      .insert(notaryArchives)
+      .values({ notaryId: notary.id, commissionState: 'VA', commissionNumber: archive.commissionNumber, status: 'building', startedAt: new Date() })
+      .returning();
+    if (!row) throw new Error('no archive row');
+    let checks = 0;
+    const deps = { db: t.db, storage: createLocalStorage(t.blobRoot), secretsKey: t.secretsKey, config: { dataDir, tsaUrl: null } };
+    await expect(buildNotaryArchive(deps, row, { isStopping: () => ++checks > 5 })).rejects.toBeInstanceOf(ArchiveInterrupted);
+    expect(fs.readdirSync(path.join(dataDir, 'archives')).filter((name) => name.startsWith(row.id))).toEqual([]);
+    await t.db.delete(notaryArchives).where(eq(notaryArchives.id, row.id));
   });
 
   it('expires a finished archive after its time: the file goes, the row says so', async () => {
