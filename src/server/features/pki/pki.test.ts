@@ -46,8 +46,7 @@ async function issueNotaryCertificate(name: string): Promise<{ user: TestUser; i
   return { user, identity, serialNumber: credentials.serialNumber, pemFile };
 }
 
-const askOcsp = (pemFile: string) =>
-  openssl(['ocsp', '-issuer', 'ca.pem', '-cert', pemFile, '-url', `${baseUrl}/pki/ocsp`, '-CAfile', 'ca.pem', '-resp_text']);
+const askOcsp = (pemFile: string) => openssl(['ocsp', '-issuer', 'ca.pem', '-cert', pemFile, '-url', `${baseUrl}/pki/ocsp`, '-CAfile', 'ca.pem', '-resp_text']);
 
 async function revoke(userId: string, serialNumber: string, reason: string, headers?: Record<string, string>) {
   return t.app.inject({
@@ -136,7 +135,9 @@ describe('the platform CA’s revocation endpoints', () => {
       before: { status: 'valid' },
       after: { status: 'revoked', reason: 'privilegeWithdrawn' },
     });
-    expect(describeAuditEvent({ action: event?.action ?? '', actorId: event?.actorId ?? null, actorName: event?.actorName ?? null, data: event?.data ?? {} })).toBe(
+    expect(
+      describeAuditEvent({ action: event?.action ?? '', actorId: event?.actorId ?? null, actorName: event?.actorName ?? null, data: event?.data ?? {} }),
+    ).toBe(
       `Ada Admin revoked the signing certificate of Audrey Audited (serial ${notary.serialNumber}), which was valid until then, because the notary may no longer notarize; their next notarization gets a new certificate.`,
     );
   });
@@ -186,7 +187,9 @@ describe('the platform CA’s revocation endpoints', () => {
     }
     await fs.promises.writeFile(file('malformed.der'), malformed);
     // openssl exits 1 on a responder error and says which.
-    const refused = await openssl(['ocsp', '-respin', 'malformed.der', '-resp_text', '-noverify']).catch((error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`);
+    const refused = await openssl(['ocsp', '-respin', 'malformed.der', '-resp_text', '-noverify']).catch(
+      (error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`,
+    );
     expect(refused).toContain('Responder Error: malformedrequest (1)');
   });
 
@@ -205,9 +208,7 @@ describe('the platform CA’s revocation endpoints', () => {
     const notary = await issueNotaryCertificate('Petra Protected');
     const list = await t.app.inject({ method: 'GET', url: `/api/admin/users/${notary.user.id}/certificates`, headers: await t.headersFor(admin) });
     expect(list.json()).toEqual({
-      items: [
-        expect.objectContaining({ serialNumber: notary.serialNumber, status: 'valid', revokedAt: null, revocationReason: null, revokedByName: null }),
-      ],
+      items: [expect.objectContaining({ serialNumber: notary.serialNumber, status: 'valid', revokedAt: null, revocationReason: null, revokedByName: null })],
       uploaded: null,
     });
     const signer = await t.createUser({ roles: ['signer'] });

@@ -26,7 +26,21 @@ async function openssl(args: string[]): Promise<string> {
 /** A certificate from the third party's CA, or a self-signed one when `issuer` is null. */
 async function createCertificate(name: string, commonName: string, serial: string, extensions: string[], issuer: string | null = 'ca') {
   await fs.promises.writeFile(file(`${name}.cnf`), ['basicConstraints=CA:FALSE', ...extensions].join('\n'));
-  await openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${commonName}`]);
+  await openssl([
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${commonName}`,
+  ]);
   const signing = issuer ? ['-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`] : ['-signkey', `${name}.key`];
   await openssl(['x509', '-req', '-in', `${name}.csr`, ...signing, '-set_serial', serial, '-days', '30', '-extfile', `${name}.cnf`, '-out', `${name}.pem`]);
   return fs.promises.readFile(file(`${name}.pem`), 'utf8');
@@ -47,7 +61,23 @@ async function answerStandIn(request: http.IncomingMessage, response: http.Serve
   const respond = async (signer: string) => {
     const id = Math.random().toString(36).slice(2);
     await fs.promises.writeFile(file(`request-${id}.der`), await readBody(request));
-    await openssl(['ocsp', '-index', 'index.txt', '-CA', 'ca.pem', '-rsigner', `${signer}.pem`, '-rkey', `${signer}.key`, '-reqin', `request-${id}.der`, '-respout', `response-${id}.der`, '-nmin', '60']);
+    await openssl([
+      'ocsp',
+      '-index',
+      'index.txt',
+      '-CA',
+      'ca.pem',
+      '-rsigner',
+      `${signer}.pem`,
+      '-rkey',
+      `${signer}.key`,
+      '-reqin',
+      `request-${id}.der`,
+      '-respout',
+      `response-${id}.der`,
+      '-nmin',
+      '60',
+    ]);
     response.writeHead(200, { 'content-type': 'application/ocsp-response' }).end(await fs.promises.readFile(file(`response-${id}.der`)));
   };
   if (request.method === 'POST' && request.url === '/ocsp') return respond('responder');
@@ -70,11 +100,35 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
   standInUrl = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
 
-  await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-subj', '/CN=Third Party Notary CA', '-days', '3650', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-subj',
+    '/CN=Third Party Notary CA',
+    '-days',
+    '3650',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   const responderPem = await createCertificate('responder', 'Third Party OCSP', '100', ['extendedKeyUsage=OCSPSigning']);
   await createCertificate('mallory', 'Mallory OCSP', '101', ['extendedKeyUsage=OCSPSigning'], null);
   const leaf = ['keyUsage=critical,digitalSignature,nonRepudiation'];
-  const goodPem = await createCertificate('good', 'Gail Good', '0x1001', [...leaf, `authorityInfoAccess=OCSP;URI:${standInUrl}/ocsp`, `crlDistributionPoints=URI:${standInUrl}/crl`]);
+  const goodPem = await createCertificate('good', 'Gail Good', '0x1001', [
+    ...leaf,
+    `authorityInfoAccess=OCSP;URI:${standInUrl}/ocsp`,
+    `crlDistributionPoints=URI:${standInUrl}/crl`,
+  ]);
   const revokedPem = await createCertificate('revoked', 'Rob Revoked', '0x1002', [
     ...leaf,
     `authorityInfoAccess=OCSP;URI:${standInUrl}/broken-ocsp`,
@@ -84,7 +138,12 @@ beforeAll(async () => {
   const forgedPem = await createCertificate('forged', 'Fay Forged', '0x1004', [...leaf, `authorityInfoAccess=OCSP;URI:${standInUrl}/forged-ocsp`]);
   await fs.promises.writeFile(
     file('index.txt'),
-    ['V\t300101000000Z\t\t1001\tunknown\t/CN=Gail Good', 'R\t300101000000Z\t260101000000Z,keyCompromise\t1002\tunknown\t/CN=Rob Revoked', 'V\t300101000000Z\t\t1004\tunknown\t/CN=Fay Forged', ''].join('\n'),
+    [
+      'V\t300101000000Z\t\t1001\tunknown\t/CN=Gail Good',
+      'R\t300101000000Z\t260101000000Z,keyCompromise\t1002\tunknown\t/CN=Rob Revoked',
+      'V\t300101000000Z\t\t1004\tunknown\t/CN=Fay Forged',
+      '',
+    ].join('\n'),
   );
   await fs.promises.writeFile(
     file('ca.cnf'),
@@ -136,7 +195,19 @@ describe('collectValidationData', () => {
     await fs.promises.writeFile(file('platform-ca.pem'), credentials.chainPems[0] ?? '');
     await fs.promises.writeFile(file('platform-leaf.pem'), credentials.certificatePem);
     await fs.promises.writeFile(file('platform-response.der'), data.ocspResponses[0] ?? Buffer.alloc(0));
-    const text = await openssl(['ocsp', '-respin', 'platform-response.der', '-issuer', 'platform-ca.pem', '-cert', 'platform-leaf.pem', '-CAfile', 'platform-ca.pem', '-no_nonce', '-resp_text']);
+    const text = await openssl([
+      'ocsp',
+      '-respin',
+      'platform-response.der',
+      '-issuer',
+      'platform-ca.pem',
+      '-cert',
+      'platform-leaf.pem',
+      '-CAfile',
+      'platform-ca.pem',
+      '-no_nonce',
+      '-resp_text',
+    ]);
     expect(text).toContain('Response verify OK');
     expect(text).toContain('platform-leaf.pem: good');
   });
@@ -184,7 +255,9 @@ describe('collectValidationData', () => {
 
   it('names a certificate whose issuer is not in the chain, and a responder that does not answer in time', async () => {
     const alone = await collectValidationData(t.db, t.secretsKey, [thirdParty.goodPem]);
-    expect(alone.missing).toEqual(['The revocation status of the certificate of Gail Good (serial 1001) could not be checked: its issuer’s certificate is not in the chain.']);
+    expect(alone.missing).toEqual([
+      'The revocation status of the certificate of Gail Good (serial 1001) could not be checked: its issuer’s certificate is not in the chain.',
+    ]);
     const hanging: typeof fetch = (_input, init) =>
       new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)));
     const slow = await collectValidationData(t.db, t.secretsKey, [thirdParty.goodPem, thirdParty.caPem], { fetch: hanging });

@@ -1,5 +1,14 @@
 import { verify as verifySignature, X509Certificate, type KeyObject } from 'node:crypto';
-import { BasicOCSPResponse, id_kp_OCSPSigning, id_pkix_ocsp_basic, OCSPRequest, OCSPResponse, OCSPResponseStatus, Request, TBSRequest } from '@peculiar/asn1-ocsp';
+import {
+  BasicOCSPResponse,
+  id_kp_OCSPSigning,
+  id_pkix_ocsp_basic,
+  OCSPRequest,
+  OCSPResponse,
+  OCSPResponseStatus,
+  Request,
+  TBSRequest,
+} from '@peculiar/asn1-ocsp';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { CertificateList } from '@peculiar/asn1-x509';
 import { eq } from 'drizzle-orm';
@@ -126,7 +135,8 @@ function checkCrl(der: Buffer, issuerDer: Buffer, issuer: X509Certificate, now: 
   if (!issuerField || !tbsBytes.subarray(issuerField.offset, issuerField.end).equals(readCertificateParts(issuerDer).subjectDer)) {
     throw new Error('is another issuer’s CRL');
   }
-  if (!isSignedBy(list.signatureAlgorithm.algorithm, tbsBytes, new Uint8Array(list.signature), issuer.publicKey)) throw new Error('is not signed by the issuer');
+  if (!isSignedBy(list.signatureAlgorithm.algorithm, tbsBytes, new Uint8Array(list.signature), issuer.publicKey))
+    throw new Error('is not signed by the issuer');
   const nextUpdate = list.tbsCertList.nextUpdate?.getTime();
   if (nextUpdate && nextUpdate.getTime() < now.getTime() - clockSkewMs) throw new Error('is out of date');
 }
@@ -157,7 +167,10 @@ export async function collectValidationData(
   const ocspResponses: Buffer[] = [];
   const crls: Buffer[] = [];
   const missing: string[] = [];
-  const platformCas = await db.select({ certificatePem: signingCredentials.certificatePem }).from(signingCredentials).where(eq(signingCredentials.kind, 'platform_ca'));
+  const platformCas = await db
+    .select({ certificatePem: signingCredentials.certificatePem })
+    .from(signingCredentials)
+    .where(eq(signingCredentials.kind, 'platform_ca'));
   const platformCaDers = platformCas.map((row) => pemToDer(row.certificatePem));
 
   for (const [index, der] of ders.entries()) {
@@ -183,7 +196,11 @@ export async function collectValidationData(
         const answer = await fetchLimited(
           fetchFn,
           url,
-          { method: 'POST', headers: { 'content-type': 'application/ocsp-request', accept: 'application/ocsp-response' }, body: new Uint8Array(createOcspRequest(der, issuerDer)) },
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/ocsp-request', accept: 'application/ocsp-response' },
+            body: new Uint8Array(createOcspRequest(der, issuerDer)),
+          },
           maxOcspResponseBytes,
         );
         const { responderDer } = checkOcspResponse(answer, der, issuerDer, issuer, now);

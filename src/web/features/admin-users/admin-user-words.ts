@@ -89,7 +89,8 @@ export function describeSignatureReset(name: string): ConfirmWords {
 export function describePlatformCertificate(certificate: PlatformCertificate, format: (iso: string) => string = formatDate): string {
   const validity = `valid from ${format(certificate.notBefore)} until ${format(certificate.notAfter)}`;
   if (certificate.status === 'revoked' && certificate.revokedAt) {
-    const reason = certificate.revocationReason && certificate.revocationReason !== 'unspecified' ? `, because ${revocationReasonLabels[certificate.revocationReason]}` : '';
+    const reason =
+      certificate.revocationReason && certificate.revocationReason !== 'unspecified' ? `, because ${revocationReasonLabels[certificate.revocationReason]}` : '';
     const by = certificate.revokedByName ? ` by ${certificate.revokedByName}` : '';
     return `Revoked on ${format(certificate.revokedAt)}${by}${reason}. It was ${validity}; verifiers are told it is revoked.`;
   }

@@ -74,7 +74,11 @@ export function NotaryCertificates({ userId, name }: { userId: string; name: str
                     disabled={busyId !== null}
                     onClick={(event) => void revoke(certificate.serialNumber, event.currentTarget)}
                   >
-                    Revoke this certificate<span className="visually-hidden"> of {name}, serial number {certificate.serialNumber}</span>
+                    Revoke this certificate
+                    <span className="visually-hidden">
+                      {' '}
+                      of {name}, serial number {certificate.serialNumber}
+                    </span>
                   </button>
                 </div>
               ) : null}
