@@ -67,6 +67,24 @@ describe('the platform CA’s revocation endpoints', () => {
     expect(text).toContain(`CA Issuers - URI:${t.config.publicUrl}/pki/ca.crt`);
   });
 
+  it('re-issues, on next use, a certificate that names another PUBLIC_URL’s revocation addresses', async () => {
+    const user = await t.createUser({ roles: ['notary'], name: 'Moira Moved' });
+    const identity = {
+      userId: user.id,
+      name: user.name,
+      email: user.email,
+      commissionState: 'TX',
+      commissionNumber: 'TX-78',
+      commissionExpiresOn: '2031-06-30',
+    };
+    const before = await getOrIssueNotaryCredentials(t.db, t.secretsKey, identity, { publicUrl: 'https://old.example' });
+    expect(before.certificatePem).toBe((await getOrIssueNotaryCredentials(t.db, t.secretsKey, identity, { publicUrl: 'https://old.example' })).certificatePem);
+    const after = await getOrIssueNotaryCredentials(t.db, t.secretsKey, identity);
+    expect(after.serialNumber).not.toBe(before.serialNumber);
+    await fs.promises.writeFile(file('moved.pem'), after.certificatePem);
+    expect(await openssl(['x509', '-in', 'moved.pem', '-noout', '-ext', 'crlDistributionPoints'])).toContain(`URI:${t.config.publicUrl}/pki/crl`);
+  });
+
   it('serves the CA certificate as DER that openssl reads, cacheable for a day', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/pki/ca.crt' });
     expect(res.statusCode).toBe(200);
@@ -202,6 +220,18 @@ describe('the platform CA’s revocation endpoints', () => {
     });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toEqual({ error: 'payload_too_large', message: 'An OCSP request is at most 10 KB; this one is larger.' });
+  });
+
+  it('limits each network to 120 requests a minute, then says how long to wait', async () => {
+    const from = { remoteAddress: '198.51.100.7' };
+    for (let count = 0; count < 120; count += 1) expect((await t.app.inject({ method: 'GET', url: '/pki/ca.crt', ...from })).statusCode).toBe(200);
+    const refused = await t.app.inject({ method: 'GET', url: '/pki/crl', ...from });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({
+      error: 'rate_limited',
+      message: expect.stringMatching(/^Too many certificate status requests from this network\. Please wait \d+ seconds and try again\.$/),
+    });
+    expect((await t.app.inject({ method: 'GET', url: '/pki/crl', remoteAddress: '198.51.100.8' })).statusCode).toBe(200);
   });
 
   it('lets only administrators see or revoke a notary’s certificates', async () => {
