@@ -27,6 +27,8 @@ import { recordApiKeyCall, resolveApiKey, type ResolvedApiKey } from './features
 import { liveSessionsOf } from './features/video/signaling/live-sessions.ts';
 import { asOneArrival } from './db/arrival-order.ts';
 import { apiRouteTable } from './routes.ts';
+import { pkiRoutes } from './features/pki/pki.routes.ts';
+import { setPkiPublicUrl } from './providers/signing/pki-sources.ts';
 
 export { redactUrlForLog } from './lib/request-log.ts';
 
@@ -74,6 +76,8 @@ export interface BuildAppOptions {
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
 export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = givenDeps;
+  // Certificates the platform CA issues name its revocation addresses under this URL (decision 057).
+  setPkiPublicUrl(config.publicUrl);
   // Payment as configured unless the caller brought its own (decision 050).
   const deps: Deps = { ...givenDeps, payment: givenDeps.payment !== undefined ? givenDeps.payment : createPaymentProvider(config.payment) };
   const app = Fastify({
@@ -213,6 +217,8 @@ export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): 
   app.setErrorHandler(createErrorHandler(config));
 
   for (const { prefix, routes } of apiRouteTable) await app.register(routes, { prefix });
+  // The platform CA's certificate, CRL and OCSP responder, named in every certificate it issues (decision 057).
+  await app.register(pkiRoutes, { prefix: '/pki' });
   await registerWebApp(app, config);
   return app;
 }
