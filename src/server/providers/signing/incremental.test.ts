@@ -224,8 +224,22 @@ describe('the seal appended as an incremental update', () => {
 
     const truncated = original.subarray(0, original.toString('latin1').lastIndexOf('trailer'));
     const fromTruncated = await seal(truncated);
-    expect(fromTruncated.fullSaveReason).toBe('The original was saved again as a whole because the original has no startxref at its end.');
+    expect(fromTruncated.fullSaveReason).toBe('The original was saved again as a whole because it has no startxref at its end.');
     expect(await verifyWithPdfsig(fromTruncated.signed, caPem)).toMatchObject({ isValid: true, isTotal: true });
+
+    // Bytes slipped in after the header, the startxref moved with them: the stream's own offsets are now wrong.
+    const streamed = (await makeOriginal({ pageCount: 2, useObjectStreams: true })).toString('latin1');
+    const headerEnd = streamed.indexOf('\n', streamed.indexOf('\n') + 1) + 1;
+    const last = streamed.lastIndexOf('startxref');
+    const streamOffset = Number(/startxref\s+(\d+)/.exec(streamed.slice(last))?.[1]);
+    const shifted = Buffer.from(
+      `${streamed.slice(0, headerEnd)}%inserted\n${streamed.slice(headerEnd, last)}startxref\n${streamOffset + '%inserted\n'.length}\n%%EOF\n`,
+      'latin1',
+    );
+    const fromShifted = await seal(shifted);
+    expect(fromShifted.fullSaveReason).toMatch(/^The original was saved again as a whole because its cross-reference stream places object \d+ at byte \d+, where that object does not start\.$/);
+    await checkWithQpdf(fromShifted.signed);
+    expect(await verifyWithPdfsig(fromShifted.signed, caPem)).toMatchObject({ isValid: true, isTotal: true });
   });
 
   it('appends one revision per save on the same document, each holding only what changed since the last', async () => {
