@@ -264,7 +264,15 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
       await fs.promises.writeFile(filePath, signed);
       await ctx.storage.putFile(filePath, sha256, 'application/pdf');
-      outputs.push({ id: notarizedId, documentId: document.id, name: document.name, sha256, sizeBytes: signed.length, pageCount: rendered.pageCount, fullSaveReason: rendered.fullSaveReason });
+      outputs.push({
+        id: notarizedId,
+        documentId: document.id,
+        name: document.name,
+        sha256,
+        sizeBytes: signed.length,
+        pageCount: rendered.pageCount,
+        fullSaveReason: rendered.fullSaveReason,
+      });
     }
   } finally {
     await fs.promises.rm(temporaryDirectory, { recursive: true, force: true });

@@ -1,9 +1,8 @@
+import type { PDFCatalog, PDFContext } from 'pdf-lib';
 import {
   decodePDFRawStream,
   ParseSpeeds,
   PDFArray,
-  PDFCatalog,
-  PDFContext,
   PDFCrossRefSection,
   PDFCrossRefStream,
   PDFDict,
@@ -91,7 +90,10 @@ function startsObject(bytes: Buffer, offset: number, objectNumber: number, gener
 
 /** The offset an in-use entry of a classic table points at must start that object ("12 0 obj"). */
 function checkTableEntries(bytes: Buffer, start: number, end: number): string | null {
-  const lines = bytes.subarray(start, end).toString('latin1').split(/\r\n|\r|\n/);
+  const lines = bytes
+    .subarray(start, end)
+    .toString('latin1')
+    .split(/\r\n|\r|\n/);
   let objectNumber = 0;
   for (const raw of lines) {
     const line = raw.trim();
@@ -116,7 +118,11 @@ function checkTableEntries(bytes: Buffer, start: number, end: number): string | 
 
 /** The same check for a cross-reference stream's in-use entries (type 1; type 2 live in object streams). */
 function checkStreamEntries(bytes: Buffer, stream: PDFRawStream): string | null {
-  const numbers = (key: string) => stream.dict.lookupMaybe(PDFName.of(key), PDFArray)?.asArray().map((item) => (item instanceof PDFNumber ? item.asNumber() : NaN));
+  const numbers = (key: string) =>
+    stream.dict
+      .lookupMaybe(PDFName.of(key), PDFArray)
+      ?.asArray()
+      .map((item) => (item instanceof PDFNumber ? item.asNumber() : NaN));
   const widths = numbers('W');
   const size = stream.dict.lookupMaybe(PDFName.of('Size'), PDFNumber)?.asNumber() ?? 0;
   const index = numbers('Index') ?? [0, size];
