@@ -288,6 +288,7 @@ export class IncrementalPdf {
    */
   async save(options: { objectsPerTick?: number } = {}): Promise<SaveResult> {
     const { document } = this;
+    // What pdf-lib's own save() does first: refresh the appearances of a form it was asked for, embed fonts and images.
     const form = (document as unknown as { formCache: { getValue(): { updateFieldAppearances(): void } | undefined } }).formCache.getValue();
     form?.updateFieldAppearances();
     await document.flush();
