@@ -339,10 +339,13 @@ function describeDocumentUpdate({ actor, data }: Facts): string {
 
 function describeNotarization({ actor, data }: Facts): string {
   const document = describeDocument(data);
-  if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.`;
+  // A damaged original is saved again as a whole instead of appended to; the event says why, in a sentence.
+  const fullSave = readText(data, 'fullSaveReason');
+  const after = fullSave ? ` ${fullSave}` : '';
+  if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.${after}`;
   if (data.isNotarialAct === false)
-    return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.`;
-  return `${actor} sealed ${document} with the notary’s digital certificate.`;
+    return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.${after}`;
+  return `${actor} sealed ${document} with the notary’s digital certificate.${after}`;
 }
 
 const signatureMethodWords: Record<string, string> = { draw: 'drawn', type: 'typed', upload: 'uploaded' };

@@ -194,7 +194,8 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   if (unprintable) throw new AppError(409, 'unprintable_text', `${unprintable} Correct it, then seal again.`);
 
   const temporaryDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-notarize-'));
-  const outputs: Array<{ id: string; documentId: string; name: string; sha256: string; sizeBytes: number; pageCount: number }> = [];
+  const outputs: Array<{ id: string; documentId: string; name: string; sha256: string; sizeBytes: number; pageCount: number; fullSaveReason: string | null }> =
+    [];
   try {
     for (const document of signingDocuments) {
       const original = await ctx.storage.read(document.storageKey);
@@ -263,7 +264,15 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
       await fs.promises.writeFile(filePath, signed);
       await ctx.storage.putFile(filePath, sha256, 'application/pdf');
-      outputs.push({ id: notarizedId, documentId: document.id, name: document.name, sha256, sizeBytes: signed.length, pageCount: rendered.pageCount });
+      outputs.push({
+        id: notarizedId,
+        documentId: document.id,
+        name: document.name,
+        sha256,
+        sizeBytes: signed.length,
+        pageCount: rendered.pageCount,
+        fullSaveReason: rendered.fullSaveReason,
+      });
     }
   } finally {
     await fs.promises.rm(temporaryDirectory, { recursive: true, force: true });
@@ -307,6 +316,8 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           certificateSerial: credentials.serialNumber,
           isNotarialAct: recorded.facts.isNotarialAct,
           notNotarialReasons: recorded.facts.reasons,
+          // The seal is appended to the original; a damaged original is saved again as a whole, and this says why.
+          ...(output.fullSaveReason ? { fullSaveReason: output.fullSaveReason } : {}),
         },
       });
       await queueWebhookEvent(tx, locked.job.companyId, 'document.notarized', {
