@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatCalendarDay, formatDate, formatDateTime, formatFieldDate, formatFieldValue, formatTime, getCalendarDay } from './dates.ts';
+import {
+  formatCalendarDay,
+  formatDate,
+  formatDateTime,
+  formatFieldDate,
+  formatFieldValue,
+  formatRecordSpan,
+  formatRecordTime,
+  formatTime,
+  getCalendarDay,
+} from './dates.ts';
 import { usStateCodes } from './us-states.ts';
 
 const afternoon = '2026-11-23T19:05:00.000Z';
@@ -71,5 +81,45 @@ describe('formatTime', () => {
   it('writes the time of day with its zone in the viewer’s language, and nothing for what is not a date', () => {
     expect(formatTime('2026-11-23T19:05:00Z', { locale: 'en-US', timeZone: 'America/New_York' })).toBe('2:05 PM EST');
     expect(formatTime('not a date', { locale: 'en-US' })).toBe('');
+  });
+});
+
+describe('formatRecordTime', () => {
+  /** What Intl itself prints for the instant, with no caching in between. */
+  function direct(date: Date, timeZone: string): string {
+    const parts = new Intl.DateTimeFormat('en-GB', {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+      timeZone,
+    }).formatToParts(date);
+    const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((item) => item.type === type)?.value ?? '';
+    return `${part('day')} ${part('month')} ${part('year')} at ${part('hour')}:${part('minute')}:${part('second')} ${part('timeZoneName')}`;
+  }
+
+  it('prints "26 November 2026 at 22:14:05 UTC"', () => {
+    expect(formatRecordTime(new Date('2026-11-26T22:14:05.900Z'))).toBe('26 November 2026 at 22:14:05 UTC');
+    expect(formatRecordSpan(new Date('2026-11-26T22:14:05Z'), new Date('2026-11-26T22:14:45Z'))).toBe('on 26 November 2026 from 22:14:05 to 22:14:45 UTC');
+  });
+
+  it('prints every second as Intl does, across daylight-saving changes and in zones a half or three quarters of an hour off', () => {
+    const zones = ['UTC', 'America/New_York', 'America/Chicago', 'Europe/London', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham'];
+    // The two changes of 2026 in the United States and one in Lord Howe (a half hour), second by second around each, then a spread of the year.
+    const around = [Date.UTC(2026, 2, 8, 7, 0, 0), Date.UTC(2026, 10, 1, 6, 0, 0), Date.UTC(2026, 3, 4, 15, 0, 0)];
+    const instants = around.flatMap((centre) => Array.from({ length: 150 }, (_, index) => new Date(centre - 75_000 + index * 997)));
+    for (let index = 0; index < 200; index += 1) instants.push(new Date(Date.UTC(2026, 0, 1) + index * 157_679_999 + index * 7_777));
+    for (const timeZone of zones) {
+      for (const instant of instants) expect(formatRecordTime(instant, timeZone), `${instant.toISOString()} in ${timeZone}`).toBe(direct(instant, timeZone));
+    }
+  });
+
+  it('prints times before 1980 as Intl does (offsets then were not always whole minutes)', () => {
+    const instant = new Date('1971-06-01T12:00:07Z');
+    expect(formatRecordTime(instant, 'Africa/Monrovia')).toBe(direct(instant, 'Africa/Monrovia'));
   });
 });
