@@ -205,6 +205,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     padesLevel: PadesLevel;
     validationDataMissing: string[];
     archiveTimestampExpiresAt: Date | null;
+    fullSaveReason: string | null;
   }> = [];
   try {
     for (const document of signingDocuments) {
@@ -292,6 +293,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         padesLevel: longTerm.level,
         validationDataMissing: longTerm.missing,
         archiveTimestampExpiresAt: longTerm.archiveTimestampExpiresAt,
+        fullSaveReason: rendered.fullSaveReason,
       });
     }
   } finally {
@@ -341,6 +343,8 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           padesLevel: output.padesLevel,
           ...(output.validationDataMissing.length > 0 ? { validationDataMissing: output.validationDataMissing } : {}),
           ...(output.archiveTimestampExpiresAt ? { archiveTimestampExpiresAt: output.archiveTimestampExpiresAt.toISOString() } : {}),
+          // The seal is appended to the original; a damaged original is saved again as a whole, and this says why.
+          ...(output.fullSaveReason ? { fullSaveReason: output.fullSaveReason } : {}),
         },
       });
       await queueWebhookEvent(tx, locked.job.companyId, 'document.notarized', {
