@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { and, asc, desc, eq, isNotNull, lte } from 'drizzle-orm';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '#server/db/client.ts';
 import { documents, notarizedDocumentRevisions, notarizedDocuments } from '#server/db/schema/index.ts';
 import type { StorageProvider } from '#server/providers/storage/storage.ts';
@@ -29,7 +28,7 @@ export interface ArchiveRenewalDeps {
   storage: StorageProvider;
   secretsKey: Buffer;
   tsaUrl: string | null;
-  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+  log: { info(object: unknown, message?: string): void; error(object: unknown, message: string): void };
   /** How OCSP responders and CRL distribution points are reached (tests). */
   fetch?: typeof fetch;
 }
@@ -49,6 +48,12 @@ async function renewOne(deps: ArchiveRenewalDeps & { tsaUrl: string }, row: Row)
     throw new Error(`the stored copy of notarized document ${row.id} does not match its recorded SHA-256`);
   }
   const renewed = await renewArchiveTimestamp({ db: deps.db, secretsKey: deps.secretsKey, tsaUrl: deps.tsaUrl, fetch: deps.fetch }, current);
+  if (row.archiveTimestampExpiresAt && renewed.archiveTimestampExpiresAt.getTime() <= row.archiveTimestampExpiresAt.getTime()) {
+    // A copy whose proof ends no later than the current one's would only grow the file.
+    throw new Error(
+      `the time-stamping authority's certificate expires no later than the current archive timestamp's (${renewed.archiveTimestampExpiresAt.toISOString()}): the TSA must renew its certificate`,
+    );
+  }
   const sha256 = createHash('sha256').update(renewed.pdf).digest('hex');
   const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-archive-'));
   try {
