@@ -6,6 +6,7 @@ import { jobStatusLabels, jobStatuses, notarizationTypes, type JobStatus } from 
 import { formatPeriod } from './billing.ts';
 import { formatCents, priceUnitLabels, type PriceUnit } from './pricing.ts';
 import { roleLabels, roles, type Role } from './roles.ts';
+import { revocationReasonLabels, revocationReasons, type RevocationReason } from './notaries.ts';
 import { getUsStateName } from './us-states.ts';
 
 /**
@@ -563,6 +564,14 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'notary.certificate_removed': ({ actor, data }) => {
     const subject = readText(data, 'subject');
     return `${actor} removed the signing certificate${subject ? ` for ${subject}` : ''}.`;
+  },
+  'notary.certificate_revoked': ({ actor, data }) => {
+    const reason = readText(data, 'reason');
+    const because = reason && reason !== 'unspecified' && (revocationReasons as readonly string[]).includes(reason) ? revocationReasonLabels[reason as RevocationReason] : null;
+    const serial = readText(data, 'serialNumber');
+    return `${actor} revoked the signing certificate of ${readText(data, 'userName') ?? 'a notary'}${serial ? ` (serial ${serial})` : ''}, which was valid until then${
+      because ? `, because ${because}` : ''
+    }; their next notarization gets a new certificate.`;
   },
   'notary.approved': ({ actor, data }) => `${actor} approved the notary account of ${readText(data, 'notaryName') ?? 'a notary'}.`,
   'notary.rejected': ({ actor, data }) =>

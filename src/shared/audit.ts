@@ -51,6 +51,7 @@ export const auditActions = [
   'mfa.backup_codes_generated',
   'notary.certificate_uploaded',
   'notary.certificate_removed',
+  'notary.certificate_revoked',
   'notary.approved',
   'notary.rejected',
   'notary.profile_created',
