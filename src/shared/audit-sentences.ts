@@ -349,8 +349,18 @@ function describeLongTermProof(data: Record<string, unknown>): string {
   const level = readText(data, 'padesLevel');
   const words = level ? padesLevelWords[level] : undefined;
   if (!words) return '';
-  const missing = Array.isArray(data.validationDataMissing) ? data.validationDataMissing.filter((item): item is string => typeof item === 'string') : [];
-  return ` It carries ${words} (PAdES ${level})${missing.length > 0 ? `; not long-term: ${missing.join(' ')}` : ''}.`;
+  const missing = readSentences(data, 'validationDataMissing');
+  const unpublished = readSentences(data, 'revocationNotPublished');
+  return [
+    ` It carries ${words} (PAdES ${level}).`,
+    missing.length > 0 ? ` Not long-term: ${missing.join(' ')}` : '',
+    unpublished.length > 0 ? ` ${unpublished.join(' ')}` : '',
+  ].join('');
+}
+
+function readSentences(data: Record<string, unknown>, key: string): string[] {
+  const value = data[key];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item.trim() !== '') : [];
 }
 
 function describeNotarization({ actor, data }: Facts): string {

@@ -102,6 +102,7 @@ async function renewOne(deps: ArchiveRenewalDeps & { tsaUrl: string }, row: Row)
           sha256,
           archiveTimestampExpiresAt: renewed.archiveTimestampExpiresAt.toISOString(),
           ...(renewed.missing.length > 0 ? { validationDataMissing: renewed.missing } : {}),
+          ...(renewed.unpublished.length > 0 ? { revocationNotPublished: renewed.unpublished } : {}),
         },
       },
     );

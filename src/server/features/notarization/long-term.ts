@@ -1,6 +1,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { DbOrTx } from '#server/db/client.ts';
 import { appendDocumentTimestamp, appendDss, type ValidationData } from '#server/providers/signing/pades.ts';
+import { readRevocationSources } from '#server/providers/signing/pki-sources.ts';
 import { collectValidationData } from '#server/providers/signing/revocation.ts';
 import { findEmbeddedSignatures, readSignatureTimestampToken, readSignerChain, toPem } from '#server/providers/signing/signed-pdf.ts';
 
@@ -27,8 +28,10 @@ export interface LongTermResult {
   pdf: Buffer;
   /** The level the file reaches: B-LT only when every certificate has its validation data. */
   level: PadesLevel;
-  /** Sentences naming the certificates whose validation data could not be had (then the level stays B-B or B-T). */
+  /** Sentences naming the certificates whose published validation data could not be had (then the level stays B-B or B-T). */
   missing: string[];
+  /** Sentences naming the certificates whose issuer publishes no revocation status (nothing to embed; the level is kept). */
+  unpublished: string[];
   /** The archive timestamp's TSA certificate's notAfter; null without an archive timestamp. */
   archiveTimestampExpiresAt: Date | null;
 }
@@ -44,16 +47,38 @@ function addUnique(into: Buffer[], items: Buffer[]): void {
   }
 }
 
-/** Validation data for several chains (each leaf first), gathered into one DSS. */
-export async function collectChainsValidationData(deps: LongTermDeps, chains: string[][]): Promise<ValidationData & { missing: string[] }> {
-  const gathered: ValidationData & { missing: string[] } = { certificates: [], ocspResponses: [], crls: [], missing: [] };
+export interface GatheredValidationData extends ValidationData {
+  /** Sentences: a certificate whose published revocation status could not be had. These lower the level. */
+  missing: string[];
+  /** Sentences: a certificate whose issuer publishes no OCSP responder nor CRL: there is nothing to embed. */
+  unpublished: string[];
+}
+
+/**
+ * Validation data for several chains (each leaf first), gathered into one DSS. Each certificate is
+ * asked for on its own (with its issuer), so what could not be had is known per certificate: a
+ * certificate whose issuer publishes no revocation status at all (a TSA of a closed network, a
+ * notary's PKCS#12 from such an issuer) has nothing that could be embedded, which is said but is not
+ * a gap; a published status that could not be fetched is a gap.
+ */
+export async function collectChainsValidationData(deps: LongTermDeps, chains: string[][]): Promise<GatheredValidationData> {
+  const gathered: GatheredValidationData = { certificates: [], ocspResponses: [], crls: [], missing: [], unpublished: [] };
+  const options = deps.fetch ? { fetch: deps.fetch } : undefined;
   for (const chain of chains) {
-    if (chain.length === 0) continue;
-    const data = await collectValidationData(deps.db, deps.secretsKey, chain, deps.fetch ? { fetch: deps.fetch } : undefined);
-    addUnique(gathered.certificates, data.certificates);
-    addUnique(gathered.ocspResponses, data.ocspResponses);
-    addUnique(gathered.crls, data.crls);
-    for (const sentence of data.missing) if (!gathered.missing.includes(sentence)) gathered.missing.push(sentence);
+    for (let index = 0; index < chain.length; index += 1) {
+      const data = await collectValidationData(deps.db, deps.secretsKey, chain.slice(index, index + 2), options);
+      addUnique(gathered.certificates, data.certificates);
+      addUnique(gathered.ocspResponses, data.ocspResponses);
+      addUnique(gathered.crls, data.crls);
+      if (data.missing.length === 0) continue;
+      const certificate = new X509Certificate(chain[index] as string);
+      const issuerPem = chain[index + 1];
+      const sources = readRevocationSources(certificate.raw);
+      const isPublished = [...sources.ocspUrls, ...sources.crlUrls].some((url) => /^https?:\/\//i.test(url));
+      const hasIssuer = issuerPem !== undefined && certificate.checkIssued(new X509Certificate(issuerPem));
+      const bucket = isPublished || !hasIssuer ? gathered.missing : gathered.unpublished;
+      for (const sentence of data.missing) if (!bucket.includes(sentence)) bucket.push(sentence);
+    }
   }
   return gathered;
 }
@@ -82,7 +107,7 @@ export async function extendToLongTerm(deps: LongTermDeps, signed: Buffer, signe
   const data = await collectChainsValidationData(deps, chains);
   let pdf = await appendDss(signed, { certificates: data.certificates, ocspResponses: data.ocspResponses, crls: data.crls });
   const isLongTerm = data.missing.length === 0;
-  if (!deps.tsaUrl) return { pdf, level: isLongTerm ? 'B-LT' : baseLevel, missing: data.missing, archiveTimestampExpiresAt: null };
+  if (!deps.tsaUrl) return { pdf, level: isLongTerm ? 'B-LT' : baseLevel, missing: data.missing, unpublished: data.unpublished, archiveTimestampExpiresAt: null };
   // The archive timestamp is added even when some validation data is missing: it still fixes when
   // the rest existed. The level then stays what the signature reached on its own.
   const archived = await appendDocumentTimestamp(pdf, deps.tsaUrl);
@@ -91,6 +116,7 @@ export async function extendToLongTerm(deps: LongTermDeps, signed: Buffer, signe
     pdf,
     level: isLongTerm ? 'B-LTA' : baseLevel,
     missing: data.missing,
+    unpublished: data.unpublished,
     archiveTimestampExpiresAt: readTimestampAuthority(archived.token).notAfter,
   };
 }
@@ -99,6 +125,7 @@ export interface RenewedArchive {
   pdf: Buffer;
   archiveTimestampExpiresAt: Date;
   missing: string[];
+  unpublished: string[];
 }
 
 /**
@@ -113,5 +140,10 @@ export async function renewArchiveTimestamp(deps: LongTermDeps & { tsaUrl: strin
   const data = await collectChainsValidationData(deps, [readTimestampAuthority(previous.cms).chainPems]);
   const withDss = await appendDss(pdf, { certificates: data.certificates, ocspResponses: data.ocspResponses, crls: data.crls });
   const archived = await appendDocumentTimestamp(withDss, deps.tsaUrl);
-  return { pdf: archived.pdf, archiveTimestampExpiresAt: readTimestampAuthority(archived.token).notAfter, missing: data.missing };
+  return {
+    pdf: archived.pdf,
+    archiveTimestampExpiresAt: readTimestampAuthority(archived.token).notAfter,
+    missing: data.missing,
+    unpublished: data.unpublished,
+  };
 }

@@ -204,6 +204,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     pageCount: number;
     padesLevel: PadesLevel;
     validationDataMissing: string[];
+    revocationNotPublished: string[];
     archiveTimestampExpiresAt: Date | null;
     fullSaveReason: string | null;
   }> = [];
@@ -292,6 +293,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         pageCount: rendered.pageCount,
         padesLevel: longTerm.level,
         validationDataMissing: longTerm.missing,
+        revocationNotPublished: longTerm.unpublished,
         archiveTimestampExpiresAt: longTerm.archiveTimestampExpiresAt,
         fullSaveReason: rendered.fullSaveReason,
       });
@@ -342,6 +344,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           notNotarialReasons: recorded.facts.reasons,
           padesLevel: output.padesLevel,
           ...(output.validationDataMissing.length > 0 ? { validationDataMissing: output.validationDataMissing } : {}),
+          ...(output.revocationNotPublished.length > 0 ? { revocationNotPublished: output.revocationNotPublished } : {}),
           ...(output.archiveTimestampExpiresAt ? { archiveTimestampExpiresAt: output.archiveTimestampExpiresAt.toISOString() } : {}),
           // The seal is appended to the original; a damaged original is saved again as a whole, and this says why.
           ...(output.fullSaveReason ? { fullSaveReason: output.fullSaveReason } : {}),
