@@ -72,7 +72,16 @@ export interface OcspCheck {
 export async function checkOcspResponse(response: Buffer, caPem: string): Promise<OcspCheck> {
   const result = await runInFolder(
     'openssl',
-    (folder) => ['ocsp', '-respin', path.join(folder, 'resp.der'), '-issuer', path.join(folder, 'ca.pem'), '-CAfile', path.join(folder, 'ca.pem'), '-resp_text'],
+    (folder) => [
+      'ocsp',
+      '-respin',
+      path.join(folder, 'resp.der'),
+      '-issuer',
+      path.join(folder, 'ca.pem'),
+      '-CAfile',
+      path.join(folder, 'ca.pem'),
+      '-resp_text',
+    ],
     { 'resp.der': response, 'ca.pem': caPem },
   );
   const producedAt = result.output.match(/Produced At: (.+)$/m)?.[1];
@@ -85,7 +94,12 @@ export async function checkOcspResponse(response: Buffer, caPem: string): Promis
 }
 
 /** `openssl ts -verify` of a document timestamp token over the bytes its ByteRange covers. */
-export async function verifyTimestampToken(token: Buffer, signedBytes: Buffer, caPem: string, untrustedPem = ''): Promise<{ isVerified: boolean; output: string }> {
+export async function verifyTimestampToken(
+  token: Buffer,
+  signedBytes: Buffer,
+  caPem: string,
+  untrustedPem = '',
+): Promise<{ isVerified: boolean; output: string }> {
   const result = await runInFolder(
     'openssl',
     (folder) => [

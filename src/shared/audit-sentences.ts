@@ -577,7 +577,10 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   },
   'notary.certificate_revoked': ({ actor, data }) => {
     const reason = readText(data, 'reason');
-    const because = reason && reason !== 'unspecified' && (revocationReasons as readonly string[]).includes(reason) ? revocationReasonLabels[reason as RevocationReason] : null;
+    const because =
+      reason && reason !== 'unspecified' && (revocationReasons as readonly string[]).includes(reason)
+        ? revocationReasonLabels[reason as RevocationReason]
+        : null;
     const serial = readText(data, 'serialNumber');
     return `${actor} revoked the signing certificate of ${readText(data, 'userName') ?? 'a notary'}${serial ? ` (serial ${serial})` : ''}, which was valid until then${
       because ? `, because ${because}` : ''

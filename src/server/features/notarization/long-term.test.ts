@@ -1,9 +1,11 @@
 import { X509Certificate } from 'node:crypto';
+import net, { type AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
 import { auditEvents, notarizedDocumentRevisions, notarizedDocuments } from '#server/db/schema/index.ts';
 import { readTimestampToken } from '#server/providers/signing/cms.ts';
+import { collectValidationData } from '#server/providers/signing/revocation.ts';
 import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
 import { createLocalStorage } from '#server/providers/storage/storage.ts';
 import { findEmbeddedSignatures, readSignatureTimestampToken, readSignerChain } from '#server/providers/signing/signed-pdf.ts';
@@ -26,7 +28,10 @@ const silentLog = { info: () => {}, error: () => {} };
 
 beforeAll(async () => {
   tsa = await startTsaStandIn();
-  t = await createTestApp({ TSA_URL: tsa.url });
+  // The app listens at its PUBLIC_URL: certificates name its OCSP responder there, and pdfsig asks it online.
+  const port = await findFreePort();
+  t = await createTestApp({ TSA_URL: tsa.url, PUBLIC_URL: `http://127.0.0.1:${port}` });
+  await t.app.listen({ host: '127.0.0.1', port });
   kit = createJobKit(t);
   notary = await kit.createNotary({ name: 'Nora Notary' });
   signer = await t.createUser({ roles: ['signer'], name: 'Sam Signer' });
@@ -37,15 +42,23 @@ afterAll(async () => {
   await tsa?.close();
 });
 
+async function findFreePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** Seals a one-document job (in session, signer known personally to the notary) and downloads the output. */
-async function sealDocument() {
-  const job = await kit.createJob(notary, { notaryId: notary.id, signers: [{ name: signer.name, email: signer.email }] });
-  await kit.uploadPdf(notary, job.id);
-  await kit.moveJob(notary, job.id, ['ready', 'in_session']);
-  await kit.sealJob(notary, job.id);
+async function sealDocument(sealingNotary = notary) {
+  const job = await kit.createJob(sealingNotary, { notaryId: sealingNotary.id, signers: [{ name: signer.name, email: signer.email }] });
+  await kit.uploadPdf(sealingNotary, job.id);
+  await kit.moveJob(sealingNotary, job.id, ['ready', 'in_session']);
+  await kit.sealJob(sealingNotary, job.id);
   const [row] = await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, job.id));
   if (!row) throw new Error('nothing was sealed');
-  const download = await kit.call(notary, 'GET', `/api/jobs/${job.id}/notarized/${row.id}/file`);
+  const download = await kit.call(sealingNotary, 'GET', `/api/jobs/${job.id}/notarized/${row.id}/file`);
   expect(download.statusCode).toBe(200);
   return { jobId: job.id, row, pdf: download.rawPayload };
 }
@@ -110,6 +123,12 @@ describe('a seal is long-term (PAdES B-LT, B-LTA with a TSA)', () => {
     expect(report.hasDigestMismatch).toBe(false);
 
     const notarySignature = readNotarySignature(pdf);
+    // The signature covers its whole revision; only the long-term revisions (DSS, then the timestamp) follow it.
+    const signedEnd = notarySignature.byteRange[2] + notarySignature.byteRange[3];
+    expect(pdf.subarray(0, signedEnd).toString('latin1')).toMatch(/%%EOF\s*$/);
+    const appended = pdf.subarray(signedEnd).toString('latin1');
+    expect(appended).toMatch(/\/DSS/);
+    expect(appended.indexOf('/DSS')).toBeLessThan(appended.indexOf('/ETSI.RFC3161'));
     const chain = readSignerChain(notarySignature.cms);
     const dss = await readDss(pdf);
     if (!dss) throw new Error('no DSS');
@@ -134,6 +153,11 @@ describe('a seal is long-term (PAdES B-LT, B-LTA with a TSA)', () => {
 
     const [event] = await findAuditEvents(jobId, 'document.notarized');
     expect(event?.data).toMatchObject({ padesLevel: 'B-LTA', sha256: row.sha256 });
+    // The tests' authority publishes no revocation status for its certificate: said, not hidden.
+    expect((event?.data as { validationDataMissing?: string[] }).validationDataMissing).toBeUndefined();
+    expect((event?.data as { revocationNotPublished?: string[] }).revocationNotPublished).toEqual([
+      expect.stringMatching(/^The issuer of the certificate of Test Timestamp Authority .*publishes no OCSP responder or CRL/),
+    ]);
     expect(describeAuditEvent({ action: 'document.notarized', actorName: 'Nora Notary', data: event?.data as Record<string, unknown> })).toContain(
       'It carries long-term validation data and an archive timestamp (PAdES B-LTA).',
     );
@@ -157,6 +181,33 @@ describe('a seal is long-term (PAdES B-LT, B-LTA with a TSA)', () => {
     expect(describeAuditEvent({ action: 'document.notarized', actorName: 'Nora Notary', data: event?.data as Record<string, unknown> })).toContain(
       'It carries long-term validation data (PAdES B-LT).',
     );
+  });
+
+  it('still validates as of its signing time once the notary’s certificate has been revoked', async () => {
+    const revokedNotary = await kit.createNotary({ name: 'Rita Revoked' });
+    const { pdf } = await sealDocument(revokedNotary);
+    const signature = readNotarySignature(pdf);
+    const [leaf, ca] = readSignerChain(signature.cms);
+    if (!leaf || !ca) throw new Error('no chain');
+    const admin = await t.createUser({ roles: ['admin'] });
+    const revoked = await kit.call(admin, 'POST', `/api/admin/users/${revokedNotary.id}/certificates/${leaf.serialNumber}/revoke`, { reason: 'keyCompromise' });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    const revokedAt = new Date(revoked.json().certificate.revokedAt as string);
+
+    // The platform's responder says revoked from now on…
+    const now = await collectValidationData(t.db, t.secretsKey, [leaf.toString(), ca.toString()]);
+    const fresh = await checkOcspResponse(now.ocspResponses[0] ?? Buffer.alloc(0), caPem);
+    expect(fresh.status, fresh.output).toBe('revoked');
+    // …and the document still proves the certificate was good when it signed.
+    const atSigning = await verifyCmsAt(signature.cms, signature.signedBytes, caPem, signature.signedAt);
+    expect(atSigning.isVerified, atSigning.output).toBe(true);
+    const dss = await readDss(pdf);
+    const embedded = (await checkEveryOcspResponse(dss?.ocspResponses ?? [])).find((check) => check.output.includes(leaf.serialNumber.toUpperCase()));
+    expect(embedded?.isVerified, embedded?.output).toBe(true);
+    expect(embedded?.status, embedded?.output).toBe('good');
+    expect(embedded?.producedAt?.getTime() ?? Infinity).toBeLessThanOrEqual(revokedAt.getTime());
+    const report = await verifyWithPdfsig(pdf, caPem);
+    expect(report.hasDigestMismatch).toBe(false);
   });
 
   it('still validates as of its signing time once the notary’s certificate has expired', async () => {
@@ -212,7 +263,13 @@ describe('the archive-timestamp renewal task', () => {
 
     const revisions = await t.db.select().from(notarizedDocumentRevisions).where(eq(notarizedDocumentRevisions.notarizedDocumentId, row.id));
     expect(revisions).toEqual([
-      expect.objectContaining({ sha256: row.sha256, storageKey: row.storageKey, sizeBytes: row.sizeBytes, padesLevel: 'B-LTA', replacedBecause: 'archive_timestamp_renewed' }),
+      expect.objectContaining({
+        sha256: row.sha256,
+        storageKey: row.storageKey,
+        sizeBytes: row.sizeBytes,
+        padesLevel: 'B-LTA',
+        replacedBecause: 'archive_timestamp_renewed',
+      }),
     ]);
     // The earlier copy is still recognised, and /verify points to the newer one.
     expect(await verifyUpload(pdf)).toMatchObject({

@@ -107,7 +107,8 @@ export async function extendToLongTerm(deps: LongTermDeps, signed: Buffer, signe
   const data = await collectChainsValidationData(deps, chains);
   let pdf = await appendDss(signed, { certificates: data.certificates, ocspResponses: data.ocspResponses, crls: data.crls });
   const isLongTerm = data.missing.length === 0;
-  if (!deps.tsaUrl) return { pdf, level: isLongTerm ? 'B-LT' : baseLevel, missing: data.missing, unpublished: data.unpublished, archiveTimestampExpiresAt: null };
+  if (!deps.tsaUrl)
+    return { pdf, level: isLongTerm ? 'B-LT' : baseLevel, missing: data.missing, unpublished: data.unpublished, archiveTimestampExpiresAt: null };
   // The archive timestamp is added even when some validation data is missing: it still fixes when
   // the rest existed. The level then stays what the signature reached on its own.
   const archived = await appendDocumentTimestamp(pdf, deps.tsaUrl);

@@ -275,11 +275,10 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       // PAdES B-LT (B-LTA with a TSA): the chain's validation data and an archive timestamp go in as
       // incremental revisions after the signature, so the seal still checks out once its certificate
       // has expired or been revoked (decision 058).
-      const longTerm = await extendToLongTerm(
-        { db: ctx.db, secretsKey: ctx.secretsKey, tsaUrl: ctx.config.tsaUrl },
-        signed,
-        [credentials.certificatePem, ...credentials.chainPems],
-      );
+      const longTerm = await extendToLongTerm({ db: ctx.db, secretsKey: ctx.secretsKey, tsaUrl: ctx.config.tsaUrl }, signed, [
+        credentials.certificatePem,
+        ...credentials.chainPems,
+      ]);
       const sha256 = createHash('sha256').update(longTerm.pdf).digest('hex');
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
       await fs.promises.writeFile(filePath, longTerm.pdf);

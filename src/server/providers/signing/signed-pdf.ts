@@ -100,7 +100,7 @@ export function readSignerChain(cms: Buffer): X509Certificate[] {
   });
   if (!signer) throw new Error('the CMS does not carry its signer’s certificate');
   const chain = [signer];
-  for (let current = signer; !isSelfIssued(current); ) {
+  for (let current = signer; !isSelfIssued(current);) {
     const issuer = certificates.find((candidate) => !chain.includes(candidate) && current.checkIssued(candidate) && current.verify(candidate.publicKey));
     if (!issuer) break;
     chain.push(issuer);
