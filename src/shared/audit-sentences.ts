@@ -337,15 +337,47 @@ function describeDocumentUpdate({ actor, data }: Facts): string {
   return clauses.length ? `${actor} ${joinClauses(clauses)}.` : `${actor} changed ${before ?? 'a document'}.`;
 }
 
+/** What the seal's PAdES level (decision 058) promises a verifier, in words; only the level the event recorded. */
+const padesLevelWords: Record<string, string> = {
+  'B-B': 'a basic signature',
+  'B-T': 'a timestamped signature',
+  'B-LT': 'long-term validation data',
+  'B-LTA': 'long-term validation data and an archive timestamp',
+};
+
+function describeLongTermProof(data: Record<string, unknown>): string {
+  const level = readText(data, 'padesLevel');
+  const words = level ? padesLevelWords[level] : undefined;
+  if (!words) return '';
+  const missing = readSentences(data, 'validationDataMissing');
+  const unpublished = readSentences(data, 'revocationNotPublished');
+  return [
+    ` It carries ${words} (PAdES ${level}).`,
+    missing.length > 0 ? ` Not long-term: ${missing.join(' ')}` : '',
+    unpublished.length > 0 ? ` ${unpublished.join(' ')}` : '',
+  ].join('');
+}
+
+function readSentences(data: Record<string, unknown>, key: string): string[] {
+  const value = data[key];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item.trim() !== '') : [];
+}
+
 function describeNotarization({ actor, data }: Facts): string {
   const document = describeDocument(data);
   // A damaged original is saved again as a whole instead of appended to; the event says why, in a sentence.
   const fullSave = readText(data, 'fullSaveReason');
-  const after = fullSave ? ` ${fullSave}` : '';
+  const after = `${fullSave ? ` ${fullSave}` : ''}${describeLongTermProof(data)}`;
   if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.${after}`;
   if (data.isNotarialAct === false)
     return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.${after}`;
   return `${actor} sealed ${document} with the notary’s digital certificate.${after}`;
+}
+
+function describeArchiveRenewal({ data, dates }: Facts): string {
+  const expiresAt = readText(data, 'archiveTimestampExpiresAt');
+  const until = expiresAt && !Number.isNaN(Date.parse(expiresAt)) ? formatCalendarDay(expiresAt.slice(0, 10), dates) : '';
+  return `The archive timestamp of ${describeDocument(data)} was renewed: a new copy carries a fresh document timestamp${until ? `, good until ${until}` : ''}; the earlier copy still verifies.`;
 }
 
 const signatureMethodWords: Record<string, string> = { draw: 'drawn', type: 'typed', upload: 'uploaded' };
@@ -487,6 +519,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'documents.reordered': ({ actor }) => `${actor} changed the order of the documents.`,
   'document.completed': ({ actor, data }) => `${actor} marked ${describeDocument(data)} complete.`,
   'document.notarized': describeNotarization,
+  'document.archive_timestamp_renewed': describeArchiveRenewal,
   'audit_asset.added': ({ actor, data }) => {
     const tag = readText(data, 'tag');
     return `${actor} added ${describeDocument(data)} to the audit record${tag ? ` as ${quote(tag)}` : ''}.`;

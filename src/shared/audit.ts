@@ -27,6 +27,7 @@ export const auditActions = [
   'documents.reordered',
   'document.completed',
   'document.notarized',
+  'document.archive_timestamp_renewed',
   'audit_asset.added',
   'audit_asset.removed',
   'field.placed',
