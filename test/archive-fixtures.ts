@@ -10,7 +10,14 @@ import { asc, eq } from 'drizzle-orm';
 import type { Db } from '#server/db/client.ts';
 import { auditEvents } from '#server/db/schema/index.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
-import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, getOrIssuePlatformSignerCredentials, type NotaryIdentity, type PlatformCa, type SigningCredentials } from '#server/providers/signing/certificates.ts';
+import {
+  getOrCreatePlatformCa,
+  getOrIssueNotaryCredentials,
+  getOrIssuePlatformSignerCredentials,
+  type NotaryIdentity,
+  type PlatformCa,
+  type SigningCredentials,
+} from '#server/providers/signing/certificates.ts';
 import { createDetachedCmsSignature } from '#server/providers/signing/cms.ts';
 import { signPdf } from '#server/providers/signing/pades.ts';
 import { makePdf } from './pdf-fixtures.ts';
@@ -23,7 +30,8 @@ import { makePdf } from './pdf-fixtures.ts';
 
 const run = promisify(execFile);
 
-export type ArchiveFileKind = 'readme' | 'certificate' | 'journal' | 'job' | 'audit_trail' | 'notarized_document' | 'recording_segment' | 'recording_index' | 'account_audit';
+export type ArchiveFileKind =
+  'readme' | 'certificate' | 'journal' | 'job' | 'audit_trail' | 'notarized_document' | 'recording_segment' | 'recording_index' | 'account_audit';
 
 export interface ArchiveFile {
   path: string;
@@ -120,7 +128,12 @@ export interface ArchiveNotary {
 }
 
 /** The manifest, its detached CMS signature, and the ZIP with every file in the agreed order. */
-export async function packArchive(files: ArchiveFile[], notary: ArchiveNotary, signer: SigningCredentials, options: { zip64?: boolean; createdAt?: Date } = {}): Promise<{ zip: Buffer; manifest: Buffer; signature: Buffer }> {
+export async function packArchive(
+  files: ArchiveFile[],
+  notary: ArchiveNotary,
+  signer: SigningCredentials,
+  options: { zip64?: boolean; createdAt?: Date } = {},
+): Promise<{ zip: Buffer; manifest: Buffer; signature: Buffer }> {
   const count = (kind: ArchiveFileKind) => files.filter((file) => file.kind === kind).length;
   const manifest = Buffer.from(
     JSON.stringify(
@@ -129,7 +142,12 @@ export async function packArchive(files: ArchiveFile[], notary: ArchiveNotary, s
         createdAt: (options.createdAt ?? new Date()).toISOString(),
         generator: 'Open RON test',
         notary,
-        counts: { journalEntries: 0, jobs: files.filter((file) => file.kind === 'job').length, documents: count('notarized_document'), recordingSegments: count('recording_segment') },
+        counts: {
+          journalEntries: 0,
+          jobs: files.filter((file) => file.kind === 'job').length,
+          documents: count('notarized_document'),
+          recordingSegments: count('recording_segment'),
+        },
         files: files.map((file) => ({
           path: file.path,
           kind: file.kind,
@@ -144,9 +162,17 @@ export async function packArchive(files: ArchiveFile[], notary: ArchiveNotary, s
       2,
     ),
   );
-  const signature = await createDetachedCmsSignature(manifest, { certificatePem: signer.certificatePem, privateKeyPem: signer.privateKeyPem, chainPems: signer.chainPems });
+  const signature = await createDetachedCmsSignature(manifest, {
+    certificatePem: signer.certificatePem,
+    privateKeyPem: signer.privateKeyPem,
+    chainPems: signer.chainPems,
+  });
   const zip = writeStoredZip(
-    [...files.map((file) => ({ name: file.path, bytes: file.bytes })), { name: 'manifest.json', bytes: manifest }, { name: 'manifest.json.p7s', bytes: signature }],
+    [
+      ...files.map((file) => ({ name: file.path, bytes: file.bytes })),
+      { name: 'manifest.json', bytes: manifest },
+      { name: 'manifest.json.p7s', bytes: signature },
+    ],
     { zip64: options.zip64 },
   );
   return { zip, manifest, signature };
@@ -175,14 +201,39 @@ export async function exportAuditTrail(db: Db, scope: string): Promise<Buffer> {
 /** The local OpenSSL timestamp authority the tests sign through (a stand-in for a TSA on the internet). */
 export async function startTestTsa(directory: string): Promise<{ url: string; certificatePem: string; close: () => Promise<void> }> {
   const file = (name: string) => path.join(directory, name);
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('tsa.key'), '-out', file('tsa.pem'), '-days', '2', '-subj', '/CN=Test TSA'].concat(
-    ['-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'keyUsage=critical,digitalSignature', '-addext', 'basicConstraints=critical,CA:FALSE'],
-  ));
+  await run(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('tsa.key'), '-out', file('tsa.pem'), '-days', '2', '-subj', '/CN=Test TSA'].concat([
+      '-addext',
+      'extendedKeyUsage=critical,timeStamping',
+      '-addext',
+      'keyUsage=critical,digitalSignature',
+      '-addext',
+      'basicConstraints=critical,CA:FALSE',
+    ]),
+  );
   await fs.promises.writeFile(file('serial'), '01\n');
   await fs.promises.writeFile(
     file('tsa.cnf'),
-    ['[ tsa ]', 'default_tsa = local', '[ local ]', `serial = ${file('serial')}`, `signer_cert = ${file('tsa.pem')}`, `certs = ${file('tsa.pem')}`, `signer_key = ${file('tsa.key')}`]
-      .concat(['signer_digest = sha256', 'default_policy = 1.2.3.4.1', 'digests = sha256', 'accuracy = secs:1', 'ess_cert_id_alg = sha256', 'ordering = no', 'tsa_name = no', 'ess_cert_id_chain = no'])
+    [
+      '[ tsa ]',
+      'default_tsa = local',
+      '[ local ]',
+      `serial = ${file('serial')}`,
+      `signer_cert = ${file('tsa.pem')}`,
+      `certs = ${file('tsa.pem')}`,
+      `signer_key = ${file('tsa.key')}`,
+    ]
+      .concat([
+        'signer_digest = sha256',
+        'default_policy = 1.2.3.4.1',
+        'digests = sha256',
+        'accuracy = secs:1',
+        'ess_cert_id_alg = sha256',
+        'ordering = no',
+        'tsa_name = no',
+        'ess_cert_id_chain = no',
+      ])
       .join('\n'),
   );
   const server = http.createServer((request, response) => {
@@ -218,7 +269,23 @@ export async function createOcspResponse(directory: string, ca: PlatformCa, cert
     : ['V', stamp(new Date(certificate.validTo)), '', certificate.serialNumber.toUpperCase(), 'unknown', subject];
   await fs.promises.writeFile(file(`${id}-index.txt`), `${line.join('\t')}\n`);
   await run('openssl', ['ocsp', '-issuer', file('ca.pem'), '-cert', file(`${id}-leaf.pem`), '-reqout', file(`${id}-req.der`), '-no_nonce']);
-  await run('openssl', ['ocsp', '-index', file(`${id}-index.txt`), '-rsigner', file('ca.pem'), '-rkey', file('ca.key'), '-CA', file('ca.pem'), '-reqin', file(`${id}-req.der`), '-respout', file(`${id}-resp.der`), '-ndays', '1']);
+  await run('openssl', [
+    'ocsp',
+    '-index',
+    file(`${id}-index.txt`),
+    '-rsigner',
+    file('ca.pem'),
+    '-rkey',
+    file('ca.key'),
+    '-CA',
+    file('ca.pem'),
+    '-reqin',
+    file(`${id}-req.der`),
+    '-respout',
+    file(`${id}-resp.der`),
+    '-ndays',
+    '1',
+  ]);
   return fs.promises.readFile(file(`${id}-resp.der`));
 }
 
@@ -242,14 +309,23 @@ export function appendDocumentSecurityStore(pdf: Buffer, store: { certificatePem
   const objects: { number: number; body: Buffer }[] = [];
   const stream = (bytes: Buffer) => {
     const number = next++;
-    objects.push({ number, body: Buffer.concat([Buffer.from(`<< /Length ${bytes.length} >>\nstream\n`, 'latin1'), bytes, Buffer.from('\nendstream', 'latin1')]) });
+    objects.push({
+      number,
+      body: Buffer.concat([Buffer.from(`<< /Length ${bytes.length} >>\nstream\n`, 'latin1'), bytes, Buffer.from('\nendstream', 'latin1')]),
+    });
     return number;
   };
   const certificates = store.certificatePems.map((pem) => stream(derOfPem(pem)));
   const ocsps = store.ocsps.map(stream);
   const dssNumber = next++;
-  objects.push({ number: dssNumber, body: Buffer.from(`<< /Certs [${certificates.map((n) => `${n} 0 R`).join(' ')}] /OCSPs [${ocsps.map((n) => `${n} 0 R`).join(' ')}] >>`, 'latin1') });
-  objects.push({ number: Number(root[1]), body: Buffer.from(`<<${(catalogMatch[1] ?? '').replace(/\/DSS\s+\d+\s+\d+\s+R/, '')} /DSS ${dssNumber} 0 R >>`, 'latin1') });
+  objects.push({
+    number: dssNumber,
+    body: Buffer.from(`<< /Certs [${certificates.map((n) => `${n} 0 R`).join(' ')}] /OCSPs [${ocsps.map((n) => `${n} 0 R`).join(' ')}] >>`, 'latin1'),
+  });
+  objects.push({
+    number: Number(root[1]),
+    body: Buffer.from(`<<${(catalogMatch[1] ?? '').replace(/\/DSS\s+\d+\s+\d+\s+R/, '')} /DSS ${dssNumber} 0 R >>`, 'latin1'),
+  });
   const chunks: Buffer[] = [Buffer.from('\n', 'latin1')];
   let offset = pdf.length + 1;
   const offsets = new Map<number, number>();
@@ -264,7 +340,10 @@ export function appendDocumentSecurityStore(pdf: Buffer, store: { certificatePem
     'xref',
     '0 1',
     '0000000000 65535 f\r',
-    ...[...offsets.entries()].flatMap(([number, at]) => [`${number} 1`, `${String(at).padStart(10, '0')} ${String(number === Number(root[1]) ? Number(root[2]) : 0).padStart(5, '0')} n\r`]),
+    ...[...offsets.entries()].flatMap(([number, at]) => [
+      `${number} 1`,
+      `${String(at).padStart(10, '0')} ${String(number === Number(root[1]) ? Number(root[2]) : 0).padStart(5, '0')} n\r`,
+    ]),
     `trailer\n<< /Size ${next} /Root ${root[1]} ${root[2]} R /Prev ${startXref[1]} >>`,
     'startxref',
     String(offset),
@@ -280,7 +359,16 @@ export interface ArchiveScenario {
   signer: SigningCredentials;
   ca: PlatformCa;
   credentials: SigningCredentials;
-  paths: { plainPdf: string; timestampedPdf: string; longTermPdf: string; segment: string; segmentIndex: string; jobAudit: string; accountAudit: string; notaryCertificate: string };
+  paths: {
+    plainPdf: string;
+    timestampedPdf: string;
+    longTermPdf: string;
+    segment: string;
+    segmentIndex: string;
+    jobAudit: string;
+    accountAudit: string;
+    notaryCertificate: string;
+  };
 }
 
 /**
@@ -288,7 +376,13 @@ export interface ArchiveScenario {
  * B-T through a local TSA, B-LT with a DSS holding the CA's OCSP answer), a job's and the
  * account's audit trails written through appendAuditEvent, two recording segments and their index.
  */
-export async function createArchiveScenario(db: Db, secretsKey: Buffer, notaryIdentity: NotaryIdentity, workDirectory: string, tsaUrl: string): Promise<ArchiveScenario> {
+export async function createArchiveScenario(
+  db: Db,
+  secretsKey: Buffer,
+  notaryIdentity: NotaryIdentity,
+  workDirectory: string,
+  tsaUrl: string,
+): Promise<ArchiveScenario> {
   const ca = await getOrCreatePlatformCa(db, secretsKey);
   const credentials = await getOrIssueNotaryCredentials(db, secretsKey, notaryIdentity);
   const signer = await getOrIssuePlatformSignerCredentials(db, secretsKey);
@@ -339,7 +433,11 @@ export async function createArchiveScenario(db: Db, secretsKey: Buffer, notaryId
     notaryCertificate: `certificates/${credentials.credentialId}.pem`,
   };
   const files: ArchiveFile[] = [
-    { path: 'README.txt', kind: 'readme', bytes: Buffer.from('This is a notary archive. Verify it with npx open-ron-verify <file> or the /verify-archive page.\n') },
+    {
+      path: 'README.txt',
+      kind: 'readme',
+      bytes: Buffer.from('This is a notary archive. Verify it with npx open-ron-verify <file> or the /verify-archive page.\n'),
+    },
     { path: 'certificates/platform-ca.pem', kind: 'certificate', bytes: Buffer.from(ca.certificatePem) },
     { path: paths.notaryCertificate, kind: 'certificate', bytes: Buffer.from([credentials.certificatePem, ...credentials.chainPems].join('\n')) },
     { path: 'journal/entries.json', kind: 'journal', bytes: Buffer.from('[]') },
@@ -352,5 +450,17 @@ export async function createArchiveScenario(db: Db, secretsKey: Buffer, notaryId
     { path: paths.segmentIndex, kind: 'recording_index', jobId, bytes: segmentIndex },
     { path: paths.accountAudit, kind: 'account_audit', bytes: await exportAuditTrail(db, accountScope) },
   ];
-  return { files, notary: { id: notaryIdentity.userId, name: notaryIdentity.name, commissionState: notaryIdentity.commissionState, commissionNumber: notaryIdentity.commissionNumber }, signer, ca, credentials, paths };
+  return {
+    files,
+    notary: {
+      id: notaryIdentity.userId,
+      name: notaryIdentity.name,
+      commissionState: notaryIdentity.commissionState,
+      commissionNumber: notaryIdentity.commissionNumber,
+    },
+    signer,
+    ca,
+    credentials,
+    paths,
+  };
 }

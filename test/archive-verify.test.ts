@@ -7,7 +7,16 @@ import { createMemorySource, formatReportText, verifyArchive, type ArchiveReport
 import { createDatabase, type Database } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
 import type { NotaryIdentity } from '#server/providers/signing/certificates.ts';
-import { appendDocumentSecurityStore, createArchiveScenario, createOcspResponse, packArchive, startTestTsa, writeStoredZip, type ArchiveFile, type ArchiveScenario } from './archive-fixtures.ts';
+import {
+  appendDocumentSecurityStore,
+  createArchiveScenario,
+  createOcspResponse,
+  packArchive,
+  startTestTsa,
+  writeStoredZip,
+  type ArchiveFile,
+  type ArchiveScenario,
+} from './archive-fixtures.ts';
 
 let database: Database;
 let workDirectory: string;
@@ -18,7 +27,10 @@ const secretsKey = randomBytes(32);
 
 async function createNotary(name: string): Promise<NotaryIdentity> {
   const email = `nora.${randomBytes(3).toString('hex')}@example.test`;
-  const [row] = await database.db.insert(users).values({ email, name, roles: ['notary'] }).returning({ id: users.id });
+  const [row] = await database.db
+    .insert(users)
+    .values({ email, name, roles: ['notary'] })
+    .returning({ id: users.id });
   if (!row) throw new Error('user insert failed');
   return { userId: row.id, name, email, commissionState: 'TX', commissionNumber: '13245768-9', commissionExpiresOn: '2030-06-30' };
 }
@@ -57,9 +69,13 @@ describe('a good archive', () => {
     console.log(formatReportText(report));
     expect(problems(report)).toEqual([]);
     expect(report.isValid).toBe(true);
-    expect(report.summary).toMatch(/^Every check passed for the archive of Nora Notary, made on \d+ \w+ \d{4} at \d\d:\d\d UTC: the 13 files its signed manifest lists \([\d.]+ KB in all\) are there unchanged \(3 signed PDFs, 2 audit trails, 2 recording segments/);
+    expect(report.summary).toMatch(
+      /^Every check passed for the archive of Nora Notary, made on \d+ \w+ \d{4} at \d\d:\d\d UTC: the 13 files its signed manifest lists \([\d.]+ KB in all\) are there unchanged \(3 signed PDFs, 2 audit trails, 2 recording segments/,
+    );
     const sentences = report.findings.map((finding) => finding.sentence).join('\n');
-    expect(sentences).toContain(`The signature on ${scenario.paths.plainPdf} was made by Nora Notary's certificate under Open RON Platform CA (a certificate in this archive)`);
+    expect(sentences).toContain(
+      `The signature on ${scenario.paths.plainPdf} was made by Nora Notary's certificate under Open RON Platform CA (a certificate in this archive)`,
+    );
     expect(sentences).toContain(`${scenario.paths.plainPdf} reaches PAdES B-B`);
     expect(sentences).toContain(`${scenario.paths.timestampedPdf} reaches PAdES B-T`);
     expect(sentences).toContain('(timestamp of Test TSA)');
@@ -112,7 +128,9 @@ describe('one changed byte is found and the file named', () => {
     expectNamed(report, scenario.paths.plainPdf);
     const sentences = problems(report).map((finding) => finding.sentence);
     expect(sentences).toContainEqual(expect.stringMatching(new RegExp(`^${scenario.paths.plainPdf} was changed: its SHA-256 is`)));
-    expect(sentences).toContainEqual(`The signature on ${scenario.paths.plainPdf} does not hold: the signed bytes were changed after signing (their digest differs from the signed one).`);
+    expect(sentences).toContainEqual(
+      `The signature on ${scenario.paths.plainPdf} does not hold: the signed bytes were changed after signing (their digest differs from the signed one).`,
+    );
   });
 
   it("in a PDF's DSS (its OCSP answer)", async () => {
@@ -120,7 +138,9 @@ describe('one changed byte is found and the file named', () => {
     const ocspAt = pdf.lastIndexOf('>>\nstream\n') + '>>\nstream\n'.length + 40;
     const report = await verify(flipByte(goodZip, pdf, ocspAt));
     expectNamed(report, scenario.paths.longTermPdf);
-    expect(problems(report).map((finding) => finding.sentence)).toContainEqual(expect.stringContaining(`In the validation data of ${scenario.paths.longTermPdf}, OCSP response 1`));
+    expect(problems(report).map((finding) => finding.sentence)).toContainEqual(
+      expect.stringContaining(`In the validation data of ${scenario.paths.longTermPdf}, OCSP response 1`),
+    );
   });
 
   for (const [label, key] of [
@@ -172,7 +192,13 @@ describe('what the signed manifest alone would not show', () => {
     (trail.events[1] as { data: Record<string, unknown> }).data.bytes = 4096;
     const report = await verify((await repack(replace(scenario.paths.jobAudit, Buffer.from(JSON.stringify(trail))))).zip);
     expect(problems(report)).toEqual([
-      { ok: false, file: scenario.paths.jobAudit, sentence: expect.stringMatching(/^The audit trail in .* is broken at event 2 \(recording\.segment_saved, .* UTC\): its content no longer matches its hash/) },
+      {
+        ok: false,
+        file: scenario.paths.jobAudit,
+        sentence: expect.stringMatching(
+          /^The audit trail in .* is broken at event 2 \(recording\.segment_saved, .* UTC\): its content no longer matches its hash/,
+        ),
+      },
     ]);
   });
 
@@ -180,7 +206,9 @@ describe('what the signed manifest alone would not show', () => {
     const trail = JSON.parse(fileOf(scenario.paths.jobAudit).bytes.toString()) as { events: unknown[] };
     trail.events.splice(1, 1);
     const report = await verify((await repack(replace(scenario.paths.jobAudit, Buffer.from(JSON.stringify(trail))))).zip);
-    expect(problems(report).map((finding) => finding.sentence)).toEqual([expect.stringContaining('is broken at event 2 (document.notarized): it does not link to the event before it')]);
+    expect(problems(report).map((finding) => finding.sentence)).toEqual([
+      expect.stringContaining('is broken at event 2 (document.notarized): it does not link to the event before it'),
+    ]);
   });
 
   it('a recording segment replaced after recording no longer matches the recorded hash', async () => {
@@ -190,7 +218,7 @@ describe('what the signed manifest alone would not show', () => {
     ]);
   });
 
-  it("a changed PDF fails its own signature", async () => {
+  it('a changed PDF fails its own signature', async () => {
     const pdf = Buffer.from(fileOf(scenario.paths.timestampedPdf).bytes);
     pdf[150] = (pdf[150] as number) ^ 0x01;
     const report = await verify((await repack(replace(scenario.paths.timestampedPdf, pdf))).zip);
@@ -202,13 +230,17 @@ describe('what the signed manifest alone would not show', () => {
     const ocsp = await createOcspResponse(workDirectory, scenario.ca, scenario.credentials.certificatePem, { revokedAt: new Date(Date.now() - 3600_000) });
     const revoked = appendDocumentSecurityStore(signedOnly, { certificatePems: [scenario.ca.certificatePem], ocsps: [ocsp] });
     const report = await verify((await repack(replace(scenario.paths.plainPdf, revoked))).zip);
-    expect(problems(report).map((finding) => finding.sentence)).toEqual([expect.stringMatching(/certificate had been revoked on .* UTC, before the signature \(OCSP answer of Open RON Platform CA/)]);
+    expect(problems(report).map((finding) => finding.sentence)).toEqual([
+      expect.stringMatching(/certificate had been revoked on .* UTC, before the signature \(OCSP answer of Open RON Platform CA/),
+    ]);
   });
 
   it('bytes appended to a signed PDF that add more than validation data', async () => {
     const pdf = Buffer.concat([fileOf(scenario.paths.plainPdf).bytes, Buffer.from('\n9 0 obj\n<< /Type /Page >>\nendobj\n%%EOF\n')]);
     const report = await verify((await repack(replace(scenario.paths.plainPdf, pdf))).zip);
-    expect(problems(report).map((finding) => finding.sentence)).toEqual([expect.stringContaining(`${scenario.paths.plainPdf} was changed after its last signature`)]);
+    expect(problems(report).map((finding) => finding.sentence)).toEqual([
+      expect.stringContaining(`${scenario.paths.plainPdf} was changed after its last signature`),
+    ]);
   });
 });
 
@@ -216,7 +248,9 @@ describe('a damaged or incomplete archive', () => {
   it('a truncated archive is named as not readable', async () => {
     const report = await verify(goodZip.subarray(0, goodZip.length - 500), 'cut.zip');
     expect(report.isValid).toBe(false);
-    expect(problems(report)).toEqual([{ ok: false, file: 'cut.zip', sentence: expect.stringContaining('cut.zip cannot be read as a ZIP archive: no ZIP directory was found at its end') }]);
+    expect(problems(report)).toEqual([
+      { ok: false, file: 'cut.zip', sentence: expect.stringContaining('cut.zip cannot be read as a ZIP archive: no ZIP directory was found at its end') },
+    ]);
   });
 
   it('a file listed in the manifest but missing from the ZIP', async () => {
@@ -227,7 +261,13 @@ describe('a damaged or incomplete archive', () => {
       { name: 'manifest.json.p7s', bytes: signature },
     ]);
     const report = await verify(zip);
-    expect(problems(report)).toEqual([{ ok: false, file: scenario.paths.plainPdf, sentence: `${scenario.paths.plainPdf} is listed in the manifest (Deed of trust) but missing from the archive.` }]);
+    expect(problems(report)).toEqual([
+      {
+        ok: false,
+        file: scenario.paths.plainPdf,
+        sentence: `${scenario.paths.plainPdf} is listed in the manifest (Deed of trust) but missing from the archive.`,
+      },
+    ]);
   });
 
   it('a file added to the ZIP that the manifest does not list', async () => {
@@ -239,6 +279,8 @@ describe('a damaged or incomplete archive', () => {
       { name: 'manifest.json.p7s', bytes: signature },
     ]);
     const report = await verify(zip);
-    expect(problems(report)).toEqual([{ ok: false, file: 'jobs/extra.pdf', sentence: 'jobs/extra.pdf is in the archive but not in the signed manifest: it was added afterwards.' }]);
+    expect(problems(report)).toEqual([
+      { ok: false, file: 'jobs/extra.pdf', sentence: 'jobs/extra.pdf is in the archive but not in the signed manifest: it was added afterwards.' },
+    ]);
   });
 });

@@ -1,4 +1,23 @@
-import { child, childrenOf, childrenWithTags, contentOf, DerError, expectTag, equalBytes, parseDer, rawOf, readBitString, readIntegerHex, readNode, readOid, readString, readTime, tags, toHex, type DerNode } from './der.ts';
+import {
+  child,
+  childrenOf,
+  childrenWithTags,
+  contentOf,
+  DerError,
+  expectTag,
+  equalBytes,
+  parseDer,
+  rawOf,
+  readBitString,
+  readIntegerHex,
+  readNode,
+  readOid,
+  readString,
+  readTime,
+  tags,
+  toHex,
+  type DerNode,
+} from './der.ts';
 import { digest, readAlgorithm, verifySignature } from './crypto.ts';
 
 export interface Certificate {
@@ -24,7 +43,15 @@ export interface Certificate {
 
 export const extendedKeyUsageOids = { ocspSigning: '1.3.6.1.5.5.7.3.9', timeStamping: '1.3.6.1.5.5.7.3.8' } as const;
 
-const attributeLabels: Record<string, string> = { '2.5.4.3': 'CN', '2.5.4.10': 'O', '2.5.4.11': 'OU', '2.5.4.6': 'C', '2.5.4.8': 'ST', '2.5.4.7': 'L', '2.5.4.5': 'serialNumber' };
+const attributeLabels: Record<string, string> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '2.5.4.6': 'C',
+  '2.5.4.8': 'ST',
+  '2.5.4.7': 'L',
+  '2.5.4.5': 'serialNumber',
+};
 
 function readNameAttributes(name: DerNode): { oid: string; value: string }[] {
   const attributes: { oid: string; value: string }[] = [];
@@ -51,7 +78,11 @@ export function parseCertificate(der: Uint8Array): Certificate {
   const [tbs, algorithm, signature] = parts as [DerNode, DerNode, DerNode];
   const fields = childrenOf(tbs);
   const offset = fields[0]?.tag === tags.context(0) ? 1 : 0;
-  childrenWithTags(tbs, [...(offset ? [tags.context(0)] : []), tags.integer, tags.sequence, tags.sequence, tags.sequence, tags.sequence, tags.sequence], 'a certificate');
+  childrenWithTags(
+    tbs,
+    [...(offset ? [tags.context(0)] : []), tags.integer, tags.sequence, tags.sequence, tags.sequence, tags.sequence, tags.sequence],
+    'a certificate',
+  );
   const serial = fields[offset];
   const issuer = fields[offset + 2];
   const validity = fields[offset + 3];

@@ -1,6 +1,23 @@
 import { buildChain, extendedKeyUsageOids, isIssuedBy, parseCertificate, uniqueCertificates, type Certificate, type ChainResult } from './certificates.ts';
 import { digest, getDigestName, readAlgorithm, verifySignature, type DigestName } from './crypto.ts';
-import { child, childrenOf, childrenWithTags, contentOf, DerError, equalBytes, expectTag, parseDer, rawOf, readIntegerHex, readNode, readOid, readSmallInteger, readTime, tags, type DerNode } from './der.ts';
+import {
+  child,
+  childrenOf,
+  childrenWithTags,
+  contentOf,
+  DerError,
+  equalBytes,
+  expectTag,
+  parseDer,
+  rawOf,
+  readIntegerHex,
+  readNode,
+  readOid,
+  readSmallInteger,
+  readTime,
+  tags,
+  type DerNode,
+} from './der.ts';
 
 export const cmsOids = {
   signedData: '1.2.840.113549.1.7.2',
@@ -66,7 +83,8 @@ export function parseSignedData(der: Uint8Array, allowTrailingZeros = false): Pa
   // The digest the signer uses must be among those the signed data announces.
   const signerDigest = childrenOf(signerInfo)[2];
   const announced = childrenOf(fields[1] as DerNode);
-  if (!signerDigest || !announced.some((algorithm) => equalBytes(rawOf(algorithm), rawOf(signerDigest)))) throw new DerError("the signer's digest algorithm is not the one announced");
+  if (!signerDigest || !announced.some((algorithm) => equalBytes(rawOf(algorithm), rawOf(signerDigest))))
+    throw new DerError("the signer's digest algorithm is not the one announced");
   for (const algorithm of announced) readAlgorithm(algorithm);
   return {
     certificates: certificatesNode ? childrenOf(certificatesNode).map((node) => parseCertificate(rawOf(node).slice())) : [],
@@ -111,18 +129,25 @@ function findSigner(signerInfo: DerNode, pool: Certificate[]): Certificate | nul
  * signing-certificate-v2 binding, the signer's chain through `extraCertificates`, and that every
  * certificate carried verifies under its issuer when that issuer is at hand.
  */
-export async function verifySignedData(parsed: ParsedSignedData, content: Uint8Array[], extraCertificates: Certificate[], at: (claimed: Date | null) => Date): Promise<CmsVerification> {
+export async function verifySignedData(
+  parsed: ParsedSignedData,
+  content: Uint8Array[],
+  extraCertificates: Certificate[],
+  at: (claimed: Date | null) => Date,
+): Promise<CmsVerification> {
   const problems: string[] = [];
   const fields = childrenOf(parsed.signerInfo);
   const signerVersion = readSmallInteger(fields[0] as DerNode);
   const identifierTag = fields[1]?.tag;
-  if (!((signerVersion === 1 && identifierTag === tags.sequence) || (signerVersion === 3 && identifierTag === tags.context(0, false)))) throw new DerError('the CMS signer version does not match how it names its certificate');
+  if (!((signerVersion === 1 && identifierTag === tags.sequence) || (signerVersion === 3 && identifierTag === tags.context(0, false))))
+    throw new DerError('the CMS signer version does not match how it names its certificate');
   const digestName = getDigestName(readAlgorithm(fields[2] as DerNode));
   const signedAttributesNode = fields.find((field) => field.tag === tags.context(0));
   const signatureIndex = fields.findIndex((field) => field.tag === tags.octetString);
   const signatureAlgorithm = fields[signatureIndex - 1];
   const signatureNode = fields[signatureIndex];
-  if (!signedAttributesNode || !signatureAlgorithm || !signatureNode || signatureIndex !== 5 || fields[3] !== signedAttributesNode) throw new DerError('the CMS signer has no signed attributes');
+  if (!signedAttributesNode || !signatureAlgorithm || !signatureNode || signatureIndex !== 5 || fields[3] !== signedAttributesNode)
+    throw new DerError('the CMS signer has no signed attributes');
   if (fields.length > 7 || (fields.length === 7 && !unsignedNodeAt(fields, 6))) throw new DerError('the CMS signer is malformed');
   const signatureValue = contentOf(signatureNode);
   const unsignedNode = fields.slice(signatureIndex + 1).find((field) => field.tag === tags.context(1));
@@ -134,7 +159,8 @@ export async function verifySignedData(parsed: ParsedSignedData, content: Uint8A
   const signingCertificateV2 = attributes.find((attribute) => attribute.oid === cmsOids.signingCertificateV2)?.values[0];
   const signingCertificateV1 = attributes.find((attribute) => attribute.oid === cmsOids.signingCertificate)?.values[0];
   if (!messageDigest) problems.push('the signature has no message digest');
-  else if (!equalBytes(contentOf(messageDigest), digest(digestName, ...content))) problems.push('the signed bytes were changed after signing (their digest differs from the signed one)');
+  else if (!equalBytes(contentOf(messageDigest), digest(digestName, ...content)))
+    problems.push('the signed bytes were changed after signing (their digest differs from the signed one)');
   if (!contentType || readOid(contentType) !== parsed.contentType) problems.push('the signed content type does not match');
 
   const pool = uniqueCertificates([...parsed.certificates, ...extraCertificates]);
@@ -160,7 +186,8 @@ export async function verifySignedData(parsed: ParsedSignedData, content: Uint8A
       const parts = childrenOf(first);
       const hashName: DigestName = signingCertificateV2 ? (parts[0]?.tag === tags.sequence ? getDigestName(readAlgorithm(parts[0])) : 'SHA-256') : 'SHA-1';
       const hashNode = parts.find((part) => part.tag === tags.octetString);
-      if (!hashNode || !equalBytes(contentOf(hashNode), digest(hashName, signer.der))) problems.push('the signed reference to the signing certificate names another certificate');
+      if (!hashNode || !equalBytes(contentOf(hashNode), digest(hashName, signer.der)))
+        problems.push('the signed reference to the signing certificate names another certificate');
     }
     chain = await buildChain(signer, pool, at(claimedSigningTime));
     problems.push(...chain.problems);
@@ -204,12 +231,23 @@ export interface TimestampVerification {
 }
 
 /** Verifies an RFC 3161 token: its TSTInfo's message imprint against `data`, the TSA's signature and chain. */
-export async function verifyTimestampToken(token: Uint8Array, data: Uint8Array[], extraCertificates: Certificate[], allowTrailingZeros = false): Promise<TimestampVerification> {
+export async function verifyTimestampToken(
+  token: Uint8Array,
+  data: Uint8Array[],
+  extraCertificates: Certificate[],
+  allowTrailingZeros = false,
+): Promise<TimestampVerification> {
   let parsed: ParsedSignedData;
   try {
     parsed = parseSignedData(token, allowTrailingZeros);
   } catch (error) {
-    return { problems: [`the timestamp token cannot be read (${error instanceof Error ? error.message : 'malformed'})`], time: null, authority: null, chain: null, certificates: [] };
+    return {
+      problems: [`the timestamp token cannot be read (${error instanceof Error ? error.message : 'malformed'})`],
+      time: null,
+      authority: null,
+      chain: null,
+      certificates: [],
+    };
   }
   if (parsed.contentType !== cmsOids.tstInfo || !parsed.content) {
     return { problems: ['the timestamp token holds no timestamp'], time: null, authority: null, chain: null, certificates: parsed.certificates };
@@ -222,9 +260,11 @@ export async function verifyTimestampToken(token: Uint8Array, data: Uint8Array[]
   if (!imprint || !genTime) throw new DerError('the timestamp is incomplete');
   const time = readTime(genTime);
   const imprintName = getDigestName(readAlgorithm(child(imprint, 0)));
-  if (!equalBytes(contentOf(child(imprint, 1)), digest(imprintName, ...data))) problems.push('the timestamp is for other data (its message imprint does not match)');
+  if (!equalBytes(contentOf(child(imprint, 1)), digest(imprintName, ...data)))
+    problems.push('the timestamp is for other data (its message imprint does not match)');
   const cms = await verifySignedData(parsed, [parsed.content], extraCertificates, () => time);
   problems.push(...cms.problems.map((problem) => problem.replace("the signer's", "the timestamp authority's")));
-  if (cms.signer && !cms.signer.extendedKeyUsages.includes(extendedKeyUsageOids.timeStamping)) problems.push("the timestamp authority's certificate is not one for timestamps");
+  if (cms.signer && !cms.signer.extendedKeyUsages.includes(extendedKeyUsageOids.timeStamping))
+    problems.push("the timestamp authority's certificate is not one for timestamps");
   return { problems, time, authority: cms.signer, chain: cms.chain, certificates: parsed.certificates };
 }

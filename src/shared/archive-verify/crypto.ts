@@ -98,7 +98,13 @@ const copy = (bytes: Uint8Array): ArrayBuffer => bytes.slice().buffer as ArrayBu
  * Verifies a signature with WebCrypto (the same code in Node and the browser). `spki` is the
  * signer's SubjectPublicKeyInfo DER. False for a wrong signature; throws for an unsupported key.
  */
-export async function verifySignature(spki: Uint8Array, signatureOid: string, separateDigest: DigestName | null, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
+export async function verifySignature(
+  spki: Uint8Array,
+  signatureOid: string,
+  separateDigest: DigestName | null,
+  data: Uint8Array,
+  signature: Uint8Array,
+): Promise<boolean> {
   const scheme = getSignatureScheme(signatureOid, separateDigest);
   const keyAlgorithm = child(readNode(spki), 0);
   const keyOid = readOid(child(keyAlgorithm, 0));
@@ -126,6 +132,7 @@ export function readAlgorithm(node: DerNode): string {
   if (node.tag !== tags.sequence) throw new DerError('an algorithm identifier is malformed');
   const parts = childrenOf(node);
   const parameters = parts[1];
-  if (parts.length > 2 || (parameters && (parameters.tag !== tags.null || parameters.end !== parameters.contentStart))) throw new DerError('an algorithm identifier has unexpected parameters');
+  if (parts.length > 2 || (parameters && (parameters.tag !== tags.null || parameters.end !== parameters.contentStart)))
+    throw new DerError('an algorithm identifier has unexpected parameters');
   return readOid(parts[0] as DerNode);
 }

@@ -136,7 +136,10 @@ export function readBitString(node: DerNode): Uint8Array {
 export function readTime(node: DerNode): Date {
   if (node.tag !== tags.utcTime && node.tag !== tags.generalizedTime) throw new DerError('a time is not where it should be');
   const text = new TextDecoder('latin1').decode(contentOf(node));
-  const match = node.tag === tags.utcTime ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?Z$/.exec(text) : /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:[.,](\d+))?Z$/.exec(text);
+  const match =
+    node.tag === tags.utcTime
+      ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?Z$/.exec(text)
+      : /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:[.,](\d+))?Z$/.exec(text);
   if (!match) throw new DerError('a time is not in the expected form');
   let year = Number(match[1]);
   if (node.tag === tags.utcTime) year += year < 50 ? 2000 : 1900;

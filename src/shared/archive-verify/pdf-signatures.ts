@@ -18,11 +18,15 @@ function joinProblems(problems: string[]): string {
 /** Whether the ByteRange covers the whole file but exactly the /Contents string. */
 function checkByteRange(field: PdfSignatureField, size: number): string | null {
   const [start, firstLength, secondStart, secondLength] = field.byteRange;
-  if (field.byteRange.length !== 4 || [start, firstLength, secondStart, secondLength].some((value) => value === undefined || !Number.isInteger(value) || (value as number) < 0)) {
+  if (
+    field.byteRange.length !== 4 ||
+    [start, firstLength, secondStart, secondLength].some((value) => value === undefined || !Number.isInteger(value) || (value as number) < 0)
+  ) {
     return 'its /ByteRange is not four whole numbers';
   }
   if (start !== 0) return 'its signed range does not start at the beginning of the file';
-  if ((firstLength as number) !== field.contentsStart || (secondStart as number) !== field.contentsEnd) return 'its signed range leaves out more than the signature itself';
+  if ((firstLength as number) !== field.contentsStart || (secondStart as number) !== field.contentsEnd)
+    return 'its signed range leaves out more than the signature itself';
   if ((secondStart as number) + (secondLength as number) > size) return 'its signed range runs past the end of the file';
   return null;
 }
@@ -87,7 +91,9 @@ export async function verifyPdfSignatures(file: string, bytes: Uint8Array, archi
       : await verifyTimestampToken(field.contents, signedParts(bytes, field), pool, true);
     documentTimestamps.push({ field, result });
     if (result.problems.length === 0 && result.time && result.authority) {
-      pass(`The document timestamp on ${file} by ${result.authority.holderName} (root ${result.chain?.root?.holderName ?? 'unknown'}) proves the file's first ${plural(rangeEnd(field), 'byte')} existed on ${formatUtcTime(result.time)}.`);
+      pass(
+        `The document timestamp on ${file} by ${result.authority.holderName} (root ${result.chain?.root?.holderName ?? 'unknown'}) proves the file's first ${plural(rangeEnd(field), 'byte')} existed on ${formatUtcTime(result.time)}.`,
+      );
     } else {
       fail(`The document timestamp on ${file} does not hold: ${joinProblems(result.problems)}.`);
     }
@@ -137,7 +143,12 @@ export async function verifyPdfSignatures(file: string, bytes: Uint8Array, archi
     }
     const chain = cms.chain?.chain ?? [signer];
     const root = cms.chain?.root ?? null;
-    const anchor = root && archiveCertificates.some((certificate) => certificate.fingerprint === root.fingerprint) ? ' (a certificate in this archive)' : root ? ' (included in the signature)' : '';
+    const anchor =
+      root && archiveCertificates.some((certificate) => certificate.fingerprint === root.fingerprint)
+        ? ' (a certificate in this archive)'
+        : root
+          ? ' (included in the signature)'
+          : '';
     // Revocation evidence for every certificate below the root.
     const revocationWords: string[] = [];
     let isRevocationComplete = true;
@@ -151,7 +162,8 @@ export async function verifyPdfSignatures(file: string, bytes: Uint8Array, archi
         if (dss) revocationWords.push(`no OCSP answer or CRL about ${possessiveHolder(certificate)} certificate is stored`);
       } else if (!answer.isOk) {
         problems.push(`${possessiveHolder(certificate)} certificate: ${answer.words}`);
-      } else revocationWords.push(index === 0 ? answer.words : `${possessiveHolder(certificate)} certificate: ${answer.words.replace(/^the certificate /, 'it ')}`);
+      } else
+        revocationWords.push(index === 0 ? answer.words : `${possessiveHolder(certificate)} certificate: ${answer.words.replace(/^the certificate /, 'it ')}`);
     }
     if (problems.length > 0) {
       fail(`${label} was made by ${possessiveHolder(signer)} certificate, but ${joinProblems(problems)}.`);
@@ -162,10 +174,13 @@ export async function verifyPdfSignatures(file: string, bytes: Uint8Array, archi
     let level: PadesLevel = 'B-B';
     if (provenTime || coveringTimestamp) level = 'B-T';
     if (level === 'B-T' && dss && isRevocationComplete) level = 'B-LT';
-    if (level === 'B-LT' && dss && documentTimestamps.some((timestamp) => timestamp.result.problems.length === 0 && rangeEnd(timestamp.field) > dss.offset)) level = 'B-LTA';
+    if (level === 'B-LT' && dss && documentTimestamps.some((timestamp) => timestamp.result.problems.length === 0 && rangeEnd(timestamp.field) > dss.offset))
+      level = 'B-LTA';
     if (!isPades) reached = null;
     else if (reached && levels.indexOf(level) < levels.indexOf(reached)) reached = level;
-    const timeWords = provenTime ? `${formatUtcTime(at)}${timestampWords}` : `${formatUtcTime(at)} (the time the signer's software wrote; no timestamp proves it)`;
+    const timeWords = provenTime
+      ? `${formatUtcTime(at)}${timestampWords}`
+      : `${formatUtcTime(at)} (the time the signer's software wrote; no timestamp proves it)`;
     const chainWords = root ? ` under ${root.holderName}${anchor}` : '';
     const revocation = revocationWords.length > 0 ? `; ${revocationWords.join('; ')}` : '; no revocation data is stored for it';
     pass(`${label} was made by ${possessiveHolder(signer)} certificate${chainWords} on ${timeWords}${revocation}.`);
@@ -173,7 +188,8 @@ export async function verifyPdfSignatures(file: string, bytes: Uint8Array, archi
 
   if (signatureCount === 0) fail(`${file} carries document timestamps but no signature.`);
   else if (reached) pass(`${file} reaches PAdES ${reached}${levelMeaning[reached]}.`);
-  else if (findings.every((finding) => finding.ok)) pass(`${file} is signed, but not in the PAdES form (ETSI.CAdES.detached with a signing-certificate reference).`);
+  else if (findings.every((finding) => finding.ok))
+    pass(`${file} is signed, but not in the PAdES form (ETSI.CAdES.detached with a signing-certificate reference).`);
 
   // What the last signature or timestamp covers, and what was appended after it.
   const last = fields[fields.length - 1] as PdfSignatureField;
@@ -190,7 +206,8 @@ export async function verifyPdfSignatures(file: string, bytes: Uint8Array, archi
     }
     const addsDss = dss !== null && dss.offset >= coveredEnd;
     const extra = bytes.length - coveredEnd;
-    if (addsDss && appendedKinds.size === 0) pass(`${file} ends with a revision of ${plural(extra, 'byte')} that no signature covers; it adds validation data (/DSS) only.`);
+    if (addsDss && appendedKinds.size === 0)
+      pass(`${file} ends with a revision of ${plural(extra, 'byte')} that no signature covers; it adds validation data (/DSS) only.`);
     else {
       const what = appendedKinds.size > 0 ? ` (they add ${[...appendedKinds].map((kind) => `/${kind}`).join(', ')} objects)` : '';
       fail(`${file} was changed after its last signature: ${plural(extra, 'byte')} at its end are covered by no signature${what}.`);

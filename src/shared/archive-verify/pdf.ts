@@ -18,9 +18,20 @@ export type PdfValue =
 export class PdfError extends Error {}
 
 const isWhite = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00;
-const isDelimiter = (byte: number) => byte === 0x28 || byte === 0x29 || byte === 0x3c || byte === 0x3e || byte === 0x5b || byte === 0x5d || byte === 0x7b || byte === 0x7d || byte === 0x2f || byte === 0x25;
+const isDelimiter = (byte: number) =>
+  byte === 0x28 ||
+  byte === 0x29 ||
+  byte === 0x3c ||
+  byte === 0x3e ||
+  byte === 0x5b ||
+  byte === 0x5d ||
+  byte === 0x7b ||
+  byte === 0x7d ||
+  byte === 0x2f ||
+  byte === 0x25;
 const isRegular = (byte: number) => !isWhite(byte) && !isDelimiter(byte);
-const hexValue = (byte: number) => (byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : byte >= 0x61 && byte <= 0x66 ? byte - 0x57 : byte >= 0x41 && byte <= 0x46 ? byte - 0x37 : -1);
+const hexValue = (byte: number) =>
+  byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : byte >= 0x61 && byte <= 0x66 ? byte - 0x57 : byte >= 0x41 && byte <= 0x46 ? byte - 0x37 : -1;
 
 class Parser {
   constructor(
@@ -142,7 +153,8 @@ class Parser {
         if (escapes[next] !== undefined) out.push(escapes[next]);
         else if (next >= 0x30 && next <= 0x37) {
           let octal = next - 0x30;
-          for (let count = 0; count < 2 && (bytes[this.position] as number) >= 0x30 && (bytes[this.position] as number) <= 0x37; count++) octal = octal * 8 + ((bytes[this.position++] as number) - 0x30);
+          for (let count = 0; count < 2 && (bytes[this.position] as number) >= 0x30 && (bytes[this.position] as number) <= 0x37; count++)
+            octal = octal * 8 + ((bytes[this.position++] as number) - 0x30);
           out.push(octal & 0xff);
         } else if (next === 0x0d || next === 0x0a) {
           if (next === 0x0d && bytes[this.position] === 0x0a) this.position++;
@@ -195,7 +207,13 @@ export function readPdf(bytes: Uint8Array): PdfFile {
       const start = parser.position;
       const length = value.entries.get('Length');
       let end = length?.type === 'number' ? start + length.value : -1;
-      if (end < 0 || text.slice(end, end + 12).trimStart().slice(0, 9) !== 'endstream') {
+      if (
+        end < 0 ||
+        text
+          .slice(end, end + 12)
+          .trimStart()
+          .slice(0, 9) !== 'endstream'
+      ) {
         end = text.indexOf('endstream', start);
         if (end < 0) continue;
         // The stream's data ends before the end-of-line that precedes "endstream".
@@ -239,7 +257,8 @@ export async function readStream(pdf: PdfFile, value: PdfValue | undefined): Pro
   if (stream?.type !== 'dict' || !stream.stream) throw new PdfError('a stream is missing');
   const raw = pdf.bytes.subarray(stream.stream.start, stream.stream.end);
   const filter = resolve(pdf, stream.entries.get('Filter'));
-  const filters = filter?.type === 'name' ? [filter.value] : filter?.type === 'array' ? filter.items.map((item) => (item.type === 'name' ? item.value : '?')) : [];
+  const filters =
+    filter?.type === 'name' ? [filter.value] : filter?.type === 'array' ? filter.items.map((item) => (item.type === 'name' ? item.value : '?')) : [];
   if (filters.length === 0) return raw;
   if (filters.length === 1 && filters[0] === 'FlateDecode') {
     const decompressed = new Blob([raw.slice()]).stream().pipeThrough(new DecompressionStream('deflate'));

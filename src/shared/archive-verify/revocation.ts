@@ -1,6 +1,20 @@
 import { extendedKeyUsageOids, isIssuedBy, parseCertificate, type Certificate } from './certificates.ts';
 import { digest, getDigestName, readAlgorithm, verifySignature } from './crypto.ts';
-import { child, childrenOf, contentOf, DerError, equalBytes, parseDer, rawOf, readBitString, readIntegerHex, readNode, readTime, tags, type DerNode } from './der.ts';
+import {
+  child,
+  childrenOf,
+  contentOf,
+  DerError,
+  equalBytes,
+  parseDer,
+  rawOf,
+  readBitString,
+  readIntegerHex,
+  readNode,
+  readTime,
+  tags,
+  type DerNode,
+} from './der.ts';
 import { formatUtcTime } from './words.ts';
 
 /**
@@ -129,7 +143,8 @@ export async function readRevocationData(data: RevocationData, pool: Certificate
   // Every response must be signed by someone we can name: evidence that does not verify is itself a finding.
   const certificates = ocsps.flatMap((ocsp) => ocsp.certificates);
   for (const [index, ocsp] of ocsps.entries()) {
-    if (!(await findOcspSigner(ocsp, [...pool, ...certificates]))) problems.push(`OCSP response ${index + 1} is not signed by a certificate authority at hand or its responder (it was altered or comes from elsewhere)`);
+    if (!(await findOcspSigner(ocsp, [...pool, ...certificates])))
+      problems.push(`OCSP response ${index + 1} is not signed by a certificate authority at hand or its responder (it was altered or comes from elsewhere)`);
   }
   for (const [index, crl] of crls.entries()) {
     const issuer = pool.find((certificate) => equalBytes(certificate.subjectDer, crl.issuerDer));
@@ -159,7 +174,11 @@ export async function checkRevocation(certificate: Certificate, issuer: Certific
         nameHashes.set(single.hashName, digest(single.hashName, issuer.subjectDer));
         keyHashes.set(single.hashName, digest(single.hashName, issuer.publicKeyBits));
       }
-      if (!equalBytes(single.issuerNameHash, nameHashes.get(single.hashName) as Uint8Array) || !equalBytes(single.issuerKeyHash, keyHashes.get(single.hashName) as Uint8Array)) continue;
+      if (
+        !equalBytes(single.issuerNameHash, nameHashes.get(single.hashName) as Uint8Array) ||
+        !equalBytes(single.issuerKeyHash, keyHashes.get(single.hashName) as Uint8Array)
+      )
+        continue;
       // Signed by the issuer itself, or by a responder certificate the issuer signed for OCSP.
       let responder: string | null = null;
       if (await verifySignature(issuer.spki, ocsp.signatureOid, null, ocsp.tbs, ocsp.signature).catch(() => false)) responder = issuer.holderName;
@@ -188,7 +207,9 @@ export async function checkRevocation(certificate: Certificate, issuer: Certific
         continue;
       }
       if (single.thisUpdate.getTime() < at.getTime() - freshnessGraceMs) {
-        best = best?.isOk ? best : { isOk: false, words: `the only OCSP answer was given before the signature, so it cannot show the certificate was still valid then (${source})` };
+        best = best?.isOk
+          ? best
+          : { isOk: false, words: `the only OCSP answer was given before the signature, so it cannot show the certificate was still valid then (${source})` };
         continue;
       }
       const later = single.status === 'revoked' && single.revokedAt ? `; it was revoked later, on ${formatUtcTime(single.revokedAt)}` : '';
@@ -203,7 +224,8 @@ export async function checkRevocation(certificate: Certificate, issuer: Certific
     }
     const source = `CRL of ${issuer.holderName}, ${formatUtcTime(crl.thisUpdate)}`;
     const revokedAt = crl.revoked.get(certificate.serialHex);
-    if (revokedAt && revokedAt <= at) return { isOk: false, words: `the certificate had been revoked on ${formatUtcTime(revokedAt)}, before the signature (${source})` };
+    if (revokedAt && revokedAt <= at)
+      return { isOk: false, words: `the certificate had been revoked on ${formatUtcTime(revokedAt)}, before the signature (${source})` };
     if (crl.thisUpdate.getTime() < at.getTime() - freshnessGraceMs) {
       best = best?.isOk ? best : { isOk: false, words: `the only CRL was issued before the signature (${source})` };
       continue;

@@ -22,7 +22,17 @@ const platformCaPath = 'certificates/platform-ca.pem';
 const maximumPdfBytes = 512 * 1024 * 1024;
 const maximumJsonBytes = 256 * 1024 * 1024;
 
-const fileKinds = ['readme', 'certificate', 'journal', 'job', 'audit_trail', 'notarized_document', 'recording_segment', 'recording_index', 'account_audit'] as const;
+const fileKinds = [
+  'readme',
+  'certificate',
+  'journal',
+  'job',
+  'audit_trail',
+  'notarized_document',
+  'recording_segment',
+  'recording_index',
+  'account_audit',
+] as const;
 
 const manifestSchema = z.object({
   format: z.literal('open-ron-archive/1'),
@@ -126,7 +136,8 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
   for (const entry of entries) {
     if (entry.isDirectory) continue;
     if (byName.has(entry.name)) fail(entry.name, `${entry.name} appears twice in the archive, so which copy is meant is unclear.`);
-    if (!isSafePath(entry.name)) fail(entry.name, `${JSON.stringify(entry.name)} is not a path the archive format allows (it could write outside the folder it is unpacked into).`);
+    if (!isSafePath(entry.name))
+      fail(entry.name, `${JSON.stringify(entry.name)} is not a path the archive format allows (it could write outside the folder it is unpacked into).`);
     byName.set(entry.name, entry);
   }
   const totalBytes = [...byName.values()].reduce((sum, entry) => sum + entry.compressedSize, 0);
@@ -148,7 +159,10 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
       if (parsed.success) manifest = parsed.data;
       else fail(manifestPath, `${manifestPath} is not a manifest of this archive format (${parsed.error.issues[0]?.path.join('.') || 'its shape'} is wrong).`);
     } catch (error) {
-      fail(manifestPath, `${manifestPath} cannot be read: ${error instanceof SyntaxError || error instanceof TypeError ? 'it is not valid JSON' : messageOf(error)}.`);
+      fail(
+        manifestPath,
+        `${manifestPath} cannot be read: ${error instanceof SyntaxError || error instanceof TypeError ? 'it is not valid JSON' : messageOf(error)}.`,
+      );
     }
   }
   const listed = new Map<string, ManifestFile>();
@@ -199,7 +213,11 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
   const platformCa = certificateFiles.get(platformCaPath)?.[0] ?? null;
   const platformCaFingerprint = platformCa ? formatFingerprint(platformCa.fingerprint) : null;
   if (!byName.has(platformCaPath)) fail(platformCaPath, `${platformCaPath} is missing, so the manifest's signature has nothing to be checked against.`);
-  else if (platformCa) pass(platformCaPath, `${platformCaPath} holds the certificate of ${platformCa.holderName}, SHA-256 fingerprint ${platformCaFingerprint}: compare it with the fingerprint the platform shows.`);
+  else if (platformCa)
+    pass(
+      platformCaPath,
+      `${platformCaPath} holds the certificate of ${platformCa.holderName}, SHA-256 fingerprint ${platformCaFingerprint}: compare it with the fingerprint the platform shows.`,
+    );
 
   if (manifestBytes && platformCa) {
     if (!signatureEntry) fail(manifestSignaturePath, `${manifestSignaturePath} is missing, so nothing shows the platform made this manifest.`);
@@ -208,7 +226,12 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
         const signature = await readWhole(source, signatureEntry);
         bytesRead += signatureEntry.compressedSize;
         const parsed = parseSignedData(signature);
-        const cms = await verifySignedData(parsed, [manifestBytes], [platformCa], (claimed) => claimed ?? (manifest ? new Date(manifest.createdAt) : new Date()));
+        const cms = await verifySignedData(
+          parsed,
+          [manifestBytes],
+          [platformCa],
+          (claimed) => claimed ?? (manifest ? new Date(manifest.createdAt) : new Date()),
+        );
         const problems = [...cms.problems];
         let timeWords = manifest ? ` (the manifest says it was made on ${formatUtcTime(new Date(manifest.createdAt))})` : '';
         if (cms.timestampToken) {
@@ -217,13 +240,20 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
           else if (timestamp.time && timestamp.authority) timeWords = `, timestamped by ${timestamp.authority.holderName} on ${formatUtcTime(timestamp.time)}`;
         }
         const root = cms.chain?.root;
-        if (cms.signer && root && root.fingerprint !== platformCa.fingerprint) problems.push(`its certificate chains to ${root.holderName}, not to the platform CA in ${platformCaPath}`);
+        if (cms.signer && root && root.fingerprint !== platformCa.fingerprint)
+          problems.push(`its certificate chains to ${root.holderName}, not to the platform CA in ${platformCaPath}`);
         if (problems.length === 0 && cms.signer) {
-          pass(manifestSignaturePath, `${manifestSignaturePath} is a valid signature over ${manifestPath} by ${possessiveHolder(cms.signer)} certificate, issued by the platform CA${timeWords}.`);
+          pass(
+            manifestSignaturePath,
+            `${manifestSignaturePath} is a valid signature over ${manifestPath} by ${possessiveHolder(cms.signer)} certificate, issued by the platform CA${timeWords}.`,
+          );
         } else {
           // A changed manifest and a changed signature look alike from here: name both.
           const isDigestProblem = problems.some((problem) => problem.startsWith('the signed bytes were changed'));
-          fail(isDigestProblem ? manifestPath : manifestSignaturePath, `The signature over ${manifestPath} does not hold: ${problems.join('; ').replace('the signed bytes were changed after signing', `${manifestPath} was changed after it was signed`)}.`);
+          fail(
+            isDigestProblem ? manifestPath : manifestSignaturePath,
+            `The signature over ${manifestPath} does not hold: ${problems.join('; ').replace('the signed bytes were changed after signing', `${manifestPath} was changed after it was signed`)}.`,
+          );
         }
       } catch (error) {
         fail(manifestSignaturePath, `${manifestSignaturePath} cannot be read as a signature: ${messageOf(error)}.`);
@@ -274,10 +304,15 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
             ? `${file.path} was changed: it holds ${plural(entry.compressedSize, 'byte')}, and the signed manifest records ${plural(file.sizeBytes, 'byte')}.`
             : `${file.path} was changed: its SHA-256 is ${actual}, and the signed manifest records ${file.sha256}.`,
         );
-      } else pass(file.path, `${file.path} matches the signed manifest (${formatBytes(file.sizeBytes)}${file.recordedAt ? `, recorded on ${formatUtcTime(new Date(file.recordedAt))}` : ''}).`);
+      } else
+        pass(
+          file.path,
+          `${file.path} matches the signed manifest (${formatBytes(file.sizeBytes)}${file.recordedAt ? `, recorded on ${formatUtcTime(new Date(file.recordedAt))}` : ''}).`,
+        );
     }
     for (const name of byName.keys()) {
-      if (name !== manifestPath && name !== manifestSignaturePath && !listed.has(name)) fail(name, `${name} is in the archive but not in the signed manifest: it was added afterwards.`);
+      if (name !== manifestPath && name !== manifestSignaturePath && !listed.has(name))
+        fail(name, `${name} is in the archive but not in the signed manifest: it was added afterwards.`);
     }
     const counts = manifest.counts ?? {};
     const countOf = (kind: string) => manifest?.files.filter((file) => file.kind === kind).length ?? 0;
@@ -285,7 +320,8 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
       ['documents', 'notarized_document'],
       ['recordingSegments', 'recording_segment'],
     ] as const) {
-      if (counts[key] !== undefined && counts[key] !== countOf(kind)) fail(manifestPath, `${manifestPath} counts ${counts[key]} ${key === 'documents' ? 'documents' : 'recording segments'} but lists ${countOf(kind)}.`);
+      if (counts[key] !== undefined && counts[key] !== countOf(kind))
+        fail(manifestPath, `${manifestPath} counts ${counts[key]} ${key === 'documents' ? 'documents' : 'recording segments'} but lists ${countOf(kind)}.`);
     }
   }
 
@@ -313,7 +349,8 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
       const actual = hashes.get(path);
       const listedHash = listed.get(path)?.sha256;
       if (actual === undefined) fail(path, `The recording segment ${path} named in ${name} is missing from the archive.`);
-      else if (actual !== segment.sha256.toLowerCase()) fail(path, `The recording segment ${path} does not match the hash the platform recorded when it was made (${name}): it was changed.`);
+      else if (actual !== segment.sha256.toLowerCase())
+        fail(path, `The recording segment ${path} does not match the hash the platform recorded when it was made (${name}): it was changed.`);
       else if (listedHash !== undefined && listedHash !== actual) fail(path, `The recording segment ${path} matches ${name} but not the manifest.`);
       else if (byName.get(path)?.compressedSize !== segment.sizeBytes) fail(path, `The recording segment ${path} has another size than ${name} records.`);
       else pass(path, `The recording segment ${path} matches the hash the platform recorded when it was made.`);
@@ -325,14 +362,25 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
     }
   }
 
-  return finish(manifest, platformCaFingerprint, byName.size, totalBytes, ` (${plural(pdfCount, 'signed PDF')}, ${plural(auditTrails.length, 'audit trail')}, ${plural(segmentCount, 'recording segment')})`);
+  return finish(
+    manifest,
+    platformCaFingerprint,
+    byName.size,
+    totalBytes,
+    ` (${plural(pdfCount, 'signed PDF')}, ${plural(auditTrails.length, 'audit trail')}, ${plural(segmentCount, 'recording segment')})`,
+  );
 }
 
 function checkAuditTrail(name: string, bytes: Uint8Array): Finding {
   let trail: z.infer<typeof auditTrailSchema>;
   try {
     const parsed = auditTrailSchema.safeParse(decodeJson(bytes));
-    if (!parsed.success) return { ok: false, file: name, sentence: `${name} is not an audit trail of this archive format (${parsed.error.issues[0]?.path.join('.') || 'its shape'} is wrong).` };
+    if (!parsed.success)
+      return {
+        ok: false,
+        file: name,
+        sentence: `${name} is not an audit trail of this archive format (${parsed.error.issues[0]?.path.join('.') || 'its shape'} is wrong).`,
+      };
     trail = parsed.data;
   } catch {
     return { ok: false, file: name, sentence: `${name} cannot be read: it is not valid JSON.` };
@@ -341,10 +389,18 @@ function checkAuditTrail(name: string, bytes: Uint8Array): Finding {
   for (const [index, event] of trail.events.entries()) {
     if (event.scope !== trail.scope) return { ok: false, file: name, sentence: `Event ${index + 1} of ${name} belongs to another trail.` };
     if (event.previousHash !== previousHash) {
-      return { ok: false, file: name, sentence: `The audit trail in ${name} is broken at event ${index + 1} (${event.action}): it does not link to the event before it, so an event was removed, added or reordered.` };
+      return {
+        ok: false,
+        file: name,
+        sentence: `The audit trail in ${name} is broken at event ${index + 1} (${event.action}): it does not link to the event before it, so an event was removed, added or reordered.`,
+      };
     }
     if (computeAuditHash(event) !== event.hash) {
-      return { ok: false, file: name, sentence: `The audit trail in ${name} is broken at event ${index + 1} (${event.action}, ${formatUtcTime(new Date(event.createdAt))}): its content no longer matches its hash, so it was changed.` };
+      return {
+        ok: false,
+        file: name,
+        sentence: `The audit trail in ${name} is broken at event ${index + 1} (${event.action}, ${formatUtcTime(new Date(event.createdAt))}): its content no longer matches its hash, so it was changed.`,
+      };
     }
     previousHash = event.hash;
   }

@@ -78,8 +78,14 @@ export async function readZipDirectory(source: RandomAccessSource): Promise<ZipE
       const length = data.getUint16(extra + 2, true);
       if (id === 0x0001) {
         let field = extra + 4;
-        if (size === 0xffffffff) (size = uint64(data, field)), (field += 8);
-        if (compressedSize === 0xffffffff) (compressedSize = uint64(data, field)), (field += 8);
+        if (size === 0xffffffff) {
+          size = uint64(data, field);
+          field += 8;
+        }
+        if (compressedSize === 0xffffffff) {
+          compressedSize = uint64(data, field);
+          field += 8;
+        }
         if (localHeaderOffset === 0xffffffff) localHeaderOffset = uint64(data, field);
       }
       extra += 4 + length;
