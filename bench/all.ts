@@ -35,6 +35,8 @@ const steps: Step[] = [
   // the health check's p99 while three signers upload hostile ID photos, PGlite and PostgreSQL
   { name: 'identity-stall', command: ['--import', 'tsx', 'bench/identity-stall.bench.ts'] },
   { name: 'journal', command: ['--expose-gc', '--import', 'tsx', 'bench/journal.bench.ts'] },
+  // the notary's archive of 1,000 sessions' records, MB/s (decision 059)
+  { name: 'archive', command: ['--import', 'tsx', 'bench/archive.bench.ts'] },
   { name: 'billing', command: ['--expose-gc', '--import', 'tsx', 'bench/billing.bench.ts'] },
   { name: 'durability', command: ['--import', 'tsx', 'bench/durability.bench.ts'] },
   // Notarize Now: 50 notaries, 200 instant requests over a minute, accept after 3 s (decision 051)

@@ -21,6 +21,7 @@ import { createPaymentProvider } from './providers/payment/payment-provider.ts';
 import { createMailboxTransport, createSmtpTransport } from './providers/email/email.ts';
 import { EmailDelivery } from './tasks/email-delivery.ts';
 import { WebhookDelivery } from './tasks/webhook-delivery.ts';
+import { ArchiveBuilder } from './tasks/archive-builder.ts';
 import { resolveSession } from './features/auth/sessions.service.ts';
 import { recordApiKeyCall, resolveApiKey, type ResolvedApiKey } from './features/integrations/api-keys.service.ts';
 import { liveSessionsOf } from './features/video/signaling/live-sessions.ts';
@@ -46,6 +47,7 @@ declare module 'fastify' {
     apiRoutes: ApiRoute[];
     emailDelivery: EmailDelivery;
     webhookDelivery: WebhookDelivery;
+    archiveBuilder: ArchiveBuilder;
   }
 }
 
@@ -65,6 +67,8 @@ export interface BuildAppOptions {
   isEmailDeliveryStarted?: boolean;
   /** False: the webhook outbox is sent only by app.webhookDelivery.runOnce() (tests). */
   isWebhookDeliveryStarted?: boolean;
+  /** False: notaries' archives are built only by app.archiveBuilder.runOnce() or wake(). */
+  isArchiveBuilderStarted?: boolean;
 }
 
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
@@ -124,6 +128,16 @@ export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): 
   app.decorate('webhookDelivery', webhookDelivery);
   if (options.isWebhookDeliveryStarted !== false) webhookDelivery.start();
   app.addHook('onClose', async () => webhookDelivery.stop());
+
+  // The notaries' archives (decision 059): built in the background, one at a time per instance (tasks/archive-builder.ts).
+  const archiveBuilder = new ArchiveBuilder(
+    { db: deps.db, storage: deps.storage, secretsKey: deps.secretsKey, config: { dataDir: config.dataDir, tsaUrl: config.tsaUrl } },
+    app.log,
+    { pollMs: 15_000 },
+  );
+  app.decorate('archiveBuilder', archiveBuilder);
+  if (options.isArchiveBuilderStarted !== false) archiveBuilder.start();
+  app.addHook('onClose', async () => archiveBuilder.stop());
 
   const sessionCache = new SessionCache(deps.realtime, config.session.cacheMs);
   await sessionCache.start();

@@ -17,6 +17,7 @@ import { invitesRoutes } from './features/invites/invites.routes.ts';
 import { gnwScheduleRoutes } from './features/gnw/gnw-schedule.routes.ts';
 import { jobsRoutes } from './features/jobs/jobs.routes.ts';
 import { journalRoutes } from './features/journal/journal.routes.ts';
+import { archiveRoutes } from './features/journal/archive.routes.ts';
 import { mailRoutes } from './features/mail/mail.routes.ts';
 import { notariesRoutes } from './features/notaries/notaries.routes.ts';
 import { notarizationRoutes, verifyRoutes } from './features/notarization/notarization.routes.ts';
@@ -76,6 +77,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/video', routes: videoRoutes },
   { prefix: '/api/identity', routes: identityRoutes },
   { prefix: '/api/notary-log', routes: journalRoutes },
+  { prefix: '/api/notary-log/archives', routes: archiveRoutes },
   { prefix: '/api/notary-availability', routes: notaryAvailabilityRoutes },
   { prefix: '/api/availability', routes: availabilityRoutes },
   { prefix: '/api/gnw', routes: gnwRoutes },

@@ -398,6 +398,11 @@ const journalSentences = {
   'journal.addendum_added': ({ actor }: Facts) => `${actor} added an addendum to a finalized journal entry.`,
   'journal.read_by_admin': ({ actor }: Facts) => `${actor} read a notary’s journal as an administrator.`,
   'journal.entry_deleted': ({ actor }: Facts) => `${actor} deleted a journal entry whose retention period had ended.`,
+  'journal.archive_requested': ({ actor, data }: Facts) =>
+    `${actor} asked for an archive of the records of commission ${readText(data, 'commissionNumber') ?? ''} (${readText(data, 'commissionState') ?? ''})${data.isOnBehalf === true ? ' on the notary’s behalf' : ''}.`,
+  'journal.archive_downloaded': ({ actor, data }: Facts) =>
+    `${actor} downloaded the archive of the records of commission ${readText(data, 'commissionNumber') ?? ''} (${readText(data, 'commissionState') ?? ''}).`,
+  'journal.archive_deleted': ({ actor }: Facts) => `${actor} deleted an archive of a notary’s records.`,
 };
 
 /** A title company's webhooks (decision 055): "Tia added the webhook endpoint https://… to Acme Title." */

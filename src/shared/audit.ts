@@ -130,6 +130,10 @@ export const auditActions = [
   'journal.addendum_added',
   'journal.read_by_admin',
   'journal.entry_deleted',
+  // The notary's own archive of a commission (decision 059)
+  'journal.archive_requested',
+  'journal.archive_downloaded',
+  'journal.archive_deleted',
   'gnw.requested',
   'gnw.updated',
   'gnw.preauthorized',

@@ -83,7 +83,7 @@ export const journalCsvColumns = [
   'Test entry',
 ];
 
-function toCsvLine(entry: JournalEntry, timeZone: string | null): string {
+export function toCsvLine(entry: JournalEntry, timeZone: string | null): string {
   const { content } = entry;
   const line = [
     entry.finalizedAt,

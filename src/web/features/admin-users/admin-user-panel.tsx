@@ -6,6 +6,7 @@ import { adminUserResponseSchema, assignableRoles, updateAdminUserInputSchema, u
 import { roleLabels, type Role } from '#shared/roles.ts';
 import { companyMemberRoleLabels } from '#shared/title-companies.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
+import { NotaryArchives } from '#web/components/notary-archives.tsx';
 import { useActionStatus } from '#web/components/use-action-status.ts';
 import { useDecision } from '#web/components/use-decision.tsx';
 import { api } from '#web/lib/api.ts';
@@ -156,6 +157,8 @@ export function AdminUserPanel({ user, onUserChanged }: PanelProps) {
           </ul>
         </section>
       ) : null}
+
+      {user.roles.includes('notary') ? <NotaryArchives notaryId={user.id} notaryName={user.name} /> : null}
 
       <AccountHistory userId={user.id} name={user.name} />
     </div>

@@ -5,6 +5,7 @@ import { notarizationTypes } from '#shared/jobs.ts';
 import { journalEntryListSchema, journalEntrySchema, journalPdfMaxEntries, type JournalEntry } from '#shared/journal.ts';
 import { describeIdDocument, formatJournalTime } from '#shared/journal-words.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
+import { NotaryArchives } from '#web/components/notary-archives.tsx';
 import { api } from '#web/lib/api.ts';
 import { journalKeys } from './api/journal-queries.ts';
 
@@ -202,6 +203,7 @@ export function JournalPanel() {
           ) : null}
         </section>
       )}
+      <NotaryArchives />
       <FormAlert message={list.error?.message ?? null} />
       {list.isPending ? <p role="status">Loading your journal…</p> : null}
       {list.data && total === 0 ? (

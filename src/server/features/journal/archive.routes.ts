@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { notaryArchiveListSchema, notaryArchiveQuerySchema, notaryArchiveSchema, requestNotaryArchiveInputSchema } from '#shared/journal-archives.ts';
+import { idParams } from '#server/lib/route-params.ts';
+import { contentDisposition } from '#server/lib/content-disposition.ts';
+import { parseByteRange } from '#server/features/video/recording/recording-playback.service.ts';
+import { deleteNotaryArchive, getNotaryArchive, listNotaryArchives, openNotaryArchive, requestNotaryArchive } from './archive.service.ts';
+
+const archiveParams = idParams('Archive');
+/** The notary for their own records; an administrator on a notary's behalf. Anyone else is refused in the service, another notary too. */
+const keepers = ['notary', 'admin'] as const;
+
+/** The notary's own archive of one commission (decision 059), under /api/notary-log/archives. */
+export const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/',
+    { config: { access: keepers }, schema: { querystring: notaryArchiveQuerySchema, response: { 200: notaryArchiveListSchema } } },
+    async (request) => listNotaryArchives(request.ctx, request.query),
+  );
+
+  app.post(
+    '/',
+    { config: { access: keepers }, schema: { body: requestNotaryArchiveInputSchema, response: { 201: notaryArchiveSchema } } },
+    async (request, reply) => {
+      const archive = await requestNotaryArchive(request.ctx, request.body);
+      app.archiveBuilder.wake();
+      return reply.code(201).send(archive);
+    },
+  );
+
+  app.get('/:id', { config: { access: keepers }, schema: { params: archiveParams, response: { 200: notaryArchiveSchema } } }, async (request) =>
+    getNotaryArchive(request.ctx, request.params.id),
+  );
+
+  app.delete(
+    '/:id',
+    { config: { access: keepers }, schema: { params: archiveParams, response: { 200: z.object({ deleted: z.literal(true) }) } } },
+    async (request) => deleteNotaryArchive(request.ctx, request.params.id),
+  );
+
+  /**
+   * The finished ZIP, streamed from its file: byte ranges (206) so a broken download resumes, with
+   * If-Range against the ETag (the file's SHA-256) so a resumed download never mixes two files.
+   */
+  app.get('/:id/download', { config: { access: keepers }, schema: { params: archiveParams } }, async (request, reply) => {
+    const etag = (sha256: string) => `"${sha256}"`;
+    const ifRange = request.headers['if-range'];
+    const rangeHeader = request.headers.range;
+    // A download is recorded once, when it starts (no range, or one from byte 0): not its resumed pieces, nor a HEAD.
+    const requestedStart = rangeHeader?.match(/^bytes=(\d+)-/)?.[1];
+    const download = await openNotaryArchive(request.ctx, request.params.id, {
+      isStart: request.method === 'GET' && (!rangeHeader || requestedStart === '0'),
+    });
+    const size = download.sizeBytes;
+    reply
+      .header('accept-ranges', 'bytes')
+      .header('etag', etag(download.sha256))
+      .header('cache-control', 'private, no-store')
+      .header('content-disposition', contentDisposition(download.fileName));
+    // A validator that is not this file's (another ETag, or a date) means: send the whole file.
+    const range = ifRange !== undefined && ifRange !== etag(download.sha256) ? null : parseByteRange(rangeHeader, size);
+    if (range === 'unsatisfiable') {
+      return reply
+        .code(416)
+        .type('application/json; charset=utf-8')
+        .removeHeader('content-disposition')
+        .header('content-range', `bytes */${size}`)
+        .send({ error: 'range_not_satisfiable', message: `That byte range is outside the archive, which is ${size} bytes long.` });
+    }
+    reply.type('application/zip');
+    if (!range) return reply.header('content-length', String(size)).send(fs.createReadStream(download.filePath));
+    return reply
+      .code(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+      .header('content-length', String(range.end - range.start + 1))
+      .send(fs.createReadStream(download.filePath, { start: range.start, end: range.end }));
+  });
+};
