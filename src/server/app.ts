@@ -27,6 +27,8 @@ import { recordApiKeyCall, resolveApiKey, type ResolvedApiKey } from './features
 import { liveSessionsOf } from './features/video/signaling/live-sessions.ts';
 import { asOneArrival } from './db/arrival-order.ts';
 import { apiRouteTable } from './routes.ts';
+import { pkiRoutes } from './features/pki/pki.routes.ts';
+import { setPkiPublicUrl } from './providers/signing/pki-sources.ts';
 
 export { redactUrlForLog } from './lib/request-log.ts';
 
@@ -213,6 +215,9 @@ export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): 
   app.setErrorHandler(createErrorHandler(config));
 
   for (const { prefix, routes } of apiRouteTable) await app.register(routes, { prefix });
+  // The platform CA's certificate, CRL and OCSP responder, named in every certificate it issues (decision 057).
+  setPkiPublicUrl(config.publicUrl);
+  await app.register(pkiRoutes, { prefix: '/pki' });
   await registerWebApp(app, config);
   return app;
 }

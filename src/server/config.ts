@@ -64,6 +64,14 @@ const envSchema = z.object({
   EMAIL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   TSA_URL: z.url().optional(),
+  /** Minutes between two passes of the archive-timestamp renewal (decision 058); 0 turns it off. */
+  ARCHIVE_RENEWAL_INTERVAL_MINUTES: z.coerce
+    .number()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(6 * 60),
+  /** A document's archive timestamp is renewed once its TSA certificate expires within this many days. */
+  ARCHIVE_RENEWAL_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   DOCUMENT_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -258,6 +266,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     documentMaxBytes: values.DOCUMENT_MAX_BYTES,
     /** An RFC 3161 time-stamping authority; when set, every notarized PDF carries a trusted timestamp. */
     tsaUrl: values.TSA_URL ?? null,
+    /** The archive-timestamp renewal (tasks/archive-timestamp-renewal.ts): how often, and how long before expiry. */
+    archiveRenewal: { everyMs: values.ARCHIVE_RENEWAL_INTERVAL_MINUTES * 60_000, windowMs: values.ARCHIVE_RENEWAL_WINDOW_DAYS * 86_400_000 },
     /** Null means: main.ts reads or creates DATA_DIR/secrets.key. */
     secretsKey: values.SECRETS_KEY ? Buffer.from(values.SECRETS_KEY, 'base64') : null,
     email: {

@@ -18,6 +18,7 @@ import { startGnwMatcher } from './tasks/gnw-matcher.ts';
 import { startIdentityPurger } from './tasks/identity-purger.ts';
 import { startPaymentReconciler } from './tasks/payment-reconciler.ts';
 import { startBookingReminders } from './tasks/booking-reminders.ts';
+import { startArchiveTimestampRenewal } from './tasks/archive-timestamp-renewal.ts';
 
 // Before anything opens a file: whatever this process creates is its own (files 0600, directories 0700).
 process.umask(privateUmask);
@@ -53,6 +54,11 @@ const stopNotaryExpiryWarner = startNotaryExpiryWarner({ db: database.db, public
 const stopPaymentReconciler = payment ? startPaymentReconciler({ db: database.db, payment, log: app.log }) : () => {};
 // Booked Notarize Now sessions are reminded to both sides a day and 15 minutes before (decision 051).
 const stopBookingReminders = startBookingReminders({ db: database.db, config, log: app.log });
+// Archive timestamps of notarized documents are renewed before their TSA certificate expires (decision 058).
+const stopArchiveTimestampRenewal = startArchiveTimestampRenewal(
+  { db: database.db, storage, secretsKey, tsaUrl: config.tsaUrl, log: app.log },
+  config.archiveRenewal,
+);
 // The embedded database has no autovacuum nor checkpointer: a task vacuums and checkpoints it (decision 038).
 const embeddedMaintenance = startEmbeddedMaintenance(database, app.log, config.embeddedVacuumMs);
 // Notarize Now's sweep: expires offers, ends searches and rings the next notary every second (decision 051).
@@ -96,6 +102,7 @@ async function shutDown(signal: string) {
   stopPaymentReconciler();
   await gnwMatcher.stop();
   stopBookingReminders();
+  stopArchiveTimestampRenewal();
   await embeddedMaintenance?.stop();
   await app.close();
   await video.close();

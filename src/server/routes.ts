@@ -20,6 +20,7 @@ import { journalRoutes } from './features/journal/journal.routes.ts';
 import { archiveRoutes } from './features/journal/archive.routes.ts';
 import { mailRoutes } from './features/mail/mail.routes.ts';
 import { notariesRoutes } from './features/notaries/notaries.routes.ts';
+import { notaryCertificateAdminRoutes } from './features/notaries/notary-certificate-admin.routes.ts';
 import { notarizationRoutes, verifyRoutes } from './features/notarization/notarization.routes.ts';
 import { jobChargesRoutes, pricingRoutes } from './features/pricing/pricing.routes.ts';
 import { jobPaymentRoutes, paymentsRoutes } from './features/payments/payments.routes.ts';
@@ -49,6 +50,7 @@ export const apiRouteTable: ReadonlyArray<{ prefix: string; routes: FastifyPlugi
   { prefix: '/api/admin/users', routes: usersRoutes },
   { prefix: '/api/admin/users', routes: adminUsersRoutes },
   { prefix: '/api/admin/users', routes: identityAdminRoutes },
+  { prefix: '/api/admin/users', routes: notaryCertificateAdminRoutes },
   { prefix: '/api/admin/mail', routes: mailRoutes },
   { prefix: '/api/admin/pricing', routes: pricingRoutes },
   { prefix: '/api/billing', routes: billingRoutes },

@@ -6,6 +6,7 @@ import { jobStatusLabels, jobStatuses, notarizationTypes, type JobStatus } from 
 import { formatPeriod } from './billing.ts';
 import { formatCents, priceUnitLabels, type PriceUnit } from './pricing.ts';
 import { roleLabels, roles, type Role } from './roles.ts';
+import { revocationReasonLabels, revocationReasons, type RevocationReason } from './notaries.ts';
 import { getUsStateName } from './us-states.ts';
 
 /**
@@ -336,12 +337,45 @@ function describeDocumentUpdate({ actor, data }: Facts): string {
   return clauses.length ? `${actor} ${joinClauses(clauses)}.` : `${actor} changed ${before ?? 'a document'}.`;
 }
 
+/** What the seal's PAdES level (decision 058) promises a verifier, in words; only the level the event recorded. */
+const padesLevelWords: Record<string, string> = {
+  'B-B': 'a basic signature',
+  'B-T': 'a timestamped signature',
+  'B-LT': 'long-term validation data',
+  'B-LTA': 'long-term validation data and an archive timestamp',
+};
+
+function describeLongTermProof(data: Record<string, unknown>): string {
+  const level = readText(data, 'padesLevel');
+  const words = level ? padesLevelWords[level] : undefined;
+  if (!words) return '';
+  const missing = readSentences(data, 'validationDataMissing');
+  const unpublished = readSentences(data, 'revocationNotPublished');
+  return [
+    ` It carries ${words} (PAdES ${level}).`,
+    missing.length > 0 ? ` Not long-term: ${missing.join(' ')}` : '',
+    unpublished.length > 0 ? ` ${unpublished.join(' ')}` : '',
+  ].join('');
+}
+
+function readSentences(data: Record<string, unknown>, key: string): string[] {
+  const value = data[key];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item.trim() !== '') : [];
+}
+
 function describeNotarization({ actor, data }: Facts): string {
   const document = describeDocument(data);
-  if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.`;
+  const proof = describeLongTermProof(data);
+  if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.${proof}`;
   if (data.isNotarialAct === false)
-    return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.`;
-  return `${actor} sealed ${document} with the notary’s digital certificate.`;
+    return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.${proof}`;
+  return `${actor} sealed ${document} with the notary’s digital certificate.${proof}`;
+}
+
+function describeArchiveRenewal({ data, dates }: Facts): string {
+  const expiresAt = readText(data, 'archiveTimestampExpiresAt');
+  const until = expiresAt && !Number.isNaN(Date.parse(expiresAt)) ? formatCalendarDay(expiresAt.slice(0, 10), dates) : '';
+  return `The archive timestamp of ${describeDocument(data)} was renewed: a new copy carries a fresh document timestamp${until ? `, good until ${until}` : ''}; the earlier copy still verifies.`;
 }
 
 const signatureMethodWords: Record<string, string> = { draw: 'drawn', type: 'typed', upload: 'uploaded' };
@@ -483,6 +517,7 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'documents.reordered': ({ actor }) => `${actor} changed the order of the documents.`,
   'document.completed': ({ actor, data }) => `${actor} marked ${describeDocument(data)} complete.`,
   'document.notarized': describeNotarization,
+  'document.archive_timestamp_renewed': describeArchiveRenewal,
   'audit_asset.added': ({ actor, data }) => {
     const tag = readText(data, 'tag');
     return `${actor} added ${describeDocument(data)} to the audit record${tag ? ` as ${quote(tag)}` : ''}.`;
@@ -544,6 +579,17 @@ export const auditSentences: Record<AuditAction, (facts: Facts) => string> = {
   'notary.certificate_removed': ({ actor, data }) => {
     const subject = readText(data, 'subject');
     return `${actor} removed the signing certificate${subject ? ` for ${subject}` : ''}.`;
+  },
+  'notary.certificate_revoked': ({ actor, data }) => {
+    const reason = readText(data, 'reason');
+    const because =
+      reason && reason !== 'unspecified' && (revocationReasons as readonly string[]).includes(reason)
+        ? revocationReasonLabels[reason as RevocationReason]
+        : null;
+    const serial = readText(data, 'serialNumber');
+    return `${actor} revoked the signing certificate of ${readText(data, 'userName') ?? 'a notary'}${serial ? ` (serial ${serial})` : ''}, which was valid until then${
+      because ? `, because ${because}` : ''
+    }; their next notarization gets a new certificate.`;
   },
   'notary.approved': ({ actor, data }) => `${actor} approved the notary account of ${readText(data, 'notaryName') ?? 'a notary'}.`,
   'notary.rejected': ({ actor, data }) =>

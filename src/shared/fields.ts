@@ -185,6 +185,11 @@ export const verificationSchema = z.object({
   commissionExpiresOn: z.string().nullable(),
   isNotarialAct: z.boolean().nullable(),
   notNotarialReasons: z.array(z.string()),
+  /**
+   * The checked file is an earlier copy: its archive timestamp was renewed since (decision 058), and
+   * the newer copy (same signature, fresh long-term proof) has this SHA-256. Null for the current copy.
+   */
+  newerCopy: z.object({ sha256: z.string(), replacedAt: z.string() }).nullable(),
 });
 export type Verification = z.infer<typeof verificationSchema>;
 

@@ -128,6 +128,12 @@ function VerificationResult({ result }: { result: Verification }) {
           its SHA-256 fingerprint with the one below.
         </p>
       )}
+      {result.newerCopy ? (
+        <p>
+          A newer copy of this document exists: on {formatDateTime(result.newerCopy.replacedAt)} its archive timestamp was renewed, which adds fresh long-term
+          proof to the same signature. Your copy is still genuine; ask whoever sent it for the newer copy if you keep it for years.
+        </p>
+      ) : null}
       {notice ? (
         <div className="alert error">
           <p>

@@ -42,6 +42,7 @@ import {
   type IdentityEvidence,
 } from '#server/features/identity/identity-evidence.ts';
 import { describeUnprintableText } from './pdf-fonts.ts';
+import { extendToLongTerm, type PadesLevel } from './long-term.ts';
 import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
 
 export { getNotaryStampPreview } from './stamp-preview.ts';
@@ -194,7 +195,19 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   if (unprintable) throw new AppError(409, 'unprintable_text', `${unprintable} Correct it, then seal again.`);
 
   const temporaryDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-notarize-'));
-  const outputs: Array<{ id: string; documentId: string; name: string; sha256: string; sizeBytes: number; pageCount: number }> = [];
+  const outputs: Array<{
+    id: string;
+    documentId: string;
+    name: string;
+    sha256: string;
+    sizeBytes: number;
+    pageCount: number;
+    padesLevel: PadesLevel;
+    validationDataMissing: string[];
+    revocationNotPublished: string[];
+    archiveTimestampExpiresAt: Date | null;
+    fullSaveReason: string | null;
+  }> = [];
   try {
     for (const document of signingDocuments) {
       const original = await ctx.storage.read(document.storageKey);
@@ -259,11 +272,30 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         },
       });
       const signed = await signPreparedPdf(rendered.pdf, credentials, signature);
-      const sha256 = createHash('sha256').update(signed).digest('hex');
+      // PAdES B-LT (B-LTA with a TSA): the chain's validation data and an archive timestamp go in as
+      // incremental revisions after the signature, so the seal still checks out once its certificate
+      // has expired or been revoked (decision 058).
+      const longTerm = await extendToLongTerm({ db: ctx.db, secretsKey: ctx.secretsKey, tsaUrl: ctx.config.tsaUrl }, signed, [
+        credentials.certificatePem,
+        ...credentials.chainPems,
+      ]);
+      const sha256 = createHash('sha256').update(longTerm.pdf).digest('hex');
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
-      await fs.promises.writeFile(filePath, signed);
+      await fs.promises.writeFile(filePath, longTerm.pdf);
       await ctx.storage.putFile(filePath, sha256, 'application/pdf');
-      outputs.push({ id: notarizedId, documentId: document.id, name: document.name, sha256, sizeBytes: signed.length, pageCount: rendered.pageCount });
+      outputs.push({
+        id: notarizedId,
+        documentId: document.id,
+        name: document.name,
+        sha256,
+        sizeBytes: longTerm.pdf.length,
+        pageCount: rendered.pageCount,
+        padesLevel: longTerm.level,
+        validationDataMissing: longTerm.missing,
+        revocationNotPublished: longTerm.unpublished,
+        archiveTimestampExpiresAt: longTerm.archiveTimestampExpiresAt,
+        fullSaveReason: rendered.fullSaveReason,
+      });
     }
   } finally {
     await fs.promises.rm(temporaryDirectory, { recursive: true, force: true });
@@ -292,6 +324,8 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           hasRecordedSession: recorded.facts.hasRecordedSession,
           hasProvenIdentity: recorded.facts.hasProvenIdentity,
           notNotarialReasons: recorded.facts.reasons,
+          padesLevel: output.padesLevel,
+          archiveTimestampExpiresAt: output.archiveTimestampExpiresAt,
         })
         .returning();
       if (!row) throw new Error('notarized insert returned no row');
@@ -307,6 +341,12 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           certificateSerial: credentials.serialNumber,
           isNotarialAct: recorded.facts.isNotarialAct,
           notNotarialReasons: recorded.facts.reasons,
+          padesLevel: output.padesLevel,
+          ...(output.validationDataMissing.length > 0 ? { validationDataMissing: output.validationDataMissing } : {}),
+          ...(output.revocationNotPublished.length > 0 ? { revocationNotPublished: output.revocationNotPublished } : {}),
+          ...(output.archiveTimestampExpiresAt ? { archiveTimestampExpiresAt: output.archiveTimestampExpiresAt.toISOString() } : {}),
+          // The seal is appended to the original; a damaged original is saved again as a whole, and this says why.
+          ...(output.fullSaveReason ? { fullSaveReason: output.fullSaveReason } : {}),
         },
       });
       await queueWebhookEvent(tx, locked.job.companyId, 'document.notarized', {

@@ -194,7 +194,8 @@ describe('POST /api/jobs/:id/complete-job', () => {
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
     expect(caPem).toContain('BEGIN CERTIFICATE');
     const report = await verifyWithPdfsig(notarized, caPem);
-    expect(report).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
+    // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
+    expect(report).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
 
     const originalFile = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/documents/${documentId}/file`, headers: signerHeaders });
     expect(originalFile.rawPayload.equals(original)).toBe(true);
@@ -293,7 +294,8 @@ describe('the notary’s images from one seal to the next', () => {
     expect(await notarySignatures(blue)).toEqual([[0, 0, 255]]);
     expect(await notarySignatures(red)).toEqual([[255, 0, 0]]);
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
-    expect(await verifyWithPdfsig(red, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
+    // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
+    expect(await verifyWithPdfsig(red, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
   });
 });
 
@@ -425,7 +427,8 @@ describe('what the notarized output states', () => {
     });
 
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
-    expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
+    // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
+    expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
   });
 
   it('seals a job in session that was never recorded, with nothing filled, as "not a notarial act" for that reason alone, stores the facts, and /verify says so', async () => {
@@ -461,7 +464,8 @@ describe('what the notarized output states', () => {
       notNotarialReasons: unrecordedReasons,
     });
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
-    expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false });
+    // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
+    expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
   });
 
   it('prints the document’s verification id and its address under PUBLIC_URL on the certificate page', async () => {

@@ -1,4 +1,5 @@
-import { ParseSpeeds, PDFDocument, PDFName, rgb, type PDFPage } from 'pdf-lib';
+import { ParseSpeeds, PDFDict, PDFDocument, PDFName, rgb, type PDFPage } from 'pdf-lib';
+import { IncrementalPdf } from '#server/providers/signing/incremental.ts';
 import { toSingleLine } from '#shared/text.ts';
 import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './certificate-pages.ts';
 import { getCertificateBlockText, getNotNotarialBanner, type CertificateFacts } from './certificate-wording.ts';
@@ -191,6 +192,8 @@ function flattenForm(document: PDFDocument) {
   if (!document.catalog.has(PDFName.of('AcroForm'))) return;
   try {
     const form = document.getForm();
+    // A signed original keeps its form: flattening would drop its signature from the newest revision.
+    if (form.getFields().some((field) => field.acroField.dict.lookupMaybe(PDFName.of('FT'), PDFName) === PDFName.of('Sig') && field.acroField.dict.lookupMaybe(PDFName.of('V'), PDFDict))) return;
     if (form.getFields().length > 0) form.flatten();
   } catch {
     // keep the form
@@ -236,7 +239,10 @@ const objectsPerTick = ParseSpeeds.Fast;
 
 /**
  * Burns the filled fields into a copy of the original and appends the notarial certificate and
- * the audit certificate; marks every page of an output that is not a notarial act. Saved without object streams, ready for signPdf (which must come last).
+ * the audit certificate; marks every page of an output that is not a notarial act. The result is
+ * the original's bytes followed by one incremental update holding what changed (incremental.ts),
+ * ready for signPreparedPdf; a damaged original is saved again as a whole instead, and
+ * `fullSaveReason` says why (the audit event of the seal records it).
  */
 export async function renderNotarizedPdf(raw: {
   original: Buffer;
@@ -245,9 +251,10 @@ export async function renderNotarizedPdf(raw: {
   audit: AuditFacts;
   /** Runs on the finished document just before its one save: signing.ts adds its signature placeholder here. */
   beforeSave?: (document: PDFDocument) => void;
-}): Promise<{ pdf: Buffer; pageCount: number }> {
+}): Promise<{ pdf: Buffer; pageCount: number; fullSaveReason: string | null }> {
   const input = withOneLineText(raw);
-  const [document] = await Promise.all([PDFDocument.load(input.original, { parseSpeed: ParseSpeeds.Fast }), getScratchDocument()]);
+  const [incremental] = await Promise.all([IncrementalPdf.load(input.original, { parseSpeed: ParseSpeeds.Fast }), getScratchDocument()]);
+  const { document } = incremental;
   const fonts: Fonts = embedFonts(document);
   const assets = new DocumentAssets(document, fonts);
   flattenForm(document);
@@ -266,6 +273,6 @@ export async function renderNotarizedPdf(raw: {
   // The subsets of the Noto faces the text used (none for text the standard fonts print).
   await embedFallbackFonts(document);
   compressContentStreams(document);
-  const pdf = Buffer.from(await document.save({ useObjectStreams: false, objectsPerTick }));
-  return { pdf, pageCount: document.getPageCount() };
+  const saved = await incremental.save({ objectsPerTick });
+  return { pdf: saved.pdf, pageCount: document.getPageCount(), fullSaveReason: saved.reason };
 }

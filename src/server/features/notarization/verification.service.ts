@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Verification } from '#shared/fields.ts';
-import { notarizedDocuments } from '#server/db/schema/index.ts';
+import { notarizedDocumentRevisions, notarizedDocuments } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
 import { notFound } from '#server/lib/errors.ts';
 import { getOrCreatePlatformCa } from '#server/providers/signing/certificates.ts';
@@ -8,7 +8,12 @@ import type { NotarizedRow, PublicFacts } from './notarization.service.ts';
 
 /** The public /verify answers: what this platform issued, never signer data. */
 
-function toVerification(checkedBy: Verification['checkedBy'], sha256: string, row: NotarizedRow | undefined): Verification {
+function toVerification(
+  checkedBy: Verification['checkedBy'],
+  sha256: string,
+  row: NotarizedRow | undefined,
+  newerCopy: Verification['newerCopy'] = null,
+): Verification {
   if (!row) {
     return {
       isKnown: false,
@@ -23,6 +28,7 @@ function toVerification(checkedBy: Verification['checkedBy'], sha256: string, ro
       commissionExpiresOn: null,
       isNotarialAct: null,
       notNotarialReasons: [],
+      newerCopy: null,
     };
   }
   const facts = row.publicFacts as PublicFacts;
@@ -39,13 +45,23 @@ function toVerification(checkedBy: Verification['checkedBy'], sha256: string, ro
     commissionExpiresOn: facts.commissionExpiresOn,
     isNotarialAct: row.isNotarialAct,
     notNotarialReasons: row.notNotarialReasons,
+    newerCopy,
   };
 }
 
 /** Public: is this exact file one this platform issued? Shows the act and notary, never signers. */
 export async function verifyByHash(ctx: Ctx, sha256: string): Promise<Verification> {
   const [row] = await ctx.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.sha256, sha256)).limit(1);
-  return toVerification('file', sha256, row);
+  if (row) return toVerification('file', sha256, row);
+  // An earlier copy, kept when its archive timestamp was renewed: the same act, with a newer copy to point to.
+  const [earlier] = await ctx.db
+    .select({ row: notarizedDocuments, replacedAt: notarizedDocumentRevisions.replacedAt })
+    .from(notarizedDocumentRevisions)
+    .innerJoin(notarizedDocuments, eq(notarizedDocuments.id, notarizedDocumentRevisions.notarizedDocumentId))
+    .where(eq(notarizedDocumentRevisions.sha256, sha256))
+    .limit(1);
+  if (!earlier) return toVerification('file', sha256, undefined);
+  return toVerification('file', sha256, earlier.row, { sha256: earlier.row.sha256, replacedAt: earlier.replacedAt.toISOString() });
 }
 
 /** Public: what was issued under this id. No file was checked, so this says nothing about a copy's bytes. */

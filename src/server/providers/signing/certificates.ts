@@ -6,6 +6,7 @@ import type { DbOrTx } from '#server/db/client.ts';
 import { signingCredentials } from '#server/db/schema/index.ts';
 import { conflict } from '#server/lib/errors.ts';
 import { decryptSecret, encryptSecret } from '#server/lib/secrets.ts';
+import { buildRevocationExtensions, getPkiPublicUrl, namesRevocationSources } from './pki-sources.ts';
 
 /** What a signer needs: the leaf certificate and key, and the certificates up to the root. */
 export interface SigningCredentials {
@@ -35,6 +36,21 @@ export interface NotaryIdentity {
   /** YYYY-MM-DD; the certificate expires at the end of that day (UTC), at most five years ahead. */
   commissionExpiresOn: string;
 }
+
+/** Where issued certificates send a verifier for revocation data; buildApp records the deployment's PUBLIC_URL. */
+export interface IssueOptions {
+  publicUrl?: string | null;
+}
+
+/**
+ * A certificate the CA issued may be reused only if it names this deployment's OCSP responder and
+ * CRL: one issued before they existed, or under another PUBLIC_URL, is replaced on next use (decision 057).
+ */
+function isNamingRevocationSources(certificatePem: string, publicUrl: string | null): boolean {
+  return publicUrl === null || namesRevocationSources(certificatePem, publicUrl);
+}
+
+const revocationExtensions = (publicUrl: string | null) => (publicUrl === null ? [] : buildRevocationExtensions(publicUrl));
 
 export const platformCaCommonName = 'Open RON Platform CA';
 export const notaryOrganization = 'Open RON notary';
@@ -261,7 +277,14 @@ function isIssuedBy(certificatePem: string, caCertificatePem: string): boolean {
   }
 }
 
-async function findReusableNotaryCredential(db: DbOrTx, userId: string, subject: string, latestNotAfter: Date, caCertificatePem: string) {
+async function findReusableNotaryCredential(
+  db: DbOrTx,
+  userId: string,
+  subject: string,
+  latestNotAfter: Date,
+  caCertificatePem: string,
+  publicUrl: string | null,
+) {
   const rows = await db
     .select()
     .from(signingCredentials)
@@ -278,7 +301,12 @@ async function findReusableNotaryCredential(db: DbOrTx, userId: string, subject:
     .orderBy(desc(signingCredentials.createdAt))
     .limit(5);
   // A certificate outliving a shortened commission is not reused; nor one from another CA.
-  return rows.find((row) => row.notAfter.getTime() <= latestNotAfter.getTime() + 1000 && isIssuedBy(row.certificatePem, caCertificatePem));
+  return rows.find(
+    (row) =>
+      row.notAfter.getTime() <= latestNotAfter.getTime() + 1000 &&
+      isIssuedBy(row.certificatePem, caCertificatePem) &&
+      isNamingRevocationSources(row.certificatePem, publicUrl),
+  );
 }
 
 const platformSignerCommonName = 'Open RON platform (records custodian)';
@@ -290,7 +318,8 @@ const platformSignerValidityYears = 2;
  * and reused while it has more than an hour left and comes from the current CA. Call it outside a
  * transaction (a new key takes ~0.2-1 s).
  */
-export async function getOrIssuePlatformSignerCredentials(db: DbOrTx, secretsKey: Buffer): Promise<SigningCredentials> {
+export async function getOrIssuePlatformSignerCredentials(db: DbOrTx, secretsKey: Buffer, options: IssueOptions = {}): Promise<SigningCredentials> {
+  const publicUrl = options.publicUrl ?? getPkiPublicUrl();
   const ca = await getOrCreatePlatformCa(db, secretsKey);
   const findLive = async (source: DbOrTx) =>
     (
@@ -306,7 +335,7 @@ export async function getOrIssuePlatformSignerCredentials(db: DbOrTx, secretsKey
         )
         .orderBy(desc(signingCredentials.createdAt))
         .limit(5)
-    ).find((row) => isIssuedBy(row.certificatePem, ca.certificatePem));
+    ).find((row) => isIssuedBy(row.certificatePem, ca.certificatePem) && isNamingRevocationSources(row.certificatePem, publicUrl));
   const existing = await findLive(db);
   if (existing) return toSigningCredentials(existing, ca, secretsKey);
   const keys = await generateRsaKeyPair(notaryKeyBits);
@@ -333,6 +362,7 @@ export async function getOrIssuePlatformSignerCredentials(db: DbOrTx, secretsKey
       { name: 'extKeyUsage', emailProtection: true, [documentSigningOid]: true },
       { name: 'subjectKeyIdentifier' },
       { name: 'authorityKeyIdentifier', keyIdentifier: caCertificate.generateSubjectKeyIdentifier().getBytes() },
+      ...revocationExtensions(publicUrl),
     ],
   });
   return db.transaction(async (tx) => {
@@ -421,7 +451,13 @@ function toUploadedSigningCredentials(row: CredentialRow, secretsKey: Buffer): S
  * transaction: a new key takes ~0.2-1 s to generate, and PGlite serves nothing else while a
  * transaction is open.
  */
-export async function getOrIssueNotaryCredentials(db: DbOrTx, secretsKey: Buffer, notary: NotaryIdentity): Promise<SigningCredentials> {
+export async function getOrIssueNotaryCredentials(
+  db: DbOrTx,
+  secretsKey: Buffer,
+  notary: NotaryIdentity,
+  options: IssueOptions = {},
+): Promise<SigningCredentials> {
+  const publicUrl = options.publicUrl ?? getPkiPublicUrl();
   const now = new Date();
   const notAfter = getNotaryNotAfter(notary.commissionExpiresOn, now);
   const uploaded = await findUploadedCredential(db, notary.userId);
@@ -429,7 +465,7 @@ export async function getOrIssueNotaryCredentials(db: DbOrTx, secretsKey: Buffer
   const ca = await getOrCreatePlatformCa(db, secretsKey);
   const subjectAttributes = notarySubject(notary);
   const subject = formatDistinguishedName(subjectAttributes);
-  const existing = await findReusableNotaryCredential(db, notary.userId, subject, notAfter, ca.certificatePem);
+  const existing = await findReusableNotaryCredential(db, notary.userId, subject, notAfter, ca.certificatePem, publicUrl);
   if (existing) return toSigningCredentials(existing, ca, secretsKey);
 
   const keys = await generateRsaKeyPair(notaryKeyBits);
@@ -449,12 +485,13 @@ export async function getOrIssueNotaryCredentials(db: DbOrTx, secretsKey: Buffer
       { name: 'subjectAltName', altNames: [{ type: 1, value: notary.email.trim().toLowerCase() }] },
       { name: 'subjectKeyIdentifier' },
       { name: 'authorityKeyIdentifier', keyIdentifier: caCertificate.generateSubjectKeyIdentifier().getBytes() },
+      ...revocationExtensions(publicUrl),
     ],
   });
 
   return db.transaction(async (tx) => {
     await lockNotaryCredentials(tx, notary.userId);
-    const raced = await findReusableNotaryCredential(tx, notary.userId, subject, notAfter, ca.certificatePem);
+    const raced = await findReusableNotaryCredential(tx, notary.userId, subject, notAfter, ca.certificatePem, publicUrl);
     if (raced) return toSigningCredentials(raced, ca, secretsKey);
     const [row] = await tx
       .insert(signingCredentials)

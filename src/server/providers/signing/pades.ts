@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf, Signer } from '@signpdf/signpdf';
-import { PDFDocument } from 'pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import type { SigningCredentials } from './certificates.ts';
 import { createDetachedCmsSignature, createTimestampRequest, pemToDer, readTimestampResponse, readTimestampToken } from './cms.ts';
+import { IncrementalPdf } from './incremental.ts';
 
 export interface SignatureInfo {
   reason: string;
@@ -98,6 +99,39 @@ export function addSignaturePlaceholder(document: PDFDocument, credentials: Sign
     widgetRect: [0, 0, 0, 0],
     appName: 'Open RON',
   });
+  giveUniqueName(document);
+}
+
+/** The fields of the document's form, nested ones included (a signature field may sit under /Kids). */
+function findFormFields(document: PDFDocument): PDFDict[] {
+  const acroForm = document.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  const found: PDFDict[] = [];
+  const seen = new Set<PDFDict>();
+  const visit = (array: PDFArray | undefined) => {
+    for (let index = 0; array && index < array.size(); index += 1) {
+      const field = array.lookupMaybe(index, PDFDict);
+      if (!field || seen.has(field)) continue;
+      seen.add(field);
+      found.push(field);
+      visit(field.lookupMaybe(PDFName.of('Kids'), PDFArray));
+    }
+  };
+  visit(acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray));
+  return found;
+}
+
+/**
+ * The placeholder names every field "Signature1"; an original signed before (by signpdf or a tool
+ * naming its fields the same way) would then hold two fields of one name, which a reader may merge.
+ */
+function giveUniqueName(document: PDFDocument): void {
+  const fields = findFormFields(document);
+  const added = fields[fields.length - 1];
+  const names = new Set(fields.filter((field) => field !== added).map((field) => field.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText()));
+  if (!added || !names.has('Signature1')) return;
+  let number = 2;
+  while (names.has(`Signature${number}`)) number += 1;
+  added.set(PDFName.of('T'), PDFString.of(`Signature${number}`));
 }
 
 /**
@@ -109,13 +143,184 @@ export async function signPreparedPdf(prepared: Buffer, credentials: SigningCred
 }
 
 /**
- * Adds an invisible signature field on the last page and signs the whole file: PAdES B-B
- * (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. This must be the very last step: any
- * later save of the PDF breaks the signature (pdf-lib has no incremental update).
+ * Adds an invisible signature field on the last page in a revision appended to `pdf` (incremental.ts)
+ * and signs the whole file: PAdES B-B (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. The
+ * original's bytes stay as they are, so a signature it already carries stays valid. Later changes
+ * must be appended the same way (appendDss, appendDocumentTimestamp).
  */
 export async function signPdf(pdf: Buffer, credentials: SigningCredentials, info: SignatureInfo): Promise<Buffer> {
-  const document = await PDFDocument.load(pdf, { updateMetadata: false });
-  addSignaturePlaceholder(document, credentials, info);
-  const prepared = Buffer.from(await document.save({ useObjectStreams: false }));
+  const incremental = await IncrementalPdf.load(pdf);
+  addSignaturePlaceholder(incremental.document, credentials, info);
+  const { pdf: prepared } = await incremental.save();
   return signPreparedPdf(prepared, credentials, info);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Long-term validation: the document security store and document timestamps (PAdES B-LT, B-LTA)
+
+/** What a verifier needs to check the signatures later without asking anyone: DER encodings. */
+export interface ValidationData {
+  certificates: Buffer[];
+  ocspResponses: Buffer[];
+  crls: Buffer[];
+}
+
+/** The signatures and document timestamps of the document: each /V of a signature field with its /Contents bytes. */
+function findSignatureValues(document: PDFDocument): Buffer[] {
+  const values: Buffer[] = [];
+  for (const field of findFormFields(document)) {
+    const value = field.lookupMaybe(PDFName.of('V'), PDFDict);
+    const contents = value?.lookupMaybe(PDFName.of('Contents'), PDFHexString, PDFString);
+    if (contents && value?.has(PDFName.of('ByteRange'))) values.push(Buffer.from(contents.asBytes()));
+  }
+  return values;
+}
+
+function readStreamBytes(stream: PDFObject | undefined): Buffer | null {
+  if (!(stream instanceof PDFRawStream)) return null;
+  return Buffer.from(stream.dict.has(PDFName.of('Filter')) ? decodePDFRawStream(stream).decode() : stream.contents);
+}
+
+/**
+ * Appends a revision that adds the validation data to the catalog's document security store (ISO
+ * 32000-2 section 12.8.4.3, ETSI EN 319 142-1): each certificate, OCSP response and CRL once (those
+ * already there are not added again), stored as they were given, and a /VRI entry for every
+ * signature, keyed by the uppercase hex SHA-1 of its /Contents, naming them with the time (/TU).
+ * Earlier signatures stay valid: their bytes are not touched.
+ */
+export async function appendDss(pdf: Buffer, data: ValidationData): Promise<Buffer> {
+  const incremental = await IncrementalPdf.load(pdf);
+  const { document } = incremental;
+  const { context, catalog } = document;
+  let dss = catalog.lookupMaybe(PDFName.of('DSS'), PDFDict);
+  if (!dss) {
+    dss = context.obj({ Type: 'DSS' });
+    catalog.set(PDFName.of('DSS'), context.register(dss));
+  }
+  const store = dss;
+  const addAll = (key: 'Certs' | 'OCSPs' | 'CRLs', items: Buffer[]): PDFRef[] => {
+    let array = store.lookupMaybe(PDFName.of(key), PDFArray);
+    if (!array) {
+      array = context.obj([]);
+      store.set(PDFName.of(key), context.register(array));
+    }
+    const known = new Map<string, PDFRef>();
+    for (let index = 0; index < array.size(); index += 1) {
+      const ref = array.get(index);
+      const bytes = readStreamBytes(context.lookup(ref));
+      if (ref instanceof PDFRef && bytes) known.set(bytes.toString('base64'), ref);
+    }
+    const refs: PDFRef[] = [];
+    for (const item of items) {
+      const key64 = item.toString('base64');
+      let ref = known.get(key64);
+      if (!ref) {
+        ref = context.register(context.stream(new Uint8Array(item)));
+        array.push(ref);
+        known.set(key64, ref);
+      }
+      if (!refs.includes(ref)) refs.push(ref);
+    }
+    return refs;
+  };
+  const refs = { Cert: addAll('Certs', data.certificates), OCSP: addAll('OCSPs', data.ocspResponses), CRL: addAll('CRLs', data.crls) };
+  let vri = store.lookupMaybe(PDFName.of('VRI'), PDFDict);
+  if (!vri) {
+    vri = context.obj({});
+    store.set(PDFName.of('VRI'), context.register(vri));
+  }
+  const now = PDFString.fromDate(new Date());
+  for (const contents of findSignatureValues(document)) {
+    const key = PDFName.of(createHash('sha1').update(contents).digest('hex').toUpperCase());
+    let entry = vri.lookupMaybe(key, PDFDict);
+    if (!entry) {
+      entry = context.obj({});
+      vri.set(key, context.register(entry));
+    }
+    for (const [name, added] of Object.entries(refs)) {
+      if (added.length === 0) continue;
+      let array = entry.lookupMaybe(PDFName.of(name), PDFArray);
+      if (!array) {
+        array = context.obj([]);
+        entry.set(PDFName.of(name), array);
+      }
+      const present = new Set(array.asArray());
+      for (const ref of added) if (!present.has(ref)) array.push(ref);
+    }
+    entry.set(PDFName.of('TU'), now);
+  }
+  return (await incremental.save()).pdf;
+}
+
+/** Room for the timestamp token: the TSA's certificates travel in it. */
+const documentTimestampBytes = 16384;
+
+class DocumentTimestampSigner extends Signer {
+  token: Buffer | null = null;
+
+  constructor(private readonly tsaUrl: string) {
+    super();
+  }
+
+  override async sign(content: Buffer): Promise<Buffer> {
+    this.token = await fetchTimestampToken(this.tsaUrl, createHash('sha256').update(content).digest());
+    return this.token;
+  }
+}
+
+/**
+ * Appends a revision holding a document timestamp (ISO 32000-2 section 12.8.5, PAdES B-LTA): an
+ * invisible signature field whose value is /Type /DocTimeStamp, /SubFilter /ETSI.RFC3161, its
+ * /Contents the RFC 3161 token of `tsaUrl` over the SHA-256 of the bytes its /ByteRange covers
+ * (the whole file but the token). Returns the file and the token (DER).
+ */
+export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Promise<{ pdf: Buffer; token: Buffer }> {
+  const incremental = await IncrementalPdf.load(pdf);
+  const { document } = incremental;
+  const { context, catalog } = document;
+  const page = document.getPages().at(-1);
+  if (!page) throw new Error('the PDF has no pages');
+  const placeholder = PDFName.of('**********');
+  const value = context.register(
+    context.obj({
+      Type: 'DocTimeStamp',
+      Filter: 'Adobe.PPKLite',
+      SubFilter: 'ETSI.RFC3161',
+      ByteRange: [0, placeholder, placeholder, placeholder],
+      Contents: PDFHexString.of('0'.repeat(documentTimestampBytes * 2)),
+    }),
+  );
+  const names = new Set(findFormFields(document).map((field) => field.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText()));
+  let number = 1;
+  while (names.has(`DocumentTimestamp${number}`)) number += 1;
+  const widget = context.register(
+    context.obj({
+      Type: 'Annot',
+      Subtype: 'Widget',
+      FT: 'Sig',
+      Rect: [0, 0, 0, 0],
+      F: 132, // print, locked
+      T: PDFString.of(`DocumentTimestamp${number}`),
+      V: value,
+      P: page.ref,
+    }),
+  );
+  const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
+  if (annots) annots.push(widget);
+  else page.node.set(PDFName.of('Annots'), context.obj([widget]));
+  let acroForm = catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  if (!acroForm) {
+    acroForm = context.obj({});
+    catalog.set(PDFName.of('AcroForm'), context.register(acroForm));
+  }
+  const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
+  if (fields) fields.push(widget);
+  else acroForm.set(PDFName.of('Fields'), context.obj([widget]));
+  const flags = acroForm.lookupMaybe(PDFName.of('SigFlags'), PDFNumber)?.asNumber() ?? 0;
+  acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(flags | 3));
+  const { pdf: prepared } = await incremental.save();
+  const signer = new DocumentTimestampSigner(tsaUrl);
+  const stamped = await new SignPdf().sign(prepared, signer);
+  if (!signer.token) throw new Error('the timestamp authority gave no token');
+  return { pdf: stamped, token: signer.token };
 }

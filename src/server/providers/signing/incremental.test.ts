@@ -1,0 +1,351 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, StandardFonts } from 'pdf-lib';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDatabase, type Database, type Db } from '#server/db/client.ts';
+import { users } from '#server/db/schema/index.ts';
+import { renderNotarizedPdf, type AuditFacts, type CertificateFacts } from '#server/features/notarization/render.ts';
+import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
+import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, type SigningCredentials } from './certificates.ts';
+import { IncrementalPdf } from './incremental.ts';
+import { addSignaturePlaceholder, appendDocumentTimestamp, appendDss, signPdf, signPreparedPdf } from './pades.ts';
+import { verifyWithPdfsig } from './pdfsig.ts';
+
+const run = promisify(execFile);
+const dump = () => new Blob([fs.readFileSync(inject('pgliteDumpPath'))]);
+
+let database: Database;
+let db: Db;
+let workDirectory: string;
+let caPem: string;
+let notary: SigningCredentials;
+let otherSigner: SigningCredentials;
+const secretsKey = randomBytes(32);
+const info = { reason: 'Acknowledgment (remote online notarization)', location: 'Travis, TX', name: 'Nora Q. Notary', contactInfo: 'nora@example.test' };
+
+async function issue(name: string): Promise<SigningCredentials> {
+  const email = `${name.toLowerCase().replace(/[^a-z]+/g, '.')}.${randomBytes(3).toString('hex')}@example.test`;
+  const [row] = await db.insert(users).values({ email, name, roles: ['notary'] }).returning({ id: users.id });
+  if (!row) throw new Error('user insert failed');
+  return getOrIssueNotaryCredentials(db, secretsKey, {
+    userId: row.id,
+    name,
+    email,
+    commissionState: 'TX',
+    commissionNumber: '13245768-9',
+    commissionExpiresOn: '2030-06-30',
+  });
+}
+
+beforeAll(async () => {
+  database = await createDatabase({ databaseUrl: null, dataDir: null, loadDataDir: dump() });
+  db = database.db;
+  workDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-incremental-test-'));
+  caPem = (await getOrCreatePlatformCa(db, secretsKey)).certificatePem;
+  notary = await issue('Nora Q. Notary');
+  otherSigner = await issue('Olga Other');
+});
+
+afterAll(async () => {
+  await database?.close();
+  if (workDirectory) await fs.promises.rm(workDirectory, { recursive: true, force: true });
+});
+
+async function writeTemporary(name: string, bytes: Buffer): Promise<string> {
+  const file = path.join(workDirectory, `${randomBytes(4).toString('hex')}-${name}`);
+  await fs.promises.writeFile(file, bytes);
+  return file;
+}
+
+/** qpdf's structural check: exit 0 and no warning. */
+async function checkWithQpdf(pdf: Buffer): Promise<string> {
+  const { stdout, stderr } = await run('qpdf', ['--check', await writeTemporary('check.pdf', pdf)]);
+  expect(`${stdout}${stderr}`).not.toMatch(/WARNING|error:/i);
+  expect(stdout).toContain('No syntax or stream encoding errors found');
+  return stdout;
+}
+
+/** pdfsig's blocks, one a signature, in file order. */
+function pdfsigBlocks(output: string): string[] {
+  return output.split(/^Signature #\d+:$/m).slice(1);
+}
+
+async function makeOriginal(options: { pageCount: number; useObjectStreams: boolean }): Promise<Buffer> {
+  const pdf = await PDFDocument.create({ updateMetadata: false });
+  const font = await pdf.embedFont(StandardFonts.TimesRoman);
+  for (let index = 0; index < options.pageCount; index += 1) {
+    pdf.addPage([612, 792]).drawText(`Deed of trust, page ${index + 1}`, { x: 72, y: 720, size: 14, font });
+  }
+  pdf.setTitle('Deed of trust');
+  return Buffer.from(await pdf.save({ useObjectStreams: options.useObjectStreams }));
+}
+
+/** An original that already carries an incremental update of its own (a page drawn on, written by hand). */
+async function makeUpdatedOriginal(): Promise<Buffer> {
+  const base = await makeOriginal({ pageCount: 2, useObjectStreams: false });
+  const updated = await IncrementalPdf.load(base);
+  updated.document.getPages()[0]?.drawText('Amended by the lender', { x: 72, y: 600, size: 12 });
+  return (await updated.save()).pdf;
+}
+
+const certificate: CertificateFacts = {
+  actKey: 'acknowledgment',
+  actLabel: 'Acknowledgment',
+  notaryName: 'Nora Q. Notary',
+  commissionNumber: '13245768-9',
+  commissionState: 'TX',
+  county: 'Travis',
+  commissionExpiresOn: '2030-06-30',
+  notarizedAt: new Date('2026-03-14T15:09:26Z'),
+  signerNames: ['Sam Signer'],
+  timeZone: 'America/Chicago',
+  notarialFacts: { isNotarialAct: true, hasRecordedSession: true, hasProvenIdentity: true, reasons: [] },
+  verification: { id: '0e5b2a4c-7d1f-4c3b-9a8e-1f2d3c4b5a69', url: 'https://notary.example.test/verify?id=0e5b2a4c-7d1f-4c3b-9a8e-1f2d3c4b5a69' },
+};
+
+const audit: AuditFacts = {
+  jobId: '5b7c0e9e-1111-4222-8333-444455556666',
+  jobTitle: 'Refinance closing',
+  documentName: 'deed-of-trust.pdf',
+  originalSha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  signers: [{ name: 'Sam Signer', role: 'signer', signedAt: new Date('2026-03-14T15:05:00Z'), identityMethod: 'Personal knowledge of the notary' }],
+  recordingReference: null,
+  events: [{ at: new Date('2026-03-14T15:05:00Z'), action: 'field.filled', actorName: 'Sam Signer', data: { documentName: 'deed-of-trust.pdf', page: 1, type: 'name' } }],
+};
+
+/** The seal as complete-job makes it: render with the placeholder in the appended revision, then sign. */
+async function seal(original: Buffer) {
+  const rendered = await renderNotarizedPdf({
+    original,
+    fields: [{ type: 'name', page: 1, x: 0.1, y: 0.8, width: 0.4, height: 0.04, value: 'Sam Signer', imagePng: null }],
+    certificate,
+    audit,
+    beforeSave: (document) => addSignaturePlaceholder(document, notary, info),
+  });
+  return { ...rendered, signed: await signPreparedPdf(rendered.pdf, notary, info) };
+}
+
+async function readWithPdfjs(pdf: Buffer): Promise<{ pageCount: number; lastPagesText: string }> {
+  const document = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, verbosity: 0 }).promise;
+  try {
+    let lastPagesText = '';
+    for (let number = Math.max(1, document.numPages - 1); number <= document.numPages; number += 1) {
+      const content = await (await document.getPage(number)).getTextContent();
+      lastPagesText += content.items.map((item) => ('str' in item ? item.str : '')).join(' ');
+    }
+    return { pageCount: document.numPages, lastPagesText };
+  } finally {
+    await document.destroy();
+  }
+}
+
+/** The names of the signature fields the newest revision's form holds. */
+function signatureFieldNames(document: PDFDocument): string[] {
+  return document
+    .getForm()
+    .getFields()
+    .filter((field) => field.acroField.dict.lookupMaybe(PDFName.of('FT'), PDFName) === PDFName.of('Sig'))
+    .map((field) => field.getName());
+}
+
+describe('the seal appended as an incremental update', () => {
+  const originals: Array<[string, () => Promise<Buffer>, 'xref' | '/Type /XRef']> = [
+    ['a classic cross-reference table', () => makeOriginal({ pageCount: 3, useObjectStreams: false }), 'xref'],
+    ['a cross-reference stream and object streams', () => makeOriginal({ pageCount: 3, useObjectStreams: true }), '/Type /XRef'],
+    ['an incremental update of its own', makeUpdatedOriginal, 'xref'],
+  ];
+
+  it.each(originals)('keeps an original with %s as the first bytes of a valid signed file', async (_kind, make, xrefMark) => {
+    const original = await make();
+    const { signed, pageCount, fullSaveReason } = await seal(original);
+
+    expect(fullSaveReason).toBeNull();
+    expect(signed.subarray(0, original.length).equals(original)).toBe(true);
+    const appended = signed.subarray(original.length).toString('latin1');
+    expect(appended).toContain(xrefMark);
+    expect(appended).toMatch(new RegExp(`/Prev ${/startxref\s+(\d+)\s+%%EOF\s*$/.exec(original.toString('latin1'))?.[1]}\\b`));
+    expect(signed.subarray(-6).toString('latin1')).toBe('\n%%EOF');
+    // Only what changed is appended: the original pages' content streams are not written again.
+    const reloaded = await PDFDocument.load(signed);
+    expect(appended.match(/ \d+ obj\n/g)?.length ?? 0).toBeLessThan(reloaded.context.enumerateIndirectObjects().length - 3);
+
+    await checkWithQpdf(signed);
+    const report = await verifyWithPdfsig(signed, caPem);
+    expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false, signatureCount: 1 });
+
+    const originalPageCount = (await PDFDocument.load(original)).getPageCount();
+    expect(pageCount).toBeGreaterThanOrEqual(originalPageCount + 2);
+    expect(reloaded.getPageCount()).toBe(pageCount);
+    expect(signatureFieldNames(reloaded)).toEqual(['Signature1']);
+    const viewed = await readWithPdfjs(signed);
+    expect(viewed.pageCount).toBe(pageCount);
+    expect(viewed.lastPagesText).toContain('deed-of-trust.pdf');
+    const { stdout } = await run('pdftotext', ['-f', '1', '-l', '1', await writeTemporary('first.pdf', signed), '-']);
+    expect(stdout).toContain('Deed of trust, page 1');
+    expect(stdout).toContain('Sam Signer');
+  });
+
+  it('keeps the signature an original already carries valid beside the seal', async () => {
+    const original = await signPdf(await makeOriginal({ pageCount: 2, useObjectStreams: true }), otherSigner, { ...info, name: 'Olga Other' });
+    const { signed, fullSaveReason } = await seal(original);
+
+    expect(fullSaveReason).toBeNull();
+    expect(signed.subarray(0, original.length).equals(original)).toBe(true);
+    await checkWithQpdf(signed);
+    const report = await verifyWithPdfsig(signed, caPem);
+    expect(report.signatureCount, report.output).toBe(2);
+    expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, hasDigestMismatch: false });
+    const [earlier, ours] = pdfsigBlocks(report.output);
+    expect(earlier).toContain('Olga Other');
+    expect(earlier).not.toMatch(/Total document signed/);
+    expect(ours).toContain('Nora Q. Notary');
+    expect(ours).toMatch(/^\s*- Total document signed$/m);
+    // Both fields stay in the form (the signed original's form is not flattened), under two names.
+    expect(signatureFieldNames(await PDFDocument.load(signed)).sort()).toEqual(['Signature1', 'Signature2']);
+  });
+
+  it('saves a damaged original again as a whole and says why', async () => {
+    const original = await makeOriginal({ pageCount: 2, useObjectStreams: false });
+    const text = original.toString('latin1');
+    const offset = /startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))?.[1] ?? '';
+    // The last startxref points into the middle of an object.
+    const damaged = Buffer.from(text.slice(0, text.lastIndexOf('startxref')) + `startxref\n${Number(offset) - 50}\n%%EOF\n`, 'latin1');
+    const { signed, fullSaveReason } = await seal(damaged);
+
+    expect(fullSaveReason).toMatch(/^The original was saved again as a whole because .+\.$/);
+    expect(signed.subarray(0, damaged.length).equals(damaged)).toBe(false);
+    await checkWithQpdf(signed);
+    expect(await verifyWithPdfsig(signed, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true });
+
+    const truncated = original.subarray(0, original.toString('latin1').lastIndexOf('trailer'));
+    const fromTruncated = await seal(truncated);
+    expect(fromTruncated.fullSaveReason).toBe('The original was saved again as a whole because the original has no startxref at its end.');
+    expect(await verifyWithPdfsig(fromTruncated.signed, caPem)).toMatchObject({ isValid: true, isTotal: true });
+  });
+
+  it('appends one revision per save on the same document, each holding only what changed since the last', async () => {
+    const original = await makeOriginal({ pageCount: 3, useObjectStreams: true });
+    const incremental = await IncrementalPdf.load(original);
+    const { document } = incremental;
+    document.getPages()[1]?.drawText('First revision', { x: 72, y: 500, size: 12 });
+    const first = await incremental.save();
+    const second = await incremental.save();
+    document.setTitle('Retitled');
+    const third = await incremental.save();
+
+    expect(first.pdf.subarray(0, original.length).equals(original)).toBe(true);
+    expect(second.pdf.subarray(0, first.pdf.length).equals(first.pdf)).toBe(true);
+    // Nothing changed: only the cross-reference stream (which lists itself).
+    expect(second.pdf.subarray(first.pdf.length).toString('latin1').match(/ \d+ obj\n/g)).toHaveLength(1);
+    expect(third.pdf.subarray(0, second.pdf.length).equals(second.pdf)).toBe(true);
+    const lastRevision = third.pdf.subarray(second.pdf.length).toString('latin1');
+    expect(lastRevision.match(/ \d+ obj\n/g)).toHaveLength(2);
+    expect(lastRevision).toContain(`/Title ${PDFHexString.fromText('Retitled').toString()}`);
+    await checkWithQpdf(third.pdf);
+    const reloaded = await PDFDocument.load(third.pdf);
+    expect(reloaded.getTitle()).toBe('Retitled');
+    const { stdout } = await run('pdftotext', ['-f', '2', '-l', '2', await writeTemporary('revisions.pdf', third.pdf), '-']);
+    expect(stdout).toContain('First revision');
+  });
+});
+
+describe('long-term validation revisions', () => {
+  let tsa: TsaStandIn;
+  let sealed: Buffer;
+
+  beforeAll(async () => {
+    tsa = await startTsaStandIn();
+    sealed = (await seal(await makeOriginal({ pageCount: 2, useObjectStreams: true }))).signed;
+  });
+
+  afterAll(async () => {
+    await tsa?.close();
+  });
+
+  /** The /Contents bytes of each signature value, in the newest revision's form. */
+  function signatureContents(document: PDFDocument): Buffer[] {
+    return document
+      .getForm()
+      .getFields()
+      .map((field) => field.acroField.dict.lookupMaybe(PDFName.of('V'), PDFDict)?.lookupMaybe(PDFName.of('Contents'), PDFHexString, PDFString))
+      .filter((contents) => contents !== undefined)
+      .map((contents) => Buffer.from(contents.asBytes()));
+  }
+
+  it('adds certificates, OCSP responses and CRLs to the document security store once each, keeping the seal valid', async () => {
+    const notaryDer = Buffer.from(new X509Certificate(notary.certificatePem).raw);
+    const caDer = Buffer.from(new X509Certificate(caPem).raw);
+    const ocsp = Buffer.concat([Buffer.from([0x30, 0x82, 0x01, 0x00]), randomBytes(256)]);
+    const crl = Buffer.concat([Buffer.from([0x30, 0x81, 0x80]), randomBytes(128)]);
+    const withDss = await appendDss(sealed, { certificates: [notaryDer, caDer], ocspResponses: [ocsp], crls: [crl] });
+    const again = await appendDss(withDss, { certificates: [caDer, notaryDer], ocspResponses: [ocsp], crls: [] });
+
+    for (const [earlier, later] of [
+      [sealed, withDss],
+      [withDss, again],
+    ] as const) {
+      expect(later.subarray(0, earlier.length).equals(earlier)).toBe(true);
+    }
+    await checkWithQpdf(again);
+    const report = await verifyWithPdfsig(again, caPem);
+    expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, hasDigestMismatch: false, signatureCount: 1, isTotal: false });
+
+    const document = await PDFDocument.load(again);
+    const dss = document.catalog.lookup(PDFName.of('DSS'), PDFDict);
+    const streamsOf = (array: PDFArray | undefined) =>
+      (array?.asArray() ?? []).map((ref) => Buffer.from(document.context.lookup(ref, PDFRawStream).contents));
+    expect(streamsOf(dss.lookupMaybe(PDFName.of('Certs'), PDFArray))).toEqual([notaryDer, caDer]);
+    expect(streamsOf(dss.lookupMaybe(PDFName.of('OCSPs'), PDFArray))).toEqual([ocsp]);
+    expect(streamsOf(dss.lookupMaybe(PDFName.of('CRLs'), PDFArray))).toEqual([crl]);
+
+    const [contents] = signatureContents(document);
+    if (!contents) throw new Error('no signature value');
+    const key = createHash('sha1').update(contents).digest('hex').toUpperCase();
+    const vri = dss.lookup(PDFName.of('VRI'), PDFDict);
+    expect(vri.keys().map((name) => name.decodeText())).toEqual([key]);
+    const entry = vri.lookup(PDFName.of(key), PDFDict);
+    expect(streamsOf(entry.lookupMaybe(PDFName.of('Cert'), PDFArray))).toEqual([notaryDer, caDer]);
+    expect(streamsOf(entry.lookupMaybe(PDFName.of('OCSP'), PDFArray))).toEqual([ocsp]);
+    expect(streamsOf(entry.lookupMaybe(PDFName.of('CRL'), PDFArray))).toEqual([crl]);
+    expect(entry.lookup(PDFName.of('TU'), PDFString).decodeDate().getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('appends a document timestamp whose RFC 3161 token covers every byte but its own', async () => {
+    const withDss = await appendDss(sealed, { certificates: [Buffer.from(new X509Certificate(caPem).raw)], ocspResponses: [], crls: [] });
+    const { pdf, token } = await appendDocumentTimestamp(withDss, tsa.url);
+
+    expect(pdf.subarray(0, withDss.length).equals(withDss)).toBe(true);
+    await checkWithQpdf(pdf);
+    const text = pdf.toString('latin1');
+    const timestampAt = text.lastIndexOf('/Type /DocTimeStamp');
+    expect(timestampAt).toBeGreaterThan(withDss.length);
+    const dictionary = text.slice(timestampAt - 200, text.indexOf('endobj', timestampAt));
+    expect(dictionary).toContain('/SubFilter /ETSI.RFC3161');
+    const range = /\/ByteRange \[(\d+) (\d+) (\d+) (\d+)\s*\]/.exec(dictionary);
+    if (!range) throw new Error('no /ByteRange in the document timestamp');
+    const [start, length, secondStart, secondLength] = range.slice(1).map(Number) as [number, number, number, number];
+    expect(start).toBe(0);
+    expect(secondStart + secondLength).toBe(pdf.length);
+    const contents = Buffer.from(pdf.subarray(start + length + 1, secondStart - 1).toString('latin1'), 'hex');
+    expect(contents.subarray(0, token.length).equals(token)).toBe(true);
+    expect(contents.subarray(token.length).every((byte) => byte === 0)).toBe(true);
+
+    const covered = await writeTemporary('covered.bin', Buffer.concat([pdf.subarray(start, start + length), pdf.subarray(secondStart, secondStart + secondLength)]));
+    const tokenFile = await writeTemporary('token.der', token);
+    const caFile = await writeTemporary('tsa-ca.pem', Buffer.from(tsa.caPem));
+    const verified = await run('openssl', ['ts', '-verify', '-data', covered, '-in', tokenFile, '-token_in', '-CAfile', caFile]);
+    expect(verified.stdout).toContain('Verification: OK');
+
+    // The seal is still valid; it no longer covers the whole file, the timestamp does.
+    const report = await verifyWithPdfsig(pdf, caPem);
+    const seal = pdfsigBlocks(report.output).find((block) => block.includes('Nora Q. Notary'));
+    expect(seal, report.output).toMatch(/^\s*- Signature Validation: Signature is Valid\.$/m);
+    expect(report.hasDigestMismatch, report.output).toBe(false);
+    expect(signatureFieldNames(await PDFDocument.load(pdf)).sort()).toEqual(['DocumentTimestamp1', 'Signature1']);
+  });
+});

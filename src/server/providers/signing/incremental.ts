@@ -1,0 +1,333 @@
+import {
+  ParseSpeeds,
+  PDFCatalog,
+  PDFContext,
+  PDFCrossRefSection,
+  PDFCrossRefStream,
+  PDFDict,
+  PDFDocument,
+  PDFFlateStream,
+  PDFInvalidObject,
+  PDFName,
+  PDFNumber,
+  PDFObjectParser,
+  PDFRawStream,
+  PDFRef,
+  PDFTrailerDict,
+  type PDFObject,
+} from 'pdf-lib';
+
+/**
+ * Incremental updates over pdf-lib (ISO 32000-2 section 7.5.6): the original bytes stay as they are
+ * and only the objects added or changed since the last save are appended, with a cross-reference
+ * section whose /Prev points at the previous one. pdf-lib itself can only rewrite a whole file,
+ * which costs the full serialization and breaks any signature the original carries.
+ *
+ * Changes are found by comparing each indirect object with a snapshot taken at load (and again
+ * after every append): its identity, its serialized form (dictionaries, arrays and the dictionary
+ * of a stream) and the identity of a stream's bytes. pdf-lib edits many objects in place (a page's
+ * resources when it draws, the catalog and the last page when a signature field is added), so the
+ * serialized form is what tells an edited object from an untouched one.
+ */
+
+/** The newest cross-reference section of the bytes appended to. */
+interface Section {
+  kind: 'table' | 'stream';
+  /** Where it starts: the value of the file's last startxref. */
+  offset: number;
+  size: number;
+}
+
+interface Fingerprint {
+  object: PDFObject;
+  text: string;
+  /** A stream's bytes (their identity): pdf-lib replaces them, it never edits them in place. */
+  contents: Uint8Array | null;
+}
+
+export interface SaveResult {
+  pdf: Buffer;
+  /** True when the whole file was rewritten instead of appended to. */
+  fullSave: boolean;
+  /** Why the whole file was rewritten (a sentence), or null. */
+  reason: string | null;
+}
+
+const whitespace = /[\0\t\n\f\r ]/;
+const sectionLimit = 1000;
+
+function fingerprint(object: PDFObject): Fingerprint {
+  if (object instanceof PDFRawStream) return { object, text: object.dict.toString(), contents: object.contents };
+  // pdf-lib's own streams encode lazily and cache the result until their operators change.
+  if (object instanceof PDFFlateStream) return { object, text: object.dict.toString(), contents: object.getContents() };
+  if (object instanceof PDFInvalidObject) return { object, text: '', contents: null };
+  return { object, text: object.toString(), contents: null };
+}
+
+function isSame(known: Fingerprint, object: PDFObject): boolean {
+  if (known.object !== object) return false;
+  const now = fingerprint(object);
+  return now.text === known.text && now.contents === known.contents;
+}
+
+function skipWhitespace(bytes: Buffer, offset: number): number {
+  let position = offset;
+  while (position < bytes.length && whitespace.test(String.fromCharCode(bytes[position] ?? 0))) position += 1;
+  return position;
+}
+
+function parseObjectAt(bytes: Buffer, offset: number, context: PDFContext): PDFObject {
+  return PDFObjectParser.forBytes(bytes.subarray(offset), context).parseObject();
+}
+
+/** The offset an in-use entry of a classic table points at must start that object ("12 0 obj"). */
+function checkTableEntries(bytes: Buffer, start: number, end: number): string | null {
+  const lines = bytes.subarray(start, end).toString('latin1').split(/\r\n|\r|\n/);
+  let objectNumber = 0;
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (line === '') continue;
+    const subsection = /^(\d+) (\d+)$/.exec(line);
+    if (subsection) {
+      objectNumber = Number(subsection[1]);
+      continue;
+    }
+    const entry = /^(\d{10}) (\d{5}) ([nf])$/.exec(line);
+    if (!entry) return `its cross-reference table has a line that is not an entry ("${line.slice(0, 30)}")`;
+    if (entry[3] === 'n') {
+      const at = Number(entry[1]);
+      const header = `${objectNumber} ${Number(entry[2])} obj`;
+      if (bytes.subarray(at, at + header.length).toString('latin1') !== header) {
+        return `its cross-reference table places object ${objectNumber} at byte ${at}, where that object does not start`;
+      }
+    }
+    objectNumber += 1;
+  }
+  return null;
+}
+
+/**
+ * Reads the chain of cross-reference sections from the file's last startxref through every /Prev,
+ * checking each one is where it is said to be. A sentence saying what is wrong when it cannot be
+ * trusted: appending to such a file would give readers a broken chain.
+ */
+function readSections(bytes: Buffer, context: PDFContext): Section | string {
+  const tail = bytes.subarray(Math.max(0, bytes.length - 2048)).toString('latin1');
+  const at = tail.lastIndexOf('startxref');
+  if (at === -1) return 'the original has no startxref at its end';
+  const match = /^startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail.slice(at));
+  if (!match) return 'the original does not end with a startxref offset and %%EOF';
+  let offset = Number(match[1]);
+  let newest: Section | null = null;
+  const visited = new Set<number>();
+  for (let count = 0; count < sectionLimit; count += 1) {
+    if (visited.has(offset)) return 'the /Prev chain of its cross-reference sections loops';
+    visited.add(offset);
+    if (!(offset > 0 && offset < bytes.length)) return `a cross-reference section is said to start at byte ${offset}, outside the file`;
+    let trailer: PDFDict;
+    let kind: Section['kind'];
+    const start = skipWhitespace(bytes, offset);
+    if (bytes.subarray(start, start + 4).toString('latin1') === 'xref') {
+      kind = 'table';
+      const trailerAt = bytes.indexOf('trailer', start);
+      if (trailerAt === -1) return `the cross-reference table at byte ${offset} has no trailer`;
+      const problem = checkTableEntries(bytes, start + 4, trailerAt);
+      if (problem) return problem;
+      try {
+        const parsed = parseObjectAt(bytes, trailerAt + 'trailer'.length, context);
+        if (!(parsed instanceof PDFDict)) return `the trailer after byte ${trailerAt} is not a dictionary`;
+        trailer = parsed;
+      } catch {
+        return `the trailer after byte ${trailerAt} cannot be read`;
+      }
+    } else {
+      kind = 'stream';
+      const header = /^(\d+)\s+(\d+)\s+obj/.exec(bytes.subarray(start, start + 40).toString('latin1'));
+      if (!header) return `nothing at byte ${offset} is a cross-reference table or stream`;
+      let parsed: PDFObject;
+      try {
+        parsed = parseObjectAt(bytes, start + header[0].length, context);
+      } catch {
+        return `the cross-reference stream at byte ${offset} cannot be read`;
+      }
+      if (!(parsed instanceof PDFRawStream) || parsed.dict.get(PDFName.of('Type')) !== PDFName.of('XRef')) {
+        return `the object at byte ${offset} is not a cross-reference stream`;
+      }
+      trailer = parsed.dict;
+    }
+    const size = trailer.get(PDFName.of('Size'));
+    if (!(size instanceof PDFNumber)) return `the cross-reference section at byte ${offset} has no /Size`;
+    if (!newest) {
+      const root = trailer.get(PDFName.of('Root'));
+      if (!(root instanceof PDFRef)) return 'its newest trailer has no /Root';
+      // pdf-lib reads the file front to back; the newest trailer must name the catalog it settled on.
+      if (root !== context.trailerInfo.Root) return 'pdf-lib recovered a catalog other than the one its newest trailer names';
+      newest = { kind, offset, size: size.asNumber() };
+    }
+    const prev = trailer.get(PDFName.of('Prev'));
+    if (prev === undefined) return newest;
+    if (!(prev instanceof PDFNumber)) return `the /Prev of the cross-reference section at byte ${offset} is not a number`;
+    offset = prev.asNumber();
+  }
+  return `the file has more than ${sectionLimit} cross-reference sections`;
+}
+
+/** Why pdf-lib's reading of the file cannot be appended to, or null. */
+function findParseDamage(document: PDFDocument): string | null {
+  const { context } = document;
+  for (const [ref, object] of context.enumerateIndirectObjects()) {
+    if (object instanceof PDFInvalidObject) return `pdf-lib could not read object ${ref.objectNumber} and kept its bytes as they were`;
+  }
+  const root = context.trailerInfo.Root;
+  if (!(root instanceof PDFRef) || !(context.lookup(root) instanceof PDFDict)) return 'the original has no readable catalog';
+  return null;
+}
+
+/**
+ * A PDF loaded for incremental updates: edit `document` with pdf-lib as usual, then `save()` appends
+ * what changed. Several saves in a row each append one revision over the previous output.
+ */
+export class IncrementalPdf {
+  /** The file as it stands: the original, then every revision appended so far. */
+  bytes: Buffer;
+  /** Why the next save rewrites the whole file (the original is damaged), or null. */
+  fullSaveReason: string | null;
+  private section: Section | null;
+  private snapshot = new Map<PDFRef, Fingerprint>();
+
+  private constructor(
+    readonly document: PDFDocument,
+    bytes: Buffer,
+    section: Section | string,
+  ) {
+    this.bytes = bytes;
+    this.section = typeof section === 'string' ? null : section;
+    this.fullSaveReason = typeof section === 'string' ? section : null;
+    if (this.section) {
+      // New objects must not reuse a number the original's cross-reference sections already count.
+      document.context.largestObjectNumber = Math.max(document.context.largestObjectNumber, this.section.size - 1);
+    }
+    this.takeSnapshot();
+  }
+
+  /** Loads `bytes` without changing its metadata (pdf-lib's default rewrites /Info's dates and producer). */
+  static async load(bytes: Buffer, options: { parseSpeed?: number } = {}): Promise<IncrementalPdf> {
+    const document = await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: options.parseSpeed ?? ParseSpeeds.Fast });
+    const damage = findParseDamage(document);
+    const section = damage ?? readSections(bytes, document.context);
+    const reason = typeof section === 'string' ? `The original was saved again as a whole because ${section}.` : section;
+    return new IncrementalPdf(document, bytes, reason);
+  }
+
+  get catalog(): PDFCatalog {
+    return this.document.catalog;
+  }
+
+  /**
+   * Appends a revision holding every object added or changed since the last snapshot (or rewrites
+   * the whole file when the original is damaged); `bytes` becomes the result. The file ends exactly
+   * at %%EOF, so @signpdf's trailing-newline trim moves no offset.
+   */
+  async save(options: { objectsPerTick?: number } = {}): Promise<SaveResult> {
+    const { document } = this;
+    const form = (document as unknown as { formCache: { getValue(): { updateFieldAppearances(): void } | undefined } }).formCache.getValue();
+    form?.updateFieldAppearances();
+    await document.flush();
+    let result: SaveResult;
+    if (this.section) {
+      result = { pdf: this.appendRevision(this.section), fullSave: false, reason: null };
+    } else {
+      const pdf = Buffer.from(await document.save({ useObjectStreams: false, objectsPerTick: options.objectsPerTick ?? ParseSpeeds.Fast }));
+      result = { pdf, fullSave: true, reason: this.fullSaveReason };
+      const section = readSections(pdf, document.context);
+      // pdf-lib's own output always has a readable table; should it not, every later save is whole too.
+      this.section = typeof section === 'string' ? null : section;
+      this.fullSaveReason = this.section ? null : this.fullSaveReason;
+    }
+    this.bytes = result.pdf;
+    this.takeSnapshot();
+    return result;
+  }
+
+  /**
+   * Puts bytes of the same length in place of the last save's (the signed file: the signer only
+   * fills the placeholder in), so the next revision is appended to them.
+   */
+  replaceBytes(bytes: Buffer): void {
+    if (bytes.length !== this.bytes.length) throw new Error('the replacement bytes do not have the length of the saved file');
+    this.bytes = bytes;
+  }
+
+  private takeSnapshot(): void {
+    this.snapshot = new Map();
+    for (const [ref, object] of this.document.context.enumerateIndirectObjects()) this.snapshot.set(ref, fingerprint(object));
+  }
+
+  private appendRevision(previous: Section): Buffer {
+    const { context } = this.document;
+    const changed: Array<[PDFRef, PDFObject]> = [];
+    for (const entry of context.enumerateIndirectObjects()) {
+      const known = this.snapshot.get(entry[0]);
+      if (!known || !isSame(known, entry[1])) changed.push(entry);
+    }
+    const base = this.bytes;
+    const separator = base[base.length - 1] === 0x0a || base[base.length - 1] === 0x0d ? '' : '\n';
+    let size = separator.length;
+    const offsets: number[] = [];
+    for (const [ref, object] of changed) {
+      offsets.push(base.length + size);
+      size += `${ref.objectNumber} ${ref.generationNumber} obj\n`.length + object.sizeInBytes() + '\nendobj\n'.length;
+    }
+    const xrefOffset = base.length + size;
+    const trailer = context.obj({
+      Size: 0,
+      Root: context.trailerInfo.Root,
+      Info: context.trailerInfo.Info,
+      ID: context.trailerInfo.ID,
+      Prev: previous.offset,
+    });
+    let xrefBytes: Buffer;
+    let newSize: number;
+    if (previous.kind === 'table') {
+      const table = PDFCrossRefSection.createEmpty();
+      changed.forEach(([ref], index) => table.addEntry(ref, offsets[index] ?? 0));
+      newSize = Math.max(previous.size, context.largestObjectNumber + 1);
+      trailer.set(PDFName.of('Size'), PDFNumber.of(newSize));
+      const trailerDict = PDFTrailerDict.of(trailer);
+      const out = Buffer.alloc(table.sizeInBytes() + trailerDict.sizeInBytes() + 1);
+      const written = table.copyBytesInto(out, 0);
+      trailerDict.copyBytesInto(out, written);
+      out[out.length - 1] = 0x0a;
+      xrefBytes = out;
+    } else {
+      // The stream lists itself; it is not kept in the document, its number only reserved.
+      const streamRef = context.nextRef();
+      newSize = Math.max(previous.size, context.largestObjectNumber + 1);
+      trailer.set(PDFName.of('Size'), PDFNumber.of(newSize));
+      const stream = PDFCrossRefStream.of(trailer, [], true);
+      changed.forEach(([ref], index) => stream.addUncompressedEntry(ref, offsets[index] ?? 0));
+      stream.addUncompressedEntry(streamRef, xrefOffset);
+      const header = `${streamRef.objectNumber} 0 obj\n`;
+      const out = Buffer.alloc(header.length + stream.sizeInBytes() + '\nendobj\n'.length);
+      out.write(header, 0, 'latin1');
+      const written = stream.copyBytesInto(out, header.length);
+      out.write('\nendobj\n', header.length + written, 'latin1');
+      xrefBytes = out;
+    }
+    const ending = Buffer.from(`startxref\n${xrefOffset}\n%%EOF`, 'latin1');
+    const output = Buffer.allocUnsafe(base.length + size + xrefBytes.length + ending.length);
+    base.copy(output, 0);
+    let position = base.length;
+    position += output.write(separator, position, 'latin1');
+    for (const [ref, object] of changed) {
+      position += output.write(`${ref.objectNumber} ${ref.generationNumber} obj\n`, position, 'latin1');
+      position += object.copyBytesInto(output, position);
+      position += output.write('\nendobj\n', position, 'latin1');
+    }
+    if (position !== xrefOffset) throw new Error('the incremental update was not written where its cross-reference section says');
+    position += xrefBytes.copy(output, position);
+    ending.copy(output, position);
+    this.section = { kind: previous.kind, offset: xrefOffset, size: newSize };
+    return output;
+  }
+}

@@ -1,0 +1,63 @@
+import { randomBytes, X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDatabase, type Database } from '#server/db/client.ts';
+import { users } from '#server/db/schema/index.ts';
+import { makePdf } from '#test/pdf-fixtures.ts';
+import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
+import { getOrIssueNotaryCredentials, type SigningCredentials } from './certificates.ts';
+import { appendDocumentTimestamp, signPdf } from './pades.ts';
+import { findEmbeddedSignatures, readSignatureTimestampToken, readSignerChain } from './signed-pdf.ts';
+
+let database: Database;
+let tsa: TsaStandIn;
+let credentials: SigningCredentials;
+const info = { reason: 'Acknowledgment', location: 'Travis, TX', name: 'Nora Notary', contactInfo: 'nora@example.test' };
+
+beforeAll(async () => {
+  tsa = await startTsaStandIn();
+  database = await createDatabase({ databaseUrl: null, dataDir: null, loadDataDir: new Blob([fs.readFileSync(inject('pgliteDumpPath'))]) });
+  const [user] = await database.db
+    .insert(users)
+    .values({ email: `nora.${randomBytes(3).toString('hex')}@example.test`, name: 'Nora Notary', roles: ['notary'] })
+    .returning({ id: users.id });
+  credentials = await getOrIssueNotaryCredentials(database.db, randomBytes(32), {
+    userId: user?.id ?? '',
+    name: 'Nora Notary',
+    email: 'nora@example.test',
+    commissionState: 'TX',
+    commissionNumber: '1234',
+    commissionExpiresOn: '2030-06-30',
+  });
+});
+afterAll(async () => {
+  await database?.close();
+  await tsa?.close();
+});
+
+describe('reading the signatures of a signed PDF', () => {
+  it('finds the signature, its timestamp token and the document timestamps after it, each with its signer’s chain', async () => {
+    const signed = await signPdf(await makePdf(1), credentials, { ...info, timestampUrl: tsa.url });
+    const first = await appendDocumentTimestamp(signed, tsa.url);
+    const second = await appendDocumentTimestamp(first.pdf, tsa.url);
+    const found = findEmbeddedSignatures(second.pdf);
+    expect(found.map((item) => item.kind)).toEqual(['signature', 'document_timestamp', 'document_timestamp']);
+    expect(found[2]?.cms.equals(second.token)).toBe(true);
+    // Each covers the whole file as it was, its own /Contents excepted.
+    expect(found[0]?.signedBytes.length).toBe(signed.length - (found[0]?.byteRange[2] ?? 0) + (found[0]?.byteRange[1] ?? 0));
+
+    const signerChain = readSignerChain(found[0]?.cms ?? Buffer.alloc(0));
+    expect(signerChain.map((certificate) => certificate.raw.toString('base64'))).toEqual(
+      [credentials.certificatePem, ...credentials.chainPems].map((pem) => new X509Certificate(pem).raw.toString('base64')),
+    );
+    const signatureToken = readSignatureTimestampToken(found[0]?.cms ?? Buffer.alloc(0));
+    expect(signatureToken).not.toBeNull();
+    const tsaChain = readSignerChain(signatureToken ?? Buffer.alloc(0)).map((certificate) => certificate.raw.toString('base64'));
+    expect(tsaChain).toEqual([tsa.tsaCertPem, tsa.caPem].map((pem) => new X509Certificate(pem).raw.toString('base64')));
+    expect(readSignatureTimestampToken(found[1]?.cms ?? Buffer.alloc(0))).toBeNull();
+  });
+
+  it('finds nothing in an unsigned PDF', async () => {
+    expect(findEmbeddedSignatures(await makePdf(1))).toEqual([]);
+  });
+});
