@@ -51,6 +51,6 @@ export default defineConfig({
   build: { outDir: '../../dist/web', emptyOutDir: true, sourcemap: true, reportCompressedSize: false },
   server: {
     port: 5173,
-    proxy: { '/api': { target: 'http://127.0.0.1:3000', ws: true } },
+    proxy: { '/api': { target: 'http://127.0.0.1:3000', ws: true }, '/pki': { target: 'http://127.0.0.1:3000' } },
   },
 });

@@ -46,8 +46,7 @@ async function issueNotaryCertificate(name: string): Promise<{ user: TestUser; i
   return { user, identity, serialNumber: credentials.serialNumber, pemFile };
 }
 
-const askOcsp = (pemFile: string) =>
-  openssl(['ocsp', '-issuer', 'ca.pem', '-cert', pemFile, '-url', `${baseUrl}/pki/ocsp`, '-CAfile', 'ca.pem', '-resp_text']);
+const askOcsp = (pemFile: string) => openssl(['ocsp', '-issuer', 'ca.pem', '-cert', pemFile, '-url', `${baseUrl}/pki/ocsp`, '-CAfile', 'ca.pem', '-resp_text']);
 
 async function revoke(userId: string, serialNumber: string, reason: string, headers?: Record<string, string>) {
   return t.app.inject({
@@ -66,6 +65,24 @@ describe('the platform CA’s revocation endpoints', () => {
     expect(text).toContain(`URI:${t.config.publicUrl}/pki/crl`);
     expect(text).toContain(`OCSP - URI:${t.config.publicUrl}/pki/ocsp`);
     expect(text).toContain(`CA Issuers - URI:${t.config.publicUrl}/pki/ca.crt`);
+  });
+
+  it('re-issues, on next use, a certificate that names another PUBLIC_URL’s revocation addresses', async () => {
+    const user = await t.createUser({ roles: ['notary'], name: 'Moira Moved' });
+    const identity = {
+      userId: user.id,
+      name: user.name,
+      email: user.email,
+      commissionState: 'TX',
+      commissionNumber: 'TX-78',
+      commissionExpiresOn: '2031-06-30',
+    };
+    const before = await getOrIssueNotaryCredentials(t.db, t.secretsKey, identity, { publicUrl: 'https://old.example' });
+    expect(before.certificatePem).toBe((await getOrIssueNotaryCredentials(t.db, t.secretsKey, identity, { publicUrl: 'https://old.example' })).certificatePem);
+    const after = await getOrIssueNotaryCredentials(t.db, t.secretsKey, identity);
+    expect(after.serialNumber).not.toBe(before.serialNumber);
+    await fs.promises.writeFile(file('moved.pem'), after.certificatePem);
+    expect(await openssl(['x509', '-in', 'moved.pem', '-noout', '-ext', 'crlDistributionPoints'])).toContain(`URI:${t.config.publicUrl}/pki/crl`);
   });
 
   it('serves the CA certificate as DER that openssl reads, cacheable for a day', async () => {
@@ -136,7 +153,9 @@ describe('the platform CA’s revocation endpoints', () => {
       before: { status: 'valid' },
       after: { status: 'revoked', reason: 'privilegeWithdrawn' },
     });
-    expect(describeAuditEvent({ action: event?.action ?? '', actorId: event?.actorId ?? null, actorName: event?.actorName ?? null, data: event?.data ?? {} })).toBe(
+    expect(
+      describeAuditEvent({ action: event?.action ?? '', actorId: event?.actorId ?? null, actorName: event?.actorName ?? null, data: event?.data ?? {} }),
+    ).toBe(
       `Ada Admin revoked the signing certificate of Audrey Audited (serial ${notary.serialNumber}), which was valid until then, because the notary may no longer notarize; their next notarization gets a new certificate.`,
     );
   });
@@ -186,7 +205,9 @@ describe('the platform CA’s revocation endpoints', () => {
     }
     await fs.promises.writeFile(file('malformed.der'), malformed);
     // openssl exits 1 on a responder error and says which.
-    const refused = await openssl(['ocsp', '-respin', 'malformed.der', '-resp_text', '-noverify']).catch((error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`);
+    const refused = await openssl(['ocsp', '-respin', 'malformed.der', '-resp_text', '-noverify']).catch(
+      (error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`,
+    );
     expect(refused).toContain('Responder Error: malformedrequest (1)');
   });
 
@@ -201,13 +222,23 @@ describe('the platform CA’s revocation endpoints', () => {
     expect(res.json()).toEqual({ error: 'payload_too_large', message: 'An OCSP request is at most 10 KB; this one is larger.' });
   });
 
+  it('limits each network to 120 requests a minute, then says how long to wait', async () => {
+    const from = { remoteAddress: '198.51.100.7' };
+    for (let count = 0; count < 120; count += 1) expect((await t.app.inject({ method: 'GET', url: '/pki/ca.crt', ...from })).statusCode).toBe(200);
+    const refused = await t.app.inject({ method: 'GET', url: '/pki/crl', ...from });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({
+      error: 'rate_limited',
+      message: expect.stringMatching(/^Too many certificate status requests from this network\. Please wait \d+ seconds and try again\.$/),
+    });
+    expect((await t.app.inject({ method: 'GET', url: '/pki/crl', remoteAddress: '198.51.100.8' })).statusCode).toBe(200);
+  });
+
   it('lets only administrators see or revoke a notary’s certificates', async () => {
     const notary = await issueNotaryCertificate('Petra Protected');
     const list = await t.app.inject({ method: 'GET', url: `/api/admin/users/${notary.user.id}/certificates`, headers: await t.headersFor(admin) });
     expect(list.json()).toEqual({
-      items: [
-        expect.objectContaining({ serialNumber: notary.serialNumber, status: 'valid', revokedAt: null, revocationReason: null, revokedByName: null }),
-      ],
+      items: [expect.objectContaining({ serialNumber: notary.serialNumber, status: 'valid', revokedAt: null, revocationReason: null, revokedByName: null })],
       uploaded: null,
     });
     const signer = await t.createUser({ roles: ['signer'] });

@@ -47,11 +47,7 @@ export async function createPlatformCrl(db: DbOrTx, secretsKey: Buffer, now = ne
     })
     .from(signingCredentials)
     .where(
-      and(
-        eq(signingCredentials.source, 'platform'),
-        inArray(signingCredentials.kind, ['notary', 'platform_signer']),
-        isNotNull(signingCredentials.revokedAt),
-      ),
+      and(eq(signingCredentials.source, 'platform'), inArray(signingCredentials.kind, ['notary', 'platform_signer']), isNotNull(signingCredentials.revokedAt)),
     )
     .orderBy(asc(signingCredentials.revokedAt));
   const revoked = rows.filter((row) => {

@@ -103,10 +103,7 @@ export const readCertIdSerial = (certId: CertID) => normalizeSerialHex(Buffer.fr
 
 type CredentialRow = typeof signingCredentials.$inferSelect;
 
-export type CertificateStatus =
-  | { status: 'good' }
-  | { status: 'revoked'; revokedAt: Date; reason: RevocationReason | null }
-  | { status: 'unknown' };
+export type CertificateStatus = { status: 'good' } | { status: 'revoked'; revokedAt: Date; reason: RevocationReason | null } | { status: 'unknown' };
 
 function isIssuedBy(certificatePem: string, issuer: X509Certificate): boolean {
   try {
@@ -149,10 +146,19 @@ interface PlatformCaKey {
 }
 
 async function loadPlatformCas(db: DbOrTx, secretsKey: Buffer): Promise<PlatformCaKey[]> {
-  const rows: CredentialRow[] = await db.select().from(signingCredentials).where(eq(signingCredentials.kind, 'platform_ca')).orderBy(asc(signingCredentials.createdAt));
+  const rows: CredentialRow[] = await db
+    .select()
+    .from(signingCredentials)
+    .where(eq(signingCredentials.kind, 'platform_ca'))
+    .orderBy(asc(signingCredentials.createdAt));
   return rows.map((row) => {
     const der = pemToDer(row.certificatePem);
-    return { certificate: new X509Certificate(row.certificatePem), parts: readCertificateParts(der), der, privateKeyPem: decryptSecret(secretsKey, row.privateKeyEncrypted) };
+    return {
+      certificate: new X509Certificate(row.certificatePem),
+      parts: readCertificateParts(der),
+      der,
+      privateKeyPem: decryptSecret(secretsKey, row.privateKeyEncrypted),
+    };
   });
 }
 

@@ -15,6 +15,7 @@ import { readServerMessage } from '#web/lib/server-message.ts';
 import { paths } from '#web/paths.ts';
 import { adminUserKeys } from './api/admin-user-queries.ts';
 import { AccountHistory } from './account-history.tsx';
+import { NotaryCertificates } from './notary-certificates.tsx';
 import { describeRoleChange, describeSignatureReset, describeStatusChange } from './admin-user-words.ts';
 
 interface PanelProps {
@@ -159,6 +160,7 @@ export function AdminUserPanel({ user, onUserChanged }: PanelProps) {
       ) : null}
 
       {user.roles.includes('notary') ? <NotaryArchives notaryId={user.id} notaryName={user.name} /> : null}
+      {user.roles.includes('notary') ? <NotaryCertificates userId={user.id} name={user.name} /> : null}
 
       <AccountHistory userId={user.id} name={user.name} />
     </div>

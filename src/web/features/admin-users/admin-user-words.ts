@@ -1,6 +1,7 @@
 import type { AdminUser } from '#shared/admin-users.ts';
 import type { ApprovalStatus } from '#shared/auth.ts';
-import { formatDateTime } from '#shared/dates.ts';
+import { formatDate, formatDateTime } from '#shared/dates.ts';
+import { revocationReasonLabels, revocationReasons, type PlatformCertificate } from '#shared/notaries.ts';
 import { roleLabels, type Role } from '#shared/roles.ts';
 
 /** The account statuses in words, for the list, its filter and the detail. */
@@ -83,3 +84,31 @@ export function describeSignatureReset(name: string): ConfirmWords {
     confirmLabel: 'Reset signature and initials',
   };
 }
+
+/** A platform certificate's state as a sentence an administrator reads. */
+export function describePlatformCertificate(certificate: PlatformCertificate, format: (iso: string) => string = formatDate): string {
+  const validity = `valid from ${format(certificate.notBefore)} until ${format(certificate.notAfter)}`;
+  if (certificate.status === 'revoked' && certificate.revokedAt) {
+    const reason =
+      certificate.revocationReason && certificate.revocationReason !== 'unspecified' ? `, because ${revocationReasonLabels[certificate.revocationReason]}` : '';
+    const by = certificate.revokedByName ? ` by ${certificate.revokedByName}` : '';
+    return `Revoked on ${format(certificate.revokedAt)}${by}${reason}. It was ${validity}; verifiers are told it is revoked.`;
+  }
+  if (certificate.status === 'expired') return `Expired: it was ${validity}.`;
+  return `In force: ${validity}. Verifiers are told it is good.`;
+}
+
+/** The question before revoking, which cannot be undone. */
+export function describeCertificateRevocation(name: string, serialNumber: string): ConfirmWords {
+  return {
+    title: `Revoke the certificate of ${name}?`,
+    description: `The certificate with serial number ${serialNumber} is revoked for good: from now on the platform tells every verifier so, and documents signed with it after now will not be trusted. ${name}’s next notarization gets a new certificate.`,
+    confirmLabel: 'Revoke certificate',
+  };
+}
+
+/** The reasons as choices, in the order of the list. */
+export const revocationReasonChoices = revocationReasons.map((reason) => ({
+  value: reason,
+  label: `${revocationReasonLabels[reason].charAt(0).toUpperCase()}${revocationReasonLabels[reason].slice(1)}`,
+}));

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { accountAuditSchema, adminUserPageSchema } from '#shared/admin-users.ts';
 import type { ApprovalStatus } from '#shared/auth.ts';
+import { adminNotaryCertificatesSchema } from '#shared/notaries.ts';
 import type { Role } from '#shared/roles.ts';
 import { api } from '#web/lib/api.ts';
 import { toQueryString } from '#web/lib/query-string.ts';
@@ -11,6 +12,7 @@ export const adminUserKeys = {
   lists: () => [...adminUserKeys.all, 'list'] as const,
   list: (params: string) => [...adminUserKeys.lists(), params] as const,
   audit: (userId: string) => [...adminUserKeys.all, 'audit', userId] as const,
+  certificates: (userId: string) => [...adminUserKeys.all, 'certificates', userId] as const,
 };
 
 export const adminUserPageSize = 20;
@@ -30,6 +32,15 @@ export function accountAuditQueryOptions(userId: string) {
   return queryOptions({
     queryKey: adminUserKeys.audit(userId),
     queryFn: () => api.get(`/api/admin/users/${encodeURIComponent(userId)}/audit`, accountAuditSchema),
+    retry: false,
+  });
+}
+
+/** GET /api/admin/users/{id}/certificates: the notary's platform certificates, newest first. */
+export function notaryCertificatesQueryOptions(userId: string) {
+  return queryOptions({
+    queryKey: adminUserKeys.certificates(userId),
+    queryFn: () => api.get(`/api/admin/users/${encodeURIComponent(userId)}/certificates`, adminNotaryCertificatesSchema),
     retry: false,
   });
 }
