@@ -50,7 +50,19 @@ export async function startTsaStandIn(): Promise<TsaStandIn> {
     file('tsa-extensions.cnf'),
     ['[ tsa ]', 'basicConstraints = critical,CA:FALSE', 'keyUsage = critical,digitalSignature', 'extendedKeyUsage = critical,timeStamping', ''].join('\n'),
   );
-  await run('openssl', ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('tsa.key'), '-out', file('tsa.csr'), '-subj', '/CN=Test Timestamp Authority']);
+  await run('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    file('tsa.key'),
+    '-out',
+    file('tsa.csr'),
+    '-subj',
+    '/CN=Test Timestamp Authority',
+  ]);
   await run('openssl', [
     'x509',
     '-req',

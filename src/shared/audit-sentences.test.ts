@@ -126,6 +126,10 @@ describe('describeAuditEvent', () => {
     expect(describeAuditEvent({ action: 'document.notarized', ...nora, data: { documentName: 'deed.pdf', isNotarialAct: false } })).toBe(
       'Nora Notary sealed deed.pdf with the notary’s digital certificate as a record of electronic signing, not a notarial act.',
     );
+    const fullSaveReason = 'The original was saved again as a whole because it has no startxref at its end.';
+    expect(describeAuditEvent({ action: 'document.notarized', ...nora, data: { documentName: 'deed.pdf', isNotarialAct: true, fullSaveReason } })).toBe(
+      `Nora Notary notarized deed.pdf and sealed it with the notary’s digital certificate. ${fullSaveReason}`,
+    );
     expect(describeAuditEvent({ action: 'invite.claimed', actorName: null, actorId: null, data: { participantName: 'Sam Signer' } })).toBe(
       'Sam Signer accepted the invitation.',
     );

@@ -365,11 +365,13 @@ function readSentences(data: Record<string, unknown>, key: string): string[] {
 
 function describeNotarization({ actor, data }: Facts): string {
   const document = describeDocument(data);
-  const proof = describeLongTermProof(data);
-  if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.${proof}`;
+  // A damaged original is saved again as a whole instead of appended to; the event says why, in a sentence.
+  const fullSave = readText(data, 'fullSaveReason');
+  const after = `${fullSave ? ` ${fullSave}` : ''}${describeLongTermProof(data)}`;
+  if (data.isNotarialAct === true) return `${actor} notarized ${document} and sealed it with the notary’s digital certificate.${after}`;
   if (data.isNotarialAct === false)
-    return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.${proof}`;
-  return `${actor} sealed ${document} with the notary’s digital certificate.${proof}`;
+    return `${actor} sealed ${document} with the notary’s digital certificate as a record of electronic signing, not a notarial act.${after}`;
+  return `${actor} sealed ${document} with the notary’s digital certificate.${after}`;
 }
 
 function describeArchiveRenewal({ data, dates }: Facts): string {

@@ -196,6 +196,8 @@ describe('POST /api/jobs/:id/complete-job', () => {
     const report = await verifyWithPdfsig(notarized, caPem);
     // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
     expect(report).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
+    // The seal is appended to the original as an incremental update: the upload is its first bytes.
+    expect(notarized.subarray(0, original.length).equals(original)).toBe(true);
 
     const originalFile = await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/documents/${documentId}/file`, headers: signerHeaders });
     expect(originalFile.rawPayload.equals(original)).toBe(true);
@@ -205,7 +207,9 @@ describe('POST /api/jobs/:id/complete-job', () => {
     expect(document?.sha256).toBe(createHash('sha256').update(original).digest('hex'));
     const audit = (await t.app.inject({ method: 'GET', url: `/api/jobs/${jobId}/audit`, headers: notaryHeaders })).json();
     expect(audit.verification.isValid).toBe(true);
-    expect(audit.events.find((event: { action: string }) => event.action === 'document.notarized').data).toMatchObject({ sha256: item?.sha256 });
+    const notarizedEvent = audit.events.find((event: { action: string }) => event.action === 'document.notarized');
+    expect(notarizedEvent.data).toMatchObject({ sha256: item?.sha256 });
+    expect(notarizedEvent.data).not.toHaveProperty('fullSaveReason');
 
     const again = await t.app.inject({ method: 'POST', url: `/api/jobs/${jobId}/complete-job`, headers: notaryHeaders });
     expect(again.statusCode).toBe(409);

@@ -576,9 +576,12 @@ describe('renderNotarizedPdf', () => {
     expect(certificatePage).not.toContain('Comm. No. 13245768-9');
   });
 
-  it('saves without object streams, so a signature can be added afterwards', async () => {
-    const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
-    expect(pdf.includes('/ObjStm')).toBe(false);
-    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  it('appends its changes to the original, whose bytes stay as they were, without object streams', async () => {
+    const original = await makePdf(1);
+    const { pdf, fullSaveReason } = await renderNotarizedPdf({ original, fields: [], certificate, audit });
+    expect(fullSaveReason).toBeNull();
+    expect(pdf.subarray(0, original.length).equals(original)).toBe(true);
+    expect(pdf.subarray(original.length).includes('/ObjStm')).toBe(false);
+    expect(pdf.subarray(-6).toString('latin1')).toBe('\n%%EOF');
   });
 });

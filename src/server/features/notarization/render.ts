@@ -1,4 +1,5 @@
-import { ParseSpeeds, PDFDict, PDFDocument, PDFName, rgb, type PDFPage } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
+import { ParseSpeeds, PDFDict, PDFName, rgb, type PDFPage } from 'pdf-lib';
 import { IncrementalPdf } from '#server/providers/signing/incremental.ts';
 import { toSingleLine } from '#shared/text.ts';
 import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './certificate-pages.ts';
@@ -193,7 +194,15 @@ function flattenForm(document: PDFDocument) {
   try {
     const form = document.getForm();
     // A signed original keeps its form: flattening would drop its signature from the newest revision.
-    if (form.getFields().some((field) => field.acroField.dict.lookupMaybe(PDFName.of('FT'), PDFName) === PDFName.of('Sig') && field.acroField.dict.lookupMaybe(PDFName.of('V'), PDFDict))) return;
+    if (
+      form
+        .getFields()
+        .some(
+          (field) =>
+            field.acroField.dict.lookupMaybe(PDFName.of('FT'), PDFName) === PDFName.of('Sig') && field.acroField.dict.lookupMaybe(PDFName.of('V'), PDFDict),
+        )
+    )
+      return;
     if (form.getFields().length > 0) form.flatten();
   } catch {
     // keep the form

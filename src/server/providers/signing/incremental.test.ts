@@ -30,7 +30,10 @@ const info = { reason: 'Acknowledgment (remote online notarization)', location: 
 
 async function issue(name: string): Promise<SigningCredentials> {
   const email = `${name.toLowerCase().replace(/[^a-z]+/g, '.')}.${randomBytes(3).toString('hex')}@example.test`;
-  const [row] = await db.insert(users).values({ email, name, roles: ['notary'] }).returning({ id: users.id });
+  const [row] = await db
+    .insert(users)
+    .values({ email, name, roles: ['notary'] })
+    .returning({ id: users.id });
   if (!row) throw new Error('user insert failed');
   return getOrIssueNotaryCredentials(db, secretsKey, {
     userId: row.id,
@@ -115,7 +118,14 @@ const audit: AuditFacts = {
   originalSha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
   signers: [{ name: 'Sam Signer', role: 'signer', signedAt: new Date('2026-03-14T15:05:00Z'), identityMethod: 'Personal knowledge of the notary' }],
   recordingReference: null,
-  events: [{ at: new Date('2026-03-14T15:05:00Z'), action: 'field.filled', actorName: 'Sam Signer', data: { documentName: 'deed-of-trust.pdf', page: 1, type: 'name' } }],
+  events: [
+    {
+      at: new Date('2026-03-14T15:05:00Z'),
+      action: 'field.filled',
+      actorName: 'Sam Signer',
+      data: { documentName: 'deed-of-trust.pdf', page: 1, type: 'name' },
+    },
+  ],
 };
 
 /** The seal as complete-job makes it: render with the placeholder in the appended revision, then sign. */
@@ -127,7 +137,7 @@ async function seal(original: Buffer) {
     audit,
     beforeSave: (document) => addSignaturePlaceholder(document, notary, info),
   });
-  return { ...rendered, signed: await signPreparedPdf(rendered.pdf, notary, info) };
+  return { ...rendered, signed: await signPreparedPdf(rendered.pdf, notary, { timestampUrl: null }) };
 }
 
 async function readWithPdfjs(pdf: Buffer): Promise<{ pageCount: number; lastPagesText: string }> {
@@ -224,8 +234,24 @@ describe('the seal appended as an incremental update', () => {
 
     const truncated = original.subarray(0, original.toString('latin1').lastIndexOf('trailer'));
     const fromTruncated = await seal(truncated);
-    expect(fromTruncated.fullSaveReason).toBe('The original was saved again as a whole because the original has no startxref at its end.');
+    expect(fromTruncated.fullSaveReason).toBe('The original was saved again as a whole because it has no startxref at its end.');
     expect(await verifyWithPdfsig(fromTruncated.signed, caPem)).toMatchObject({ isValid: true, isTotal: true });
+
+    // Bytes slipped in after the header, the startxref moved with them: the stream's own offsets are now wrong.
+    const streamed = (await makeOriginal({ pageCount: 2, useObjectStreams: true })).toString('latin1');
+    const headerEnd = streamed.indexOf('\n', streamed.indexOf('\n') + 1) + 1;
+    const last = streamed.lastIndexOf('startxref');
+    const streamOffset = Number(/startxref\s+(\d+)/.exec(streamed.slice(last))?.[1]);
+    const shifted = Buffer.from(
+      `${streamed.slice(0, headerEnd)}%inserted\n${streamed.slice(headerEnd, last)}startxref\n${streamOffset + '%inserted\n'.length}\n%%EOF\n`,
+      'latin1',
+    );
+    const fromShifted = await seal(shifted);
+    expect(fromShifted.fullSaveReason).toMatch(
+      /^The original was saved again as a whole because its cross-reference stream places object \d+ at byte \d+, where that object does not start\.$/,
+    );
+    await checkWithQpdf(fromShifted.signed);
+    expect(await verifyWithPdfsig(fromShifted.signed, caPem)).toMatchObject({ isValid: true, isTotal: true });
   });
 
   it('appends one revision per save on the same document, each holding only what changed since the last', async () => {
@@ -241,7 +267,12 @@ describe('the seal appended as an incremental update', () => {
     expect(first.pdf.subarray(0, original.length).equals(original)).toBe(true);
     expect(second.pdf.subarray(0, first.pdf.length).equals(first.pdf)).toBe(true);
     // Nothing changed: only the cross-reference stream (which lists itself).
-    expect(second.pdf.subarray(first.pdf.length).toString('latin1').match(/ \d+ obj\n/g)).toHaveLength(1);
+    expect(
+      second.pdf
+        .subarray(first.pdf.length)
+        .toString('latin1')
+        .match(/ \d+ obj\n/g),
+    ).toHaveLength(1);
     expect(third.pdf.subarray(0, second.pdf.length).equals(second.pdf)).toBe(true);
     const lastRevision = third.pdf.subarray(second.pdf.length).toString('latin1');
     expect(lastRevision.match(/ \d+ obj\n/g)).toHaveLength(2);
@@ -272,7 +303,7 @@ describe('long-term validation revisions', () => {
     return document
       .getForm()
       .getFields()
-      .map((field) => field.acroField.dict.lookupMaybe(PDFName.of('V'), PDFDict)?.lookupMaybe(PDFName.of('Contents'), PDFHexString, PDFString))
+      .map((field) => field.acroField.dict.lookupMaybe(PDFName.of('V'), PDFDict)?.lookupMaybe(PDFName.of('Contents'), PDFString, PDFHexString))
       .filter((contents) => contents !== undefined)
       .map((contents) => Buffer.from(contents.asBytes()));
   }
@@ -298,7 +329,11 @@ describe('long-term validation revisions', () => {
     const document = await PDFDocument.load(again);
     const dss = document.catalog.lookup(PDFName.of('DSS'), PDFDict);
     const streamsOf = (array: PDFArray | undefined) =>
-      (array?.asArray() ?? []).map((ref) => Buffer.from(document.context.lookup(ref, PDFRawStream).contents));
+      (array?.asArray() ?? []).map((ref) => {
+        const stream = document.context.lookup(ref);
+        if (!(stream instanceof PDFRawStream)) throw new Error('a store entry is not a stream');
+        return Buffer.from(stream.contents);
+      });
     expect(streamsOf(dss.lookupMaybe(PDFName.of('Certs'), PDFArray))).toEqual([notaryDer, caDer]);
     expect(streamsOf(dss.lookupMaybe(PDFName.of('OCSPs'), PDFArray))).toEqual([ocsp]);
     expect(streamsOf(dss.lookupMaybe(PDFName.of('CRLs'), PDFArray))).toEqual([crl]);
@@ -335,7 +370,10 @@ describe('long-term validation revisions', () => {
     expect(contents.subarray(0, token.length).equals(token)).toBe(true);
     expect(contents.subarray(token.length).every((byte) => byte === 0)).toBe(true);
 
-    const covered = await writeTemporary('covered.bin', Buffer.concat([pdf.subarray(start, start + length), pdf.subarray(secondStart, secondStart + secondLength)]));
+    const covered = await writeTemporary(
+      'covered.bin',
+      Buffer.concat([pdf.subarray(start, start + length), pdf.subarray(secondStart, secondStart + secondLength)]),
+    );
     const tokenFile = await writeTemporary('token.der', token);
     const caFile = await writeTemporary('tsa-ca.pem', Buffer.from(tsa.caPem));
     const verified = await run('openssl', ['ts', '-verify', '-data', covered, '-in', tokenFile, '-token_in', '-CAfile', caFile]);

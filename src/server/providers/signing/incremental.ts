@@ -1,7 +1,9 @@
+import type { PDFCatalog, PDFContext } from 'pdf-lib';
+import { inflateSync } from 'node:zlib';
 import {
+  decodePDFRawStream,
   ParseSpeeds,
-  PDFCatalog,
-  PDFContext,
+  PDFArray,
   PDFCrossRefSection,
   PDFCrossRefStream,
   PDFDict,
@@ -53,7 +55,7 @@ export interface SaveResult {
   reason: string | null;
 }
 
-const whitespace = /[\0\t\n\f\r ]/;
+const whitespace = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
 const sectionLimit = 1000;
 
 function fingerprint(object: PDFObject): Fingerprint {
@@ -72,7 +74,7 @@ function isSame(known: Fingerprint, object: PDFObject): boolean {
 
 function skipWhitespace(bytes: Buffer, offset: number): number {
   let position = offset;
-  while (position < bytes.length && whitespace.test(String.fromCharCode(bytes[position] ?? 0))) position += 1;
+  while (position < bytes.length && whitespace.has(bytes[position] ?? 0)) position += 1;
   return position;
 }
 
@@ -80,9 +82,19 @@ function parseObjectAt(bytes: Buffer, offset: number, context: PDFContext): PDFO
   return PDFObjectParser.forBytes(bytes.subarray(offset), context).parseObject();
 }
 
+/** Whether the object starts at `offset` (after whitespace, which readers skip too). */
+function startsObject(bytes: Buffer, offset: number, objectNumber: number, generation: number): boolean {
+  const start = skipWhitespace(bytes, offset);
+  const header = /^(\d+)\s+(\d+)\s+obj/.exec(bytes.subarray(start, start + 32).toString('latin1'));
+  return header !== null && Number(header[1]) === objectNumber && Number(header[2]) === generation;
+}
+
 /** The offset an in-use entry of a classic table points at must start that object ("12 0 obj"). */
 function checkTableEntries(bytes: Buffer, start: number, end: number): string | null {
-  const lines = bytes.subarray(start, end).toString('latin1').split(/\r\n|\r|\n/);
+  const lines = bytes
+    .subarray(start, end)
+    .toString('latin1')
+    .split(/\r\n|\r|\n/);
   let objectNumber = 0;
   for (const raw of lines) {
     const line = raw.trim();
@@ -96,12 +108,56 @@ function checkTableEntries(bytes: Buffer, start: number, end: number): string | 
     if (!entry) return `its cross-reference table has a line that is not an entry ("${line.slice(0, 30)}")`;
     if (entry[3] === 'n') {
       const at = Number(entry[1]);
-      const header = `${objectNumber} ${Number(entry[2])} obj`;
-      if (bytes.subarray(at, at + header.length).toString('latin1') !== header) {
+      if (!startsObject(bytes, at, objectNumber, Number(entry[2]))) {
         return `its cross-reference table places object ${objectNumber} at byte ${at}, where that object does not start`;
       }
     }
     objectNumber += 1;
+  }
+  return null;
+}
+
+/** The same check for a cross-reference stream's in-use entries (type 1; type 2 live in object streams). */
+function checkStreamEntries(bytes: Buffer, stream: PDFRawStream): string | null {
+  const numbers = (key: string) =>
+    stream.dict
+      .lookupMaybe(PDFName.of(key), PDFArray)
+      ?.asArray()
+      .map((item) => (item instanceof PDFNumber ? item.asNumber() : NaN));
+  const widths = numbers('W');
+  const size = stream.dict.lookupMaybe(PDFName.of('Size'), PDFNumber)?.asNumber() ?? 0;
+  const index = numbers('Index') ?? [0, size];
+  if (!widths || widths.length !== 3 || widths.some((width) => !Number.isInteger(width) || width < 0)) return 'its cross-reference stream has no usable /W';
+  let data: Uint8Array;
+  try {
+    // Node's zlib for the usual case: pdf-lib's JavaScript inflate is several times slower.
+    const isPlainFlate = stream.dict.get(PDFName.of('Filter')) === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'));
+    data = isPlainFlate ? inflateSync(stream.contents) : decodePDFRawStream(stream).decode();
+  } catch {
+    return 'its cross-reference stream cannot be decoded';
+  }
+  const [typeWidth = 0, offsetWidth = 0, generationWidth = 0] = widths;
+  const read = (at: number, width: number) => {
+    let value = 0;
+    for (let byte = 0; byte < width; byte += 1) value = value * 256 + (data[at + byte] ?? 0);
+    return value;
+  };
+  let at = 0;
+  for (let pair = 0; pair + 1 < index.length; pair += 2) {
+    const first = index[pair] ?? NaN;
+    const count = index[pair + 1] ?? NaN;
+    if (!Number.isInteger(first) || !Number.isInteger(count)) return 'its cross-reference stream has an unusable /Index';
+    for (let objectNumber = first; objectNumber < first + count; objectNumber += 1) {
+      if (at + typeWidth + offsetWidth + generationWidth > data.length) return 'its cross-reference stream is shorter than its /Index says';
+      const type = typeWidth === 0 ? 1 : read(at, typeWidth);
+      const offset = read(at + typeWidth, offsetWidth);
+      const generation = read(at + typeWidth + offsetWidth, generationWidth);
+      at += typeWidth + offsetWidth + generationWidth;
+      if (type !== 1) continue;
+      if (!startsObject(bytes, offset, objectNumber, generation)) {
+        return `its cross-reference stream places object ${objectNumber} at byte ${offset}, where that object does not start`;
+      }
+    }
   }
   return null;
 }
@@ -114,9 +170,9 @@ function checkTableEntries(bytes: Buffer, start: number, end: number): string | 
 function readSections(bytes: Buffer, context: PDFContext): Section | string {
   const tail = bytes.subarray(Math.max(0, bytes.length - 2048)).toString('latin1');
   const at = tail.lastIndexOf('startxref');
-  if (at === -1) return 'the original has no startxref at its end';
+  if (at === -1) return 'it has no startxref at its end';
   const match = /^startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail.slice(at));
-  if (!match) return 'the original does not end with a startxref offset and %%EOF';
+  if (!match) return 'it does not end with a startxref offset and %%EOF';
   let offset = Number(match[1]);
   let newest: Section | null = null;
   const visited = new Set<number>();
@@ -143,7 +199,7 @@ function readSections(bytes: Buffer, context: PDFContext): Section | string {
     } else {
       kind = 'stream';
       const header = /^(\d+)\s+(\d+)\s+obj/.exec(bytes.subarray(start, start + 40).toString('latin1'));
-      if (!header) return `nothing at byte ${offset} is a cross-reference table or stream`;
+      if (!header) return `no cross-reference table or stream starts at byte ${offset}, where its startxref or a /Prev points`;
       let parsed: PDFObject;
       try {
         parsed = parseObjectAt(bytes, start + header[0].length, context);
@@ -153,6 +209,8 @@ function readSections(bytes: Buffer, context: PDFContext): Section | string {
       if (!(parsed instanceof PDFRawStream) || parsed.dict.get(PDFName.of('Type')) !== PDFName.of('XRef')) {
         return `the object at byte ${offset} is not a cross-reference stream`;
       }
+      const problem = checkStreamEntries(bytes, parsed);
+      if (problem) return problem;
       trailer = parsed.dict;
     }
     const size = trailer.get(PDFName.of('Size'));
@@ -179,7 +237,7 @@ function findParseDamage(document: PDFDocument): string | null {
     if (object instanceof PDFInvalidObject) return `pdf-lib could not read object ${ref.objectNumber} and kept its bytes as they were`;
   }
   const root = context.trailerInfo.Root;
-  if (!(root instanceof PDFRef) || !(context.lookup(root) instanceof PDFDict)) return 'the original has no readable catalog';
+  if (!(root instanceof PDFRef) || !(context.lookup(root) instanceof PDFDict)) return 'it has no readable catalog';
   return null;
 }
 
@@ -230,6 +288,7 @@ export class IncrementalPdf {
    */
   async save(options: { objectsPerTick?: number } = {}): Promise<SaveResult> {
     const { document } = this;
+    // What pdf-lib's own save() does first: refresh the appearances of a form it was asked for, embed fonts and images.
     const form = (document as unknown as { formCache: { getValue(): { updateFieldAppearances(): void } | undefined } }).formCache.getValue();
     form?.updateFieldAppearances();
     await document.flush();
@@ -304,7 +363,8 @@ export class IncrementalPdf {
       const streamRef = context.nextRef();
       newSize = Math.max(previous.size, context.largestObjectNumber + 1);
       trailer.set(PDFName.of('Size'), PDFNumber.of(newSize));
-      const stream = PDFCrossRefStream.of(trailer, [], true);
+      // Left unencoded: a few hundred bytes, and pdf-lib's JavaScript deflate would cost more than the rest of the update.
+      const stream = PDFCrossRefStream.of(trailer, [], false);
       changed.forEach(([ref], index) => stream.addUncompressedEntry(ref, offsets[index] ?? 0));
       stream.addUncompressedEntry(streamRef, xrefOffset);
       const header = `${streamRef.objectNumber} 0 obj\n`;

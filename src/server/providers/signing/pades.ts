@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf, Signer } from '@signpdf/signpdf';
-import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import type { SigningCredentials } from './certificates.ts';
 import { createDetachedCmsSignature, createTimestampRequest, pemToDer, readTimestampResponse, readTimestampToken } from './cms.ts';
 import { IncrementalPdf } from './incremental.ts';
@@ -170,7 +171,7 @@ function findSignatureValues(document: PDFDocument): Buffer[] {
   const values: Buffer[] = [];
   for (const field of findFormFields(document)) {
     const value = field.lookupMaybe(PDFName.of('V'), PDFDict);
-    const contents = value?.lookupMaybe(PDFName.of('Contents'), PDFHexString, PDFString);
+    const contents = value?.lookupMaybe(PDFName.of('Contents'), PDFString, PDFHexString);
     if (contents && value?.has(PDFName.of('ByteRange'))) values.push(Buffer.from(contents.asBytes()));
   }
   return values;
