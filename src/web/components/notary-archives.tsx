@@ -24,7 +24,7 @@ function describeStatus(archive: NotaryArchive): string {
     case 'building':
       return 'Being built';
     case 'ready':
-      return archive.expiresAt ? `Ready to download until ${formatDateTime(archive.expiresAt)}` : 'Ready to download';
+      return 'Ready to download';
     case 'failed':
       return 'Could not be built';
     case 'expired':
