@@ -19,7 +19,7 @@ import {
   type SigningCredentials,
 } from '#server/providers/signing/certificates.ts';
 import { createDetachedCmsSignature } from '#server/providers/signing/cms.ts';
-import { signPdf } from '#server/providers/signing/pades.ts';
+import { appendDss, signPdf } from '#server/providers/signing/pades.ts';
 import { makePdf } from './pdf-fixtures.ts';
 
 /**
@@ -291,66 +291,9 @@ export async function createOcspResponse(directory: string, ca: PlatformCa, cert
 
 const derOfPem = (pem: string) => Buffer.from(new X509Certificate(pem).raw);
 
-/**
- * Appends a revision holding a /DSS (certificates and OCSP responses) to a signed PDF, as PAdES
- * B-LT does: the signed bytes stay as they are, and the new catalog names the DSS.
- */
-export function appendDocumentSecurityStore(pdf: Buffer, store: { certificatePems: string[]; ocsps: Buffer[] }): Buffer {
-  const text = pdf.toString('latin1');
-  const trailerAt = text.lastIndexOf('trailer');
-  const trailer = text.slice(trailerAt);
-  const root = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(trailer);
-  const size = /\/Size\s+(\d+)/.exec(trailer);
-  const startXref = /startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')));
-  if (!root || !size || !startXref) throw new Error('the PDF has no classic trailer');
-  const catalogMatch = new RegExp(`(?:^|[\\r\\n\\s])${root[1]}\\s+${root[2]}\\s+obj\\s*<<([\\s\\S]*?)>>\\s*endobj`).exec(text);
-  if (!catalogMatch) throw new Error('the catalog was not found');
-  let next = Number(size[1]);
-  const objects: { number: number; body: Buffer }[] = [];
-  const stream = (bytes: Buffer) => {
-    const number = next++;
-    objects.push({
-      number,
-      body: Buffer.concat([Buffer.from(`<< /Length ${bytes.length} >>\nstream\n`, 'latin1'), bytes, Buffer.from('\nendstream', 'latin1')]),
-    });
-    return number;
-  };
-  const certificates = store.certificatePems.map((pem) => stream(derOfPem(pem)));
-  const ocsps = store.ocsps.map(stream);
-  const dssNumber = next++;
-  objects.push({
-    number: dssNumber,
-    body: Buffer.from(`<< /Certs [${certificates.map((n) => `${n} 0 R`).join(' ')}] /OCSPs [${ocsps.map((n) => `${n} 0 R`).join(' ')}] >>`, 'latin1'),
-  });
-  objects.push({
-    number: Number(root[1]),
-    body: Buffer.from(`<<${(catalogMatch[1] ?? '').replace(/\/DSS\s+\d+\s+\d+\s+R/, '')} /DSS ${dssNumber} 0 R >>`, 'latin1'),
-  });
-  const chunks: Buffer[] = [Buffer.from('\n', 'latin1')];
-  let offset = pdf.length + 1;
-  const offsets = new Map<number, number>();
-  for (const object of objects) {
-    const generation = object.number === Number(root[1]) ? Number(root[2]) : 0;
-    const chunk = Buffer.concat([Buffer.from(`${object.number} ${generation} obj\n`, 'latin1'), object.body, Buffer.from('\nendobj\n', 'latin1')]);
-    offsets.set(object.number, offset);
-    chunks.push(chunk);
-    offset += chunk.length;
-  }
-  const xref = [
-    'xref',
-    '0 1',
-    '0000000000 65535 f\r',
-    ...[...offsets.entries()].flatMap(([number, at]) => [
-      `${number} 1`,
-      `${String(at).padStart(10, '0')} ${String(number === Number(root[1]) ? Number(root[2]) : 0).padStart(5, '0')} n\r`,
-    ]),
-    `trailer\n<< /Size ${next} /Root ${root[1]} ${root[2]} R /Prev ${startXref[1]} >>`,
-    'startxref',
-    String(offset),
-    '%%EOF\n',
-  ].join('\n');
-  chunks.push(Buffer.from(xref, 'latin1'));
-  return Buffer.concat([pdf, ...chunks]);
+/** Appends a revision holding a /DSS (certificates and OCSP responses) to a signed PDF, with the sealing code's appendDss (PAdES B-LT). */
+export function appendDocumentSecurityStore(pdf: Buffer, store: { certificatePems: string[]; ocsps: Buffer[] }): Promise<Buffer> {
+  return appendDss(pdf, { certificates: store.certificatePems.map(derOfPem), ocspResponses: store.ocsps, crls: [] });
 }
 
 export interface ArchiveScenario {
@@ -392,7 +335,7 @@ export async function createArchiveScenario(
   const timestamped = await signPdf(await makePdf(1, 'Affidavit'), credentials, { ...info, timestampUrl: tsaUrl });
   const longTermSigned = await signPdf(await makePdf(1, 'Power of attorney'), credentials, { ...info, timestampUrl: tsaUrl });
   const ocsp = await createOcspResponse(workDirectory, ca, credentials.certificatePem);
-  const longTerm = appendDocumentSecurityStore(longTermSigned, { certificatePems: [credentials.certificatePem, ca.certificatePem], ocsps: [ocsp] });
+  const longTerm = await appendDocumentSecurityStore(longTermSigned, { certificatePems: [credentials.certificatePem, ca.certificatePem], ocsps: [ocsp] });
 
   const ctx = { db, user: null, apiKey: null, ipAddress: '203.0.113.7', userAgent: 'Mozilla/5.0 (test)' };
   const jobScope = `job:${jobId}`;

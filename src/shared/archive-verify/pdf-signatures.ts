@@ -200,16 +200,19 @@ export async function verifyPdfSignatures(file: string, bytes: Uint8Array, archi
     for (const object of pdf.objects.values()) {
       if (object.offset < coveredEnd) continue;
       const type = object.value.type === 'dict' ? getName(pdf, object.value, 'Type') : null;
-      // What a validation-data revision adds: the DSS and its streams and VRI dictionaries, a new catalog naming it, an xref stream.
-      if (type !== null && type !== 'Catalog' && type !== 'XRef') appendedKinds.add(type);
-      if (object.value.type !== 'dict') appendedKinds.add('a bare value');
+      // What a validation-data revision adds: the DSS with its streams and VRI dictionaries, a new catalog naming it, an xref stream.
+      // Anything else that is new and typed (a page, an annotation), or any signed object replaced, changes what was signed.
+      const isAllowedType = type === null || ['Catalog', 'XRef', 'DSS', 'VRI'].includes(type);
+      const isReplaced = object.firstOffset < coveredEnd && type !== 'Catalog' && type !== 'DSS';
+      if (!isAllowedType) appendedKinds.add(`new /${type} objects`);
+      if (isReplaced) appendedKinds.add(`a new version of signed object ${object.number}`);
     }
     const addsDss = dss !== null && dss.offset >= coveredEnd;
     const extra = bytes.length - coveredEnd;
     if (addsDss && appendedKinds.size === 0)
       pass(`${file} ends with a revision of ${plural(extra, 'byte')} that no signature covers; it adds validation data (/DSS) only.`);
     else {
-      const what = appendedKinds.size > 0 ? ` (they add ${[...appendedKinds].map((kind) => `/${kind}`).join(', ')} objects)` : '';
+      const what = appendedKinds.size > 0 ? ` (they add ${[...appendedKinds].join(', ')})` : '';
       fail(`${file} was changed after its last signature: ${plural(extra, 'byte')} at its end are covered by no signature${what}.`);
     }
   }

@@ -173,6 +173,8 @@ export interface PdfObject {
   number: number;
   generation: number;
   offset: number;
+  /** Where the object was first defined: earlier than `offset` when a later revision replaced it. */
+  firstOffset: number;
   value: PdfValue;
 }
 
@@ -224,7 +226,13 @@ export function readPdf(bytes: Uint8Array): PdfFile {
       objectHeader.lastIndex = end;
     } else objectHeader.lastIndex = parser.position;
     const key = `${match[1]} ${match[2]}`;
-    objects.set(key, { number: Number(match[1]), generation: Number(match[2]), offset: match.index, value });
+    objects.set(key, {
+      number: Number(match[1]),
+      generation: Number(match[2]),
+      offset: match.index,
+      firstOffset: objects.get(key)?.firstOffset ?? match.index,
+      value,
+    });
   }
   const revisionEnds: number[] = [];
   for (let index = text.indexOf('%%EOF'); index >= 0; index = text.indexOf('%%EOF', index + 5)) {
