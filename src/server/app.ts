@@ -76,6 +76,8 @@ export interface BuildAppOptions {
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
 export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = givenDeps;
+  // Certificates the platform CA issues name its revocation addresses under this URL (decision 057).
+  setPkiPublicUrl(config.publicUrl);
   // Payment as configured unless the caller brought its own (decision 050).
   const deps: Deps = { ...givenDeps, payment: givenDeps.payment !== undefined ? givenDeps.payment : createPaymentProvider(config.payment) };
   const app = Fastify({
@@ -216,7 +218,6 @@ export async function buildApp(givenDeps: Deps, options: BuildAppOptions = {}): 
 
   for (const { prefix, routes } of apiRouteTable) await app.register(routes, { prefix });
   // The platform CA's certificate, CRL and OCSP responder, named in every certificate it issues (decision 057).
-  setPkiPublicUrl(config.publicUrl);
   await app.register(pkiRoutes, { prefix: '/pki' });
   await registerWebApp(app, config);
   return app;

@@ -105,6 +105,7 @@ export const errorCodes = [
   'signature_missing',
   'slot_taken',
   'stale_version',
+  'timestamp_unavailable',
   'too_many_slots',
   'unauthorized',
   'unprintable_text',

@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,6 +182,46 @@ describe('a seal is long-term (PAdES B-LT, B-LTA with a TSA)', () => {
     expect(describeAuditEvent({ action: 'document.notarized', actorName: 'Nora Notary', data: event?.data as Record<string, unknown> })).toContain(
       'It carries long-term validation data (PAdES B-LT).',
     );
+  });
+
+  it('answers 502 with a sentence and seals nothing when the TSA stops answering before the archive timestamp', async () => {
+    // In front of the authority: the signature's timestamp goes through, then it answers 503.
+    let requests = 0;
+    const flaky = http.createServer((request, response) => {
+      requests += 1;
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        if (requests > 1) return void response.writeHead(503).end();
+        void fetch(tsa.url, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: Buffer.concat(chunks) }).then(async (answer) =>
+          response.writeHead(answer.status, { 'content-type': 'application/timestamp-reply' }).end(Buffer.from(await answer.arrayBuffer())),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const tsaUrl = t.config.tsaUrl;
+    t.config.tsaUrl = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/`;
+    try {
+      const job = await kit.createJob(notary, { notaryId: notary.id, signers: [{ name: signer.name, email: signer.email }] });
+      const documentId = await kit.uploadPdf(notary, job.id);
+      await kit.moveJob(notary, job.id, ['ready', 'in_session']);
+      const participantId = job.participants[0]?.id ?? '';
+      const bypass = { enabled: true, reason: 'Identity step not under test here', method: 'personal_knowledge' };
+      expect((await kit.call(notary, 'POST', `/api/jobs/${job.id}/signers/${participantId}/id-bypass`, bypass)).statusCode).toBe(200);
+      expect((await kit.call(notary, 'POST', `/api/jobs/${job.id}/documents/${documentId}/complete`)).statusCode).toBe(200);
+      const refused = await kit.call(notary, 'POST', `/api/jobs/${job.id}/complete-job`);
+      expect(refused.statusCode).toBe(502);
+      expect(refused.json()).toEqual({
+        error: 'timestamp_unavailable',
+        message: 'The time-stamping authority did not answer, so the seal could not be completed and nothing was sealed. Try again in a few minutes.',
+      });
+      expect(requests).toBe(2);
+      expect((await kit.getJob(notary, job.id)).status).toBe('in_session');
+      expect(await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, job.id))).toEqual([]);
+    } finally {
+      t.config.tsaUrl = tsaUrl;
+      await new Promise((resolve) => flaky.close(resolve));
+    }
   });
 
   it('still validates as of its signing time once the notary’s certificate has been revoked', async () => {

@@ -278,7 +278,16 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       const longTerm = await extendToLongTerm({ db: ctx.db, secretsKey: ctx.secretsKey, tsaUrl: ctx.config.tsaUrl }, signed, [
         credentials.certificatePem,
         ...credentials.chainPems,
-      ]);
+      ]).catch((error: unknown) => {
+        // Only the time-stamping authority is outside the platform here (third parties' OCSP and CRLs end as sentences).
+        if (!ctx.config.tsaUrl || !/timestamp authority|fetch failed|TimeoutError|aborted/i.test(String(error))) throw error;
+        ctx.log.error({ err: error, jobId }, 'the archive timestamp could not be had');
+        throw new AppError(
+          502,
+          'timestamp_unavailable',
+          'The time-stamping authority did not answer, so the seal could not be completed and nothing was sealed. Try again in a few minutes.',
+        );
+      });
       const sha256 = createHash('sha256').update(longTerm.pdf).digest('hex');
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);
       await fs.promises.writeFile(filePath, longTerm.pdf);

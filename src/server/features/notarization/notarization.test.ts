@@ -17,6 +17,8 @@ import { makePng } from '#test/png-fixtures.ts';
 
 const run = promisify(execFile);
 const publicUrl = 'https://notary.example.test';
+/** Nothing listens at publicUrl, where certificates name the OCSP responder: pdfsig checks the chain only (long-term.test.ts asks the responder). */
+const offline = { isRevocationCheckedOnline: false };
 /** A job in session that was never recorded: not a notarial act, for that reason alone. */
 const unrecordedReasons = ['No audio-video session was recorded.'];
 
@@ -193,7 +195,7 @@ describe('POST /api/jobs/:id/complete-job', () => {
     expect(createHash('sha256').update(notarized).digest('hex')).toBe(item?.sha256);
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
     expect(caPem).toContain('BEGIN CERTIFICATE');
-    const report = await verifyWithPdfsig(notarized, caPem);
+    const report = await verifyWithPdfsig(notarized, caPem, offline);
     // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
     expect(report).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
     // The seal is appended to the original as an incremental update: the upload is its first bytes.
@@ -299,7 +301,7 @@ describe('the notary’s images from one seal to the next', () => {
     expect(await notarySignatures(red)).toEqual([[255, 0, 0]]);
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
     // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
-    expect(await verifyWithPdfsig(red, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
+    expect(await verifyWithPdfsig(red, caPem, offline)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
   });
 });
 
@@ -432,7 +434,7 @@ describe('what the notarized output states', () => {
 
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
     // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
-    expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
+    expect(await verifyWithPdfsig(bytes, caPem, offline)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
   });
 
   it('seals a job in session that was never recorded, with nothing filled, as "not a notarial act" for that reason alone, stores the facts, and /verify says so', async () => {
@@ -469,7 +471,7 @@ describe('what the notarized output states', () => {
     });
     const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
     // Not the whole file: the long-term validation data (DSS) is appended after the signature (decision 058).
-    expect(await verifyWithPdfsig(bytes, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
+    expect(await verifyWithPdfsig(bytes, caPem, offline)).toMatchObject({ isValid: true, isTrusted: true, isTotal: false, hasDigestMismatch: false });
   });
 
   it('prints the document’s verification id and its address under PUBLIC_URL on the certificate page', async () => {

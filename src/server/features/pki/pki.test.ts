@@ -6,7 +6,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAuditEvent } from '#shared/audit-sentences.ts';
-import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, type NotaryIdentity } from '#server/providers/signing/certificates.ts';
+import {
+  getOrCreatePlatformCa,
+  getOrIssueNotaryCredentials,
+  getOrIssuePlatformSignerCredentials,
+  type NotaryIdentity,
+} from '#server/providers/signing/certificates.ts';
 import { createTestApp, type TestApp, type TestUser } from '../../../../test/create-test-app.ts';
 
 const run = promisify(execFile);
@@ -65,6 +70,11 @@ describe('the platform CA’s revocation endpoints', () => {
     expect(text).toContain(`URI:${t.config.publicUrl}/pki/crl`);
     expect(text).toContain(`OCSP - URI:${t.config.publicUrl}/pki/ocsp`);
     expect(text).toContain(`CA Issuers - URI:${t.config.publicUrl}/pki/ca.crt`);
+
+    await fs.promises.writeFile(file('platform-signer.pem'), (await getOrIssuePlatformSignerCredentials(t.db, t.secretsKey)).certificatePem);
+    const signer = await openssl(['x509', '-in', 'platform-signer.pem', '-noout', '-ext', 'crlDistributionPoints,authorityInfoAccess']);
+    expect(signer).toContain(`URI:${t.config.publicUrl}/pki/crl`);
+    expect(signer).toContain(`OCSP - URI:${t.config.publicUrl}/pki/ocsp`);
   });
 
   it('re-issues, on next use, a certificate that names another PUBLIC_URL’s revocation addresses', async () => {
@@ -198,7 +208,7 @@ describe('the platform CA’s revocation endpoints', () => {
       expect(res.headers['content-type']).toBe('application/ocsp-response');
       expect(res.rawPayload).toEqual(malformed);
     }
-    for (const encoded of ['%21%21', 'bm90IGFuIE9DU1AgcmVxdWVzdA%3D%3D', 'A', '!!!']) {
+    for (const encoded of ['%21%21', 'bm90IGFuIE9DU1AgcmVxdWVzdA%3D%3D', 'A', '!!!', 'QUFB'.repeat(500)]) {
       const res = await t.app.inject({ method: 'GET', url: `/pki/ocsp/${encoded}` });
       expect(res.statusCode).toBe(200);
       expect(res.rawPayload).toEqual(malformed);

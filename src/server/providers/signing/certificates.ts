@@ -39,7 +39,8 @@ export interface NotaryIdentity {
 
 /** Where issued certificates send a verifier for revocation data; buildApp records the deployment's PUBLIC_URL. */
 export interface IssueOptions {
-  publicUrl?: string | null;
+  /** Overrides the PUBLIC_URL buildApp recorded (tests, a second deployment's keys). */
+  publicUrl?: string;
 }
 
 /**

@@ -254,6 +254,31 @@ describe('the seal appended as an incremental update', () => {
     expect(await verifyWithPdfsig(fromShifted.signed, caPem)).toMatchObject({ isValid: true, isTotal: true });
   });
 
+  it('writes the resources a page inherits from the page tree when drawing adds a font to them', async () => {
+    const base = await PDFDocument.create({ updateMetadata: false });
+    const helvetica = await base.embedFont(StandardFonts.Helvetica);
+    const page = base.addPage([612, 792]);
+    page.drawText('Inherited resources', { x: 72, y: 720, size: 14, font: helvetica });
+    // The page's resources move up to the page tree, as an indirect dictionary the page inherits.
+    const resources = page.node.get(PDFName.of('Resources'));
+    if (!(resources instanceof PDFDict)) throw new Error('no resources');
+    base.catalog.Pages().set(PDFName.of('Resources'), base.context.register(resources));
+    page.node.delete(PDFName.of('Resources'));
+    const original = Buffer.from(await base.save({ useObjectStreams: false }));
+
+    const incremental = await IncrementalPdf.load(original);
+    const times = await incremental.document.embedFont(StandardFonts.TimesRoman);
+    incremental.document.getPages()[0]?.drawText('Drawn in the update', { x: 72, y: 600, size: 14, font: times });
+    const { pdf } = await incremental.save();
+
+    expect(pdf.subarray(0, original.length).equals(original)).toBe(true);
+    await checkWithQpdf(pdf);
+    const { stdout, stderr } = await run('pdftotext', [await writeTemporary('inherited.pdf', pdf), '-']);
+    expect(stderr).toBe('');
+    expect(stdout).toContain('Inherited resources');
+    expect(stdout).toContain('Drawn in the update');
+  });
+
   it('appends one revision per save on the same document, each holding only what changed since the last', async () => {
     const original = await makeOriginal({ pageCount: 3, useObjectStreams: true });
     const incremental = await IncrementalPdf.load(original);

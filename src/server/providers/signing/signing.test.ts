@@ -192,13 +192,23 @@ describe('platform CA and notary certificates', () => {
 
 describe('signed PDFs as a verifier sees them', () => {
   let caPem: string;
+  let original: Buffer;
   let signed: Buffer;
 
   beforeAll(async () => {
     const notary = await createNotaryUser('Nora Notary');
     const credentials = await getOrIssueNotaryCredentials(db, secretsKey, notary);
     caPem = (await getOrCreatePlatformCa(db, secretsKey)).certificatePem;
-    signed = await signPdf(await makePdf(3, 'Deed of trust'), credentials, signatureInfo);
+    original = await makePdf(3, 'Deed of trust');
+    signed = await signPdf(original, credentials, signatureInfo);
+  });
+
+  it('appends the signature to the original, whose bytes stay its first bytes', () => {
+    expect(signed.subarray(0, original.length).equals(original)).toBe(true);
+    expect(signed.length).toBeGreaterThan(original.length);
+    const appended = signed.subarray(original.length).toString('latin1');
+    expect(appended).toContain('/Type /XRef');
+    expect(appended).toMatch(/\/Prev \d+/);
   });
 
   it('is reported by pdfsig as valid, trusted through the platform CA and covering the whole document', async () => {
