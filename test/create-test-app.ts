@@ -116,6 +116,8 @@ export async function createTestApp(env: Record<string, string> = {}, shared: Sh
       ...(shared.logStream ? { logStream: shared.logStream } : { logger: false }),
       isEmailDeliveryStarted: Boolean(env.SMTP_URL),
       isWebhookDeliveryStarted: false,
+      // Archives are built when asked for (wake) or by app.archiveBuilder.runOnce(), not by a timer.
+      isArchiveBuilderStarted: false,
     },
   );
   await app.ready();

@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '#server/db/client.ts';
 import { notaryArchives } from '#server/db/schema/index.ts';
-import { ArchiveAbandoned, ArchiveBuildError, archiveLeaseMs, buildNotaryArchive, type ArchiveBuildDeps } from '#server/features/journal/archive-build.ts';
+import {
+  ArchiveAbandoned,
+  ArchiveBuildError,
+  ArchiveInterrupted,
+  archiveLeaseMs,
+  buildNotaryArchive,
+  type ArchiveBuildDeps,
+} from '#server/features/journal/archive-build.ts';
 import { archiveFilePath, type ArchiveRow } from '#server/features/journal/archive.service.ts';
 
 /** A finished archive is kept this long, then its file is deleted (the row stays, as expired). */
@@ -46,6 +53,7 @@ export class ArchiveBuilder {
     this.timer.unref();
   }
 
+  /** Stops polling; a build in flight stops between two files and its archive is queued again. */
   async stop(): Promise<void> {
     this.isStopped = true;
     if (this.timer) clearTimeout(this.timer);
@@ -97,7 +105,7 @@ export class ArchiveBuilder {
   private async build(archive: ArchiveRow): Promise<boolean> {
     const isHeld = and(eq(notaryArchives.id, archive.id), eq(notaryArchives.status, 'building'));
     try {
-      const outcome = await buildNotaryArchive(this.deps, archive);
+      const outcome = await buildNotaryArchive(this.deps, archive, { isStopping: () => this.isStopped });
       const finishedAt = new Date();
       const [done] = await this.deps.db
         .update(notaryArchives)
@@ -116,6 +124,11 @@ export class ArchiveBuilder {
       return Boolean(done);
     } catch (error) {
       if (error instanceof ArchiveAbandoned) return false;
+      if (error instanceof ArchiveInterrupted) {
+        // Built again from the start by whichever instance runs next.
+        await this.deps.db.update(notaryArchives).set({ status: 'queued', startedAt: null, expiresAt: null, filesDone: 0, bytesDone: 0 }).where(isHeld);
+        return false;
+      }
       const reason =
         error instanceof ArchiveBuildError
           ? `${error.message} Ask for the archive again; if it fails again, an administrator can look into it.`

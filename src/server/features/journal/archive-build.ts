@@ -70,6 +70,9 @@ export class ArchiveBuildError extends Error {}
 /** The builder lost its archive (deleted, or its lease taken as lapsed): it stops and cleans up. */
 export class ArchiveAbandoned extends Error {}
 
+/** The server is shutting down: the build stops between two files, and the archive goes back to the queue. */
+export class ArchiveInterrupted extends Error {}
+
 export interface ArchiveBuildDeps {
   db: DbOrTx;
   storage: StorageProvider;
@@ -217,10 +220,15 @@ export interface ArchiveBuildOutcome {
 /**
  * Builds the archive `archive` (already claimed: status building) into the data directory and
  * returns its size and SHA-256. Progress and the lease go to the row now and then; when the row is
- * gone or no longer this builder's, the build stops (ArchiveAbandoned). The partial file is removed
- * on any failure.
+ * gone or no longer this builder's, the build stops (ArchiveAbandoned); when the server stops, it
+ * stops between two files (ArchiveInterrupted). The partial file is removed on any failure.
  */
-export async function buildNotaryArchive(deps: ArchiveBuildDeps, archive: ArchiveRow, now = new Date()): Promise<ArchiveBuildOutcome> {
+export async function buildNotaryArchive(
+  deps: ArchiveBuildDeps,
+  archive: ArchiveRow,
+  options: { now?: Date; isStopping?: () => boolean } = {},
+): Promise<ArchiveBuildOutcome> {
+  const now = options.now ?? new Date();
   const { db, storage } = deps;
   const records = await gatherRecords(db, archive);
   const { notary } = records;
@@ -237,6 +245,7 @@ export async function buildNotaryArchive(deps: ArchiveBuildDeps, archive: Archiv
   let bytesDone = 0;
   let lastProgressAt = 0;
   const reportProgress = async (isForced = false) => {
+    if (options.isStopping?.()) throw new ArchiveInterrupted('the server is stopping');
     if (!isForced && Date.now() - lastProgressAt < progressEveryMs) return;
     lastProgressAt = Date.now();
     const held = await db

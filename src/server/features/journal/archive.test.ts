@@ -8,9 +8,11 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '#shared/journal.ts';
 import type { NotaryArchive, NotaryArchiveList } from '#shared/journal-archives.ts';
-import { auditEvents, notarizedDocuments } from '#server/db/schema/index.ts';
+import { auditEvents, notarizedDocuments, notaryArchives } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
+import { ArchiveInterrupted, buildNotaryArchive } from './archive-build.ts';
 import { recordMedia } from '#test/live-session.ts';
 
 const run = promisify(execFile);
@@ -348,6 +350,43 @@ describe('the notary’s archive of a commission', () => {
     expect(failed.failureReason).toMatch(/^The sealed document “deed\.pdf” of “Deed of trust” could not be read from storage\./);
     expect(fs.readdirSync(path.join(dataDir, 'archives')).filter((name) => name.startsWith(id))).toEqual([]);
     expect((await kit.call(otherNotary, 'GET', `/api/notary-log/archives/${id}/download`)).statusCode).toBe(409);
+  });
+
+  it('marks a build whose server stopped as failed once its lease lapses, and never deletes one being built', async () => {
+    const [stalled] = await t.db
+      .insert(notaryArchives)
+      .values({
+        notaryId: otherNotary.id,
+        commissionState: 'VA',
+        commissionNumber: 'VA-1',
+        status: 'building',
+        startedAt: new Date(Date.now() - 3600_000),
+        expiresAt: new Date(Date.now() - 60_000),
+      })
+      .returning();
+    const url = `/api/notary-log/archives/${stalled?.id}`;
+    const refused = await kit.call(otherNotary, 'DELETE', url);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toContain('being built');
+    // While it counts as building, no second archive is queued for that notary.
+    expect((await kit.call(otherNotary, 'POST', '/api/notary-log/archives', {})).statusCode).toBe(409);
+    await t.app.archiveBuilder.cleanUp(new Date());
+    const failed = (await kit.call(otherNotary, 'GET', url)).json() as NotaryArchive;
+    expect(failed).toMatchObject({ status: 'failed', failureReason: 'The server stopped while it built this archive. Ask for it again.' });
+    expect((await kit.call(otherNotary, 'DELETE', url)).statusCode).toBe(200);
+  });
+
+  it('stops between two files when the server stops, leaving no partial file', async () => {
+    const [row] = await t.db
+      .insert(notaryArchives)
+      .values({ notaryId: notary.id, commissionState: 'VA', commissionNumber: archive.commissionNumber, status: 'building', startedAt: new Date() })
+      .returning();
+    if (!row) throw new Error('no archive row');
+    let checks = 0;
+    const deps = { db: t.db, storage: createLocalStorage(t.blobRoot), secretsKey: t.secretsKey, config: { dataDir, tsaUrl: null } };
+    await expect(buildNotaryArchive(deps, row, { isStopping: () => ++checks > 5 })).rejects.toBeInstanceOf(ArchiveInterrupted);
+    expect(fs.readdirSync(path.join(dataDir, 'archives')).filter((name) => name.startsWith(row.id))).toEqual([]);
+    await t.db.delete(notaryArchives).where(eq(notaryArchives.id, row.id));
   });
 
   it('expires a finished archive after its time: the file goes, the row says so', async () => {

@@ -29,7 +29,9 @@ describe('the ZIP writer', () => {
     const results: Array<{ sha256: string; sizeBytes: number }> = [];
     const filePath = await writeZip('plain.zip', async (zip) => {
       results.push(await zip.addEntry('README.txt', Buffer.from('hello\n')));
-      results.push(await zip.addEntry('jobs/a/recordings/one.webm', Readable.from([big.subarray(0, 1000), big.subarray(1000)]), { onBytes: (n) => (heard += n) }));
+      results.push(
+        await zip.addEntry('jobs/a/recordings/one.webm', Readable.from([big.subarray(0, 1000), big.subarray(1000)]), { onBytes: (n) => (heard += n) }),
+      );
       results.push(await zip.addEntry('empty.json', Buffer.alloc(0)));
     });
     expect(heard).toBe(big.length);
