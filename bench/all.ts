@@ -37,6 +37,8 @@ const steps: Step[] = [
   { name: 'journal', command: ['--expose-gc', '--import', 'tsx', 'bench/journal.bench.ts'] },
   // the notary's archive of 1,000 sessions' records, MB/s (decision 059)
   { name: 'archive', command: ['--import', 'tsx', 'bench/archive.bench.ts'] },
+  // the offline verifier over a generated archive of 40 sessions' records, MB/s (decision 060)
+  { name: 'verify', command: ['--import', 'tsx', 'bench/verify.bench.ts'] },
   { name: 'billing', command: ['--expose-gc', '--import', 'tsx', 'bench/billing.bench.ts'] },
   { name: 'durability', command: ['--import', 'tsx', 'bench/durability.bench.ts'] },
   // Notarize Now: 50 notaries, 200 instant requests over a minute, accept after 3 s (decision 051)

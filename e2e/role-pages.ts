@@ -47,6 +47,7 @@ export function signedOutRoutes(pages: Pick<RolePages, 'spareClaimPath'>): strin
     '/session/complete',
     '/verify/resume/a-token',
     '/verify',
+    '/verify-archive',
     '/help',
     '/docs/api',
   ];

@@ -38,6 +38,9 @@ export const paths = {
   billingOwnCompany: '/billing/company',
   billingCompany: (companyId: string) => `/billing/company/${encodeURIComponent(companyId)}`,
   help: '/help',
+  verify: '/verify',
+  /** Public: checks a notary's exported archive in the browser, offline. */
+  verifyArchive: '/verify-archive',
   calendar: '/calendar',
   /** The API's reference, read from /api/openapi.json (decision 054). */
   apiReference: '/docs/api',

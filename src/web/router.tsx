@@ -117,6 +117,7 @@ export const routes: RouteObject[] = [
       { path: '/session/:jobId/:docId', element: page(() => import('./pages/session-room.tsx'), 'Session') },
       ...['/signing', '/signing/:jobId', '/signing/:jobId/:docId'].map((path) => ({ path, element: page(loadSigning, 'Signing Session') })),
       { path: '/verify', element: page(() => import('./pages/verify.tsx')) },
+      { path: '/verify-archive', element: page(() => import('./pages/verify-archive.tsx')) },
       { path: '/claim/:token', element: page(() => import('./pages/claim.tsx')) },
       { path: '/verify-email/:token', element: page(() => import('./pages/verify-email.tsx')) },
       { path: '/request-access', element: page(() => import('./pages/request-access.tsx')) },

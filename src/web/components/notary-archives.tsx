@@ -154,6 +154,9 @@ export function NotaryArchives({ notaryId = null, notaryName = null }: { notaryI
                 <p className="muted">
                   SHA-256 of the file, to compare with your copy: <code style={{ overflowWrap: 'anywhere' }}>{archive.sha256}</code>
                 </p>
+                <p className="muted">
+                  Anyone can check the downloaded file, offline and without uploading it, on <a href="/verify-archive">Check a notary archive</a>.
+                </p>
               </>
             ) : null}
             {archive.status !== 'building' ? (

@@ -96,6 +96,10 @@ export default function VerifyPage() {
           Each notarized PDF also carries the notary’s digital signature. To check it in a PDF reader, trust{' '}
           <a href="/api/verify/platform-ca.pem">the platform certificate authority</a> that issues notaries’ certificates.
         </p>
+        <p className="muted">
+          A notary’s whole archive (every document, audit trail and recording, exported as a .zip) is checked on{' '}
+          <Link to="/verify-archive">Check a notary archive</Link>, in your browser, without uploading it.
+        </p>
         <Link to="/login">Open RON home</Link>
       </section>
     </main>

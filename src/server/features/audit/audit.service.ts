@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { AuditAction } from '#shared/audit.ts';
+import { computeAuditHash } from '#shared/audit-hash.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { auditEvents, users } from '#server/db/schema/index.ts';
 import type { Ctx } from '#server/lib/context.ts';
@@ -18,32 +18,8 @@ export interface AuditEventInput {
 
 type AuditRow = typeof auditEvents.$inferSelect;
 
-/** JSON with sorted keys, so the hash does not depend on how jsonb orders them. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, entry]) => entry !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${canonicalJson(entry)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
-
 function computeHash(row: Omit<AuditRow, 'hash' | 'sequence'>): string {
-  const content = canonicalJson({
-    id: row.id,
-    scope: row.scope,
-    jobId: row.jobId,
-    actorId: row.actorId,
-    action: row.action,
-    ipAddress: row.ipAddress,
-    userAgent: row.userAgent,
-    data: row.data,
-    createdAt: row.createdAt.toISOString(),
-    previousHash: row.previousHash,
-  });
-  return createHash('sha256').update(content).digest('hex');
+  return computeAuditHash({ ...row, createdAt: row.createdAt.toISOString() });
 }
 
 /**
