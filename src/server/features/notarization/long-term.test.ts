@@ -117,7 +117,7 @@ describe('a seal is long-term (PAdES B-LT, B-LTA with a TSA)', () => {
     // The notary's signature is intact and trusted; the document timestamp follows it.
     const signatures = findEmbeddedSignatures(pdf);
     expect(signatures.map((item) => item.kind)).toEqual(['signature', 'document_timestamp']);
-    const report = await verifyWithPdfsig(pdf, caPem);
+    const report = await verifyWithPdfsig(pdf, caPem, { isRevocationCheckedOnline: true });
     const notaryBlock = report.output.split(/^Signature #\d+:$/m)[1] ?? '';
     expect(notaryBlock, report.output).toMatch(/Signature Validation: Signature is Valid\./);
     expect(notaryBlock, report.output).toMatch(/Certificate Validation: Certificate is Trusted\./);
@@ -168,7 +168,7 @@ describe('a seal is long-term (PAdES B-LT, B-LTA with a TSA)', () => {
     const { jobId, row, pdf } = await sealWithoutTsa();
     expect(row).toMatchObject({ padesLevel: 'B-LT', archiveTimestampExpiresAt: null });
     expect(findEmbeddedSignatures(pdf).map((item) => item.kind)).toEqual(['signature']);
-    const report = await verifyWithPdfsig(pdf, caPem);
+    const report = await verifyWithPdfsig(pdf, caPem, { isRevocationCheckedOnline: true });
     expect(report.isValid, report.output).toBe(true);
     expect(report.isTrusted, report.output).toBe(true);
     const dss = await readDss(pdf);
@@ -247,7 +247,7 @@ describe('a seal is long-term (PAdES B-LT, B-LTA with a TSA)', () => {
     expect(embedded?.isVerified, embedded?.output).toBe(true);
     expect(embedded?.status, embedded?.output).toBe('good');
     expect(embedded?.producedAt?.getTime() ?? Infinity).toBeLessThanOrEqual(revokedAt.getTime());
-    const report = await verifyWithPdfsig(pdf, caPem);
+    const report = await verifyWithPdfsig(pdf, caPem, { isRevocationCheckedOnline: true });
     expect(report.hasDigestMismatch).toBe(false);
   });
 
@@ -298,7 +298,7 @@ describe('the archive-timestamp renewal task', () => {
       const verified = await verifyTimestampToken(timestamp.cms, timestamp.signedBytes, tsa.caPem);
       expect(verified.isVerified, verified.output).toBe(true);
     }
-    const report = await verifyWithPdfsig(newPdf, caPem);
+    const report = await verifyWithPdfsig(newPdf, caPem, { isRevocationCheckedOnline: true });
     expect(report.hasDigestMismatch, report.output).toBe(false);
     expect(report.output.split(/^Signature #\d+:$/m)[1]).toMatch(/Signature Validation: Signature is Valid\./);
 

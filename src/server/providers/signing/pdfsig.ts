@@ -23,8 +23,9 @@ export interface PdfsigReport {
 /**
  * Verifies a PDF's signatures with poppler's `pdfsig`, trusting only `caPem` (a throwaway NSS
  * database holds it). pdfsig exits 0 even on a digest mismatch, so this reads its text.
- * Needs poppler-utils (pdfsig) and libnss3-tools (certutil). For tests and operators. By default
- * NSS also checks the signer's certificate with the OCSP responder it names, online.
+ * Needs poppler-utils (pdfsig) and libnss3-tools (certutil). For tests and operators. Only with
+ * `isRevocationCheckedOnline` does NSS also ask the OCSP responder the signer's certificate names:
+ * a test whose responder is not listening (or another program on that port) must not decide the answer.
  */
 export async function verifyWithPdfsig(pdf: Buffer, caPem: string, options: { isRevocationCheckedOnline?: boolean } = {}): Promise<PdfsigReport> {
   const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-pdfsig-'));
@@ -39,7 +40,7 @@ export async function verifyWithPdfsig(pdf: Buffer, caPem: string, options: { is
     let output: string;
     try {
       // NSS asks the OCSP responder a certificate names (PUBLIC_URL/pki/ocsp) unless told not to; unreachable, it says "Unknown issue".
-      const offline = options.isRevocationCheckedOnline === false ? ['-no-ocsp'] : [];
+      const offline = options.isRevocationCheckedOnline === true ? [] : ['-no-ocsp'];
       const { stdout, stderr } = await run('pdfsig', [...offline, '-nssdir', `sql:${nssDirectory}`, pdfPath], { env: { ...process.env, LC_ALL: 'C' } });
       output = `${stdout}${stderr}`;
     } catch (error) {
