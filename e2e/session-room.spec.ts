@@ -1,5 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Request } from '@playwright/test';
+import { makePng } from '../test/png-fixtures.ts';
+import { drawSignature } from './helpers.ts';
 import { apiCall, openRolePages, type RolePages } from './role-pages.ts';
 
 /**
@@ -233,7 +235,7 @@ test.describe.serial('the session room', () => {
     expect(await scrolledAncestors(notary)).toEqual([]);
   });
 
-  test('a signer with no saved signature adopts one in a dialog in the room, and the field is signed without leaving the call', async () => {
+  test('a signer with no saved signature adopts one in a dialog in the room, drawn or uploaded, and the field is signed without leaving the call', async () => {
     test.setTimeout(90_000);
     const { notary, signer } = pages;
     const signerCall = signer.getByRole('region', { name: 'Video call' });
@@ -242,34 +244,60 @@ test.describe.serial('the session room', () => {
     signer.on('framenavigated', (frame) => {
       if (frame === signer.mainFrame()) navigations.push(frame.url());
     });
+    // What the dialog asks the server to adopt, in order.
+    const adoptions: Request[] = [];
+    signer.on('request', (request) => {
+      if (request.method() === 'POST' && /^\/api\/(signature|initials)$/.test(new URL(request.url()).pathname)) adoptions.push(request);
+    });
     await signer.evaluate(() => Object.assign(window, { roomMarker: 'still here' }));
     const connection = () => signer.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/api/video/token')).length);
     const tokensBefore = await connection();
 
+    // The signature, drawn on the pad.
     await signer.locator('.field-box.type-signature.mine').first().getByRole('button', { name: 'Sign here' }).click();
     const dialog = signer.getByRole('dialog', { name: 'Adopt your signature' });
     await expect(dialog).toBeVisible();
-    await dialog.getByRole('radio', { name: 'Type' }).check();
-    await dialog.getByLabel('Type your full name').fill('Sam Signer');
-    // The first adoption asks for consent to sign electronically; without it nothing is saved.
+    await expect(dialog.getByRole('radio', { name: 'Draw' })).toBeChecked();
+    await drawSignature(signer);
+    await expect(dialog.getByRole('img', { name: 'Signature drawing area: 2 strokes drawn' })).toBeVisible();
+    await expect(dialog.getByRole('img', { name: 'Preview of the signature to save' })).toBeVisible();
+    // The first adoption asks for consent to sign electronically; without it nothing is sent.
     await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
     await expect(dialog.getByRole('alert')).toContainText('Agree to sign electronically');
+    expect(adoptions).toHaveLength(0);
     await dialog.getByRole('checkbox', { name: /I agree to sign electronically/ }).check();
+    const signatureSaved = signer.waitForResponse(
+      (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/api/signature',
+    );
     await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
+    expect((await signatureSaved).ok()).toBe(true);
     await expect(dialog).toHaveCount(0);
     // The field clicked is signed with no second click.
     await expect(signer.getByRole('img', { name: 'Signature for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
     await expect(notary.getByRole('img', { name: 'Signature for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
 
-    // Initials next: consent was given once and is not asked again.
+    // The initials next, from an uploaded image: consent was given once and is not asked again.
     await signer.getByRole('button', { name: 'Initial here' }).click();
     const initials = signer.getByRole('dialog', { name: 'Adopt your initials' });
-    await initials.getByRole('radio', { name: 'Type' }).check();
-    await initials.getByLabel('Type your initials').fill('SS');
+    await initials.getByRole('radio', { name: 'Upload' }).check();
+    await initials
+      .getByLabel('Initials image')
+      .setInputFiles({ name: 'initials.png', mimeType: 'image/png', buffer: makePng(240, 120, { color: [0, 51, 91] }) });
+    await expect(initials.getByRole('img', { name: 'Preview of the initials to save' })).toBeVisible();
     await expect(initials.getByRole('checkbox', { name: /I agree to sign electronically/ })).toHaveCount(0);
+    const initialsSaved = signer.waitForResponse((response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/api/initials');
     await initials.getByRole('button', { name: 'Adopt and sign' }).click();
+    expect((await initialsSaved).ok()).toBe(true);
     await expect(initials).toHaveCount(0);
     await expect(signer.getByRole('img', { name: 'Initials for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
+
+    // Two adoptions were asked for: the drawn signature with the consent, the uploaded initials without it.
+    const bodies = adoptions.map((request) => [new URL(request.url()).pathname, request.postDataJSON() as Record<string, unknown>] as const);
+    expect(bodies.map(([path, body]) => [path, body.method, body.hasAgreedToSignElectronically])).toEqual([
+      ['/api/signature', 'draw', true],
+      ['/api/initials', 'upload', undefined],
+    ]);
+    for (const [, body] of bodies) expect(body.imageDataUrl).toMatch(/^data:image\/png;base64,/);
 
     // Never left the room: no navigation, the same page and the same connection, nobody saw a drop.
     expect(navigations).toEqual([]);
