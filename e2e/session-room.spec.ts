@@ -1,7 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type Request } from '@playwright/test';
+import { makeAamvaText, makeLicenceBack, makeLicenceFront } from '../test/id-documents.ts';
 import { makePng } from '../test/png-fixtures.ts';
 import { drawSignature } from './helpers.ts';
+import { samSigner } from './identity-steps.ts';
 import { apiCall, openRolePages, type RolePages } from './role-pages.ts';
 
 /**
@@ -221,11 +223,45 @@ test.describe.serial('the session room', () => {
     }
   });
 
-  test('the notary reviews identity beside the call: the review scrolls by itself and the video stays in view', async () => {
-    const { notary } = pages;
+  test('the notary reviews identity beside the call: the review scrolls by itself, and the ID photo, the selfie and the video are in view together', async () => {
+    test.setTimeout(90_000);
+    const { notary, signer, jobId } = pages;
+    // The signer was let in as known to the notary; here they also send an ID and a selfie, so the
+    // review has photographs to compare with the person on camera (the browser steps: identity-journey.spec).
+    const check = await apiCall<{ id: string }>(signer.request, 'post', `/api/jobs/${jobId}/identity/start`, {
+      data: {
+        legalName: samSigner.legalName,
+        birthDate: samSigner.birthDate,
+        address: { street: samSigner.street, city: samSigner.city, state: samSigner.state, postalCode: samSigner.zip },
+      },
+    });
+    const licence = { state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: samSigner.birthDate };
+    await apiCall(signer.request, 'post', `/api/identity/${check.id}/credential`, {
+      multipart: {
+        documentType: 'drivers_license',
+        front: { name: 'front.png', mimeType: 'image/png', buffer: await makeLicenceFront(licence) },
+        back: { name: 'back.png', mimeType: 'image/png', buffer: await makeLicenceBack({ text: makeAamvaText(licence) }) },
+      },
+    });
+    await apiCall(signer.request, 'post', `/api/identity/${check.id}/selfie`, {
+      multipart: { selfie: { name: 'selfie.png', mimeType: 'image/png', buffer: makePng(300, 400, { color: [196, 150, 120] }) } },
+    });
+
     await notary.setViewportSize({ width: 1280, height: 800 });
     const review = notary.locator('.identity-review');
     if (!(await review.evaluate((element) => (element as HTMLDetailsElement).open))) await review.locator('summary').click();
+    await review.getByRole('button', { name: 'Check again' }).click();
+    const idPhoto = review.getByRole('img', { name: 'Sam Signer: front of the card' });
+    const selfie = review.getByRole('img', { name: 'Sam Signer: selfie' });
+    await selfie.scrollIntoViewIfNeeded({ timeout: 15_000 });
+    for (const photo of [idPhoto, selfie]) {
+      await expect(photo).toBeInViewport();
+      await expect.poll(() => photo.evaluate((image: HTMLImageElement) => (image.complete ? image.naturalWidth : 0))).toBeGreaterThan(0);
+    }
+    await expect(notary.locator(`figure[data-participant-id="${signerEntry.participantId}"]`)).toBeInViewport({ ratio: 1 });
+    await expect(notary.locator(`figure[data-participant-id="${notaryEntry.participantId}"]`)).toBeInViewport({ ratio: 1 });
+    expect(await scrolledAncestors(notary)).toEqual([]);
+
     // Everything under the call (the session controls and the review) is read by scrolling it alone.
     await review.locator('summary').evaluate((element) => element.closest('.session-room-controls')?.scrollTo({ top: 99_999 }));
     await review.getByRole('button').last().scrollIntoViewIfNeeded();
