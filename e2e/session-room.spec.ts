@@ -228,7 +228,7 @@ test.describe.serial('the session room', () => {
     const { notary, signer, jobId } = pages;
     // The signer was let in as known to the notary; here they also send an ID and a selfie, so the
     // review has photographs to compare with the person on camera (the browser steps: identity-journey.spec).
-    const check = await apiCall<{ id: string }>(signer.request, 'post', `/api/jobs/${jobId}/identity/start`, {
+    const { checkId } = await apiCall<{ checkId: string }>(signer.request, 'post', `/api/jobs/${jobId}/identity/start`, {
       data: {
         legalName: samSigner.legalName,
         birthDate: samSigner.birthDate,
@@ -236,14 +236,14 @@ test.describe.serial('the session room', () => {
       },
     });
     const licence = { state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: samSigner.birthDate };
-    await apiCall(signer.request, 'post', `/api/identity/${check.id}/credential`, {
+    await apiCall(signer.request, 'post', `/api/identity/${checkId}/credential`, {
       multipart: {
         documentType: 'drivers_license',
         front: { name: 'front.png', mimeType: 'image/png', buffer: await makeLicenceFront(licence) },
         back: { name: 'back.png', mimeType: 'image/png', buffer: await makeLicenceBack({ text: makeAamvaText(licence) }) },
       },
     });
-    await apiCall(signer.request, 'post', `/api/identity/${check.id}/selfie`, {
+    await apiCall(signer.request, 'post', `/api/identity/${checkId}/selfie`, {
       multipart: { selfie: { name: 'selfie.png', mimeType: 'image/png', buffer: makePng(300, 400, { color: [196, 150, 120] }) } },
     });
 
