@@ -162,9 +162,12 @@ test.describe.serial('one notarial act, clicked through by each person', () => {
     await expect(title.getByText('The job is now ready.')).toBeVisible();
     await capture(title, 'title-ready', { phoneToo: true });
 
-    // The notary is told by mail that the job was assigned to them and is ready.
-    const ready = await waitForMail(notaryEmail, new RegExp(jobTitle), 20_000);
-    baseExpect(ready.text).toMatch(/\/jobs\/detail\?jobId=/);
+    // The notary is told by mail that the job was assigned to them, and again once it is ready: two
+    // mails, each with a link to this job's page.
+    const jobPage = `/jobs/detail?jobId=${new URL(title.url()).searchParams.get('jobId') ?? 'unknown'}`;
+    const assigned = await waitForMail(notaryEmail, new RegExp(`^You were assigned "${jobTitle}"$`), 20_000);
+    const ready = await waitForMail(notaryEmail, new RegExp(`^Ready for you: "${jobTitle}"$`), 20_000);
+    for (const mail of [assigned, ready]) baseExpect(mail.text, mail.subject).toContain(jobPage);
   });
 
   test('the signer accepts from the mail and proves their identity from the job page’s primary action', async () => {

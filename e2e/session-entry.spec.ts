@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { findSeriousViolations, openAdminPage, registerSigner, uniqueEmail } from './helpers.ts';
+import { expectAccessibleBothWays, findSeriousViolations, openAdminPage, registerSigner, uniqueEmail } from './helpers.ts';
 import { apiCall, apiGet, claimInvitations, createApprovedNotary, storeUserInPage } from './role-pages.ts';
 
 /**
@@ -216,6 +216,16 @@ test.describe.serial('entering the live session', () => {
     expect(enter?.height ?? 0).toBeGreaterThanOrEqual(44);
   });
 
+  test('the observer, let in, finds the room accessible on a desktop and on a 390 px phone', async () => {
+    await observer.setViewportSize({ width: 1280, height: 720 });
+    await keepNotaryPresent();
+    await notary.getByRole('list', { name: 'Waiting to be let in' }).getByRole('button', { name: 'Admit Olive Observer' }).click();
+    await expect(observer).toHaveURL(new RegExp(`/session/${jobId}/${documentId}$`), { timeout: 15_000 });
+    await expect(observer.getByRole('region', { name: 'Video call' })).toBeVisible();
+    await expect(observer.getByRole('status').filter({ hasText: 'This session is being recorded' })).toBeVisible({ timeout: 15_000 });
+    await expectAccessibleBothWays(observer, 'the room, observer');
+  });
+
   test('the notary ends the session for everyone and reads what happens next', async () => {
     await notary.getByRole('button', { name: 'End the session' }).click();
     await notary.getByRole('dialog', { name: 'End the session for everyone?' }).getByRole('button', { name: 'End the session' }).click();
@@ -224,7 +234,7 @@ test.describe.serial('entering the live session', () => {
     await expect(notary.getByText('The job was not sealed in this session, so it is back to ready.', { exact: false })).toBeVisible();
     await expectNoSeriousViolations(notary, '/session/complete');
     await expectFitsPhone(notary, '/session/complete');
-    // The observer who was still waiting is sent to the same page, with their own next step.
+    // The observer, in the room by now, is sent to the same page, with their own next step.
     await expect(observer).toHaveURL(new RegExp(`/session/complete\\?jobId=${jobId}$`), { timeout: 15_000 });
     await expect(observer.getByText('Nothing more is needed from you.')).toBeVisible();
   });

@@ -11,6 +11,7 @@ import {
   agreeToSignElectronicallyIfAsked,
   approveApplication,
   drawSignature,
+  expectAccessibleBothWays,
   findSeriousViolations,
   openAdminPage,
   registerNotary,
@@ -235,6 +236,10 @@ test.describe.serial('a live notarization from the first hello to the sealed doc
     for (const page of [notary, signer, witness]) {
       await expect(page.getByRole('status').filter({ hasText: 'This session is being recorded' })).toBeVisible({ timeout: 15_000 });
     }
+  });
+
+  test('the witness’s room has no serious accessibility violation, on a desktop and on a 390 px phone', async () => {
+    await expectAccessibleBothWays(witness, 'the room, witness');
   });
 
   test('the signer fills their field, live for the notary', async () => {

@@ -1,5 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Request } from '@playwright/test';
+import { makeAamvaText, makeLicenceBack, makeLicenceFront } from '../test/id-documents.ts';
+import { makePng } from '../test/png-fixtures.ts';
+import { drawSignature } from './helpers.ts';
+import { samSigner } from './identity-steps.ts';
 import { apiCall, openRolePages, type RolePages } from './role-pages.ts';
 
 /**
@@ -219,11 +223,45 @@ test.describe.serial('the session room', () => {
     }
   });
 
-  test('the notary reviews identity beside the call: the review scrolls by itself and the video stays in view', async () => {
-    const { notary } = pages;
+  test('the notary reviews identity beside the call: the review scrolls by itself, and the ID photo, the selfie and the video are in view together', async () => {
+    test.setTimeout(90_000);
+    const { notary, signer, jobId } = pages;
+    // The signer was let in as known to the notary; here they also send an ID and a selfie, so the
+    // review has photographs to compare with the person on camera (the browser steps: identity-journey.spec).
+    const { checkId } = await apiCall<{ checkId: string }>(signer.request, 'post', `/api/jobs/${jobId}/identity/start`, {
+      data: {
+        legalName: samSigner.legalName,
+        birthDate: samSigner.birthDate,
+        address: { street: samSigner.street, city: samSigner.city, state: samSigner.state, postalCode: samSigner.zip },
+      },
+    });
+    const licence = { state: 'VA', issuerNumber: '636000', firstName: 'SAM', lastName: 'SIGNER', birthDate: samSigner.birthDate };
+    await apiCall(signer.request, 'post', `/api/identity/${checkId}/credential`, {
+      multipart: {
+        documentType: 'drivers_license',
+        front: { name: 'front.png', mimeType: 'image/png', buffer: await makeLicenceFront(licence) },
+        back: { name: 'back.png', mimeType: 'image/png', buffer: await makeLicenceBack({ text: makeAamvaText(licence) }) },
+      },
+    });
+    await apiCall(signer.request, 'post', `/api/identity/${checkId}/selfie`, {
+      multipart: { selfie: { name: 'selfie.png', mimeType: 'image/png', buffer: makePng(300, 400, { color: [196, 150, 120] }) } },
+    });
+
     await notary.setViewportSize({ width: 1280, height: 800 });
     const review = notary.locator('.identity-review');
     if (!(await review.evaluate((element) => (element as HTMLDetailsElement).open))) await review.locator('summary').click();
+    await review.getByRole('button', { name: 'Check again' }).click();
+    const idPhoto = review.getByRole('img', { name: 'Sam Signer: front of the card' });
+    const selfie = review.getByRole('img', { name: 'Sam Signer: selfie' });
+    await selfie.scrollIntoViewIfNeeded({ timeout: 15_000 });
+    for (const photo of [idPhoto, selfie]) {
+      await expect(photo).toBeInViewport();
+      await expect.poll(() => photo.evaluate((image: HTMLImageElement) => (image.complete ? image.naturalWidth : 0))).toBeGreaterThan(0);
+    }
+    await expect(notary.locator(`figure[data-participant-id="${signerEntry.participantId}"]`)).toBeInViewport({ ratio: 1 });
+    await expect(notary.locator(`figure[data-participant-id="${notaryEntry.participantId}"]`)).toBeInViewport({ ratio: 1 });
+    expect(await scrolledAncestors(notary)).toEqual([]);
+
     // Everything under the call (the session controls and the review) is read by scrolling it alone.
     await review.locator('summary').evaluate((element) => element.closest('.session-room-controls')?.scrollTo({ top: 99_999 }));
     await review.getByRole('button').last().scrollIntoViewIfNeeded();
@@ -233,7 +271,7 @@ test.describe.serial('the session room', () => {
     expect(await scrolledAncestors(notary)).toEqual([]);
   });
 
-  test('a signer with no saved signature adopts one in a dialog in the room, and the field is signed without leaving the call', async () => {
+  test('a signer with no saved signature adopts one in a dialog in the room, drawn or uploaded, and the field is signed without leaving the call', async () => {
     test.setTimeout(90_000);
     const { notary, signer } = pages;
     const signerCall = signer.getByRole('region', { name: 'Video call' });
@@ -242,34 +280,60 @@ test.describe.serial('the session room', () => {
     signer.on('framenavigated', (frame) => {
       if (frame === signer.mainFrame()) navigations.push(frame.url());
     });
+    // What the dialog asks the server to adopt, in order.
+    const adoptions: Request[] = [];
+    signer.on('request', (request) => {
+      if (request.method() === 'POST' && /^\/api\/(signature|initials)$/.test(new URL(request.url()).pathname)) adoptions.push(request);
+    });
     await signer.evaluate(() => Object.assign(window, { roomMarker: 'still here' }));
     const connection = () => signer.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/api/video/token')).length);
     const tokensBefore = await connection();
 
+    // The signature, drawn on the pad.
     await signer.locator('.field-box.type-signature.mine').first().getByRole('button', { name: 'Sign here' }).click();
     const dialog = signer.getByRole('dialog', { name: 'Adopt your signature' });
     await expect(dialog).toBeVisible();
-    await dialog.getByRole('radio', { name: 'Type' }).check();
-    await dialog.getByLabel('Type your full name').fill('Sam Signer');
-    // The first adoption asks for consent to sign electronically; without it nothing is saved.
+    await expect(dialog.getByRole('radio', { name: 'Draw' })).toBeChecked();
+    await drawSignature(signer);
+    await expect(dialog.getByRole('img', { name: 'Signature drawing area: 2 strokes drawn' })).toBeVisible();
+    await expect(dialog.getByRole('img', { name: 'Preview of the signature to save' })).toBeVisible();
+    // The first adoption asks for consent to sign electronically; without it nothing is sent.
     await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
     await expect(dialog.getByRole('alert')).toContainText('Agree to sign electronically');
+    expect(adoptions).toHaveLength(0);
     await dialog.getByRole('checkbox', { name: /I agree to sign electronically/ }).check();
+    const signatureSaved = signer.waitForResponse(
+      (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/api/signature',
+    );
     await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
+    expect((await signatureSaved).ok()).toBe(true);
     await expect(dialog).toHaveCount(0);
     // The field clicked is signed with no second click.
     await expect(signer.getByRole('img', { name: 'Signature for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
     await expect(notary.getByRole('img', { name: 'Signature for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
 
-    // Initials next: consent was given once and is not asked again.
+    // The initials next, from an uploaded image: consent was given once and is not asked again.
     await signer.getByRole('button', { name: 'Initial here' }).click();
     const initials = signer.getByRole('dialog', { name: 'Adopt your initials' });
-    await initials.getByRole('radio', { name: 'Type' }).check();
-    await initials.getByLabel('Type your initials').fill('SS');
+    await initials.getByRole('radio', { name: 'Upload' }).check();
+    await initials
+      .getByLabel('Initials image')
+      .setInputFiles({ name: 'initials.png', mimeType: 'image/png', buffer: makePng(240, 120, { color: [0, 51, 91] }) });
+    await expect(initials.getByRole('img', { name: 'Preview of the initials to save' })).toBeVisible();
     await expect(initials.getByRole('checkbox', { name: /I agree to sign electronically/ })).toHaveCount(0);
+    const initialsSaved = signer.waitForResponse((response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/api/initials');
     await initials.getByRole('button', { name: 'Adopt and sign' }).click();
+    expect((await initialsSaved).ok()).toBe(true);
     await expect(initials).toHaveCount(0);
     await expect(signer.getByRole('img', { name: 'Initials for Sam Signer, signed' })).toBeVisible({ timeout: 10_000 });
+
+    // Two adoptions were asked for: the drawn signature with the consent, the uploaded initials without it.
+    const bodies = adoptions.map((request) => [new URL(request.url()).pathname, request.postDataJSON() as Record<string, unknown>] as const);
+    expect(bodies.map(([path, body]) => [path, body.method, body.hasAgreedToSignElectronically])).toEqual([
+      ['/api/signature', 'draw', true],
+      ['/api/initials', 'upload', undefined],
+    ]);
+    for (const [, body] of bodies) expect(body.imageDataUrl).toMatch(/^data:image\/png;base64,/);
 
     // Never left the room: no navigation, the same page and the same connection, nobody saw a drop.
     expect(navigations).toEqual([]);

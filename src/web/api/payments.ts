@@ -3,10 +3,16 @@ import { jobPaymentSchema, paymentConfigSchema } from '#shared/payments.ts';
 import { jobKeys } from '#web/api/jobs.ts';
 import { api } from '#web/lib/api.ts';
 
+/** Query keys of payments that belong to no job: how payments are taken here. A job's payment is under `jobKeys.detail`. */
+export const paymentKeys = {
+  all: ['payments'] as const,
+  config: () => [...paymentKeys.all, 'config'] as const,
+};
+
 /** GET /api/payments/config: which provider takes payments here, or that none does. */
 export function paymentConfigQueryOptions() {
   return queryOptions({
-    queryKey: ['payments', 'config'] as const,
+    queryKey: paymentKeys.config(),
     queryFn: () => api.get('/api/payments/config', paymentConfigSchema),
     staleTime: 60_000,
     retry: false,

@@ -469,6 +469,21 @@ describe('renderNotarizedPdf', () => {
     expect(`${certificatePage}${auditPage}`).not.toMatch(/\?(?!id=)/);
   });
 
+  it('prints a Vietnamese or Chinese notary name round the seal as given, never as question marks', async () => {
+    const field: FieldToBurn = { type: 'notary_seal', page: 1, x: 0.65, y: 0.05, width: 0.25, height: 0.2, value: null, imagePng: null };
+    for (const [notaryName, printed] of [
+      ['Nguyễn Thị Ánh', 'NGUYỄNTHỊÁNH'],
+      ['王小明', '王小明'],
+    ] as const) {
+      const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [field], certificate: { ...certificate, notaryName }, audit });
+      // The name goes round the arc a character at a time, each turned: pdftotext gives it back in pieces, in order.
+      const sealPage = await extractText(pdf, 1, 1);
+      expect(sealPage.replace(/\s+/g, ''), notaryName).toContain(printed);
+      expect(sealPage).toContain('Comm. No. 13245768-9');
+      expect(sealPage).not.toMatch(/[?\ufffd]|\[U\+/);
+    }
+  });
+
   it('prints Arabic and Hebrew names right to left, shaped, so a reader extracts them as written; Devanagari shaped, its letters extracted in the order drawn', async () => {
     const names = ['محمد علي', 'דוד כהן', 'प्रिया शर्मा'];
     const { pdf } = await renderNotarizedPdf({

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { apiKeyScopeLabels, apiKeyScopeSchema } from '#shared/api-keys.ts';
 import { FormAlert } from '#web/components/field.tsx';
 import { api } from '#web/lib/api.ts';
+import { apiReferenceKeys } from './api-reference-queries.ts';
 
 /**
  * The API's reference, read from /api/openapi.json (generated from the server's zod contracts,
@@ -124,7 +125,7 @@ function toEntries(document: z.infer<typeof documentSchema>): Entry[] {
 }
 
 export function ApiReference() {
-  const reference = useQuery({ queryKey: ['openapi'], queryFn: () => api.get('/api/openapi.json', documentSchema), staleTime: 5 * 60_000 });
+  const reference = useQuery({ queryKey: apiReferenceKeys.document(), queryFn: () => api.get('/api/openapi.json', documentSchema), staleTime: 5 * 60_000 });
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
   const searchId = useId();

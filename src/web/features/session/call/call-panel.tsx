@@ -86,7 +86,8 @@ export function CallPanel({ jobId, sessionId, participantId, selfName, role, hub
           {map.notice}
         </p>
       ) : null}
-      <div className="video-grid" data-count={tiles.length}>
+      {/* On a phone the tiles scroll sideways: the strip takes the focus, so a keyboard can scroll it too (axe scrollable-region-focusable). */}
+      <div className="video-grid" data-count={tiles.length} role="group" aria-label="Everyone’s video" tabIndex={0}>
         {tiles.map((tile) => (
           <VideoTile
             key={tile.participantId}
