@@ -149,7 +149,7 @@ async function gatherRecords(db: DbOrTx, archive: ArchiveRow) {
         and ((f.public_facts->>'commissionState' = ${archive.commissionState} and f.public_facts->>'commissionNumber' = ${archive.commissionNumber})
           or (f.public_facts is null and ${isCurrent}))`)) as unknown as { rows: Array<{ id: string }> }
   ).rows.map((row) => row.id);
-  const entries = [];
+  const entries: Array<typeof notaryJournalEntries.$inferSelect> = [];
   const addenda = [];
   for (let index = 0; index < entryIds.length; index += 1000) {
     const slice = entryIds.slice(index, index + 1000);

@@ -95,7 +95,7 @@ async function resolveCheckedAddress(url: URL, isPrivateAllowed: boolean): Promi
 function requestPinned(
   url: URL,
   target: { address: string; family: 4 | 6 },
-  init: { method: string; headers?: Record<string, string>; body?: Uint8Array },
+  init: { method: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> },
   maxBytes: number,
   signal: AbortSignal,
 ): Promise<Buffer> {
@@ -138,7 +138,7 @@ function requestPinned(
 async function fetchLimited(
   options: { fetch?: typeof fetch; isPrivateAllowed: boolean },
   url: string,
-  init: { method: string; headers?: Record<string, string>; body?: Uint8Array },
+  init: { method: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> },
   maxBytes: number,
 ): Promise<Buffer> {
   const signal = AbortSignal.timeout(fetchTimeoutMs);
