@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as PadesModule from '#server/providers/signing/pades.ts';
 import type { Role } from '#shared/roles.ts';
 import { notarizedDocuments, signingCredentials } from '#server/db/schema/index.ts';
 import { getOrIssueNotaryCredentials, type NotaryIdentity } from '#server/providers/signing/certificates.ts';
@@ -10,7 +11,7 @@ import { recordMedia } from '#test/live-session.ts';
 /** A hook run just before a document is signed, so a test can act while a seal is under way. */
 const signing = vi.hoisted(() => ({ before: null as null | (() => Promise<void>) }));
 vi.mock('#server/providers/signing/pades.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#server/providers/signing/pades.ts')>();
+  const original = await importOriginal<typeof PadesModule>();
   return {
     ...original,
     signPreparedPdf: async (...args: Parameters<typeof original.signPreparedPdf>) => {
