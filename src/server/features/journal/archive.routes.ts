@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notaryArchiveListSchema, notaryArchiveQuerySchema, notaryArchiveSchema, requestNotaryArchiveInputSchema } from '#shared/journal-archives.ts';
@@ -56,6 +55,7 @@ export const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
       .header('cache-control', 'private, no-store')
       .header('content-disposition', contentDisposition(download.fileName));
     if (range === 'unsatisfiable') {
+      await download.file.close();
       return reply
         .code(416)
         .type('application/json; charset=utf-8')
@@ -64,11 +64,11 @@ export const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
         .send({ error: 'range_not_satisfiable', message: `That byte range is outside the archive, which is ${size} bytes long.` });
     }
     reply.type('application/zip');
-    if (!range) return reply.header('content-length', String(size)).send(fs.createReadStream(download.filePath));
+    if (!range) return reply.header('content-length', String(size)).send(download.file.createReadStream());
     return reply
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
       .header('content-length', String(range.end - range.start + 1))
-      .send(fs.createReadStream(download.filePath, { start: range.start, end: range.end }));
+      .send(download.file.createReadStream({ start: range.start, end: range.end }));
   });
 };

@@ -171,7 +171,8 @@ export async function requestNotaryArchive(ctx: Ctx, input: RequestNotaryArchive
 
 /** What GET …/download serves: the finished file, its size and hash, the name it is saved under, and the bytes asked for. */
 export interface ArchiveDownload {
-  filePath: string;
+  /** The file, open: a deletion while it is served unlinks the name, and the bytes still come whole. The caller closes it. */
+  file: fs.promises.FileHandle;
   sizeBytes: number;
   sha256: string;
   fileName: string;
@@ -200,23 +201,29 @@ export async function openNotaryArchive(
       row.status === 'failed' ? 'This archive could not be built: ask for a new one.' : 'This archive is still being built: download it once it is ready.',
     );
   }
-  const filePath = archiveFilePath(ctx.config.dataDir, row.id);
-  const stats = await fs.promises.stat(filePath).catch(() => null);
-  if (!stats || stats.size !== row.sizeBytes) {
+  const file = await fs.promises.open(archiveFilePath(ctx.config.dataDir, row.id), 'r').catch(() => null);
+  const stats = await file?.stat().catch(() => null);
+  if (!file || !stats || stats.size !== row.sizeBytes) {
+    await file?.close();
     throw notFound('The archive’s file is not on this server (it was built on another instance, or removed): ask for a new one.');
   }
   const range = request.ifRange !== undefined && request.ifRange !== archiveEtag(row.sha256) ? null : parseByteRange(request.range, row.sizeBytes);
   const isStart = range === null || (range !== 'unsatisfiable' && range.start === 0);
   if (request.method === 'GET' && isStart) {
-    await appendAuditEvent(ctx, {
-      action: 'journal.archive_downloaded',
-      data: { userId: row.notaryId, notaryId: row.notaryId, archiveId: row.id, commissionState: row.commissionState, commissionNumber: row.commissionNumber },
-    });
+    try {
+      await appendAuditEvent(ctx, {
+        action: 'journal.archive_downloaded',
+        data: { userId: row.notaryId, notaryId: row.notaryId, archiveId: row.id, commissionState: row.commissionState, commissionNumber: row.commissionNumber },
+      });
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
   }
   const safe = (text: string) => text.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'commission';
   const day = (row.finishedAt ?? row.createdAt).toISOString().slice(0, 10);
   return {
-    filePath,
+    file,
     sizeBytes: row.sizeBytes,
     sha256: row.sha256,
     fileName: `open-ron-archive-${safe(row.commissionState)}-${safe(row.commissionNumber)}-${day}.zip`,
