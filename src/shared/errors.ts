@@ -19,6 +19,7 @@ export const errorCodes = [
   'broken_pdf',
   'cannot_enter',
   'cannot_go_online',
+  'certificate_revoked',
   'card_declined',
   'code_already_sent',
   'code_locked',

@@ -149,7 +149,7 @@ async function gatherRecords(db: DbOrTx, archive: ArchiveRow) {
         and ((f.public_facts->>'commissionState' = ${archive.commissionState} and f.public_facts->>'commissionNumber' = ${archive.commissionNumber})
           or (f.public_facts is null and ${isCurrent}))`)) as unknown as { rows: Array<{ id: string }> }
   ).rows.map((row) => row.id);
-  const entries = [];
+  const entries: Array<typeof notaryJournalEntries.$inferSelect> = [];
   const addenda = [];
   for (let index = 0; index < entryIds.length; index += 1000) {
     const slice = entryIds.slice(index, index + 1000);
@@ -168,7 +168,10 @@ async function gatherRecords(db: DbOrTx, archive: ArchiveRow) {
   const participants = await byJobs((ids) =>
     db.select().from(jobParticipants).where(inArray(jobParticipants.jobId, ids)).orderBy(asc(jobParticipants.position)),
   );
-  const sealed = await byJobs((ids) =>
+  // Only the sealed documents of acts in this journal: one whose entry is still a draft (or of another commission) stays out.
+  const isJournaled = (output: { jobId: string; documentId: string }) =>
+    entries.some((entry) => entry.jobId === output.jobId && entry.documentId === output.documentId);
+  const sealedOfJobs = await byJobs((ids) =>
     db
       .select({ output: notarizedDocuments, documentName: documents.name })
       .from(notarizedDocuments)
@@ -176,6 +179,7 @@ async function gatherRecords(db: DbOrTx, archive: ArchiveRow) {
       .where(and(inArray(notarizedDocuments.jobId, ids), eq(notarizedDocuments.notaryId, archive.notaryId)))
       .orderBy(asc(notarizedDocuments.createdAt)),
   );
+  const sealed = sealedOfJobs.filter((row) => isJournaled(row.output));
   const segments = await byJobs((ids) =>
     db
       .select({ segment: recordingSegments, jobId: recordings.jobId })

@@ -1,11 +1,9 @@
-import fs from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notaryArchiveListSchema, notaryArchiveQuerySchema, notaryArchiveSchema, requestNotaryArchiveInputSchema } from '#shared/journal-archives.ts';
 import { idParams } from '#server/lib/route-params.ts';
 import { contentDisposition } from '#server/lib/content-disposition.ts';
-import { parseByteRange } from '#server/features/video/recording/recording-playback.service.ts';
-import { deleteNotaryArchive, getNotaryArchive, listNotaryArchives, openNotaryArchive, requestNotaryArchive } from './archive.service.ts';
+import { archiveEtag, deleteNotaryArchive, getNotaryArchive, listNotaryArchives, openNotaryArchive, requestNotaryArchive } from './archive.service.ts';
 
 const archiveParams = idParams('Archive');
 /** The notary for their own records; an administrator on a notary's behalf. Anyone else is refused in the service, another notary too. */
@@ -44,23 +42,20 @@ export const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
    * If-Range against the ETag (the file's SHA-256) so a resumed download never mixes two files.
    */
   app.get('/:id/download', { config: { access: keepers }, schema: { params: archiveParams } }, async (request, reply) => {
-    const etag = (sha256: string) => `"${sha256}"`;
-    const ifRange = request.headers['if-range'];
-    const rangeHeader = request.headers.range;
-    // A download is recorded once, when it starts (no range, or one from byte 0): not its resumed pieces, nor a HEAD.
-    const requestedStart = rangeHeader?.match(/^bytes=(\d+)-/)?.[1];
     const download = await openNotaryArchive(request.ctx, request.params.id, {
-      isStart: request.method === 'GET' && (!rangeHeader || requestedStart === '0'),
+      method: request.method,
+      range: request.headers.range,
+      // A repeated If-Range is no single validator of this file: the whole file.
+      ifRange: typeof request.headers['if-range'] === 'string' || request.headers['if-range'] === undefined ? request.headers['if-range'] : '',
     });
-    const size = download.sizeBytes;
+    const { range, sizeBytes: size } = download;
     reply
       .header('accept-ranges', 'bytes')
-      .header('etag', etag(download.sha256))
+      .header('etag', archiveEtag(download.sha256))
       .header('cache-control', 'private, no-store')
       .header('content-disposition', contentDisposition(download.fileName));
-    // A validator that is not this file's (another ETag, or a date) means: send the whole file.
-    const range = ifRange !== undefined && ifRange !== etag(download.sha256) ? null : parseByteRange(rangeHeader, size);
     if (range === 'unsatisfiable') {
+      await download.file.close();
       return reply
         .code(416)
         .type('application/json; charset=utf-8')
@@ -69,11 +64,11 @@ export const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
         .send({ error: 'range_not_satisfiable', message: `That byte range is outside the archive, which is ${size} bytes long.` });
     }
     reply.type('application/zip');
-    if (!range) return reply.header('content-length', String(size)).send(fs.createReadStream(download.filePath));
+    if (!range) return reply.header('content-length', String(size)).send(download.file.createReadStream());
     return reply
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
       .header('content-length', String(range.end - range.start + 1))
-      .send(fs.createReadStream(download.filePath, { start: range.start, end: range.end }));
+      .send(download.file.createReadStream({ start: range.start, end: range.end }));
   });
 };

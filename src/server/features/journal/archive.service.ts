@@ -7,6 +7,7 @@ import { notaryArchives, notaryJournalEntries, notaryProfiles, users } from '#se
 import type { Ctx } from '#server/lib/context.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '#server/lib/errors.ts';
 import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
+import { parseByteRange, type SegmentRange } from '#server/features/video/recording/recording-playback.service.ts';
 
 /**
  * The notary's own archive of one commission (decision 059): asked for here, built by the
@@ -24,13 +25,19 @@ export function archiveFilePath(dataDir: string, archiveId: string): string {
   return path.join(dataDir, archiveDirectoryName, `${archiveId}.zip`);
 }
 
+/** A ready archive past its time is expired from that moment, whether or not the builder's clean-up has run yet. */
+function isPastItsTime(row: ArchiveRow, now = new Date()): boolean {
+  return row.status === 'expired' || (row.status === 'ready' && row.expiresAt !== null && row.expiresAt.getTime() <= now.getTime());
+}
+
 export function toNotaryArchive(row: ArchiveRow): NotaryArchive {
+  const isExpired = isPastItsTime(row);
   return {
     id: row.id,
     notaryId: row.notaryId,
     commissionState: row.commissionState,
     commissionNumber: row.commissionNumber,
-    status: row.status,
+    status: isExpired ? 'expired' : row.status,
     filesTotal: row.filesTotal,
     filesDone: row.filesDone,
     bytesTotal: row.bytesTotal,
@@ -43,7 +50,7 @@ export function toNotaryArchive(row: ArchiveRow): NotaryArchive {
     finishedAt: row.finishedAt?.toISOString() ?? null,
     // While building, expiresAt is the builder's lease, not something a person needs to see.
     expiresAt: row.status === 'ready' ? (row.expiresAt?.toISOString() ?? null) : null,
-    downloadUrl: row.status === 'ready' ? `/api/notary-log/archives/${row.id}/download` : null,
+    downloadUrl: row.status === 'ready' && !isExpired ? `/api/notary-log/archives/${row.id}/download` : null,
   };
 }
 
@@ -162,44 +169,65 @@ export async function requestNotaryArchive(ctx: Ctx, input: RequestNotaryArchive
   });
 }
 
-/** What GET …/download serves: the finished file, its size and hash, and the name it is saved under. */
+/** What GET …/download serves: the finished file, its size and hash, the name it is saved under, and the bytes asked for. */
 export interface ArchiveDownload {
-  filePath: string;
+  /** The file, open: a deletion while it is served unlinks the name, and the bytes still come whole. The caller closes it. */
+  file: fs.promises.FileHandle;
   sizeBytes: number;
   sha256: string;
   fileName: string;
+  /** null: the whole file; 'unsatisfiable': a range outside it. */
+  range: SegmentRange;
 }
 
+export const archiveEtag = (sha256: string) => `"${sha256}"`;
+
 /**
- * GET /api/notary-log/archives/{id}/download: the finished file. `isStart` (no range, or one from
- * byte 0) records the download in the account trail; the resumed pieces of it do not.
+ * GET /api/notary-log/archives/{id}/download: the finished file, or the byte range asked for (a
+ * validator in If-Range that is not this file's, another ETag or a date, means the whole file).
+ * Whatever was asked, a download that serves the file's first byte is recorded in the account
+ * trail; the resumed pieces of it are not (decided from the bytes served, not from how the Range
+ * header is spelled, so no spelling fetches the whole file unrecorded).
  */
-export async function openNotaryArchive(ctx: Ctx, archiveId: string, options: { isStart: boolean }): Promise<ArchiveDownload> {
+export async function openNotaryArchive(
+  ctx: Ctx,
+  archiveId: string,
+  request: { method: string; range: string | undefined; ifRange: string | undefined },
+): Promise<ArchiveDownload> {
   const row = await getOwnArchive(ctx, archiveId);
-  if (row.status === 'expired') throw new AppError(410, 'link_expired', 'This archive expired and its file was deleted: ask for a new one.');
+  if (isPastItsTime(row)) throw new AppError(410, 'link_expired', 'This archive expired and its file was deleted: ask for a new one.');
   if (row.status !== 'ready' || !row.sha256 || row.sizeBytes === null) {
     throw conflict(
       row.status === 'failed' ? 'This archive could not be built: ask for a new one.' : 'This archive is still being built: download it once it is ready.',
     );
   }
-  const filePath = archiveFilePath(ctx.config.dataDir, row.id);
-  const stats = await fs.promises.stat(filePath).catch(() => null);
-  if (!stats || stats.size !== row.sizeBytes) {
+  const file = await fs.promises.open(archiveFilePath(ctx.config.dataDir, row.id), 'r').catch(() => null);
+  const stats = await file?.stat().catch(() => null);
+  if (!file || !stats || stats.size !== row.sizeBytes) {
+    await file?.close();
     throw notFound('The archive’s file is not on this server (it was built on another instance, or removed): ask for a new one.');
   }
-  if (options.isStart) {
-    await appendAuditEvent(ctx, {
-      action: 'journal.archive_downloaded',
-      data: { userId: row.notaryId, notaryId: row.notaryId, archiveId: row.id, commissionState: row.commissionState, commissionNumber: row.commissionNumber },
-    });
+  const range = request.ifRange !== undefined && request.ifRange !== archiveEtag(row.sha256) ? null : parseByteRange(request.range, row.sizeBytes);
+  const isStart = range === null || (range !== 'unsatisfiable' && range.start === 0);
+  if (request.method === 'GET' && isStart) {
+    try {
+      await appendAuditEvent(ctx, {
+        action: 'journal.archive_downloaded',
+        data: { userId: row.notaryId, notaryId: row.notaryId, archiveId: row.id, commissionState: row.commissionState, commissionNumber: row.commissionNumber },
+      });
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
   }
   const safe = (text: string) => text.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'commission';
   const day = (row.finishedAt ?? row.createdAt).toISOString().slice(0, 10);
   return {
-    filePath,
+    file,
     sizeBytes: row.sizeBytes,
     sha256: row.sha256,
     fileName: `open-ron-archive-${safe(row.commissionState)}-${safe(row.commissionNumber)}-${day}.zip`,
+    range,
   };
 }
 

@@ -14,6 +14,7 @@ import {
   jobs,
   notarizedDocuments,
   notaryProfiles,
+  signingCredentials,
   userSignatures,
   users,
 } from '#server/db/schema/index.ts';
@@ -28,7 +29,7 @@ import { getJobAccess } from '#server/features/jobs/job-access.ts';
 import { queueJobCompletedMail } from '#server/features/jobs/job-mail.ts';
 import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { assertNotaryMaySeal } from '#server/features/notaries/notary-eligibility.ts';
-import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
+import { getOrIssueNotaryCredentials, lockNotaryCredentials } from '#server/providers/signing/certificates.ts';
 import { addSignaturePlaceholder, signPreparedPdf, type SignatureInfo } from '#server/providers/signing/pades.ts';
 import { policyFor } from '#shared/identity-policies.ts';
 import { describeBlockingInterruptions } from '#server/features/video/recording/recording-gaps.ts';
@@ -314,6 +315,21 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     const txCtx = { ...ctx, db: tx };
     const locked = await getJobAccess(txCtx, jobId, { forUpdate: true });
     if (locked.job.status !== 'in_session') throw new AppError(409, 'invalid_transition', 'The job is no longer in session.');
+    // Signing took a while: a certificate revoked (or an upload replaced) meanwhile seals nothing. Under
+    // the credentials' lock, so a revocation is either before this check or after the act is stored.
+    await lockNotaryCredentials(tx, access.userId);
+    const [credential] = await tx
+      .select({ revokedAt: signingCredentials.revokedAt })
+      .from(signingCredentials)
+      .where(eq(signingCredentials.id, credentials.credentialId))
+      .limit(1);
+    if (!credential || credential.revokedAt) {
+      throw new AppError(
+        409,
+        'certificate_revoked',
+        'Your signing certificate was revoked while this job was being sealed, so nothing was sealed. Seal it again: it is signed with a new certificate.',
+      );
+    }
     const inserted: Array<{ row: NotarizedRow; name: string }> = [];
     for (const output of outputs) {
       const [row] = await tx

@@ -184,7 +184,10 @@ describe('collectValidationData', () => {
       commissionExpiresOn: '2031-06-30',
     });
     const { calls, fetch: counted } = countingFetch();
-    const data = await collectValidationData(t.db, t.secretsKey, [credentials.certificatePem, ...credentials.chainPems], { fetch: counted });
+    const data = await collectValidationData(t.db, t.secretsKey, [credentials.certificatePem, ...credentials.chainPems], {
+      fetch: counted,
+      isPrivateAllowed: true,
+    });
     expect(calls).toEqual([]);
     expect(data.missing).toEqual([]);
     expect(data.crls).toEqual([]);
@@ -213,7 +216,7 @@ describe('collectValidationData', () => {
   });
 
   it('fetches a third party’s OCSP answer from a delegated responder, and embeds the responder’s certificate', async () => {
-    const data = await collectValidationData(t.db, t.secretsKey, [thirdParty.goodPem, thirdParty.caPem]);
+    const data = await collectValidationData(t.db, t.secretsKey, [thirdParty.goodPem, thirdParty.caPem], { isPrivateAllowed: true });
     expect(data.missing).toEqual([]);
     expect(data.crls).toEqual([]);
     expect(data.ocspResponses).toHaveLength(1);
@@ -228,7 +231,7 @@ describe('collectValidationData', () => {
 
   it('falls back to the CRL when the OCSP responder fails, skipping addresses that are not http or https', async () => {
     const { calls, fetch: counted } = countingFetch();
-    const data = await collectValidationData(t.db, t.secretsKey, [thirdParty.revokedPem, thirdParty.caPem], { fetch: counted });
+    const data = await collectValidationData(t.db, t.secretsKey, [thirdParty.revokedPem, thirdParty.caPem], { fetch: counted, isPrivateAllowed: true });
     expect(calls).toEqual([`${standInUrl}/broken-ocsp`, `${standInUrl}/crl`]);
     expect(data.missing).toEqual([]);
     expect(data.ocspResponses).toEqual([]);
@@ -240,12 +243,12 @@ describe('collectValidationData', () => {
   });
 
   it('says so, in a sentence, when the issuer publishes nothing or answers with a signature it did not delegate', async () => {
-    const silent = await collectValidationData(t.db, t.secretsKey, [thirdParty.silentPem, thirdParty.caPem]);
+    const silent = await collectValidationData(t.db, t.secretsKey, [thirdParty.silentPem, thirdParty.caPem], { isPrivateAllowed: true });
     expect(silent.ocspResponses).toEqual([]);
     expect(silent.missing).toEqual([
       'The issuer of the certificate of Sam Silent (serial 1003) publishes no OCSP responder or CRL, so its revocation status is not in the document.',
     ]);
-    const forged = await collectValidationData(t.db, t.secretsKey, [thirdParty.forgedPem, thirdParty.caPem]);
+    const forged = await collectValidationData(t.db, t.secretsKey, [thirdParty.forgedPem, thirdParty.caPem], { isPrivateAllowed: true });
     expect(forged.ocspResponses).toEqual([]);
     expect(forged.certificates).toHaveLength(2);
     expect(forged.missing).toEqual([
@@ -260,7 +263,7 @@ describe('collectValidationData', () => {
     ]);
     const hanging: typeof fetch = (_input, init) =>
       new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)));
-    const slow = await collectValidationData(t.db, t.secretsKey, [thirdParty.goodPem, thirdParty.caPem], { fetch: hanging });
+    const slow = await collectValidationData(t.db, t.secretsKey, [thirdParty.goodPem, thirdParty.caPem], { fetch: hanging, isPrivateAllowed: true });
     expect(slow.missing).toEqual([
       `The revocation status of the certificate of Gail Good (serial 1001) could not be had: its OCSP responder ${standInUrl}/ocsp did not answer in time; its CRL at ${standInUrl}/crl did not arrive in time.`,
     ]);

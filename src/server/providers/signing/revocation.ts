@@ -1,4 +1,8 @@
 import { verify as verifySignature, X509Certificate, type KeyObject } from 'node:crypto';
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net, { type LookupFunction } from 'node:net';
 import {
   BasicOCSPResponse,
   id_kp_OCSPSigning,
@@ -14,6 +18,7 @@ import { CertificateList } from '@peculiar/asn1-x509';
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '#server/db/client.ts';
 import { signingCredentials } from '#server/db/schema/index.ts';
+import { isNonPublicAddress } from '#server/lib/public-address.ts';
 import { pemToDer, readCertificateParts, readChildren, readTlv } from './der.ts';
 import { answerPlatformCertIds, createCertId, isCertIdOfIssuer, readCertIdSerial } from './ocsp.ts';
 import { readRevocationSources } from './pki-sources.ts';
@@ -65,8 +70,82 @@ function describeCertificate(certificate: X509Certificate): string {
   return `the certificate of ${commonName} (serial ${certificate.serialNumber.toLowerCase()})`;
 }
 
-async function fetchLimited(fetchFn: typeof fetch, url: string, init: RequestInit, maxBytes: number): Promise<Buffer> {
-  const response = await fetchFn(url, { ...init, signal: AbortSignal.timeout(fetchTimeoutMs) });
+/** Where a request may go: the host's addresses, checked, and the one the connection is pinned to. */
+async function resolveCheckedAddress(url: URL, isPrivateAllowed: boolean): Promise<{ address: string; family: 4 | 6 }> {
+  // URL keeps IPv6 literals in brackets.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: Array<{ address: string; family: number }>;
+  if (net.isIP(host)) {
+    addresses = [{ address: host, family: net.isIP(host) }];
+  } else {
+    try {
+      addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
+    } catch {
+      throw new Error('has a name that could not be found');
+    }
+  }
+  const refused = isPrivateAllowed ? undefined : addresses.find((entry) => isNonPublicAddress(entry.address));
+  if (refused) throw new Error(`is at a private, loopback or otherwise non-public address (${refused.address}), which the platform does not contact`);
+  const [first] = addresses;
+  if (!first) throw new Error('has a name with no address');
+  return { address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/** A request to the address checked (a lookup that answers only it), following no redirect, read up to `maxBytes`. */
+function requestPinned(
+  url: URL,
+  target: { address: string; family: 4 | 6 },
+  init: { method: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> },
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Buffer> {
+  const lookup = ((_hostname: string, options: { all?: boolean } | undefined, callback: (...answer: unknown[]) => void) => {
+    if (options?.all) callback(null, [target]);
+    else callback(null, target.address, target.family);
+  }) as unknown as LookupFunction;
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<Buffer>((resolve, reject) => {
+    const fail = (error: Error) => {
+      request.destroy();
+      reject(error);
+    };
+    // A fresh connection each time: a pooled one may lead to an address checked for another request.
+    const request = client.request(url, { method: init.method, headers: init.headers, lookup, agent: false, signal }, (response) => {
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status >= 300) return fail(new Error(`answered HTTP ${status}`));
+      if (Number(response.headers['content-length'] ?? 0) > maxBytes) return fail(new Error('answered more than the size allowed'));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) fail(new Error('answered more than the size allowed'));
+        else chunks.push(chunk);
+      });
+      response.on('end', () => resolve(Buffer.concat(chunks)));
+      response.on('error', () => fail(new Error('broke off its answer')));
+    });
+    request.on('error', () => reject(signal.aborted ? (signal.reason as Error) : new Error('could not be reached')));
+    request.end(init.body);
+  });
+}
+
+/**
+ * Fetches revocation data from an address a certificate names (a notary's uploaded certificate
+ * names whatever its maker wrote): the host must resolve only to public addresses unless the
+ * operator allows private ones, the connection goes to the address checked, and no redirect is
+ * followed (it could lead anywhere).
+ */
+async function fetchLimited(
+  options: { fetch?: typeof fetch; isPrivateAllowed: boolean },
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> },
+  maxBytes: number,
+): Promise<Buffer> {
+  const signal = AbortSignal.timeout(fetchTimeoutMs);
+  const parsed = new URL(url);
+  const target = await resolveCheckedAddress(parsed, options.isPrivateAllowed);
+  if (!options.fetch) return requestPinned(parsed, target, init, maxBytes, signal);
+  const response = await options.fetch(url, { ...init, redirect: 'manual', signal });
   if (!response.ok) throw new Error(`answered HTTP ${response.status}`);
   if (Number(response.headers.get('content-length') ?? 0) > maxBytes) throw new Error('answered more than the size allowed');
   const reader = response.body?.getReader();
@@ -151,16 +230,18 @@ function createOcspRequest(certificateDer: Buffer, issuerDer: Buffer): Buffer {
  * certificate the platform CA issued gets its OCSP response made here, by the responder's own code;
  * another issuer's is fetched from its OCSP responder (POST), else from its CRL distribution point
  * (http and https only, 5 s, capped in size), and checked: signed by the issuer (or a responder it
- * delegated to), about that serial, current. A revoked status is returned like a good one: it is the
+ * delegated to), about that serial, current. The addresses are a certificate's say-so: a loopback,
+ * private or link-local one is never contacted unless `isPrivateAllowed` (the operator's choice, for
+ * closed networks and tests), and no redirect is followed. A revoked status is returned like a good one: it is the
  * evidence. What could not be had is a sentence in `missing`, never a silent gap.
  */
 export async function collectValidationData(
   db: DbOrTx,
   secretsKey: Buffer,
   chainPems: string[],
-  options: { fetch?: typeof fetch; now?: Date } = {},
+  options: { fetch?: typeof fetch; now?: Date; isPrivateAllowed?: boolean } = {},
 ): Promise<{ certificates: Buffer[]; ocspResponses: Buffer[]; crls: Buffer[]; missing: string[] }> {
-  const fetchFn = options.fetch ?? fetch;
+  const fetching = { isPrivateAllowed: options.isPrivateAllowed ?? false, ...(options.fetch ? { fetch: options.fetch } : {}) };
   const now = options.now ?? new Date();
   const ders = chainPems.map(pemToDer);
   const certificates = [...ders];
@@ -194,7 +275,7 @@ export async function collectValidationData(
     for (const url of sources.ocspUrls.filter(isWebUrl)) {
       try {
         const answer = await fetchLimited(
-          fetchFn,
+          fetching,
           url,
           {
             method: 'POST',
@@ -215,7 +296,7 @@ export async function collectValidationData(
     if (isDone) continue;
     for (const url of sources.crlUrls.filter(isWebUrl)) {
       try {
-        const list = await fetchLimited(fetchFn, url, { method: 'GET' }, maxCrlBytes);
+        const list = await fetchLimited(fetching, url, { method: 'GET' }, maxCrlBytes);
         checkCrl(list, issuerDer, issuer, now);
         crls.push(list);
         isDone = true;
