@@ -11,6 +11,7 @@
  * Settings (environment): BENCH_COMMITS (1000), BENCH_CONCURRENCY (1: commits one after another; 8
  * sends eight at a time, as eight requests would).
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,7 +80,7 @@ try {
   await durable.db.execute(probeTable);
   await measureCommits('durability on (fsync per commit)', (id) => durable.db.execute(insertProbe(id)));
 
-  await seedDemoAccounts(durable.db);
+  await seedDemoAccounts(durable.db, randomBytes(32));
   await durable.db.execute(sql`update durability_bench set body = body || 'updated' where id % 2 = 0`);
   const log = { info: () => undefined, error: (object: unknown) => console.error(object) };
   const maintenance = startEmbeddedMaintenance(durable, log, 3600_000);

@@ -66,7 +66,7 @@ const gnwMatcher = startGnwMatcher({ db: database.db, realtime, log: app.log });
 
 const banner: string[] = [];
 if (process.argv.includes('--demo')) {
-  const demo = await seedDemoAccounts(database.db);
+  const demo = await seedDemoAccounts(database.db, secretsKey);
   banner.push('Demo accounts (password for all of them, shown once):', `  password: ${demo.password}`);
   for (const account of demo.accounts) banner.push(`  ${account.role.padEnd(12)} ${account.email}`);
   if (!config.email.smtpUrl) {

@@ -118,8 +118,8 @@ export async function verifyArchive(source: RandomAccessSource, archiveName: str
       isValid: problems === 0,
       summary:
         problems === 0
-          ? `Every check passed for ${subject}: the ${plural(listedCount, 'file')} its signed manifest lists (${formatBytes(totalBytes)} in all) are there unchanged${details}, and every signature, audit trail and recording holds.`
-          : `${plural(problems, 'problem')} found in ${subject}: ${problems === 1 ? 'it is listed' : 'they are listed'} first below, each with the file it concerns.`,
+          ? `Every check passed for ${subject}: the ${plural(listedCount, 'file')} its signed manifest lists (${formatBytes(totalBytes)} in all) are there unchanged${details}, and every signature, audit trail and recording checks out.`
+          : `${plural(problems, 'problem')} found in ${subject}, shown first below with the file concerned. Do not rely on this copy: ask the notary or the platform for a fresh one, and check that one.`,
       findings,
       platformCaFingerprint,
       fileCount,

@@ -46,8 +46,8 @@ export default function VerifyArchivePage() {
         {check.state === 'failed' ? <FormAlert message={check.message} /> : null}
         {check.state === 'done' ? <ArchiveReportView fileName={check.fileName} report={check.report} /> : null}
         <p className="muted">
-          The same check runs on a computer with Node.js: <code>npx open-ron-verify archive.zip</code> in the Open RON folder. To check a single PDF against
-          this platform’s records instead, use <Link to={paths.verify}>Verify a notarized document</Link>.
+          Your IT staff can run the same check without a browser, with the command <code>npx open-ron-verify archive.zip</code> from a copy of Open RON. To
+          check a single PDF against this platform’s records instead, use <Link to={paths.verify}>Verify a notarized document</Link>.
         </p>
         <Link to={paths.login}>Open RON home</Link>
       </section>

@@ -5,7 +5,7 @@ import { getNotNotarialNotice, verificationSchema, type Verification } from '#sh
 import { formatCalendarDay, formatDateTime } from '#shared/dates.ts';
 import { getUsStateName } from '#shared/us-states.ts';
 import { publicConfigQueryOptions } from '#web/api/system.ts';
-import { verificationKeys } from '#web/api/verification.ts';
+import { fetchPlatformCaFingerprint, verificationKeys } from '#web/api/verification.ts';
 import { DropZone } from '#web/components/drop-zone.tsx';
 import type { FileRules } from '#web/components/drop-zone-rules.ts';
 import { Field, FormAlert } from '#web/components/field.tsx';
@@ -96,6 +96,7 @@ export default function VerifyPage() {
           Each notarized PDF also carries the notary’s digital signature. To check it in a PDF reader, trust{' '}
           <a href="/api/verify/platform-ca.pem">the platform certificate authority</a> that issues notaries’ certificates.
         </p>
+        <PlatformCaFingerprint />
         <p className="muted">
           A notary’s whole archive (every document, audit trail and recording, exported as a .zip) is checked on{' '}
           <Link to="/verify-archive">Check a notary archive</Link>, in your browser, without uploading it.
@@ -103,6 +104,21 @@ export default function VerifyPage() {
         <Link to="/login">Open RON home</Link>
       </section>
     </main>
+  );
+}
+
+/**
+ * The platform CA's SHA-256 fingerprint, as the archive checker prints the one inside an archive:
+ * the two must match.
+ */
+function PlatformCaFingerprint() {
+  const { data: fingerprint } = useQuery({ queryKey: verificationKeys.platformCaFingerprint(), queryFn: fetchPlatformCaFingerprint, staleTime: Infinity });
+  if (!fingerprint) return null;
+  return (
+    <p className="muted">
+      This platform’s certificate authority has the SHA-256 fingerprint <code className="fingerprint">{fingerprint}</code>. A notary archive made here names the
+      same one.
+    </p>
   );
 }
 

@@ -221,7 +221,9 @@ export async function openNotaryArchive(
     }
   }
   const safe = (text: string) => text.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'commission';
-  const day = (row.finishedAt ?? row.createdAt).toISOString().slice(0, 10);
+  // Day and UTC time to the minute: two archives of one day get two names in a downloads folder.
+  const made = (row.finishedAt ?? row.createdAt).toISOString();
+  const day = `${made.slice(0, 10)}-${made.slice(11, 13)}${made.slice(14, 16)}`;
   return {
     file,
     sizeBytes: row.sizeBytes,

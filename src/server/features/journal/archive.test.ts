@@ -154,7 +154,7 @@ describe('the notary’s archive of a commission', () => {
     expect(Number(res.headers['content-length'])).toBe(zipBytes.length);
     expect(res.headers.etag).toBe(`"${archive.sha256}"`);
     expect(sha256(zipBytes)).toBe(archive.sha256);
-    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="open-ron-archive-VA-VA-[\w-]+-\d{4}-\d{2}-\d{2}\.zip"$/);
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="open-ron-archive-VA-VA-[\w-]+-\d{4}-\d{2}-\d{2}-\d{4}\.zip"$/);
 
     const zipPath = path.join(workDir, 'archive.zip');
     fs.writeFileSync(zipPath, zipBytes);

@@ -4,6 +4,7 @@ import type { Role } from '#shared/roles.ts';
 import type { DbOrTx } from '#server/db/client.ts';
 import { companyJobTypes, notaryProfiles, priceItems, titleCompanies, titleCompanyMembers, users } from '#server/db/schema/index.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
+import { getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
 
 export interface DemoAccount {
   role: Role;
@@ -37,7 +38,7 @@ const demoPrices = [
  * Creates (or refreshes) one active demo account per role with a new random password, which is
  * returned once so the operator can sign in. Nothing here runs unless asked for (--demo).
  */
-export async function seedDemoAccounts(db: DbOrTx): Promise<{ password: string; accounts: DemoAccount[] }> {
+export async function seedDemoAccounts(db: DbOrTx, secretsKey: Buffer): Promise<{ password: string; accounts: DemoAccount[] }> {
   const password = `demo-${randomBytes(6).toString('base64url')}`;
   const passwordHash = await hashPassword(password);
   const verified = { emailVerifiedAt: new Date(), emailVerifiedVia: 'operator' as const };
@@ -103,5 +104,21 @@ export async function seedDemoAccounts(db: DbOrTx): Promise<{ password: string; 
       await tx.insert(priceItems).values(demoPrices.map((price, position) => ({ ...price, companyId: null, position, updatedBy: ids.get('finance') ?? null })));
     }
   });
+  // The demo notary's signing certificate, issued now rather than at a first seal, so that an administrator trying the demo
+  // finds one to look at (and to revoke) in the Users page.
+  const [notary] = await db
+    .select({
+      userId: notaryProfiles.userId,
+      commissionState: notaryProfiles.commissionState,
+      commissionNumber: notaryProfiles.commissionNumber,
+      commissionExpiresOn: notaryProfiles.commissionExpiresOn,
+      name: users.name,
+      email: users.email,
+    })
+    .from(notaryProfiles)
+    .innerJoin(users, eq(users.id, notaryProfiles.userId))
+    .where(eq(users.email, 'notary@demo.open-ron.test'))
+    .limit(1);
+  if (notary) await getOrIssueNotaryCredentials(db, secretsKey, notary);
   return { password, accounts: demoAccounts };
 }

@@ -17,7 +17,7 @@ export function ArchiveReportView({ fileName, report }: { fileName: string; repo
       {report.platformCaFingerprint ? (
         <p>
           The platform certificate authority in this archive has the SHA-256 fingerprint <code className="fingerprint">{report.platformCaFingerprint}</code>.
-          Compare it with the one the platform publishes: if they differ, the archive was made with another authority.
+          Compare it with the fingerprint shown on the platform’s Verify page: if they differ, the archive was made with another authority.
         </p>
       ) : null}
       <ul className="archive-files" aria-label="Findings by file">
@@ -26,13 +26,13 @@ export function ArchiveReportView({ fileName, report }: { fileName: string; repo
             <h3 className="archive-file-name">
               <code>{group.file}</code>
               <span className="archive-file-verdict">
-                {group.problems.length > 0 ? ` ${group.problems.length} ${group.problems.length === 1 ? 'problem' : 'problems'}` : ' holds'}
+                {group.problems.length > 0 ? ` ${group.problems.length} ${group.problems.length === 1 ? 'problem' : 'problems'}` : ' checked, no problem'}
               </span>
             </h3>
             <ul>
               {[...group.problems, ...group.passed].map((finding, index) => (
                 <li key={index} className={finding.ok ? 'finding-ok' : 'finding-problem'}>
-                  <span className="finding-mark">{finding.ok ? 'Holds: ' : 'Problem: '}</span>
+                  <span className="finding-mark">{finding.ok ? 'Checked: ' : 'Problem: '}</span>
                   {finding.sentence}
                 </li>
               ))}

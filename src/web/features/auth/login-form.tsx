@@ -113,6 +113,9 @@ export function LoginForm({ query, onTwoFactor }: LoginFormProps) {
       <p className="muted center">
         Need a document notarized right now? <Link to="/notarize">Notarize Now</Link>
       </p>
+      <p className="muted center">
+        Received a notarized document? <Link to="/verify">Verify it</Link>
+      </p>
     </form>
   );
 }
