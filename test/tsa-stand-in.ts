@@ -106,6 +106,7 @@ export async function startTsaStandIn(): Promise<TsaStandIn> {
     ].join('\n'),
   );
 
+  let replies: Promise<void> = Promise.resolve();
   const server = http.createServer((request, response) => {
     if (request.method !== 'POST' || request.headers['content-type'] !== 'application/timestamp-query') {
       response.writeHead(400, { 'content-type': 'text/plain' }).end('Send an application/timestamp-query by POST.');
@@ -115,7 +116,8 @@ export async function startTsaStandIn(): Promise<TsaStandIn> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const id = randomBytes(6).toString('hex');
-      void (async () => {
+      // One reply at a time: every `openssl ts -reply` reads and rewrites the same serial file.
+      replies = replies.then(async () => {
         try {
           await fs.promises.writeFile(file(`${id}.tsq`), Buffer.concat(chunks));
           await run('openssl', ['ts', '-reply', '-config', file('tsa.cnf'), '-queryfile', file(`${id}.tsq`), '-out', file(`${id}.tsr`)]);
@@ -123,7 +125,7 @@ export async function startTsaStandIn(): Promise<TsaStandIn> {
         } catch (error) {
           response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
         }
-      })();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

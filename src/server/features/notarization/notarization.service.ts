@@ -195,6 +195,17 @@ export async function completeJob(ctx: Ctx, jobId: string) {
   );
   if (unprintable) throw new AppError(409, 'unprintable_text', `${unprintable} Correct it, then seal again.`);
 
+  // The time-stamping authority is the one party outside the platform a seal waits on (third parties' OCSP and CRLs end
+  // as sentences): when it fails, for the signature's timestamp or the archive timestamp, nothing is sealed and the notary is told.
+  const toTimestampUnavailable = (error: unknown): unknown => {
+    if (!ctx.config.tsaUrl || !/timestamp authority|timestamp token|fetch failed|TimeoutError|aborted/i.test(String(error))) return error;
+    ctx.log.error({ err: error, jobId }, 'the timestamp authority could not be had');
+    return new AppError(
+      502,
+      'timestamp_unavailable',
+      'The time-stamping authority did not answer, so the seal could not be completed and nothing was sealed. Try again in a few minutes.',
+    );
+  };
   const temporaryDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-notarize-'));
   const outputs: Array<{
     id: string;
@@ -272,7 +283,9 @@ export async function completeJob(ctx: Ctx, jobId: string) {
           })),
         },
       });
-      const signed = await signPreparedPdf(rendered.pdf, credentials, signature);
+      const signed = await signPreparedPdf(rendered.pdf, credentials, signature).catch((error: unknown) => {
+        throw toTimestampUnavailable(error);
+      });
       // PAdES B-LT (B-LTA with a TSA): the chain's validation data and an archive timestamp go in as
       // incremental revisions after the signature, so the seal still checks out once its certificate
       // has expired or been revoked (decision 058).
@@ -280,14 +293,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         credentials.certificatePem,
         ...credentials.chainPems,
       ]).catch((error: unknown) => {
-        // Only the time-stamping authority is outside the platform here (third parties' OCSP and CRLs end as sentences).
-        if (!ctx.config.tsaUrl || !/timestamp authority|fetch failed|TimeoutError|aborted/i.test(String(error))) throw error;
-        ctx.log.error({ err: error, jobId }, 'the archive timestamp could not be had');
-        throw new AppError(
-          502,
-          'timestamp_unavailable',
-          'The time-stamping authority did not answer, so the seal could not be completed and nothing was sealed. Try again in a few minutes.',
-        );
+        throw toTimestampUnavailable(error);
       });
       const sha256 = createHash('sha256').update(longTerm.pdf).digest('hex');
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);

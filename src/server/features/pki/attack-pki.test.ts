@@ -1,27 +1,45 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type * as PadesModule from '#server/providers/signing/pades.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '#shared/roles.ts';
 import { notarizedDocuments, signingCredentials } from '#server/db/schema/index.ts';
 import { getOrIssueNotaryCredentials, type NotaryIdentity } from '#server/providers/signing/certificates.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { recordMedia } from '#test/live-session.ts';
+import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
 
-/** A hook run just before a document is signed, so a test can act while a seal is under way. */
-const signing = vi.hoisted(() => ({ before: null as null | (() => Promise<void>) }));
-vi.mock('#server/providers/signing/pades.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof PadesModule>();
-  return {
-    ...original,
-    signPreparedPdf: async (...args: Parameters<typeof original.signPreparedPdf>) => {
+/**
+ * A hook run when the seal asks the timestamp authority for its signature's timestamp: after the seal
+ * picked its certificate, before it stores anything. The app's TSA_URL is a small proxy in front of a
+ * real OpenSSL authority that runs the hook first (no module mock: the suite shares its module cache).
+ */
+const signing = { before: null as null | (() => Promise<void>) };
+let tsa: TsaStandIn;
+let tsaProxy: http.Server;
+
+async function startTsaProxy(target: string): Promise<string> {
+  tsaProxy = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
       const hook = signing.before;
       signing.before = null;
-      await hook?.();
-      return original.signPreparedPdf(...args);
-    },
-  };
-});
+      void (async () => {
+        await hook?.();
+        const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: Buffer.concat(chunks) });
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/timestamp-reply' });
+        response.end(Buffer.from(await answer.arrayBuffer()));
+      })().catch(() => {
+        response.writeHead(500);
+        response.end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => tsaProxy.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(tsaProxy.address() as AddressInfo).port}/`;
+}
 
 let t: TestApp;
 let kit: JobKit;
@@ -29,11 +47,16 @@ let admin: TestUser;
 const malformed = Buffer.from([0x30, 0x03, 0x0a, 0x01, 0x01]);
 
 beforeAll(async () => {
-  t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000' });
+  tsa = await startTsaStandIn();
+  t = await createTestApp({ LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '10000', TSA_URL: await startTsaProxy(tsa.url) });
   kit = createJobKit(t);
   admin = await t.createUser({ roles: ['admin'], name: 'Ada Admin' });
 }, 60_000);
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await new Promise((resolve) => tsaProxy?.close(resolve));
+  await tsa?.close();
+});
 
 async function issue(name: string): Promise<{ user: TestUser; identity: NotaryIdentity; serialNumber: string }> {
   const user = await t.createUser({ roles: ['notary'], name });
@@ -155,7 +178,7 @@ describe('attacks on certificate revocation', () => {
     });
     expect(bypass.statusCode, bypass.body).toBe(200);
     expect((await kit.call(notary, 'POST', `/api/jobs/${job.id}/documents/${documentId}/complete`)).statusCode).toBe(200);
-    // The administrator revokes the notary's certificate after the seal picked it, before it signs.
+    // The administrator revokes the notary’s certificate after the seal picked it, while it timestamps the signature.
     let revokedSerial = '';
     signing.before = async () => {
       const [credential] = await t.db.select().from(signingCredentials).where(eq(signingCredentials.userId, notary.id));
