@@ -1,5 +1,5 @@
 /**
- * Benchmark of the notary's archive (issue 26, decision 059): the export rate (MB/s) of one
+ * Benchmark of the notary's archive (decision 059): the export rate (MB/s) of one
  * commission's records for N sessions, N = 1,000 by default, on PGlite.
  *
  *   node --import tsx bench/archive.bench.ts

@@ -1,5 +1,5 @@
 /**
- * The offline verifier's rate (issue 26, decision 060): MB/s of an archive checked from a file on
+ * The offline verifier's rate (decision 060): MB/s of an archive checked from a file on
  * disk, as `npx open-ron-verify` reads it (the browser reads the same way through File.slice).
  *
  *   node --import tsx bench/verify.bench.ts

@@ -2,7 +2,7 @@ import { findActRestriction, identityPolicies, policyFor, type IdentityPolicy } 
 import { notarizationTypes } from '#shared/jobs.ts';
 
 /**
- * Whether a notary's commission allows the act online (issue 24, decision 061): the policy row of
+ * Whether a notary's commission allows the act online (decision 061): the policy row of
  * their commissioning state decides (its actsNotPerformedOnline, decision 052), the same row that
  * refuses the act on the job. The matcher, the loop page and the open times all ask here, so no one
  * is offered, shown as next in line or booked for an act their state keeps off. `policies` is the

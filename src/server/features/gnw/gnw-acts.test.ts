@@ -11,7 +11,7 @@ import { findGnwSlots } from './gnw-schedule.service.ts';
 import { findOpenPieces } from './gnw-slots.ts';
 
 /**
- * The instant lane offers a job only to a notary whose commission allows the act (issue 24): the
+ * The instant lane offers a job only to a notary whose commission allows the act (decision 061): the
  * commissioning state's policy row decides (decision 052's actsNotPerformedOnline), never a branch
  * in code. The platform's rows record no such rule yet, so these tests hand the matcher, the loop
  * page and the open times a table whose Virginia row keeps the acknowledgment off.
