@@ -86,6 +86,13 @@ function formatDay(iso: string | null): string {
   return iso ? formatDate(iso) : '';
 }
 
+/** What the tab says once the notary's own certificate is removed: the platform's is in use only if one was issued. */
+export function describeUploadedCertificateRemoved(now: NotaryCertificate): string {
+  return now.source === 'platform'
+    ? 'Your certificate is removed. The platform certificate is in use again.'
+    : 'Your certificate is removed. The platform issues you one when you complete your next notarization.';
+}
+
 /** The certificate notarized documents are signed with: the notary's own PKCS#12, or the platform's. */
 function SigningCertificateSettings() {
   const queryClient = useQueryClient();
@@ -129,7 +136,7 @@ function SigningCertificateSettings() {
       <p className="muted">Notarized documents are signed with this certificate. The platform issues you one, or you can use your own from a PKCS#12 file.</p>
       <FormAlert message={certificate.error?.message ?? upload.error?.message ?? remove.error?.message ?? null} />
       {upload.isSuccess ? <FormAlert tone="success" message="Your certificate is in use: your next notarizations are signed with it." /> : null}
-      {remove.isSuccess ? <FormAlert tone="success" message="The platform certificate is in use again." /> : null}
+      {remove.data ? <FormAlert tone="success" message={describeUploadedCertificateRemoved(remove.data)} /> : null}
       {certificate.isPending ? <p role="status">Loading…</p> : null}
       {data ? (
         data.source ? (
@@ -150,7 +157,7 @@ function SigningCertificateSettings() {
             </dd>
           </dl>
         ) : (
-          <p>No certificate yet: the platform issues you one when you complete your first notarization.</p>
+          <p>No certificate yet: the platform issues you one when you complete your next notarization.</p>
         )
       ) : null}
       {data?.source === 'uploaded' ? (
