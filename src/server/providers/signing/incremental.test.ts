@@ -279,6 +279,26 @@ describe('the seal appended as an incremental update', () => {
     expect(stdout).toContain('Drawn in the update');
   });
 
+  it.each([false, true])('reads only the objects it is asked for, not the content streams (object streams: %s)', async (useObjectStreams) => {
+    const original = await makeOriginal({ pageCount: 3, useObjectStreams });
+    const everything = (await PDFDocument.load(original)).context.enumerateIndirectObjects().length;
+    const incremental = await IncrementalPdf.load(original);
+    // The catalog and the page tree, then the three pages: no content stream, font or /Info.
+    expect(incremental.document.context.enumerateIndirectObjects()).toHaveLength(2);
+    expect(incremental.document.getPageCount()).toBe(3);
+    const read = incremental.document.context.enumerateIndirectObjects();
+    expect(read.map(([, object]) => object.constructor.name).sort()).toEqual(['PDFCatalog', 'PDFPageLeaf', 'PDFPageLeaf', 'PDFPageLeaf', 'PDFPageTree']);
+    expect(read.length).toBeLessThan(everything);
+    // What it reads later is the original's, as pdf-lib's own full parse reads it.
+    const [firstPage] = incremental.document.getPages();
+    const contents = firstPage?.node.Contents();
+    expect(contents).toBeDefined();
+    const { pdf } = await incremental.save();
+    expect(pdf.subarray(0, original.length).equals(original)).toBe(true);
+    const { stdout } = await run('pdftotext', [await writeTemporary(`lazy-${useObjectStreams}.pdf`, pdf), '-']);
+    expect(stdout).toContain('Deed of trust, page 3');
+  });
+
   it('appends one revision per save on the same document, each holding only what changed since the last', async () => {
     const original = await makeOriginal({ pageCount: 3, useObjectStreams: true });
     const incremental = await IncrementalPdf.load(original);

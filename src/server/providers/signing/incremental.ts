@@ -1,10 +1,11 @@
-import type { PDFCatalog, PDFContext } from 'pdf-lib';
 import { inflateSync } from 'node:zlib';
 import {
   decodePDFRawStream,
   ParseSpeeds,
+  PDFCatalog,
   PDFArray,
   PDFCrossRefSection,
+  PDFContext,
   PDFCrossRefStream,
   PDFDict,
   PDFDocument,
@@ -13,6 +14,7 @@ import {
   PDFName,
   PDFNumber,
   PDFObjectParser,
+  PDFPageTree,
   PDFRawStream,
   PDFRef,
   PDFTrailerDict,
@@ -30,6 +32,9 @@ import {
  * of a stream) and the identity of a stream's bytes. pdf-lib edits many objects in place (a page's
  * resources when it draws, the catalog and the last page when a signature field is added), so the
  * serialized form is what tells an edited object from an untouched one.
+ *
+ * A file whose cross-reference sections can be trusted is read lazily (LazyObjects): only the
+ * objects looked up are parsed, each fingerprinted as it is parsed (decision 056, amendment).
  */
 
 /** The newest cross-reference section of the bytes appended to. */
@@ -38,6 +43,19 @@ interface Section {
   /** Where it starts: the value of the file's last startxref. */
   offset: number;
   size: number;
+}
+
+/**
+ * Where an object of the original is, as its newest cross-reference section says: at a byte offset,
+ * as the index-th object of an object stream, or free (deleted).
+ */
+type ObjectLocation = { kind: 'offset'; offset: number; generation: number } | { kind: 'compressed'; streamNumber: number; index: number } | { kind: 'free' };
+
+/** Each object number's location, filled newest section first: the first one recorded wins. */
+type Locations = Map<number, ObjectLocation>;
+
+function recordLocation(locations: Locations | null, objectNumber: number, location: ObjectLocation) {
+  if (locations && !locations.has(objectNumber)) locations.set(objectNumber, location);
 }
 
 interface Fingerprint {
@@ -90,7 +108,7 @@ function startsObject(bytes: Buffer, offset: number, objectNumber: number, gener
 }
 
 /** The offset an in-use entry of a classic table points at must start that object ("12 0 obj"). */
-function checkTableEntries(bytes: Buffer, start: number, end: number): string | null {
+function checkTableEntries(bytes: Buffer, start: number, end: number, locations: Locations | null): string | null {
   const lines = bytes
     .subarray(start, end)
     .toString('latin1')
@@ -111,14 +129,15 @@ function checkTableEntries(bytes: Buffer, start: number, end: number): string | 
       if (!startsObject(bytes, at, objectNumber, Number(entry[2]))) {
         return `its cross-reference table places object ${objectNumber} at byte ${at}, where that object does not start`;
       }
-    }
+      recordLocation(locations, objectNumber, { kind: 'offset', offset: at, generation: Number(entry[2]) });
+    } else recordLocation(locations, objectNumber, { kind: 'free' });
     objectNumber += 1;
   }
   return null;
 }
 
 /** The same check for a cross-reference stream's in-use entries (type 1; type 2 live in object streams). */
-function checkStreamEntries(bytes: Buffer, stream: PDFRawStream): string | null {
+function checkStreamEntries(bytes: Buffer, stream: PDFRawStream, locations: Locations | null): string | null {
   const numbers = (key: string) =>
     stream.dict
       .lookupMaybe(PDFName.of(key), PDFArray)
@@ -153,10 +172,16 @@ function checkStreamEntries(bytes: Buffer, stream: PDFRawStream): string | null 
       const offset = read(at + typeWidth, offsetWidth);
       const generation = read(at + typeWidth + offsetWidth, generationWidth);
       at += typeWidth + offsetWidth + generationWidth;
-      if (type !== 1) continue;
+      // Type 2: the object is the generation-th of object stream number `offset`; type 0 free; others are read as free (ISO 32000-2, 7.5.8.3).
+      if (type === 2) recordLocation(locations, objectNumber, { kind: 'compressed', streamNumber: offset, index: generation });
+      if (type !== 1) {
+        if (type !== 2) recordLocation(locations, objectNumber, { kind: 'free' });
+        continue;
+      }
       if (!startsObject(bytes, offset, objectNumber, generation)) {
         return `its cross-reference stream places object ${objectNumber} at byte ${offset}, where that object does not start`;
       }
+      recordLocation(locations, objectNumber, { kind: 'offset', offset, generation });
     }
   }
   return null;
@@ -167,7 +192,7 @@ function checkStreamEntries(bytes: Buffer, stream: PDFRawStream): string | null 
  * checking each one is where it is said to be. A sentence saying what is wrong when it cannot be
  * trusted: appending to such a file would give readers a broken chain.
  */
-function readSections(bytes: Buffer, context: PDFContext): Section | string {
+function readSections(bytes: Buffer, context: PDFContext, locations: Locations | null = null): Section | string {
   const tail = bytes.subarray(Math.max(0, bytes.length - 2048)).toString('latin1');
   const at = tail.lastIndexOf('startxref');
   if (at === -1) return 'it has no startxref at its end';
@@ -187,7 +212,7 @@ function readSections(bytes: Buffer, context: PDFContext): Section | string {
       kind = 'table';
       const trailerAt = bytes.indexOf('trailer', start);
       if (trailerAt === -1) return `the cross-reference table at byte ${offset} has no trailer`;
-      const problem = checkTableEntries(bytes, start + 4, trailerAt);
+      const problem = checkTableEntries(bytes, start + 4, trailerAt, locations);
       if (problem) return problem;
       try {
         const parsed = parseObjectAt(bytes, trailerAt + 'trailer'.length, context);
@@ -209,7 +234,7 @@ function readSections(bytes: Buffer, context: PDFContext): Section | string {
       if (!(parsed instanceof PDFRawStream) || parsed.dict.get(PDFName.of('Type')) !== PDFName.of('XRef')) {
         return `the object at byte ${offset} is not a cross-reference stream`;
       }
-      const problem = checkStreamEntries(bytes, parsed);
+      const problem = checkStreamEntries(bytes, parsed, locations);
       if (problem) return problem;
       trailer = parsed.dict;
     }
@@ -218,10 +243,22 @@ function readSections(bytes: Buffer, context: PDFContext): Section | string {
     if (!newest) {
       const root = trailer.get(PDFName.of('Root'));
       if (!(root instanceof PDFRef)) return 'its newest trailer has no /Root';
-      // pdf-lib reads the file front to back; the newest trailer must name the catalog it settled on.
-      if (root !== context.trailerInfo.Root) return 'pdf-lib recovered a catalog other than the one its newest trailer names';
+      if (locations) {
+        // Read lazily: the newest trailer is the document's.
+        context.trailerInfo = {
+          Root: root,
+          Encrypt: trailer.get(PDFName.of('Encrypt')),
+          Info: trailer.get(PDFName.of('Info')),
+          ID: trailer.get(PDFName.of('ID')),
+        };
+      } else if (root !== context.trailerInfo.Root) {
+        // pdf-lib reads the file front to back; the newest trailer must name the catalog it settled on.
+        return 'pdf-lib recovered a catalog other than the one its newest trailer names';
+      }
       newest = { kind, offset, size: size.asNumber() };
     }
+    // A hybrid file's classic trailer names a cross-reference stream beside it: read such a file whole.
+    if (locations && trailer.has(PDFName.of('XRefStm'))) return 'its trailer names a second cross-reference stream (/XRefStm)';
     const prev = trailer.get(PDFName.of('Prev'));
     if (prev === undefined) return newest;
     if (!(prev instanceof PDFNumber)) return `the /Prev of the cross-reference section at byte ${offset} is not a number`;
@@ -242,6 +279,97 @@ function findParseDamage(document: PDFDocument): string | null {
 }
 
 /**
+ * The original's objects, each parsed the first time pdf-lib looks it up (from where the newest
+ * cross-reference section places it) instead of all at load: a seal reads the catalog, the page
+ * tree and the pages it draws on, and leaves the rest (content streams, fonts, images) as bytes it
+ * never needs to read. `onParsed` sees each object as parsed, before anyone edits it (its snapshot).
+ * Iterating the map lists the objects parsed or added so far, which are the only ones that can
+ * have changed.
+ */
+class LazyObjects extends Map<PDFRef, PDFObject> {
+  private readonly streams = new Map<number, { bytes: Uint8Array; offsets: number[] } | null>();
+  private readonly forgotten = new Set<PDFRef>();
+
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly locations: Locations,
+    private readonly context: PDFContext,
+    private readonly onParsed: (ref: PDFRef, object: PDFObject) => void,
+  ) {
+    super();
+  }
+
+  override get(ref: PDFRef): PDFObject | undefined {
+    const known = super.get(ref);
+    if (known !== undefined || this.forgotten.has(ref)) return known;
+    const object = this.parse(ref);
+    if (object === undefined) return undefined;
+    super.set(ref, object);
+    this.onParsed(ref, object);
+    return object;
+  }
+
+  override has(ref: PDFRef): boolean {
+    return this.get(ref) !== undefined;
+  }
+
+  override delete(ref: PDFRef): boolean {
+    this.forgotten.add(ref);
+    return super.delete(ref);
+  }
+
+  override set(ref: PDFRef, object: PDFObject): this {
+    this.forgotten.delete(ref);
+    return super.set(ref, object);
+  }
+
+  private parse(ref: PDFRef): PDFObject | undefined {
+    const location = this.locations.get(ref.objectNumber);
+    if (!location || location.kind === 'free') return undefined;
+    try {
+      if (location.kind === 'offset') {
+        if (location.generation !== ref.generationNumber) return undefined;
+        const start = skipWhitespace(this.bytes, location.offset);
+        const header = /^\d+\s+\d+\s+obj/.exec(this.bytes.subarray(start, start + 32).toString('latin1'));
+        return parseObjectAt(this.bytes, start + (header?.[0].length ?? 0), this.context);
+      }
+      if (ref.generationNumber !== 0) return undefined;
+      const stream = this.readObjectStream(location.streamNumber);
+      const offset = stream?.offsets[location.index];
+      if (!stream || offset === undefined) return PDFInvalidObject.of(new Uint8Array(0));
+      return PDFObjectParser.forBytes(stream.bytes.subarray(offset), this.context).parseObject();
+    } catch {
+      // As pdf-lib keeps an object it cannot read: its bytes stay as they are in the original.
+      return PDFInvalidObject.of(new Uint8Array(0));
+    }
+  }
+
+  /** An object stream's decoded bytes and where each of its objects starts in them (ISO 32000-2, 7.5.7). */
+  private readObjectStream(streamNumber: number): { bytes: Uint8Array; offsets: number[] } | null {
+    if (this.streams.has(streamNumber)) return this.streams.get(streamNumber) ?? null;
+    let result: { bytes: Uint8Array; offsets: number[] } | null = null;
+    const location = this.locations.get(streamNumber);
+    if (location?.kind === 'offset') {
+      const start = skipWhitespace(this.bytes, location.offset);
+      const header = /^\d+\s+\d+\s+obj/.exec(this.bytes.subarray(start, start + 32).toString('latin1'));
+      const stream = parseObjectAt(this.bytes, start + (header?.[0].length ?? 0), this.context);
+      if (stream instanceof PDFRawStream) {
+        const isPlainFlate = stream.dict.get(PDFName.of('Filter')) === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'));
+        const decoded = isPlainFlate ? inflateSync(stream.contents) : decodePDFRawStream(stream).decode();
+        const first = stream.dict.lookupMaybe(PDFName.of('First'), PDFNumber)?.asNumber() ?? 0;
+        const count = stream.dict.lookupMaybe(PDFName.of('N'), PDFNumber)?.asNumber() ?? 0;
+        const numbers = Buffer.from(decoded.subarray(0, first)).toString('latin1').trim().split(/\s+/).map(Number);
+        const offsets: number[] = [];
+        for (let index = 0; index < count; index += 1) offsets.push(first + (numbers[index * 2 + 1] ?? Number.NaN));
+        if (offsets.every((offset) => Number.isInteger(offset) && offset >= first && offset < decoded.length)) result = { bytes: decoded, offsets };
+      }
+    }
+    this.streams.set(streamNumber, result);
+    return result;
+  }
+}
+
+/**
  * A PDF loaded for incremental updates: edit `document` with pdf-lib as usual, then `save()` appends
  * what changed. Several saves in a row each append one revision over the previous output.
  */
@@ -257,6 +385,8 @@ export class IncrementalPdf {
     readonly document: PDFDocument,
     bytes: Buffer,
     section: Section | string,
+    /** Given by a lazy load: filled as each object is parsed. */
+    lazySnapshot?: Map<PDFRef, Fingerprint>,
   ) {
     this.bytes = bytes;
     this.section = typeof section === 'string' ? null : section;
@@ -265,16 +395,41 @@ export class IncrementalPdf {
       // New objects must not reuse a number the original's cross-reference sections already count.
       document.context.largestObjectNumber = Math.max(document.context.largestObjectNumber, this.section.size - 1);
     }
-    this.takeSnapshot();
+    if (lazySnapshot) this.snapshot = lazySnapshot;
+    else this.takeSnapshot();
   }
 
-  /** Loads `bytes` without changing its metadata (pdf-lib's default rewrites /Info's dates and producer). */
+  /**
+   * Loads `bytes` without changing its metadata (pdf-lib's default rewrites /Info's dates and
+   * producer). A file whose cross-reference sections can be trusted is read lazily (LazyObjects);
+   * any other is parsed whole by pdf-lib, which recovers what it can, and saved again as a whole.
+   */
   static async load(bytes: Buffer, options: { parseSpeed?: number } = {}): Promise<IncrementalPdf> {
+    const lazy = IncrementalPdf.loadLazily(bytes);
+    if (lazy) return lazy;
     const document = await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: options.parseSpeed ?? ParseSpeeds.Fast });
     const damage = findParseDamage(document);
     const section = damage ?? readSections(bytes, document.context);
     const reason = typeof section === 'string' ? `The original was saved again as a whole because ${section}.` : section;
     return new IncrementalPdf(document, bytes, reason);
+  }
+
+  /** The document over LazyObjects, or null when its cross-reference sections or its catalog cannot be read that way. */
+  private static loadLazily(bytes: Buffer): IncrementalPdf | null {
+    const context = PDFContext.create();
+    const locations: Locations = new Map();
+    const section = readSections(bytes, context, locations);
+    if (typeof section === 'string') return null;
+    const snapshot = new Map<PDFRef, Fingerprint>();
+    (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = new LazyObjects(bytes, locations, context, (ref, object) =>
+      snapshot.set(ref, fingerprint(object)),
+    );
+    const catalog = context.lookup(context.trailerInfo.Root);
+    const pages = catalog instanceof PDFDict ? catalog.lookup(PDFName.of('Pages')) : undefined;
+    if (!(catalog instanceof PDFCatalog) || !(pages instanceof PDFPageTree)) return null;
+    // PDFDocument's constructor is private in its types; it is what PDFDocument.load calls once its parser is done.
+    const Document = PDFDocument as unknown as new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
+    return new IncrementalPdf(new Document(context, false, false), bytes, section, snapshot);
   }
 
   get catalog(): PDFCatalog {
@@ -318,7 +473,8 @@ export class IncrementalPdf {
   }
 
   private takeSnapshot(): void {
-    this.snapshot = new Map();
+    // The same map a lazy load fills: objects parsed after a save are snapshotted as they are parsed.
+    this.snapshot.clear();
     for (const [ref, object] of this.document.context.enumerateIndirectObjects()) this.snapshot.set(ref, fingerprint(object));
   }
 
