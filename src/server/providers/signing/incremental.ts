@@ -289,6 +289,8 @@ function findParseDamage(document: PDFDocument): string | null {
 class LazyObjects extends Map<PDFRef, PDFObject> {
   private readonly streams = new Map<number, { bytes: Uint8Array; offsets: number[] } | null>();
   private readonly forgotten = new Set<PDFRef>();
+  /** Objects looked up that could not be parsed (kept as PDFInvalidObject). */
+  unreadable = 0;
 
   constructor(
     private readonly bytes: Buffer,
@@ -304,6 +306,7 @@ class LazyObjects extends Map<PDFRef, PDFObject> {
     if (known !== undefined || this.forgotten.has(ref)) return known;
     const object = this.parse(ref);
     if (object === undefined) return undefined;
+    if (object instanceof PDFInvalidObject) this.unreadable += 1;
     super.set(ref, object);
     this.onParsed(ref, object);
     return object;
@@ -421,15 +424,19 @@ export class IncrementalPdf {
     const section = readSections(bytes, context, locations);
     if (typeof section === 'string') return null;
     const snapshot = new Map<PDFRef, Fingerprint>();
-    (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = new LazyObjects(bytes, locations, context, (ref, object) =>
-      snapshot.set(ref, fingerprint(object)),
-    );
+    const objects = new LazyObjects(bytes, locations, context, (ref, object) => snapshot.set(ref, fingerprint(object)));
+    (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = objects;
     const catalog = context.lookup(context.trailerInfo.Root);
     const pages = catalog instanceof PDFDict ? catalog.lookup(PDFName.of('Pages')) : undefined;
     if (!(catalog instanceof PDFCatalog) || !(pages instanceof PDFPageTree)) return null;
     // PDFDocument's constructor is private in its types; it is what PDFDocument.load calls once its parser is done.
     const Document = PDFDocument as unknown as new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
-    return new IncrementalPdf(new Document(context, false, false), bytes, section, snapshot);
+    const document = new Document(context, false, false);
+    // Every page is read now (a seal draws on them): a page tree with an unreadable node would lose
+    // that page from the list, so such a file is read whole instead, as pdf-lib reads it.
+    document.getPages();
+    if (objects.unreadable > 0) return null;
+    return new IncrementalPdf(document, bytes, section, snapshot);
   }
 
   get catalog(): PDFCatalog {
