@@ -100,6 +100,19 @@ function parseObjectAt(bytes: Buffer, offset: number, context: PDFContext): PDFO
   return PDFObjectParser.forBytes(bytes.subarray(offset), context).parseObject();
 }
 
+/** The object of an in-use entry: its "12 0 obj" header, checked by the section checks, skipped. */
+function parseIndirectObjectAt(bytes: Buffer, offset: number, context: PDFContext): PDFObject {
+  const start = skipWhitespace(bytes, offset);
+  const header = /^\d+\s+\d+\s+obj/.exec(bytes.subarray(start, start + 32).toString('latin1'));
+  return parseObjectAt(bytes, start + (header?.[0].length ?? 0), context);
+}
+
+/** A cross-reference or object stream's bytes, decoded (Node's zlib for the usual case: pdf-lib's JavaScript inflate is several times slower). */
+function decodeStream(stream: PDFRawStream): Uint8Array {
+  const isPlainFlate = stream.dict.get(PDFName.of('Filter')) === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'));
+  return isPlainFlate ? inflateSync(stream.contents) : decodePDFRawStream(stream).decode();
+}
+
 /** Whether the object starts at `offset` (after whitespace, which readers skip too). */
 function startsObject(bytes: Buffer, offset: number, objectNumber: number, generation: number): boolean {
   const start = skipWhitespace(bytes, offset);
@@ -149,9 +162,7 @@ function checkStreamEntries(bytes: Buffer, stream: PDFRawStream, locations: Loca
   if (!widths || widths.length !== 3 || widths.some((width) => !Number.isInteger(width) || width < 0)) return 'its cross-reference stream has no usable /W';
   let data: Uint8Array;
   try {
-    // Node's zlib for the usual case: pdf-lib's JavaScript inflate is several times slower.
-    const isPlainFlate = stream.dict.get(PDFName.of('Filter')) === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'));
-    data = isPlainFlate ? inflateSync(stream.contents) : decodePDFRawStream(stream).decode();
+    data = decodeStream(stream);
   } catch {
     return 'its cross-reference stream cannot be decoded';
   }
@@ -332,9 +343,7 @@ class LazyObjects extends Map<PDFRef, PDFObject> {
     try {
       if (location.kind === 'offset') {
         if (location.generation !== ref.generationNumber) return undefined;
-        const start = skipWhitespace(this.bytes, location.offset);
-        const header = /^\d+\s+\d+\s+obj/.exec(this.bytes.subarray(start, start + 32).toString('latin1'));
-        return parseObjectAt(this.bytes, start + (header?.[0].length ?? 0), this.context);
+        return parseIndirectObjectAt(this.bytes, location.offset, this.context);
       }
       if (ref.generationNumber !== 0) return undefined;
       const stream = this.readObjectStream(location.streamNumber);
@@ -349,26 +358,22 @@ class LazyObjects extends Map<PDFRef, PDFObject> {
 
   /** An object stream's decoded bytes and where each of its objects starts in them (ISO 32000-2, 7.5.7). */
   private readObjectStream(streamNumber: number): { bytes: Uint8Array; offsets: number[] } | null {
-    if (this.streams.has(streamNumber)) return this.streams.get(streamNumber) ?? null;
-    let result: { bytes: Uint8Array; offsets: number[] } | null = null;
-    const location = this.locations.get(streamNumber);
-    if (location?.kind === 'offset') {
-      const start = skipWhitespace(this.bytes, location.offset);
-      const header = /^\d+\s+\d+\s+obj/.exec(this.bytes.subarray(start, start + 32).toString('latin1'));
-      const stream = parseObjectAt(this.bytes, start + (header?.[0].length ?? 0), this.context);
+    if (!this.streams.has(streamNumber)) {
+      // Tried once: a stream that cannot be read stays unreadable for every object in it.
+      this.streams.set(streamNumber, null);
+      const location = this.locations.get(streamNumber);
+      const stream = location?.kind === 'offset' ? parseIndirectObjectAt(this.bytes, location.offset, this.context) : null;
       if (stream instanceof PDFRawStream) {
-        const isPlainFlate = stream.dict.get(PDFName.of('Filter')) === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'));
-        const decoded = isPlainFlate ? inflateSync(stream.contents) : decodePDFRawStream(stream).decode();
+        const decoded = decodeStream(stream);
         const first = stream.dict.lookupMaybe(PDFName.of('First'), PDFNumber)?.asNumber() ?? 0;
         const count = stream.dict.lookupMaybe(PDFName.of('N'), PDFNumber)?.asNumber() ?? 0;
         const numbers = Buffer.from(decoded.subarray(0, first)).toString('latin1').trim().split(/\s+/).map(Number);
-        const offsets: number[] = [];
-        for (let index = 0; index < count; index += 1) offsets.push(first + (numbers[index * 2 + 1] ?? Number.NaN));
-        if (offsets.every((offset) => Number.isInteger(offset) && offset >= first && offset < decoded.length)) result = { bytes: decoded, offsets };
+        const offsets = Array.from({ length: count }, (_, index) => first + (numbers[index * 2 + 1] ?? Number.NaN));
+        if (offsets.every((offset) => Number.isInteger(offset) && offset >= first && offset < decoded.length))
+          this.streams.set(streamNumber, { bytes: decoded, offsets });
       }
     }
-    this.streams.set(streamNumber, result);
-    return result;
+    return this.streams.get(streamNumber) ?? null;
   }
 }
 
