@@ -248,12 +248,28 @@ test.describe.serial('the session room', () => {
     });
 
     await notary.setViewportSize({ width: 1280, height: 800 });
+    // The photographs arrive only when let through, so the review is seen before and after they
+    // load: nothing may move when they do (a photograph pushing the selfie out of view is what a
+    // notary scrolling to it would otherwise see).
+    const heldPhotos: Array<() => Promise<void>> = [];
+    await notary.route('**/api/identity/*/images/*', (route) => {
+      heldPhotos.push(() => route.continue());
+    });
     const review = notary.locator('.identity-review');
     if (!(await review.evaluate((element) => (element as HTMLDetailsElement).open))) await review.locator('summary').click();
     await review.getByRole('button', { name: 'Check again' }).click();
     const idPhoto = review.getByRole('img', { name: 'Sam Signer: front of the card' });
     const selfie = review.getByRole('img', { name: 'Sam Signer: selfie' });
     await selfie.scrollIntoViewIfNeeded({ timeout: 15_000 });
+    await expect.poll(() => heldPhotos.length).toBeGreaterThan(0);
+    const boxBeforeLoad = await selfie.boundingBox();
+    await Promise.all(heldPhotos.splice(0).map((release) => release()));
+    await notary.unroute('**/api/identity/*/images/*');
+    await Promise.all(heldPhotos.map((release) => release()));
+    for (const photo of [idPhoto, selfie]) {
+      await expect.poll(() => photo.evaluate((image: HTMLImageElement) => (image.complete ? image.naturalWidth : 0))).toBeGreaterThan(0);
+    }
+    expect(await selfie.boundingBox()).toEqual(boxBeforeLoad);
     for (const photo of [idPhoto, selfie]) {
       await expect(photo).toBeInViewport();
       await expect.poll(() => photo.evaluate((image: HTMLImageElement) => (image.complete ? image.naturalWidth : 0))).toBeGreaterThan(0);

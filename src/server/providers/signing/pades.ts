@@ -58,11 +58,19 @@ class CmsSigner extends Signer {
 /** Asks an RFC 3161 TSA for a token over `digest` and checks it answers for that digest and nonce. */
 export async function fetchTimestampToken(url: string, digest: Buffer): Promise<Buffer> {
   const nonce = randomBytes(8);
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' },
-    body: new Uint8Array(createTimestampRequest(digest, nonce)),
-    signal: AbortSignal.timeout(timestampTimeoutMs),
+  const ask = () =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' },
+      body: new Uint8Array(createTimestampRequest(digest, nonce)),
+      signal: AbortSignal.timeout(timestampTimeoutMs),
+    });
+  // A kept-alive connection the authority closed just as the request went out ends before any
+  // answer; asking again on a new connection is safe (a query only asks for a token). A timeout
+  // or an answer, even an error, is not asked again.
+  const response = await ask().catch((error: unknown) => {
+    if (isClosedBeforeAnswer(error)) return ask();
+    throw error;
   });
   if (!response.ok) throw new Error(`the timestamp authority answered HTTP ${response.status}`);
   const token = readTimestampResponse(Buffer.from(await response.arrayBuffer()));
@@ -71,6 +79,11 @@ export async function fetchTimestampToken(url: string, digest: Buffer): Promise<
   if (!facts.hashedMessage.equals(digest)) throw new Error('the timestamp token is for another digest');
   if (!facts.nonce || !stripZeros(facts.nonce).equals(stripZeros(nonce))) throw new Error('the timestamp token does not carry our nonce');
   return token;
+}
+
+function isClosedBeforeAnswer(error: unknown): boolean {
+  const cause = error instanceof TypeError ? (error.cause as { code?: unknown } | undefined) : undefined;
+  return ['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE'].includes(String(cause?.code));
 }
 
 function getSignatureLength(credentials: SigningCredentials): number {

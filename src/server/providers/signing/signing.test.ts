@@ -19,7 +19,7 @@ import { decryptSecret } from '#server/lib/secrets.ts';
 import { makePdf } from '#test/pdf-fixtures.ts';
 import { documentSigningOid, getOrCreatePlatformCa, getOrIssueNotaryCredentials, platformCaCommonName, type NotaryIdentity } from './certificates.ts';
 import { cmsOids, readTimestampResponse, readTimestampToken } from './cms.ts';
-import { signPdf } from './pades.ts';
+import { fetchTimestampToken, signPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
 
 const run = promisify(execFile);
@@ -457,5 +457,48 @@ describe('RFC 3161 timestamp', () => {
     const response = await fetch(tsaUrl, { method: 'POST', body: await fs.promises.readFile(query) });
     const reply = Buffer.from(await response.arrayBuffer());
     expect(() => readTimestampResponse(reply)).toThrow('the timestamp authority refused the request (status 2: Message digest algorithm is not supported.)');
+  });
+
+  it('asks once more when the connection closes before the authority answers, as a kept-alive socket closed by the server does', async () => {
+    // In front of the authority: the first request's connection is closed unanswered, later ones go through.
+    let requests = 0;
+    const front = http.createServer((request, response) => {
+      requests += 1;
+      if (requests === 1) return void request.socket.destroy();
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void fetch(tsaUrl, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: Buffer.concat(chunks) }).then(async (answer) =>
+          response.writeHead(answer.status, { 'content-type': 'application/timestamp-reply' }).end(Buffer.from(await answer.arrayBuffer())),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const digest = createHash('sha256').update('asked twice').digest();
+      const token = await fetchTimestampToken(`http://127.0.0.1:${(front.address() as AddressInfo).port}/`, digest);
+      expect(readTimestampToken(token).hashedMessage).toEqual(digest);
+      expect(requests).toBe(2);
+    } finally {
+      await new Promise((resolve) => front.close(resolve));
+    }
+  });
+
+  it('does not ask again when the authority answers with an error', async () => {
+    let requests = 0;
+    const refusing = http.createServer((_request, response) => {
+      requests += 1;
+      response.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const digest = createHash('sha256').update('refused').digest();
+      await expect(fetchTimestampToken(`http://127.0.0.1:${(refusing.address() as AddressInfo).port}/`, digest)).rejects.toThrow(
+        'the timestamp authority answered HTTP 503',
+      );
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
   });
 });
