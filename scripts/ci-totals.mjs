@@ -20,13 +20,17 @@ for (const name of expected) {
     passed += report.stats.expected + (report.stats.flaky ?? 0);
     failed += report.stats.unexpected;
     if (report.stats.unexpected > 0) failedIn.add(name);
-    console.log(`${name}: ${report.stats.expected} passed, ${report.stats.unexpected} failed, ${report.stats.skipped} skipped`);
+    console.log(
+      `${name}: ${report.stats.expected} passed, ${report.stats.unexpected} failed, ${report.stats.skipped} skipped, ${Math.round((report.stats.duration ?? 0) / 1000)} s`,
+    );
   } else {
     const fileErrors = report.success === false && report.numFailedTests === 0 ? 1 : 0;
     passed += report.numPassedTests ?? 0;
     failed += (report.numFailedTests ?? 0) + fileErrors;
     if ((report.numFailedTests ?? 0) + fileErrors > 0) failedIn.add(name);
-    console.log(`${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${fileErrors ? ', a test file failed to run' : ''}`);
+    console.log(
+      `${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${fileErrors ? ', a test file failed to run' : ''}${describeVitestTime(report)}`,
+    );
   }
 }
 // A step that exited non-zero with every test passed failed on something else (unhandled errors
@@ -37,5 +41,55 @@ for (const file of fs.existsSync(directory) ? fs.readdirSync(directory).filter((
   console.log(`${file.replace(/\.exit$/, '')}: exited non-zero with no failed test (unhandled errors, lint or typecheck; see its output)`);
   failed += 1;
 }
+// The failed tests by name with the first lines of their errors, last, where a reader of only the
+// end of the output (a CI summary) still sees what failed and why.
+for (const name of expected.filter((item) => failedIn.has(item) && fs.existsSync(path.join(directory, item)))) {
+  for (const failure of listFailures(JSON.parse(fs.readFileSync(path.join(directory, name), 'utf8'))).slice(0, 10)) {
+    console.log(`FAILED in ${name}: ${failure.title}`);
+    for (const line of failure.message
+      .split('\n')
+      .filter((text) => text.trim())
+      .slice(0, 6))
+      console.log(`    ${line.slice(0, 300)}`);
+  }
+}
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exitCode = failed > 0 ? 1 : 0;
+
+/** The failed tests of a Playwright or Vitest JSON report: title and error text, colour codes removed. */
+function listFailures(report) {
+  const escape = String.fromCharCode(27);
+  const plain = (text) =>
+    String(text ?? '')
+      .split(escape)
+      .map((part, index) => (index === 0 ? part : part.replace(/^\[[0-9;]*m/, '')))
+      .join('');
+  const failures = [];
+  if (report.stats && Array.isArray(report.suites)) {
+    const visit = (suite, titles) => {
+      for (const spec of suite.specs ?? []) {
+        for (const test of spec.tests ?? []) {
+          const result = (test.results ?? []).find((item) => item.status === 'failed' || item.status === 'timedOut');
+          if (result) failures.push({ title: [...titles, spec.title].join(' › '), message: plain(result.error?.message ?? result.status) });
+        }
+      }
+      for (const child of suite.suites ?? []) visit(child, [...titles, child.title]);
+    };
+    for (const suite of report.suites) visit(suite, [suite.title]);
+  } else {
+    for (const file of report.testResults ?? []) {
+      for (const test of file.assertionResults ?? []) {
+        if (test.status === 'failed')
+          failures.push({ title: `${path.basename(file.name ?? '')} › ${test.fullName}`, message: plain((test.failureMessages ?? []).join('\n')) });
+      }
+    }
+  }
+  return failures;
+}
+
+/** ", N s" from a Vitest JSON report's start to its last file's end, or nothing when it does not say. */
+function describeVitestTime(report) {
+  const ends = (report.testResults ?? []).map((file) => file.endTime).filter((time) => typeof time === 'number');
+  if (typeof report.startTime !== 'number' || ends.length === 0) return '';
+  return `, ${Math.round((Math.max(...ends) - report.startTime) / 1000)} s`;
+}
