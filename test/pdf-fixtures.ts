@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFHexString, StandardFonts } from 'pdf-lib';
 
 /** A real PDF with the given number of text pages. */
@@ -41,6 +42,39 @@ export function buildMultipart(
 /** A file that starts like a PDF but is not one. */
 export function makeBrokenPdf(): Buffer {
   return Buffer.from(`%PDF-1.7\n${'this is not a PDF body '.repeat(40)}\n%%EOF\n`);
+}
+
+/**
+ * A one-page PDF with `streams` object streams, each a few hundred KB of Flate that unpacks to
+ * `unpackedMb` MB of spaces: a decompression bomb a reader meets while it parses (decision 062).
+ */
+export function makeUnpackingBombPdf(unpackedMb: number, streams = 1): Buffer {
+  const compressed = deflateSync(Buffer.alloc(unpackedMb * 1024 * 1024, 0x20), { level: 9 });
+  const parts: Buffer[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  const push = (part: string | Buffer) => {
+    const bytes = typeof part === 'string' ? Buffer.from(part, 'latin1') : part;
+    parts.push(bytes);
+    length += bytes.length;
+  };
+  const object = (number: number, body: string | Buffer[]) => {
+    offsets[number] = length;
+    for (const part of [`${number} 0 obj\n`, ...(typeof body === 'string' ? [body] : body), '\nendobj\n']) push(part);
+  };
+  push('%PDF-1.7\n');
+  object(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  object(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+  object(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>');
+  for (let index = 0; index < streams; index += 1) {
+    const header = Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${compressed.length} >>\nstream\n`, 'latin1');
+    object(4 + index, [header, compressed, Buffer.from('\nendstream', 'latin1')]);
+  }
+  const size = 4 + streams;
+  const xref = length;
+  const entries = Array.from({ length: size - 1 }, (_, index) => `${String(offsets[index + 1]).padStart(10, '0')} 00000 n \n`).join('');
+  push(`xref\n0 ${size}\n0000000000 65535 f \n${entries}trailer\n<< /Size ${size} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return Buffer.concat(parts);
 }
 
 /**

@@ -88,6 +88,7 @@ export const errorCodes = [
   'payment_provider_error',
   'payment_provider_unavailable',
   'payment_required',
+  'pdf_unpacks_too_large',
   'pending_approval',
   'precondition_required',
   'prices_not_set',

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { EncryptedPDFError, ParseSpeeds, PDFDocument } from 'pdf-lib';
 import { documentMessages } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
+import { hasUnpackedPastBound } from '#server/lib/pdf-stream-bounds.ts';
 
 const encryptKey = Buffer.from('/Encrypt');
 
@@ -30,10 +31,12 @@ export async function checkPdfBytes(bytes: Buffer, fileName: string): Promise<nu
   try {
     // Fast: the parser yields to the event loop every 1,500 objects (the default waits a timer tick every 100)
     const pdf = await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fast });
+    if (hasUnpackedPastBound(pdf.context)) throw new AppError(422, 'pdf_unpacks_too_large', `${fileName}: ${documentMessages.unpacksTooLarge}`);
     const pageCount = pdf.getPageCount();
     if (pageCount < 1) throw new Error('no pages');
     return pageCount;
   } catch (error) {
+    if (error instanceof AppError) throw error;
     if (error instanceof EncryptedPDFError || declaresEncryption(bytes)) throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
     throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
   }

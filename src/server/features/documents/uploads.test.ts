@@ -8,7 +8,7 @@ import { documentMessages, type JobDocument } from '#shared/documents.ts';
 import type { Job } from '#shared/jobs.ts';
 import { documents } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
-import { buildMultipart, makeBrokenPdf, makeEncryptedPdf, makePdf, makeQpdfEncryptedPdf } from '#test/pdf-fixtures.ts';
+import { buildMultipart, makeBrokenPdf, makeEncryptedPdf, makePdf, makeQpdfEncryptedPdf, makeUnpackingBombPdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -71,6 +71,18 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
     const res = await upload(job.id, [{ name: 'garbage.pdf', content: makeBrokenPdf() }], 'documents');
     expect(res.statusCode).toBe(422);
     expect(res.json()).toEqual({ error: 'broken_pdf', message: `garbage.pdf: ${documentMessages.broken}` });
+  });
+
+  it.each([
+    ['one stream that unpacks to 600 MB', () => makeUnpackingBombPdf(600)],
+    ['five streams of 30 MB each, past the bound of one document together', () => makeUnpackingBombPdf(30, 5)],
+  ])('refuses a PDF whose compressed structure unpacks past its bound (%s) with 422, and stores nothing', async (_label, content) => {
+    const job = await createJob();
+    const before = await snapshot(job.id);
+    const res = await upload(job.id, [{ name: 'bomb.pdf', content: content() }], 'documents');
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ error: 'pdf_unpacks_too_large', message: `bomb.pdf: ${documentMessages.unpacksTooLarge}` });
+    expect(await snapshot(job.id)).toEqual(before);
   });
 
   it('refuses an empty file with 422 broken_pdf', async () => {

@@ -1,6 +1,4 @@
-import { inflateSync } from 'node:zlib';
 import {
-  decodePDFRawStream,
   ParseSpeeds,
   PDFCatalog,
   PDFArray,
@@ -20,6 +18,7 @@ import {
   PDFTrailerDict,
   type PDFObject,
 } from 'pdf-lib';
+import { decodeBoundedStream } from '#server/lib/pdf-stream-bounds.ts';
 
 /**
  * Incremental updates over pdf-lib (ISO 32000-2 section 7.5.6): the original bytes stay as they are
@@ -107,11 +106,8 @@ function parseIndirectObjectAt(bytes: Buffer, offset: number, context: PDFContex
   return parseObjectAt(bytes, start + (header?.[0].length ?? 0), context);
 }
 
-/** A cross-reference or object stream's bytes, decoded (Node's zlib for the usual case: pdf-lib's JavaScript inflate is several times slower). */
-function decodeStream(stream: PDFRawStream): Uint8Array {
-  const isPlainFlate = stream.dict.get(PDFName.of('Filter')) === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'));
-  return isPlainFlate ? inflateSync(stream.contents) : decodePDFRawStream(stream).decode();
-}
+/** A cross-reference or object stream's bytes, decoded within the bounds of decision 062. */
+const decodeStream = decodeBoundedStream;
 
 /** Whether the object starts at `offset` (after whitespace, which readers skip too). */
 function startsObject(bytes: Buffer, offset: number, objectNumber: number, generation: number): boolean {

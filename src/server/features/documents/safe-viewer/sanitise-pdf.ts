@@ -1,4 +1,6 @@
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFStream, ParseSpeeds, type PDFObject } from 'pdf-lib';
+// Reading a PDF here unpacks its object streams within the bounds of decision 062.
+import '#server/lib/pdf-stream-bounds.ts';
 
 /**
  * A copy of a PDF with everything that can act removed (decision 053): scripts, actions that leave

@@ -1,0 +1,58 @@
+import { deflateSync } from 'node:zlib';
+import { decodePDFRawStream, PDFContext, PDFDocument, PDFRawStream, type PDFDict } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { makeUnpackingBombPdf } from '#test/pdf-fixtures.ts';
+import { decodeBoundedStream, hasUnpackedPastBound, PdfStreamTooLargeError, pdfStreamBounds } from './pdf-stream-bounds.ts';
+
+const megabyte = 1024 * 1024;
+
+/** An object stream in a fresh document's context, with the filters and decode parameters given. */
+function makeStream(contents: Uint8Array, dict: Record<string, string | string[] | Record<string, number>>, context = PDFContext.create()): PDFRawStream {
+  return PDFRawStream.of(context.obj(dict) as PDFDict, contents);
+}
+
+describe('unpacking a PDF’s object and cross-reference streams within bounds', () => {
+  it('gives the same bytes as pdf-lib’s own decoders: plain Flate, Flate with decode parameters, a chain of filters', () => {
+    const text = Buffer.from('1 0 2 40 << /Type /Font >> << /Length 5 >> '.repeat(5000));
+    const streams = [
+      makeStream(deflateSync(text), { Type: 'ObjStm', Filter: 'FlateDecode' }),
+      makeStream(deflateSync(text), { Type: 'XRef', Filter: 'FlateDecode', DecodeParms: { Columns: 1 } }),
+      makeStream(Buffer.from(`${deflateSync(text).toString('hex')}>`), { Type: 'ObjStm', Filter: ['ASCIIHexDecode', 'FlateDecode'] }),
+    ];
+    for (const stream of streams) {
+      const expected = Buffer.from(decodePDFRawStream(stream).decode());
+      // Buffer.equals: a deep comparison of 215 KB element by element takes seconds.
+      expect(expected.equals(text)).toBe(true);
+      expect(Buffer.from(decodeBoundedStream(stream)).equals(expected)).toBe(true);
+    }
+  });
+
+  it('stops at the bound of one stream, by Node’s zlib and by pdf-lib’s own decoders alike, and marks the document refused', () => {
+    const spaces = deflateSync(Buffer.alloc(pdfStreamBounds.perStreamBytes + megabyte, 0x20), { level: 9 });
+    const plain = makeStream(spaces, { Type: 'ObjStm', Filter: 'FlateDecode' });
+    expect(() => decodeBoundedStream(plain)).toThrow(PdfStreamTooLargeError);
+    expect(hasUnpackedPastBound(plain.dict.context)).toBe(true);
+    // A chain of filters goes through pdf-lib's decoders, read a chunk at a time.
+    const hex = Buffer.from(`${spaces.toString('hex')}>`);
+    const chained = makeStream(hex, { Type: 'ObjStm', Filter: ['ASCIIHexDecode', 'FlateDecode'] });
+    expect(() => decodeBoundedStream(chained)).toThrow('a compressed stream of the PDF unpacks to more than 32 MB');
+  });
+
+  it('counts what one document unpacks across its streams, and another document starts afresh', () => {
+    const context = PDFContext.create();
+    const thirtyMegabytes = deflateSync(Buffer.alloc(30 * megabyte, 0x20), { level: 9 });
+    for (let index = 0; index < 4; index += 1) decodeBoundedStream(makeStream(thirtyMegabytes, { Type: 'ObjStm', Filter: 'FlateDecode' }, context));
+    expect(hasUnpackedPastBound(context)).toBe(false);
+    expect(() => decodeBoundedStream(makeStream(thirtyMegabytes, { Type: 'ObjStm', Filter: 'FlateDecode' }, context))).toThrow(
+      'a compressed stream of the PDF unpacks to more than 128 MB',
+    );
+    expect(hasUnpackedPastBound(context)).toBe(true);
+    expect(decodeBoundedStream(makeStream(thirtyMegabytes, { Type: 'ObjStm', Filter: 'FlateDecode' })).length).toBe(30 * megabyte);
+  });
+
+  it('is what pdf-lib’s parser uses: a bomb is skipped unread and the document is marked', async () => {
+    const document = await PDFDocument.load(makeUnpackingBombPdf(200), { updateMetadata: false });
+    expect(hasUnpackedPastBound(document.context)).toBe(true);
+    expect(document.getPageCount()).toBe(1);
+  });
+});
