@@ -9,6 +9,10 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   timeout: 60_000,
+  // How long an expectation waits for the state a person would see. The same run has taken 19 and
+  // 44 minutes on the CI host (its load varies); 5 s, the default, left too little room for a step
+  // that takes 1-2 s on a quiet machine. A state that never comes still fails, 5 s later.
+  expect: { timeout: 10_000 },
   reporter: process.env.CI ? [['list'], ['json', { outputFile: 'ci-reports/e2e.json' }]] : 'list',
   use: {
     baseURL: `http://localhost:${port}`,
