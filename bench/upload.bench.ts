@@ -39,7 +39,7 @@ import pg from 'pg';
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState, StandardFonts } from 'pdf-lib';
 import { createDatabase } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
-import { checkPdf, checkPdfBytes } from '#server/features/documents/pdf-check.ts';
+import { checkPdf, checkPdfBytes } from '#server/features/documents/pdf-check-pool.ts';
 import { hashPassword } from '#server/lib/crypto.ts';
 import { createLocalStorage, receiveToMemory, receiveToTempFile, writeTempFile } from '#server/providers/storage/storage.ts';
 import { children, cleanUp, cleanups, findFreePort, killChildrenNow, readNumber, stopChild, tailOf, timed } from './bench-kit.ts';

@@ -63,6 +63,8 @@ export const documentMessages = {
   notPdf: 'Only PDF files can be uploaded.',
   encrypted: 'This PDF is password-protected or encrypted. Remove the protection and upload it again.',
   broken: 'This PDF is damaged and cannot be read.',
+  tooComplex:
+    'This PDF takes far more memory or time to read than any document needs, so it was not read. Save it again from the program that made it (for example with Print to PDF) and upload the new file.',
   unpacksTooLarge:
     'This PDF holds compressed data that unpacks to far more than any document needs, so it was not read. Save it again from the program that made it (for example with Print to PDF) and upload the new file.',
   stale: 'Someone changed this document after you loaded it. Reload to see the latest version.',

@@ -1,8 +1,17 @@
+import { createRequire } from 'node:module';
 import { deflateSync } from 'node:zlib';
 import { decodePDFRawStream, PDFContext, PDFDocument, PDFRawStream, type PDFDict } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
+import { oneBlockFlateBomb } from '#test/pdf-attacks.ts';
 import { makeUnpackingBombPdf } from '#test/pdf-fixtures.ts';
-import { decodeBoundedStream, hasUnpackedPastBound, PdfStreamTooLargeError, pdfStreamBounds } from './pdf-stream-bounds.ts';
+import {
+  decodeBoundedStream,
+  getStreamRefusal,
+  hasUnpackedPastBound,
+  PdfStreamDamagedError,
+  PdfStreamTooLargeError,
+  pdfStreamBounds,
+} from './pdf-stream-bounds.ts';
 
 const megabyte = 1024 * 1024;
 
@@ -16,7 +25,7 @@ describe('unpacking a PDF’s object and cross-reference streams within bounds',
     const text = Buffer.from('1 0 2 40 << /Type /Font >> << /Length 5 >> '.repeat(5000));
     const streams = [
       makeStream(deflateSync(text), { Type: 'ObjStm', Filter: 'FlateDecode' }),
-      makeStream(deflateSync(text), { Type: 'XRef', Filter: 'FlateDecode', DecodeParms: { Columns: 1 } }),
+      makeStream(deflateSync(text), { Filter: 'FlateDecode', DecodeParms: { Columns: 1 } }),
       makeStream(Buffer.from(`${deflateSync(text).toString('hex')}>`), { Type: 'ObjStm', Filter: ['ASCIIHexDecode', 'FlateDecode'] }),
     ];
     for (const stream of streams) {
@@ -36,6 +45,34 @@ describe('unpacking a PDF’s object and cross-reference streams within bounds',
     const hex = Buffer.from(`${spaces.toString('hex')}>`);
     const chained = makeStream(hex, { Type: 'ObjStm', Filter: ['ASCIIHexDecode', 'FlateDecode'] });
     expect(() => decodeBoundedStream(chained)).toThrow('a compressed stream of the PDF unpacks to more than 32 MB');
+  });
+
+  it('never hands Flate to pdf-lib’s inflate, which unpacks a whole deflate block at once: one block of 512 MB in 520 KB is refused as damaged', () => {
+    const DecodeStream = (
+      createRequire(import.meta.url)('pdf-lib/cjs/core/streams/DecodeStream.js') as { default: { prototype: { ensureBuffer(requested: number): Uint8Array } } }
+    ).default;
+    const ensureBuffer = DecodeStream.prototype.ensureBuffer;
+    let largestBuffer = 0;
+    DecodeStream.prototype.ensureBuffer = function (this: unknown, requested: number) {
+      largestBuffer = Math.max(largestBuffer, requested);
+      return ensureBuffer.call(this, requested);
+    };
+    try {
+      const bomb = oneBlockFlateBomb(512 * megabyte);
+      const dicts: Array<Parameters<typeof makeStream>[1]> = [
+        { Type: 'ObjStm', Filter: 'FlateDecode' },
+        { Type: 'ObjStm', Filter: 'FlateDecode', DecodeParms: { Columns: 1 } },
+        { Type: 'ObjStm', Filter: ['FlateDecode', 'FlateDecode'] },
+      ];
+      for (const dict of dicts) {
+        const stream = makeStream(bomb, dict);
+        expect(() => decodeBoundedStream(stream)).toThrow(PdfStreamDamagedError);
+        expect(getStreamRefusal(stream.dict.context)).toBe('damaged');
+      }
+      expect(largestBuffer).toBeLessThanOrEqual(pdfStreamBounds.perStreamBytes);
+    } finally {
+      DecodeStream.prototype.ensureBuffer = ensureBuffer;
+    }
   });
 
   it('counts what one document unpacks across its streams, and another document starts afresh', () => {

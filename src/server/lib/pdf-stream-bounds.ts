@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { inflateSync } from 'node:zlib';
-import { decodePDFRawStream, PDFName, type PDFContext, type PDFRawStream } from 'pdf-lib';
+import { constants as zlibConstants, inflateSync } from 'node:zlib';
+import { decodePDFRawStream, PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream } from 'pdf-lib';
 import type ByteStreamClass from 'pdf-lib/cjs/core/parser/ByteStream.js';
 
 /**
@@ -26,19 +26,36 @@ export class PdfStreamTooLargeError extends Error {
 }
 
 const unpackedByDocument = new WeakMap<PDFContext, number>();
-/** The documents a stream of which was refused: pdf-lib's lenient parse skips such an object and goes on. */
-const refusedDocuments = new WeakSet<PDFContext>();
+/** The documents a stream of which was refused, and why: pdf-lib's lenient parse skips such an object and goes on. */
+const refusedDocuments = new WeakMap<PDFContext, 'too_large' | 'damaged'>();
 
-/** Whether reading the document met a stream that unpacks past a bound (so the file must be refused). */
-export function hasUnpackedPastBound(context: PDFContext): boolean {
-  return refusedDocuments.has(context);
+/** Why reading the document refused one of its streams (so the file must be refused), or null. */
+export function getStreamRefusal(context: PDFContext): 'too_large' | 'damaged' | null {
+  return refusedDocuments.get(context) ?? null;
 }
+
+/** Whether reading the document met a stream that unpacks past a bound. */
+export function hasUnpackedPastBound(context: PDFContext): boolean {
+  return refusedDocuments.get(context) === 'too_large';
+}
+
+/** A stream whose structure cannot be what it claims (thrown; the document is marked damaged). */
+export class PdfStreamDamagedError extends Error {
+  constructor(reason: string) {
+    super(`a stream of the PDF is damaged: ${reason}`);
+    this.name = 'PdfStreamDamagedError';
+  }
+}
+
 const chunkBytes = 64 * 1024;
+/** The most entries one cross-reference stream may list: far more objects than a 50 MB file holds. */
+const maxCrossReferenceEntries = 1_000_000;
 
 /**
- * An object or cross-reference stream's bytes, decoded within the bounds: Node's zlib for plain
- * Flate (several times faster than pdf-lib's JavaScript inflate), else pdf-lib's decoders read
- * a chunk at a time, so nothing past the bound is ever produced.
+ * An object or cross-reference stream's bytes, decoded within the bounds, its structure checked.
+ * Flate is always Node's zlib, which stops at the bound (pdf-lib's JavaScript inflate decodes a
+ * whole deflate block at once, however large); the other filters are pdf-lib's decoders, read a
+ * chunk at a time, each of whose blocks is small, so nothing past the bound is ever produced.
  */
 export function decodeBoundedStream(stream: PDFRawStream): Uint8Array {
   const context = stream.dict.context;
@@ -47,9 +64,11 @@ export function decodeBoundedStream(stream: PDFRawStream): Uint8Array {
   try {
     const decoded = decodeWithin(stream, limit);
     unpackedByDocument.set(context, spent + decoded.length);
+    checkStructure(stream, decoded);
     return decoded;
   } catch (error) {
-    if (error instanceof PdfStreamTooLargeError) refusedDocuments.add(context);
+    if (error instanceof PdfStreamTooLargeError) refusedDocuments.set(context, 'too_large');
+    else if (error instanceof PdfStreamDamagedError && !refusedDocuments.has(context)) refusedDocuments.set(context, 'damaged');
     throw error;
   }
 }
@@ -57,16 +76,37 @@ export function decodeBoundedStream(stream: PDFRawStream): Uint8Array {
 function decodeWithin(stream: PDFRawStream, limit: number): Uint8Array {
   const tooLarge = () => new PdfStreamTooLargeError(limit === pdfStreamBounds.perStreamBytes ? limit : pdfStreamBounds.perDocumentBytes);
   if (limit <= 0) throw tooLarge();
-  const isPlainFlate = stream.dict.get(PDFName.of('Filter')) === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'));
-  if (isPlainFlate) {
-    try {
-      return inflateSync(stream.contents, { maxOutputLength: limit });
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-      // Damaged data zlib refuses outright: pdf-lib's inflate below reads what it can, as before.
-    }
+  const filter = stream.dict.lookup(PDFName.of('Filter'));
+  const filters = filter instanceof PDFName ? [filter] : filter instanceof PDFArray ? filter.asArray().map((item) => stream.dict.context.lookup(item)) : [];
+  const parameters = stream.dict.lookup(PDFName.of('DecodeParms'));
+  let data: Uint8Array = stream.contents;
+  for (const [index, name] of filters.entries()) {
+    if (!(name instanceof PDFName)) throw new PdfStreamDamagedError('a filter is not a name');
+    data =
+      name === PDFName.of('FlateDecode')
+        ? inflateWithin(data, limit, tooLarge)
+        : decodeOneFilter(data, name, parameters, index, filters.length, limit, tooLarge);
   }
-  const decoder = decodePDFRawStream(stream);
+  if (data.length > limit) throw tooLarge();
+  return data;
+}
+
+function inflateWithin(data: Uint8Array, limit: number, tooLarge: () => Error): Uint8Array {
+  try {
+    // A stream cut short gives what it holds (as readers do), not an error.
+    return inflateSync(data, { maxOutputLength: limit, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    throw new PdfStreamDamagedError(`its compressed data cannot be read (${(error as Error).message})`);
+  }
+}
+
+/** One filter other than Flate, by pdf-lib's decoder of it, read a chunk at a time. */
+function decodeOneFilter(data: Uint8Array, name: PDFName, parameters: unknown, index: number, count: number, limit: number, tooLarge: () => Error): Uint8Array {
+  const context = PDFContext.create();
+  const stageParameters = parameters instanceof PDFArray ? parameters.get(index) : count === 1 ? parameters : undefined;
+  const dict = context.obj({ Filter: name, ...(stageParameters instanceof PDFDict ? { DecodeParms: stageParameters } : {}) }) as PDFDict;
+  const decoder = decodePDFRawStream(PDFRawStream.of(dict, data));
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -78,6 +118,50 @@ function decodeWithin(stream: PDFRawStream, limit: number): Uint8Array {
     if (chunk.length < chunkBytes) break;
   }
   return chunks.length === 1 ? (chunks[0] ?? new Uint8Array()) : Buffer.concat(chunks);
+}
+
+const numberIn = (dict: PDFDict, key: string): number | null => {
+  const value = dict.lookup(PDFName.of(key));
+  return value instanceof PDFNumber ? value.asNumber() : null;
+};
+
+/**
+ * What pdf-lib builds from a stream must be paid for by its bytes: a cross-reference stream's
+ * entries by their width (/W [0 0 0] made millions of entries from no bytes at all), an object
+ * stream's objects by their own stretch of it (offsets all at one place parsed one large object
+ * again for every entry).
+ */
+function checkStructure(stream: PDFRawStream, decoded: Uint8Array): void {
+  const type = stream.dict.lookup(PDFName.of('Type'));
+  if (type === PDFName.of('XRef')) {
+    const widths = stream.dict.lookup(PDFName.of('W'));
+    const width =
+      widths instanceof PDFArray ? widths.asArray().reduce((sum, item) => sum + (item instanceof PDFNumber ? Math.max(0, item.asNumber()) : 0), 0) : 0;
+    const index = stream.dict.lookup(PDFName.of('Index'));
+    const counts = index instanceof PDFArray ? index.asArray().filter((_, position) => position % 2 === 1) : [];
+    const entries =
+      counts.length > 0
+        ? counts.reduce((sum, item) => sum + (item instanceof PDFNumber ? Math.max(0, item.asNumber()) : 0), 0)
+        : (numberIn(stream.dict, 'Size') ?? 0);
+    if (width < 1) throw new PdfStreamDamagedError('a cross-reference stream gives its entries no width');
+    if (entries > maxCrossReferenceEntries) throw new PdfStreamDamagedError(`a cross-reference stream lists ${entries} entries`);
+    if (entries * width > decoded.length) throw new PdfStreamDamagedError('a cross-reference stream lists more entries than its bytes hold');
+  } else if (type === PDFName.of('ObjStm')) {
+    const count = numberIn(stream.dict, 'N') ?? 0;
+    const first = numberIn(stream.dict, 'First') ?? 0;
+    // Each entry is two numbers and two spaces at least, in the header before /First.
+    if (count < 0 || first < 0 || first > decoded.length || count * 4 > first)
+      throw new PdfStreamDamagedError('an object stream’s header cannot hold its entries');
+    const numbers = Buffer.from(decoded.buffer, decoded.byteOffset, first).toString('latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+    let previous = -1;
+    for (let entry = 0; entry < count; entry += 1) {
+      const offset = numbers[entry * 2 + 1];
+      if (offset === undefined || !Number.isInteger(offset) || offset <= previous || first + offset >= decoded.length) {
+        throw new PdfStreamDamagedError('an object stream’s objects are not each at their own place in it');
+      }
+      previous = offset;
+    }
+  }
 }
 
 // pdf-lib's parser reads object and cross-reference streams through this one function (the

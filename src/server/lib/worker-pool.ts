@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * A pool of worker threads for heavy work that must not run on the event loop beside the media hub
@@ -24,6 +24,10 @@ export interface WorkerPoolSpec<Payload, Answer, Result> {
   transfer?(message: Payload & { id: number }): ArrayBuffer[];
   /** Called as a thread begins a job. */
   onStart?(): void;
+  /** Bounds on each thread's memory: a job past them ends its thread (settled by `failed`). */
+  resourceLimits?: ResourceLimits;
+  /** Settles the job whose thread failed under it (by default it gets `unavailable()`). */
+  failed?(job: PoolJob<Payload, Result>, error: unknown): void;
 }
 
 export interface PoolJob<Payload, Result> {
@@ -79,7 +83,7 @@ export function createWorkerPool<Payload, Answer extends { id?: number; ready?: 
   }
 
   function startSlot(): void {
-    const worker = new Worker(spec.entry, { execArgv: [] });
+    const worker = new Worker(spec.entry, { execArgv: [], ...(spec.resourceLimits ? { resourceLimits: spec.resourceLimits } : {}) });
     const slot: Slot<Payload, Result> = { worker, isReady: false, job: null, timer: null };
     worker.on('message', (answer: Answer) => {
       if (answer.ready) {
@@ -92,12 +96,14 @@ export function createWorkerPool<Payload, Answer extends { id?: number; ready?: 
       if (job) spec.settle(answer, job);
       dispatch();
     });
-    const fail = () => {
-      finish(slot)?.reject(spec.unavailable());
+    const fail = (error: unknown) => {
+      const job = finish(slot);
+      if (job && spec.failed) spec.failed(job, error);
+      else job?.reject(spec.unavailable());
       replace(slot);
     };
     worker.on('error', fail);
-    worker.on('exit', fail);
+    worker.on('exit', (code) => fail(new Error(`the thread stopped (exit code ${code})`)));
     slots.push(slot);
   }
 
@@ -146,4 +152,17 @@ export function createWorkerPool<Payload, Answer extends { id?: number; ready?: 
       await Promise.all(stopping.map((slot) => slot.worker.terminate()));
     },
   };
+}
+
+/** The buffers of a job's `bytes` to move to its thread: a private copy of the caller's (see copyForTransfer). */
+export const transferBytes = (message: { bytes: Uint8Array }): ArrayBuffer[] => [message.bytes.buffer as ArrayBuffer];
+
+/**
+ * A private copy of bytes to hand to a thread: the buffer is transferred, so the caller's stays
+ * usable, and a Buffer from Node's pool would take its neighbours along.
+ */
+export function copyForTransfer(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return copy;
 }

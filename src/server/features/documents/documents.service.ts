@@ -14,7 +14,7 @@ import { assertPrintable, describeUnprintableInput } from '#server/features/nota
 import { assertRequiredFieldsFilled, hasFilledFields, publishJobChange } from '#server/features/fields/fields.service.ts';
 import { findJobTypeDocumentTags } from '#server/features/title-companies/job-types.service.ts';
 import { receiveToMemory, writeTempFile } from '#server/providers/storage/storage.ts';
-import { checkPdfBytes } from './pdf-check.ts';
+import { checkPdfBytes } from './pdf-check-pool.ts';
 
 type DocumentRow = typeof documents.$inferSelect;
 

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { EncryptedPDFError, ParseSpeeds, PDFDocument } from 'pdf-lib';
 import { documentMessages } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
-import { hasUnpackedPastBound } from '#server/lib/pdf-stream-bounds.ts';
+import { getStreamRefusal } from '#server/lib/pdf-stream-bounds.ts';
 
 const encryptKey = Buffer.from('/Encrypt');
 
@@ -22,30 +21,25 @@ function declaresEncryption(bytes: Buffer): boolean {
 
 /**
  * Accepts only real, readable, unencrypted PDFs: the magic bytes first, then one full parse of the
- * bytes as they are (no copy). Returns the page count.
+ * bytes as they are (no copy). Returns the page count. Runs in a thread of pdf-check-pool.ts.
  */
-export async function checkPdfBytes(bytes: Buffer, fileName: string): Promise<number> {
-  if (!bytes.subarray(0, 1024).includes(Buffer.from('%PDF-'))) {
+export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Promise<number> {
+  if (!Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(1024, bytes.byteLength)).includes(Buffer.from('%PDF-'))) {
     throw new AppError(415, 'not_pdf', `${fileName}: ${documentMessages.notPdf}`);
   }
   try {
     // Fast: the parser yields to the event loop every 1,500 objects (the default waits a timer tick every 100)
     const pdf = await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fast });
-    if (hasUnpackedPastBound(pdf.context)) throw new AppError(422, 'pdf_unpacks_too_large', `${fileName}: ${documentMessages.unpacksTooLarge}`);
+    const refusal = getStreamRefusal(pdf.context);
+    if (refusal === 'too_large') throw new AppError(422, 'pdf_unpacks_too_large', `${fileName}: ${documentMessages.unpacksTooLarge}`);
+    if (refusal === 'damaged') throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
     const pageCount = pdf.getPageCount();
     if (pageCount < 1) throw new Error('no pages');
     return pageCount;
   } catch (error) {
     if (error instanceof AppError) throw error;
-    if (error instanceof EncryptedPDFError || declaresEncryption(bytes)) throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
+    if (error instanceof EncryptedPDFError || declaresEncryption(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)))
+      throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
     throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
   }
-}
-
-/** checkPdfBytes of a file on disk (`head`: its first bytes, checked before the file is read). */
-export async function checkPdf(filePath: string, head: Buffer, fileName: string): Promise<number> {
-  if (!head.subarray(0, 1024).includes(Buffer.from('%PDF-'))) {
-    throw new AppError(415, 'not_pdf', `${fileName}: ${documentMessages.notPdf}`);
-  }
-  return checkPdfBytes(await fs.promises.readFile(filePath), fileName);
 }

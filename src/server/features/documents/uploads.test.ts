@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentMessages, type JobDocument } from '#shared/documents.ts';
 import type { Job } from '#shared/jobs.ts';
 import { documents } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
+import { buildPdfWith, streamObject } from '#test/pdf-attacks.ts';
 import { buildMultipart, makeBrokenPdf, makeEncryptedPdf, makePdf, makeQpdfEncryptedPdf, makeUnpackingBombPdf } from '#test/pdf-fixtures.ts';
 
 let t: TestApp;
@@ -74,7 +76,7 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
   });
 
   it.each([
-    ['one stream that unpacks to 600 MB', () => makeUnpackingBombPdf(600)],
+    ['one stream that unpacks to 40 MB', () => makeUnpackingBombPdf(40)],
     ['five streams of 30 MB each, past the bound of one document together', () => makeUnpackingBombPdf(30, 5)],
   ])('refuses a PDF whose compressed structure unpacks past its bound (%s) with 422, and stores nothing', async (_label, content) => {
     const job = await createJob();
@@ -83,6 +85,41 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
     expect(res.statusCode).toBe(422);
     expect(res.json()).toEqual({ error: 'pdf_unpacks_too_large', message: `bomb.pdf: ${documentMessages.unpacksTooLarge}` });
     expect(await snapshot(job.id)).toEqual(before);
+  });
+
+  it.each([
+    [
+      'a cross-reference stream whose entries have no width (/W [0 0 0]), listing 3 million',
+      () => buildPdfWith({ 4: streamObject('/Type /XRef /Size 5 /W [0 0 0] /Index [0 3000000]', Buffer.alloc(0)) }),
+    ],
+    [
+      'an object stream whose 20 entries all point at one 1 MB array',
+      () => {
+        const header = `${Array.from({ length: 20 }, (_, index) => `${100 + index} 0`).join(' ')}\n`;
+        const body = Buffer.concat([Buffer.from(`${header}[`), Buffer.alloc(1024 * 1024, '0 '), Buffer.from(']')]);
+        return buildPdfWith({ 4: streamObject(`/Type /ObjStm /N 20 /First ${header.length} /Filter /FlateDecode`, deflateSync(body, { level: 9 })) });
+      },
+    ],
+  ])('refuses a PDF whose structure is not what it claims (%s) with 422 broken_pdf', async (_label, content) => {
+    const job = await createJob();
+    const res = await upload(job.id, [{ name: 'forged.pdf', content: content() }], 'documents');
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ error: 'broken_pdf', message: `forged.pdf: ${documentMessages.broken}` });
+  });
+
+  it('refuses a PDF that takes more memory to read than any document needs (four object streams, each one array of 30 MB of numbers) with 422, and the server goes on', async () => {
+    // Within the bounds on unpacking (4 x 30 MB), but pdf-lib makes an object of every number: far past the thread's heap.
+    const objects: Record<number, Array<string | Uint8Array>> = {};
+    for (let index = 0; index < 4; index += 1) {
+      const header = `${100 + index} 0\n`;
+      const body = Buffer.concat([Buffer.from(`${header}[`), Buffer.alloc(30 * 1024 * 1024, '0 '), Buffer.from(']')]);
+      objects[4 + index] = streamObject(`/Type /ObjStm /N 1 /First ${header.length} /Filter /FlateDecode`, deflateSync(body, { level: 1 }));
+    }
+    const job = await createJob();
+    const res = await upload(job.id, [{ name: 'heavy.pdf', content: buildPdfWith(objects) }], 'documents');
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ error: 'pdf_too_complex', message: `heavy.pdf: ${documentMessages.tooComplex}` });
+    expect((await upload(job.id, [{ name: 'fine.pdf', content: pdf }])).statusCode).toBe(201);
   });
 
   it('refuses an empty file with 422 broken_pdf', async () => {

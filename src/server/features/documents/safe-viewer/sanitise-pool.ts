@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { AppError } from '#server/lib/errors.ts';
-import { createWorkerPool } from '#server/lib/worker-pool.ts';
+import { copyForTransfer, createWorkerPool, transferBytes } from '#server/lib/worker-pool.ts';
 import type { SanitiseAnswer, SanitiseJob } from './sanitise-worker.ts';
 
 /**
@@ -38,7 +38,7 @@ const pool = createWorkerPool<Omit<SanitiseJob, 'id'>, SanitiseAnswer | { ready:
   },
   unavailable,
   busy,
-  transfer: (message) => [message.bytes.buffer as ArrayBuffer],
+  transfer: transferBytes,
 });
 
 /**
@@ -47,10 +47,7 @@ const pool = createWorkerPool<Omit<SanitiseJob, 'id'>, SanitiseAnswer | { ready:
  * read or runs past `timeoutMs`, 503 when the queue is full or a thread fails.
  */
 export function sanitiseInPool(bytes: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-  // A private copy: the buffer is transferred, and a Buffer from the pool would take its neighbours along.
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return pool.run({ bytes: copy }, timeoutMs);
+  return pool.run({ bytes: copyForTransfer(bytes) }, timeoutMs);
 }
 
 /** Stops every sanitising thread (tests, shutdown); files still waiting fail with 503. */
