@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
-import { decodePDFRawStream, PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream } from 'pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFObjectParser, PDFRawStream, PDFRef } from 'pdf-lib';
 import type ByteStreamClass from 'pdf-lib/cjs/core/parser/ByteStream.js';
 
 /**
@@ -164,7 +164,39 @@ function checkStructure(stream: PDFRawStream, decoded: Uint8Array): void {
   }
 }
 
+const requirePdfLib = createRequire(import.meta.url);
+
 // pdf-lib's parser reads object and cross-reference streams through this one function (the
 // CommonJS build is the one Node loads for 'pdf-lib').
-const ByteStream = (createRequire(import.meta.url)('pdf-lib/cjs/core/parser/ByteStream.js') as { default: typeof ByteStreamClass }).default;
+const ByteStream = (requirePdfLib('pdf-lib/cjs/core/parser/ByteStream.js') as { default: typeof ByteStreamClass }).default;
 ByteStream.fromPDFRawStream = (rawStream: PDFRawStream) => ByteStream.of(decodeBoundedStream(rawStream));
+
+interface ObjectStreamParser {
+  alreadyParsed: boolean;
+  firstOffset: number;
+  context: PDFContext;
+  bytes: { bytes: Uint8Array };
+  shouldWaitForTick: () => boolean;
+  parseOffsetsAndObjectNumbers(): Array<{ objectNumber: number; offset: number }>;
+  parseIntoContext(): Promise<void>;
+}
+
+// Each object of an object stream is read from its own stretch of it, up to where the next one
+// starts: pdf-lib read each from its offset to wherever its parse ended, so entries one byte apart
+// in a run of spaces (or in nested brackets) parsed the rest of the stream once per entry (1,000
+// entries in 1 MB of spaces: 2.9 s, 4,000 in 4 MB: 52 s, from files of 5 and 19 KB).
+const ObjectStreamParserClass = (requirePdfLib('pdf-lib/cjs/core/parser/PDFObjectStreamParser.js') as { default: { prototype: ObjectStreamParser } }).default;
+ObjectStreamParserClass.prototype.parseIntoContext = async function parseIntoContext(this: ObjectStreamParser): Promise<void> {
+  if (this.alreadyParsed) throw new Error('This object stream was parsed already.');
+  this.alreadyParsed = true;
+  const entries = this.parseOffsetsAndObjectNumbers();
+  const bytes = this.bytes.bytes;
+  for (const [index, entry] of entries.entries()) {
+    const start = this.firstOffset + entry.offset;
+    const next = entries[index + 1];
+    const end = next ? this.firstOffset + next.offset : bytes.length;
+    const object = PDFObjectParser.forBytes(bytes.subarray(start, Math.max(start, end)), this.context).parseObject();
+    this.context.assign(PDFRef.of(entry.objectNumber, 0), object);
+    if (this.shouldWaitForTick()) await new Promise((resolve) => setImmediate(resolve));
+  }
+};

@@ -51,12 +51,36 @@ const pool = createWorkerPool<Omit<PdfCheckJob, 'id'>, PdfCheckAnswer | { ready:
   transfer: transferBytes,
 });
 
+/** How many files of one account may be checked or waiting at once: one account cannot fill the queue. */
+export const maxChecksPerAccount = 4;
+const checksByAccount = new Map<string, number>();
+
 /**
  * The page count of a real, readable, unencrypted PDF, read in the pool from a copy of the bytes
- * (the caller's buffer stays usable); an AppError with a sentence for any other file.
+ * (the caller's buffer stays usable); an AppError with a sentence for any other file. `account`
+ * (the uploader) has at most `maxChecksPerAccount` files in the pool at once.
  */
-export function checkPdfBytes(bytes: Uint8Array, fileName: string): Promise<number> {
-  return pool.run({ bytes: copyForTransfer(bytes), fileName }, checkTimeoutMs);
+export async function checkPdfBytes(bytes: Uint8Array, fileName: string, account?: string): Promise<number> {
+  const held = account ? (checksByAccount.get(account) ?? 0) : 0;
+  if (account && held >= maxChecksPerAccount) {
+    throw new AppError(
+      429,
+      'rate_limited',
+      `${fileName}: ${maxChecksPerAccount} of your documents are being checked right now. Add this one again when they are done.`,
+      undefined,
+      { 'retry-after': '30' },
+    );
+  }
+  if (account) checksByAccount.set(account, held + 1);
+  try {
+    return await pool.run({ bytes: copyForTransfer(bytes), fileName }, checkTimeoutMs);
+  } finally {
+    if (account) {
+      const left = (checksByAccount.get(account) ?? 1) - 1;
+      if (left > 0) checksByAccount.set(account, left);
+      else checksByAccount.delete(account);
+    }
+  }
 }
 
 /** checkPdfBytes of a file on disk (`head`: its first bytes, checked before the file is read). */

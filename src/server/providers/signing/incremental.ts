@@ -345,7 +345,9 @@ class LazyObjects extends Map<PDFRef, PDFObject> {
       const stream = this.readObjectStream(location.streamNumber);
       const offset = stream?.offsets[location.index];
       if (!stream || offset === undefined) return PDFInvalidObject.of(new Uint8Array(0));
-      return PDFObjectParser.forBytes(stream.bytes.subarray(offset), this.context).parseObject();
+      // Up to where the next object starts: no object is read past its own stretch (decision 062).
+      const end = stream.offsets[location.index + 1] ?? stream.bytes.length;
+      return PDFObjectParser.forBytes(stream.bytes.subarray(offset, Math.max(offset, end)), this.context).parseObject();
     } catch {
       // As pdf-lib keeps an object it cannot read: its bytes stay as they are in the original.
       return PDFInvalidObject.of(new Uint8Array(0));
