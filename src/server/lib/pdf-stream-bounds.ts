@@ -86,6 +86,9 @@ function decodeWithin(stream: PDFRawStream, limit: number): Uint8Array {
       name === PDFName.of('FlateDecode')
         ? inflateWithin(data, limit, tooLarge)
         : decodeOneFilter(data, name, parameters, index, filters.length, limit, tooLarge);
+    const stageParameters = stream.dict.context.lookup(parameters instanceof PDFArray ? parameters.get(index) : filters.length === 1 ? parameters : undefined);
+    if ((name === PDFName.of('FlateDecode') || name === PDFName.of('LZWDecode')) && stageParameters instanceof PDFDict)
+      data = undoPngPredictor(data, stageParameters);
   }
   if (data.length > limit) throw tooLarge();
   return data;
@@ -99,6 +102,46 @@ function inflateWithin(data: Uint8Array, limit: number, tooLarge: () => Error): 
     if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
     throw new PdfStreamDamagedError(`its compressed data cannot be read (${(error as Error).message})`);
   }
+}
+
+/**
+ * The rows of a stream encoded with a PNG predictor (/Predictor 10-15, ISO 32000-2, 7.4.4.4), as
+ * they were before: most cross-reference streams are written so (pdf-lib's own decoders skip this).
+ * Other predictors are left as they are.
+ */
+function undoPngPredictor(data: Uint8Array, parameters: PDFDict): Uint8Array {
+  const predictor = numberIn(parameters, 'Predictor') ?? 1;
+  if (predictor < 10) return data;
+  const colors = numberIn(parameters, 'Colors') ?? 1;
+  const bitsPerComponent = numberIn(parameters, 'BitsPerComponent') ?? 8;
+  const columns = numberIn(parameters, 'Columns') ?? 1;
+  const pixelBytes = Math.max(1, Math.ceil((colors * bitsPerComponent) / 8));
+  const rowBytes = Math.ceil((colors * bitsPerComponent * columns) / 8);
+  if (!(rowBytes > 0 && rowBytes <= data.length)) throw new PdfStreamDamagedError('its predictor rows do not fit its data');
+  const rows = Math.floor(data.length / (rowBytes + 1));
+  const out = new Uint8Array(rows * rowBytes);
+  for (let row = 0; row < rows; row += 1) {
+    const type = data[row * (rowBytes + 1)] ?? 0;
+    const source = row * (rowBytes + 1) + 1;
+    const target = row * rowBytes;
+    for (let column = 0; column < rowBytes; column += 1) {
+      const raw = data[source + column] ?? 0;
+      const left = column >= pixelBytes ? (out[target + column - pixelBytes] ?? 0) : 0;
+      const up = row > 0 ? (out[target - rowBytes + column] ?? 0) : 0;
+      const upLeft = row > 0 && column >= pixelBytes ? (out[target - rowBytes + column - pixelBytes] ?? 0) : 0;
+      let predicted = 0;
+      if (type === 1) predicted = left;
+      else if (type === 2) predicted = up;
+      else if (type === 3) predicted = (left + up) >> 1;
+      else if (type === 4) {
+        const estimate = left + up - upLeft;
+        const [toLeft, toUp, toUpLeft] = [Math.abs(estimate - left), Math.abs(estimate - up), Math.abs(estimate - upLeft)];
+        predicted = toLeft <= toUp && toLeft <= toUpLeft ? left : toUp <= toUpLeft ? up : upLeft;
+      }
+      out[target + column] = (raw + predicted) & 0xff;
+    }
+  }
+  return out;
 }
 
 /** One filter other than Flate, by pdf-lib's decoder of it, read a chunk at a time. */

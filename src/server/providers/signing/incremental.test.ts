@@ -89,6 +89,16 @@ async function makeOriginal(options: { pageCount: number; useObjectStreams: bool
 }
 
 /** An original that already carries an incremental update of its own (a page drawn on, written by hand). */
+/** An original rewritten by qpdf with object streams: its cross-reference stream uses /Predictor 12, as most programs' do. */
+async function makeQpdfOriginal(): Promise<Buffer> {
+  const input = await writeTemporary('plain.pdf', await makeOriginal({ pageCount: 3, useObjectStreams: false }));
+  const output = `${input}.qpdf.pdf`;
+  await run('qpdf', ['--object-streams=generate', input, output]);
+  const bytes = await fs.promises.readFile(output);
+  expect(bytes.toString('latin1')).toMatch(/\/Predictor 12/);
+  return bytes;
+}
+
 async function makeUpdatedOriginal(): Promise<Buffer> {
   const base = await makeOriginal({ pageCount: 2, useObjectStreams: false });
   const updated = await IncrementalPdf.load(base);
@@ -168,6 +178,7 @@ describe('the seal appended as an incremental update', () => {
     ['a classic cross-reference table', () => makeOriginal({ pageCount: 3, useObjectStreams: false }), 'xref'],
     ['a cross-reference stream and object streams', () => makeOriginal({ pageCount: 3, useObjectStreams: true }), '/Type /XRef'],
     ['an incremental update of its own', makeUpdatedOriginal, 'xref'],
+    ['a cross-reference stream with PNG predictors, as qpdf and most programs write it', makeQpdfOriginal, '/Type /XRef'],
   ];
 
   it.each(originals)('keeps an original with %s as the first bytes of a valid signed file', async (_kind, make, xrefMark) => {
