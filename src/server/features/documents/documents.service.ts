@@ -101,7 +101,7 @@ export async function receiveDocument(ctx: Ctx, source: Readable, fileName: stri
   if (received.sizeBytes === 0) return refuse(new AppError(422, 'broken_pdf', `${name}: the file is empty.`));
   let pageCount: number;
   try {
-    pageCount = await checkPdfBytes(received.bytes, name, ctx.user?.id);
+    pageCount = await checkPdfBytes(received.bytes, name, { account: ctx.user?.id, network: ctx.ipAddress });
   } catch (error) {
     if (error instanceof AppError) return refuse(error);
     throw error;

@@ -53,32 +53,38 @@ const pool = createWorkerPool<Omit<PdfCheckJob, 'id'>, PdfCheckAnswer | { ready:
 
 /** How many files of one account may be checked or waiting at once: one account cannot fill the queue. */
 export const maxChecksPerAccount = 4;
-const checksByAccount = new Map<string, number>();
+/** How many files from one network may be: accounts are cheap, so many from one place cannot either. */
+export const maxChecksPerNetwork = 8;
+const checksHeld = new Map<string, number>();
+
+/** Who is asking: the uploader's account and network (each holds a share of the pool). */
+export interface CheckHolder {
+  account?: string | null;
+  network?: string | null;
+}
 
 /**
  * The page count of a real, readable, unencrypted PDF, read in the pool from a copy of the bytes
- * (the caller's buffer stays usable); an AppError with a sentence for any other file. `account`
- * (the uploader) has at most `maxChecksPerAccount` files in the pool at once.
+ * (the caller's buffer stays usable); an AppError with a sentence for any other file. The asking
+ * account has at most `maxChecksPerAccount` files in the pool at once, its network `maxChecksPerNetwork`.
  */
-export async function checkPdfBytes(bytes: Uint8Array, fileName: string, account?: string): Promise<number> {
-  const held = account ? (checksByAccount.get(account) ?? 0) : 0;
-  if (account && held >= maxChecksPerAccount) {
-    throw new AppError(
-      429,
-      'rate_limited',
-      `${fileName}: ${maxChecksPerAccount} of your documents are being checked right now. Add this one again when they are done.`,
-      undefined,
-      { 'retry-after': '30' },
-    );
+export async function checkPdfBytes(bytes: Uint8Array, fileName: string, holder: CheckHolder = {}): Promise<number> {
+  const keys: Array<[string, number, string]> = [];
+  if (holder.account) keys.push([`account:${holder.account}`, maxChecksPerAccount, `${maxChecksPerAccount} of your documents are being checked right now`]);
+  if (holder.network)
+    keys.push([`network:${holder.network}`, maxChecksPerNetwork, `${maxChecksPerNetwork} documents from your network are being checked right now`]);
+  const full = keys.find(([key, limit]) => (checksHeld.get(key) ?? 0) >= limit);
+  if (full) {
+    throw new AppError(429, 'rate_limited', `${fileName}: ${full[2]}. Add this one again when they are done.`, undefined, { 'retry-after': '30' });
   }
-  if (account) checksByAccount.set(account, held + 1);
+  for (const [key] of keys) checksHeld.set(key, (checksHeld.get(key) ?? 0) + 1);
   try {
     return await pool.run({ bytes: copyForTransfer(bytes), fileName }, checkTimeoutMs);
   } finally {
-    if (account) {
-      const left = (checksByAccount.get(account) ?? 1) - 1;
-      if (left > 0) checksByAccount.set(account, left);
-      else checksByAccount.delete(account);
+    for (const [key] of keys) {
+      const left = (checksHeld.get(key) ?? 1) - 1;
+      if (left > 0) checksHeld.set(key, left);
+      else checksHeld.delete(key);
     }
   }
 }
