@@ -34,11 +34,6 @@ export function getStreamRefusal(context: PDFContext): 'too_large' | 'damaged' |
   return refusedDocuments.get(context) ?? null;
 }
 
-/** Whether reading the document met a stream that unpacks past a bound. */
-export function hasUnpackedPastBound(context: PDFContext): boolean {
-  return refusedDocuments.get(context) === 'too_large';
-}
-
 /** A stream whose structure cannot be what it claims (thrown; the document is marked damaged). */
 export class PdfStreamDamagedError extends Error {
   constructor(reason: string) {
@@ -82,13 +77,10 @@ function decodeWithin(stream: PDFRawStream, limit: number): Uint8Array {
   let data: Uint8Array = stream.contents;
   for (const [index, name] of filters.entries()) {
     if (!(name instanceof PDFName)) throw new PdfStreamDamagedError('a filter is not a name');
-    data =
-      name === PDFName.of('FlateDecode')
-        ? inflateWithin(data, limit, tooLarge)
-        : decodeOneFilter(data, name, parameters, index, filters.length, limit, tooLarge);
-    const stageParameters = stream.dict.context.lookup(parameters instanceof PDFArray ? parameters.get(index) : filters.length === 1 ? parameters : undefined);
-    if ((name === PDFName.of('FlateDecode') || name === PDFName.of('LZWDecode')) && stageParameters instanceof PDFDict)
-      data = undoPngPredictor(data, stageParameters);
+    const found = stream.dict.context.lookup(parameters instanceof PDFArray ? parameters.get(index) : filters.length === 1 ? parameters : undefined);
+    const stageParameters = found instanceof PDFDict ? found : null;
+    data = name === PDFName.of('FlateDecode') ? inflateWithin(data, limit, tooLarge) : decodeOneFilter(data, name, stageParameters, limit, tooLarge);
+    if ((name === PDFName.of('FlateDecode') || name === PDFName.of('LZWDecode')) && stageParameters) data = undoPngPredictor(data, stageParameters);
   }
   if (data.length > limit) throw tooLarge();
   return data;
@@ -145,10 +137,8 @@ function undoPngPredictor(data: Uint8Array, parameters: PDFDict): Uint8Array {
 }
 
 /** One filter other than Flate, by pdf-lib's decoder of it, read a chunk at a time. */
-function decodeOneFilter(data: Uint8Array, name: PDFName, parameters: unknown, index: number, count: number, limit: number, tooLarge: () => Error): Uint8Array {
-  const context = PDFContext.create();
-  const stageParameters = parameters instanceof PDFArray ? parameters.get(index) : count === 1 ? parameters : undefined;
-  const dict = context.obj({ Filter: name, ...(stageParameters instanceof PDFDict ? { DecodeParms: stageParameters } : {}) }) as PDFDict;
+function decodeOneFilter(data: Uint8Array, name: PDFName, parameters: PDFDict | null, limit: number, tooLarge: () => Error): Uint8Array {
+  const dict = PDFContext.create().obj({ Filter: name, ...(parameters ? { DecodeParms: parameters } : {}) }) as PDFDict;
   const decoder = decodePDFRawStream(PDFRawStream.of(dict, data));
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -189,22 +179,29 @@ function checkStructure(stream: PDFRawStream, decoded: Uint8Array): void {
     if (width < 1) throw new PdfStreamDamagedError('a cross-reference stream gives its entries no width');
     if (entries > maxCrossReferenceEntries) throw new PdfStreamDamagedError(`a cross-reference stream lists ${entries} entries`);
     if (entries * width > decoded.length) throw new PdfStreamDamagedError('a cross-reference stream lists more entries than its bytes hold');
-  } else if (type === PDFName.of('ObjStm')) {
-    const count = numberIn(stream.dict, 'N') ?? 0;
-    const first = numberIn(stream.dict, 'First') ?? 0;
-    // Each entry is two numbers and two spaces at least, in the header before /First.
-    if (count < 0 || first < 0 || first > decoded.length || count * 4 > first)
-      throw new PdfStreamDamagedError('an object stream’s header cannot hold its entries');
-    const numbers = Buffer.from(decoded.buffer, decoded.byteOffset, first).toString('latin1').trim().split(/\s+/).filter(Boolean).map(Number);
-    let previous = -1;
-    for (let entry = 0; entry < count; entry += 1) {
-      const offset = numbers[entry * 2 + 1];
-      if (offset === undefined || !Number.isInteger(offset) || offset <= previous || first + offset >= decoded.length) {
-        throw new PdfStreamDamagedError('an object stream’s objects are not each at their own place in it');
-      }
-      previous = offset;
+  } else if (type === PDFName.of('ObjStm')) readObjectStreamOffsets(stream, decoded);
+}
+
+/**
+ * Where each object of an object stream starts in its decoded bytes (/First added), increasing and
+ * inside them (ISO 32000-2, 7.5.7); PdfStreamDamagedError when the header cannot say so.
+ */
+export function readObjectStreamOffsets(stream: PDFRawStream, decoded: Uint8Array): number[] {
+  const count = numberIn(stream.dict, 'N') ?? 0;
+  const first = numberIn(stream.dict, 'First') ?? 0;
+  // Each entry is two numbers and two spaces at least, in the header before /First.
+  if (count < 0 || first < 0 || first > decoded.length || count * 4 > first)
+    throw new PdfStreamDamagedError('an object stream’s header cannot hold its entries');
+  const numbers = Buffer.from(decoded.buffer, decoded.byteOffset, first).toString('latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+  const offsets: number[] = [];
+  for (let entry = 0; entry < count; entry += 1) {
+    const offset = first + (numbers[entry * 2 + 1] ?? Number.NaN);
+    if (!Number.isInteger(offset) || offset <= (offsets.at(-1) ?? first - 1) || offset >= decoded.length) {
+      throw new PdfStreamDamagedError('an object stream’s objects are not each at their own place in it');
     }
+    offsets.push(offset);
   }
+  return offsets;
 }
 
 const requirePdfLib = createRequire(import.meta.url);

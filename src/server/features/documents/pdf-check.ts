@@ -24,7 +24,8 @@ function declaresEncryption(bytes: Buffer): boolean {
  * bytes as they are (no copy). Returns the page count. Runs in a thread of pdf-check-pool.ts.
  */
 export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Promise<number> {
-  if (!Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(1024, bytes.byteLength)).includes(Buffer.from('%PDF-'))) {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!view.subarray(0, 1024).includes(Buffer.from('%PDF-'))) {
     throw new AppError(415, 'not_pdf', `${fileName}: ${documentMessages.notPdf}`);
   }
   try {
@@ -38,8 +39,7 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
     return pageCount;
   } catch (error) {
     if (error instanceof AppError) throw error;
-    if (error instanceof EncryptedPDFError || declaresEncryption(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)))
-      throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
+    if (error instanceof EncryptedPDFError || declaresEncryption(view)) throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
     throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
   }
 }

@@ -18,7 +18,7 @@ import {
   PDFTrailerDict,
   type PDFObject,
 } from 'pdf-lib';
-import { decodeBoundedStream } from '#server/lib/pdf-stream-bounds.ts';
+import { decodeBoundedStream, readObjectStreamOffsets } from '#server/lib/pdf-stream-bounds.ts';
 
 /**
  * Incremental updates over pdf-lib (ISO 32000-2 section 7.5.6): the original bytes stay as they are
@@ -106,9 +106,6 @@ function parseIndirectObjectAt(bytes: Buffer, offset: number, context: PDFContex
   return parseObjectAt(bytes, start + (header?.[0].length ?? 0), context);
 }
 
-/** A cross-reference or object stream's bytes, decoded within the bounds of decision 062. */
-const decodeStream = decodeBoundedStream;
-
 /** Whether the object starts at `offset` (after whitespace, which readers skip too). */
 function startsObject(bytes: Buffer, offset: number, objectNumber: number, generation: number): boolean {
   const start = skipWhitespace(bytes, offset);
@@ -158,7 +155,7 @@ function checkStreamEntries(bytes: Buffer, stream: PDFRawStream, locations: Loca
   if (!widths || widths.length !== 3 || widths.some((width) => !Number.isInteger(width) || width < 0)) return 'its cross-reference stream has no usable /W';
   let data: Uint8Array;
   try {
-    data = decodeStream(stream);
+    data = decodeBoundedStream(stream);
   } catch {
     return 'its cross-reference stream cannot be decoded';
   }
@@ -362,13 +359,9 @@ class LazyObjects extends Map<PDFRef, PDFObject> {
       const location = this.locations.get(streamNumber);
       const stream = location?.kind === 'offset' ? parseIndirectObjectAt(this.bytes, location.offset, this.context) : null;
       if (stream instanceof PDFRawStream) {
-        const decoded = decodeStream(stream);
-        const first = stream.dict.lookupMaybe(PDFName.of('First'), PDFNumber)?.asNumber() ?? 0;
-        const count = stream.dict.lookupMaybe(PDFName.of('N'), PDFNumber)?.asNumber() ?? 0;
-        const numbers = Buffer.from(decoded.subarray(0, first)).toString('latin1').trim().split(/\s+/).map(Number);
-        const offsets = Array.from({ length: count }, (_, index) => first + (numbers[index * 2 + 1] ?? Number.NaN));
-        if (offsets.every((offset) => Number.isInteger(offset) && offset >= first && offset < decoded.length))
-          this.streams.set(streamNumber, { bytes: decoded, offsets });
+        // Decoding checks the header (decision 062): a damaged one throws, and the stream stays unreadable.
+        const decoded = decodeBoundedStream(stream);
+        this.streams.set(streamNumber, { bytes: decoded, offsets: readObjectStreamOffsets(stream, decoded) });
       }
     }
     return this.streams.get(streamNumber) ?? null;
