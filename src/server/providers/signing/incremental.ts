@@ -11,13 +11,13 @@ import {
   PDFInvalidObject,
   PDFName,
   PDFNumber,
-  PDFObjectParser,
   PDFPageTree,
   PDFRawStream,
   PDFRef,
   PDFTrailerDict,
   type PDFObject,
 } from 'pdf-lib';
+import { QuickObjectParser } from '#server/lib/pdf-quick-parser.ts';
 import { decodeBoundedStream, readObjectStreamOffsets } from '#server/lib/pdf-stream-bounds.ts';
 
 /**
@@ -96,7 +96,7 @@ function skipWhitespace(bytes: Buffer, offset: number): number {
 }
 
 function parseObjectAt(bytes: Buffer, offset: number, context: PDFContext): PDFObject {
-  return PDFObjectParser.forBytes(bytes.subarray(offset), context).parseObject();
+  return QuickObjectParser.forBytes(bytes.subarray(offset), context).parseObject();
 }
 
 /** The object of an in-use entry: its "12 0 obj" header, checked by the section checks, skipped. */
@@ -344,7 +344,7 @@ class LazyObjects extends Map<PDFRef, PDFObject> {
       if (!stream || offset === undefined) return PDFInvalidObject.of(new Uint8Array(0));
       // Up to where the next object starts: no object is read past its own stretch (decision 062).
       const end = stream.offsets[location.index + 1] ?? stream.bytes.length;
-      return PDFObjectParser.forBytes(stream.bytes.subarray(offset, Math.max(offset, end)), this.context).parseObject();
+      return QuickObjectParser.forBytes(stream.bytes.subarray(offset, Math.max(offset, end)), this.context).parseObject();
     } catch {
       // As pdf-lib keeps an object it cannot read: its bytes stay as they are in the original.
       return PDFInvalidObject.of(new Uint8Array(0));
