@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, sign as signWithKey, X509Certificate, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 import { LruCache } from '#server/lib/lru-cache.ts';
+import { encodeExplicit, encodeNull, encodeOctetString, encodeOid, encodeSequence, encodeTlv, readChildren, readTlv } from './der.ts';
 
 /**
  * CMS (RFC 5652) detached SignedData in the CAdES baseline form PAdES B-B asks for: signed
@@ -9,8 +10,9 @@ import { LruCache } from '#server/lib/lru-cache.ts';
  * certificate and its chain embedded. With a timestamp token (RFC 3161) over the signature value
  * as the unsigned signature-time-stamp attribute, it is PAdES B-T.
  *
- * Built with node-forge's ASN.1 writer and signed with node:crypto (forge's PKCS#7 writer can
- * neither add signing-certificate-v2 nor leave signingTime out, and its RSA is slower).
+ * Written as DER by hand (der.ts) from pieces made once per signer, and signed with node:crypto
+ * (forge's PKCS#7 writer can neither add signing-certificate-v2 nor leave signingTime out, and its
+ * RSA is slower); node-forge's ASN.1 reader and writer serve the timestamp request and response.
  */
 
 const { asn1 } = forge;
@@ -32,21 +34,9 @@ const oid = (value: string) => asn1.create(Class.UNIVERSAL, Type.OID, false, asn
 const octets = (bytes: Buffer) => asn1.create(Class.UNIVERSAL, Type.OCTETSTRING, false, bytes.toString('binary'));
 const integer = (value: number) => asn1.create(Class.UNIVERSAL, Type.INTEGER, false, asn1.integerToDer(value).getBytes());
 const sequence = (items: forge.asn1.Asn1[]) => asn1.create(Class.UNIVERSAL, Type.SEQUENCE, true, items);
-const set = (items: forge.asn1.Asn1[]) => asn1.create(Class.UNIVERSAL, Type.SET, true, items);
 const algorithm = (value: string) => sequence([oid(value), asn1.create(Class.UNIVERSAL, Type.NULL, false, '')]);
 const toDer = (node: forge.asn1.Asn1) => Buffer.from(asn1.toDer(node).getBytes(), 'binary');
 const fromDer = (bytes: Buffer) => asn1.fromDer(forge.util.createBuffer(bytes.toString('binary')));
-
-function attribute(type: string, value: forge.asn1.Asn1): forge.asn1.Asn1 {
-  return sequence([oid(type), set([value])]);
-}
-
-/** DER: the members of a SET OF are sorted by their encodings. */
-function derSortedSet(items: forge.asn1.Asn1[]): forge.asn1.Asn1 {
-  const encoded = items.map((item) => ({ item, der: toDer(item) }));
-  encoded.sort((left, right) => Buffer.compare(left.der, right.der));
-  return set(encoded.map(({ item }) => item));
-}
 
 const ders = new LruCache<string, Buffer>({ maxEntries: 256 });
 
@@ -60,20 +50,6 @@ export function pemToDer(pem: string): Buffer {
   return der;
 }
 
-/** The issuer Name and serialNumber INTEGER of a certificate, exactly as encoded in it. */
-function readIssuerAndSerial(certificateDer: Buffer): { issuer: forge.asn1.Asn1; serial: forge.asn1.Asn1 } {
-  const certificate = fromDer(certificateDer);
-  const tbs = (certificate.value as forge.asn1.Asn1[])[0];
-  const fields = tbs?.value as forge.asn1.Asn1[] | undefined;
-  if (!fields) throw new Error('not an X.509 certificate');
-  // tbsCertificate: [0] version (present in v3), serialNumber, signature, issuer, ...
-  const offset = fields[0]?.tagClass === Class.CONTEXT_SPECIFIC ? 1 : 0;
-  const serial = fields[offset];
-  const issuer = fields[offset + 2];
-  if (!serial || !issuer) throw new Error('not an X.509 certificate');
-  return { issuer, serial };
-}
-
 export interface CmsSignOptions {
   certificatePem: string;
   privateKeyPem: string;
@@ -82,12 +58,15 @@ export interface CmsSignOptions {
   timestamp?: (signatureDigest: Buffer) => Promise<Buffer>;
 }
 
-/** What a signer's certificates contribute to every signature, read once per process (forge nodes are only read, never changed). */
+/**
+ * What a signer's certificates contribute to every signature, as DER, made once per process: the
+ * issuer and serial exactly as the certificate encodes them, the signing-certificate-v2 attribute,
+ * and the certificates themselves (the signer's first).
+ */
 interface SignerIdentity {
-  issuer: forge.asn1.Asn1;
-  serial: forge.asn1.Asn1;
-  essCertIdV2: forge.asn1.Asn1;
-  certificates: forge.asn1.Asn1[];
+  issuerAndSerial: Buffer;
+  signingCertificateAttribute: Buffer;
+  certificates: Buffer;
 }
 
 const identities = new LruCache<string, SignerIdentity>({ maxEntries: 64 });
@@ -100,6 +79,20 @@ export function clearSignerCaches(): void {
   privateKeys.clear();
 }
 
+/** The DER of each piece that is the same in every signature. */
+const der = {
+  version1: Buffer.from([0x02, 0x01, 0x01]),
+  sha256Algorithm: encodeSequence(encodeOid(cmsOids.sha256), encodeNull()),
+  rsaAlgorithm: encodeSequence(encodeOid(cmsOids.rsaEncryption), encodeNull()),
+  // ECDSA's AlgorithmIdentifier has no parameters (RFC 5758).
+  ecdsaAlgorithm: encodeSequence(encodeOid(cmsOids.ecdsaWithSha256)),
+  contentTypeAttribute: encodeSequence(encodeOid(cmsOids.contentType), encodeTlv(0x31, encodeOid(cmsOids.data))),
+  messageDigestType: encodeOid(cmsOids.messageDigest),
+  timestampType: encodeOid(cmsOids.signatureTimeStampToken),
+  dataContent: encodeSequence(encodeOid(cmsOids.data)),
+  signedDataType: encodeOid(cmsOids.signedData),
+};
+
 function getSignerIdentity(certificatePem: string, chainPems: string[]): SignerIdentity {
   const key = createHash('sha256')
     .update([certificatePem, ...chainPems].join('\n'))
@@ -107,13 +100,25 @@ function getSignerIdentity(certificatePem: string, chainPems: string[]): SignerI
   let identity = identities.get(key);
   if (!identity) {
     const certificateDer = pemToDer(certificatePem);
-    const { issuer, serial } = readIssuerAndSerial(certificateDer);
-    const essCertIdV2 = sequence([
+    // tbsCertificate: [0] version (present in v3), serialNumber, signature, issuer, ...
+    const tbs = readChildren(certificateDer, readTlv(certificateDer, 0))[0];
+    const fields = tbs ? readChildren(certificateDer, tbs) : [];
+    const offset = fields[0]?.tag === 0xa0 ? 1 : 0;
+    const serial = fields[offset];
+    const issuer = fields[offset + 2];
+    if (!serial || !issuer) throw new Error('not an X.509 certificate');
+    const serialDer = certificateDer.subarray(serial.offset, serial.end);
+    const issuerDer = certificateDer.subarray(issuer.offset, issuer.end);
+    const essCertIdV2 = encodeSequence(
       // hashAlgorithm is omitted: its DEFAULT is SHA-256.
-      octets(createHash('sha256').update(certificateDer).digest()),
-      sequence([sequence([asn1.create(Class.CONTEXT_SPECIFIC, 4, true, [issuer])]), serial]),
-    ]);
-    identity = { issuer, serial, essCertIdV2, certificates: [certificateDer, ...chainPems.map(pemToDer)].map(fromDer) };
+      encodeOctetString(createHash('sha256').update(certificateDer).digest()),
+      encodeSequence(encodeSequence(encodeExplicit(4, issuerDer)), serialDer),
+    );
+    identity = {
+      issuerAndSerial: encodeSequence(issuerDer, serialDer),
+      signingCertificateAttribute: encodeSequence(encodeOid(cmsOids.signingCertificateV2), encodeTlv(0x31, encodeSequence(encodeSequence(essCertIdV2)))),
+      certificates: Buffer.concat([certificateDer, ...chainPems.map(pemToDer)]),
+    };
     identities.set(key, identity);
   }
   return identity;
@@ -132,39 +137,34 @@ function getPrivateKey(privateKeyPem: string): KeyObject {
 
 /** A detached CMS signature over `content`, DER-encoded. */
 export async function createDetachedCmsSignature(content: Buffer, options: CmsSignOptions): Promise<Buffer> {
-  const { issuer, serial, essCertIdV2, certificates } = getSignerIdentity(options.certificatePem, options.chainPems);
-  const signedAttributes = derSortedSet([
-    attribute(cmsOids.contentType, oid(cmsOids.data)),
-    attribute(cmsOids.messageDigest, octets(createHash('sha256').update(content).digest())),
-    attribute(cmsOids.signingCertificateV2, sequence([sequence([essCertIdV2])])),
-  ]);
+  const { issuerAndSerial, signingCertificateAttribute, certificates } = getSignerIdentity(options.certificatePem, options.chainPems);
+  const messageDigestAttribute = encodeSequence(der.messageDigestType, encodeTlv(0x31, encodeOctetString(createHash('sha256').update(content).digest())));
+  // DER: the members of a SET OF are sorted by their encodings.
+  const attributes = Buffer.concat([der.contentTypeAttribute, messageDigestAttribute, signingCertificateAttribute].sort(Buffer.compare));
   // The signature covers the DER of the attributes as a SET (tag 0x31), then they are stored [0] IMPLICIT.
   const privateKey = getPrivateKey(options.privateKeyPem);
-  const signature = signWithKey('sha256', toDer(signedAttributes), privateKey);
-  const signedAttributesImplicit = asn1.create(Class.CONTEXT_SPECIFIC, 0, true, signedAttributes.value as forge.asn1.Asn1[]);
-
-  const signerInfo = sequence([
-    integer(1),
-    sequence([issuer, serial]),
-    algorithm(cmsOids.sha256),
-    signedAttributesImplicit,
-    // ECDSA's AlgorithmIdentifier has no parameters (RFC 5758); node:crypto's ECDSA signature is the DER Ecdsa-Sig-Value CMS wants.
-    privateKey.asymmetricKeyType === 'ec' ? sequence([oid(cmsOids.ecdsaWithSha256)]) : algorithm(cmsOids.rsaEncryption),
-    octets(signature),
-  ]);
+  const signature = signWithKey('sha256', encodeTlv(0x31, attributes), privateKey);
+  const signerInfoParts = [
+    der.version1,
+    issuerAndSerial,
+    der.sha256Algorithm,
+    encodeTlv(0xa0, attributes),
+    // node:crypto's ECDSA signature is the DER Ecdsa-Sig-Value CMS wants.
+    privateKey.asymmetricKeyType === 'ec' ? der.ecdsaAlgorithm : der.rsaAlgorithm,
+    encodeOctetString(signature),
+  ];
   if (options.timestamp) {
     const token = await options.timestamp(createHash('sha256').update(signature).digest());
-    (signerInfo.value as forge.asn1.Asn1[]).push(asn1.create(Class.CONTEXT_SPECIFIC, 1, true, [attribute(cmsOids.signatureTimeStampToken, fromDer(token))]));
+    signerInfoParts.push(encodeTlv(0xa1, encodeSequence(der.timestampType, encodeTlv(0x31, token))));
   }
-
-  const signedData = sequence([
-    integer(1),
-    set([algorithm(cmsOids.sha256)]),
-    sequence([oid(cmsOids.data)]),
-    asn1.create(Class.CONTEXT_SPECIFIC, 0, true, certificates),
-    set([signerInfo]),
-  ]);
-  return toDer(sequence([oid(cmsOids.signedData), asn1.create(Class.CONTEXT_SPECIFIC, 0, true, [signedData])]));
+  const signedData = encodeSequence(
+    der.version1,
+    encodeTlv(0x31, der.sha256Algorithm),
+    der.dataContent,
+    encodeTlv(0xa0, certificates),
+    encodeTlv(0x31, encodeSequence(...signerInfoParts)),
+  );
+  return encodeSequence(der.signedDataType, encodeExplicit(0, signedData));
 }
 
 /** Builds an RFC 3161 TimeStampReq for a SHA-256 digest (with a nonce and certReq). */

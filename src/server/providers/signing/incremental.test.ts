@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, StandardFonts } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFInvalidObject, PDFName, PDFNumber, PDFRawStream, PDFString, StandardFonts } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type Database, type Db } from '#server/db/client.ts';
@@ -12,7 +12,7 @@ import { users } from '#server/db/schema/index.ts';
 import { renderNotarizedPdf, type AuditFacts, type CertificateFacts } from '#server/features/notarization/render.ts';
 import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
 import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, type SigningCredentials } from './certificates.ts';
-import { IncrementalPdf } from './incremental.ts';
+import { IncrementalPdf, writeIndirectObject } from './incremental.ts';
 import { addSignaturePlaceholder, appendDocumentTimestamp, appendDss, signPdf, signPreparedPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
 
@@ -347,6 +347,67 @@ describe('the seal appended as an incremental update', () => {
     expect(reloaded.getTitle()).toBe('Retitled');
     const { stdout } = await run('pdftotext', ['-f', '2', '-l', '2', await writeTemporary('revisions.pdf', third.pdf), '-']);
     expect(stdout).toContain('First revision');
+  });
+
+  it('writes each object with exactly the bytes pdf-lib writes for it', async () => {
+    const document = await PDFDocument.create();
+    const page = document.addPage([612, 792]);
+    page.drawText('Text, a (parenthesis) and a \\ backslash', { x: 72, y: 700, size: 12, font: await document.embedFont(StandardFonts.Helvetica) });
+    const form = document.getForm();
+    form.createTextField('name.first').setText('Zoë Ångström');
+    form.createCheckBox('agree').check();
+    form.getTextField('name.first').addToPage(page, { x: 72, y: 600 });
+    document.setTitle('Título ✓ 日本');
+    document.setKeywords(['one', 'two']);
+    const context = document.context;
+    context.register(context.obj({ Nested: { Deep: [1, 2.5, -3, [PDFName.of('A#B'), PDFString.of('x\u00ff')], PDFHexString.of('00ff')], Flag: true } }));
+    context.register(PDFRawStream.of(context.obj({ Filter: 'FlateDecode' }), new Uint8Array([0, 1, 2, 255, 10, 13])));
+    context.register(PDFInvalidObject.of(Buffer.from('<< /Broken ', 'latin1')));
+    await document.flush();
+    const objects = context.enumerateIndirectObjects();
+    expect(objects.length).toBeGreaterThan(10);
+    for (const [ref, object] of objects) {
+      const expected = Buffer.alloc(object.sizeInBytes());
+      object.copyBytesInto(expected, 0);
+      const written = Buffer.concat(writeIndirectObject(ref, object).map((piece) => (typeof piece === 'string' ? Buffer.from(piece, 'latin1') : piece)));
+      expect(written.toString('latin1'), `${ref.toString()} ${object.constructor.name}`).toBe(
+        Buffer.concat([Buffer.from(`${ref.objectNumber} ${ref.generationNumber} obj\n`), expected, Buffer.from('\nendobj\n')]).toString('latin1'),
+      );
+    }
+  });
+
+  it('finds an edit deep inside an object (a value in a dictionary in a dictionary, an item of an array), and not an equal number put back', async () => {
+    const original = await makeOriginal({ pageCount: 3, useObjectStreams: false });
+    const incremental = await IncrementalPdf.load(original);
+    const [first, second, third] = incremental.document.getPages();
+    if (!first || !second || !third) throw new Error('three pages expected');
+    const objectsOf = (bytes: Buffer, from: number) =>
+      [
+        ...bytes
+          .subarray(from)
+          .toString('latin1')
+          .matchAll(/(\d+) 0 obj\n/g),
+      ].map((match) => Number(match[1]));
+    // An equal number in place of a number: no change.
+    const mediaBox = first.node.lookup(PDFName.of('MediaBox'), PDFArray);
+    mediaBox.set(2, PDFNumber.of(mediaBox.lookup(2, PDFNumber).asNumber()));
+    // A new value two dictionaries down: page 2's /Resources /Font.
+    const fonts = second.node.Resources()?.lookup(PDFName.of('Font'), PDFDict);
+    if (!fonts) throw new Error('page 2 has fonts');
+    fonts.set(PDFName.of('Extra'), PDFName.of('Helvetica'));
+    // An item of an array changed in place: page 3's media box.
+    third.node.lookup(PDFName.of('MediaBox'), PDFArray).set(3, PDFNumber.of(700));
+    const saved = await incremental.save();
+    expect(objectsOf(saved.pdf, original.length).sort()).toEqual([second.ref.objectNumber, third.ref.objectNumber].sort());
+
+    // After a save, an edit of an object that save wrote is found again, and nothing else is written.
+    fonts.delete(PDFName.of('Extra'));
+    const again = await incremental.save();
+    expect(objectsOf(again.pdf, saved.pdf.length)).toEqual([second.ref.objectNumber]);
+    const reloaded = await PDFDocument.load(again.pdf);
+    expect(reloaded.getPages()[2]?.getMediaBox().height).toBe(700);
+    expect(reloaded.getPages()[1]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).has(PDFName.of('Extra'))).toBe(false);
+    await checkWithQpdf(again.pdf);
   });
 });
 
