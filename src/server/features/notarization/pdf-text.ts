@@ -341,6 +341,11 @@ export function wrapText(text: string, font: PDFFont, size: number, maxWidth: nu
   if (needsFallback(font, text)) return wrapMeasured(text, font, size, maxWidth);
   const tables = getTables(font);
   const scale = size / 1000;
+  // Most cells and sentences fit on one line as they are (single spaces, none at either end): measured once, whole.
+  if (tables && !text.includes('\n') && !text.includes('  ') && text[0] !== ' ' && !text.endsWith(' ')) {
+    const units = measureUnits(font, tables, text);
+    if (units !== null && units * scale <= maxWidth) return [text];
+  }
   const space = 0x20;
   const lines: string[] = [];
   for (const paragraph of text.split('\n')) {
@@ -467,6 +472,19 @@ function encodeText(font: PDFFont, text: string): PDFHexString {
   return PDFHexString.of(hex);
 }
 
+const literalEscapes = /[\\()]/g;
+
+/**
+ * The glyphs of `text` as a string operand of Tj: printable ASCII in a font that encodes it as
+ * itself is written as a literal string, "(Signed by Sam)", half the bytes of the hex string
+ * "<5369676E6564...>" and no encoding step; anything else as the hex string of its codes.
+ */
+function showableString(font: PDFFont, text: string): string {
+  const tables = getTables(font);
+  if (tables?.isAsciiVerbatim && printableAscii.test(text)) return `(${text.replace(literalEscapes, '\\$&')})`;
+  return `<${encodeText(font, text).asString()}>`;
+}
+
 /** A number as a content stream writes it: four decimals are far below a device pixel, and never exponent notation. */
 export function formatNumber(value: number): string {
   return String(Math.round(value * 10_000) / 10_000);
@@ -515,8 +533,7 @@ export function formatLine(page: PDFPage, text: string, options: LineOptions): s
     return `q BT ${getColourOperator(options.color ?? ink)}${runs} ET Q`;
   }
   const font = getFontKey(page, options.font).asString();
-  const glyphs = encodeText(options.font, text).asString();
-  return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm <${glyphs}> Tj ET Q`;
+  return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm ${showableString(options.font, text)} Tj ET Q`;
 }
 
 /**

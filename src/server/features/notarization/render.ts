@@ -61,6 +61,20 @@ function readDisplayedSize(page: PDFPage): DisplayedSize {
   return { box, rotation, width: isTurned ? box.height : box.width, height: isTurned ? box.width : box.height };
 }
 
+/** Where the field's displayed bottom-left corner is in the page's own coordinates. */
+function fieldOrigin(box: DisplayedSize['box'], rotation: DisplayedSize['rotation'], left: number, bottom: number): [number, number] {
+  switch (rotation) {
+    case 90:
+      return [box.x + bottom, box.y + left];
+    case 180:
+      return [box.x + box.width - left, box.y + bottom];
+    case 270:
+      return [box.x + box.width - bottom, box.y + box.height - left];
+    default:
+      return [box.x + left, box.y + box.height - bottom];
+  }
+}
+
 /** Runs `draw` in a frame whose origin is the field's displayed bottom-left corner, axes as displayed. */
 function withFieldFrame(page: PDFPage, field: Placement, draw: (width: number, height: number) => void) {
   const { box, rotation, width: displayedWidth, height: displayedHeight } = getDisplayedSize(page);
@@ -70,16 +84,11 @@ function withFieldFrame(page: PDFPage, field: Placement, draw: (width: number, h
   const width = Math.min(clamp(field.width), 1 - clamp(field.x)) * displayedWidth;
   const height = Math.min(clamp(field.height), 1 - clamp(field.y)) * displayedHeight;
   const bottom = top + height;
-  const origin = {
-    0: [box.x + left, box.y + box.height - bottom],
-    90: [box.x + bottom, box.y + left],
-    180: [box.x + box.width - left, box.y + bottom],
-    270: [box.x + box.width - bottom, box.y + box.height - left],
-  }[rotation] ?? [box.x + left, box.y + box.height - bottom];
+  const [originX, originY] = fieldOrigin(box, rotation, left, bottom);
   const radians = (rotation * Math.PI) / 180;
   const cos = Math.round(Math.cos(radians));
   const sin = Math.round(Math.sin(radians));
-  pushContent(page, `q ${cos} ${sin} ${-sin} ${cos} ${formatNumber(origin[0] ?? 0)} ${formatNumber(origin[1] ?? 0)} cm`);
+  pushContent(page, `q ${cos} ${sin} ${-sin} ${cos} ${formatNumber(originX)} ${formatNumber(originY)} cm`);
   draw(width, height);
   pushContent(page, 'Q');
 }

@@ -117,12 +117,41 @@ function fingerprint(object: PDFObject): Fingerprint {
   return { object, shape, contents: null };
 }
 
+/** Whether `object` still has the structure described from `at` in `shape`: the index after it, or -1. */
+function matches(object: PDFObject, shape: unknown[], at: number): number {
+  let index = at;
+  if (object instanceof PDFDict) {
+    const entries = (object as unknown as { dict: Map<PDFName, PDFObject> }).dict;
+    if (shape[index] !== dictionaryMark || shape[index + 1] !== entries.size) return -1;
+    index += 2;
+    for (const [key, value] of entries) {
+      if (shape[index] !== key) return -1;
+      index = matches(value, shape, index + 1);
+      if (index === -1) return -1;
+    }
+    return index;
+  }
+  if (object instanceof PDFArray) {
+    const items = (object as unknown as { array: PDFObject[] }).array;
+    if (shape[index] !== arrayMark || shape[index + 1] !== items.length) return -1;
+    index += 2;
+    for (const item of items) {
+      index = matches(item, shape, index);
+      if (index === -1) return -1;
+    }
+    return index;
+  }
+  const value = object instanceof PDFNumber ? object.asNumber() : object;
+  return shape[index] === value ? index + 1 : -1;
+}
+
+/** Whether the object is as its fingerprint recorded it (compared as it is walked: nothing is allocated). */
 function isSame(known: Fingerprint, object: PDFObject): boolean {
   if (known.object !== object) return false;
-  const now = fingerprint(object);
-  if (now.contents !== known.contents || now.shape.length !== known.shape.length) return false;
-  for (let index = 0; index < now.shape.length; index += 1) if (now.shape[index] !== known.shape[index]) return false;
-  return true;
+  if (object instanceof PDFRawStream) return object.contents === known.contents && matches(object.dict, known.shape, 0) === known.shape.length;
+  if (object instanceof PDFFlateStream) return object.getContents() === known.contents && matches(object.dict, known.shape, 0) === known.shape.length;
+  if (object instanceof PDFInvalidObject) return true;
+  return matches(object, known.shape, 0) === known.shape.length;
 }
 
 function skipWhitespace(bytes: Buffer, offset: number): number {

@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PDFDocument } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { drawLine, embedFonts, measureText, wrapText } from './pdf-text.ts';
+
+const run = promisify(execFile);
+
+describe('wrapping text in a column', () => {
+  const words = ['Signer', 'Sam', 'signed', 'the', 'deed', 'AVAWAY', 'To,', 'Ty.', 'at', '3:04:05 PM', 'UTC', 'Exhibit', 'A', 'fee-simple', 'W'];
+
+  it('fills each line as far as it goes and breaks only where the next word would not fit', async () => {
+    const document = await PDFDocument.create();
+    const fonts = embedFonts(document);
+    let seed = 11;
+    const random = (limit: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % limit;
+    };
+    let oneLine = 0;
+    for (let round = 0; round < 1500; round += 1) {
+      const font = [fonts.regular, fonts.bold, fonts.serif, fonts.mono][round % 4];
+      if (!font) throw new Error('fonts');
+      const text = Array.from({ length: 1 + random(14) }, () => words[random(words.length)]).join(' ');
+      const size = 8 + random(5);
+      const maxWidth = 100 + random(360);
+      const lines = wrapText(text, font, size, maxWidth);
+      // Nothing lost, nothing added.
+      expect(lines.join(' ')).toBe(text);
+      lines.forEach((line, index) => {
+        expect(measureText(font, line, size) <= maxWidth || !line.includes(' ')).toBe(true);
+        const next = lines[index + 1];
+        // Greedy: the next line's first word would not have fitted on this one.
+        if (next) expect(measureText(font, `${line} ${next.split(' ')[0]}`, size)).toBeGreaterThan(maxWidth);
+      });
+      if (lines.length === 1) oneLine += 1;
+    }
+    // Both kinds were tried: lines that fit whole and lines that wrap.
+    expect(oneLine).toBeGreaterThan(100);
+    expect(oneLine).toBeLessThan(1400);
+  });
+
+  it('keeps line breaks and drops repeated and outer spaces as before', async () => {
+    const document = await PDFDocument.create();
+    const { regular } = embedFonts(document);
+    expect(wrapText('  Two  spaces ', regular, 10, 500)).toEqual(['Two spaces']);
+    expect(wrapText('First\nSecond', regular, 10, 500)).toEqual(['First', 'Second']);
+    expect(wrapText('', regular, 10, 500)).toEqual(['']);
+  });
+});
+
+describe('a line of plain ASCII', () => {
+  it('is written as a literal string, parentheses and backslashes escaped, and reads back as written', async () => {
+    const document = await PDFDocument.create();
+    const page = document.addPage([600, 200]);
+    const text = 'Signed (in person) by Sam \\ Co. on 3/4';
+    drawLine(page, text, { x: 20, y: 100, size: 12, font: embedFonts(document).regular });
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-text-'));
+    try {
+      const file = path.join(directory, 'line.pdf');
+      const bytes = Buffer.from(await document.save({ useObjectStreams: false }));
+      fs.writeFileSync(file, bytes);
+      const { stdout: content } = await run('qpdf', ['--qdf', '--object-streams=disable', file, '-']);
+      expect(content).toContain('(Signed \\(in person\\) by Sam \\\\ Co. on 3/4) Tj');
+      const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', file, '-']);
+      expect(stdout.trim()).toBe(text);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
