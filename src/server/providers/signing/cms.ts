@@ -169,7 +169,13 @@ export async function createDetachedCmsSignature(content: Buffer, options: CmsSi
 
 /** Builds an RFC 3161 TimeStampReq for a SHA-256 digest (with a nonce and certReq). */
 export function createTimestampRequest(digest: Buffer, nonce: Buffer): Buffer {
-  const nonceInteger = asn1.create(Class.UNIVERSAL, Type.INTEGER, false, Buffer.concat([Buffer.from([0]), nonce]).toString('binary'));
+  // A positive INTEGER in its shortest form (DER): OpenSSL refuses "00 00 ..." and "00 7f ...", so a
+  // fixed leading zero made one request in 256 (a nonce starting with a zero byte) unreadable to it.
+  let first = 0;
+  while (first < nonce.length - 1 && nonce[first] === 0) first += 1;
+  const digits = nonce.length > 0 ? nonce.subarray(first) : Buffer.from([0]);
+  const nonceValue = (digits[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), digits]) : digits;
+  const nonceInteger = asn1.create(Class.UNIVERSAL, Type.INTEGER, false, nonceValue.toString('binary'));
   return toDer(
     sequence([
       integer(1),

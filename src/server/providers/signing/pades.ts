@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
-import { SignPdf, Signer } from '@signpdf/signpdf';
 import type { PDFDocument } from 'pdf-lib';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import type { SigningCredentials } from './certificates.ts';
@@ -34,25 +33,6 @@ function toPdfLiteral(value: string): string {
     .normalize('NFC')
     .replace(/[^\x20-\x7e\xa0-\xff]/g, '?')
     .replace(/[\\()]/g, (character) => `\\${character}`);
-}
-
-class CmsSigner extends Signer {
-  constructor(
-    private readonly credentials: SigningCredentials,
-    private readonly timestampUrl: string | null,
-  ) {
-    super();
-  }
-
-  override async sign(content: Buffer): Promise<Buffer> {
-    const { timestampUrl } = this;
-    return createDetachedCmsSignature(content, {
-      certificatePem: this.credentials.certificatePem,
-      privateKeyPem: this.credentials.privateKeyPem,
-      chainPems: this.credentials.chainPems,
-      timestamp: timestampUrl ? (digest) => fetchTimestampToken(timestampUrl, digest) : undefined,
-    });
-  }
 }
 
 /** Asks an RFC 3161 TSA for a token over `digest` and checks it answers for that digest and nonce. */
@@ -153,7 +133,50 @@ function giveUniqueName(document: PDFDocument): void {
  * (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. Nothing may change the bytes afterwards.
  */
 export async function signPreparedPdf(prepared: Buffer, credentials: SigningCredentials, info: Pick<SignatureInfo, 'timestampUrl'>): Promise<Buffer> {
-  return new SignPdf().sign(prepared, new CmsSigner(credentials, info.timestampUrl ?? null));
+  const timestampUrl = info.timestampUrl ?? null;
+  return fillSignaturePlaceholder(prepared, (content) =>
+    createDetachedCmsSignature(content, {
+      certificatePem: credentials.certificatePem,
+      privateKeyPem: credentials.privateKeyPem,
+      chainPems: credentials.chainPems,
+      timestamp: timestampUrl ? (digest) => fetchTimestampToken(timestampUrl, digest) : undefined,
+    }),
+  );
+}
+
+/** The /ByteRange a placeholder holds until it is signed, in pdf-lib's spacing ("[ 0 /********** ... ]") or any other. */
+const placeholderMark = '/**********';
+const byteRangePlaceholder = /\/ByteRange\s*\[\s*0\s+\/\*{10}\s+\/\*{10}\s+\/\*{10}\s*\]/g;
+
+/**
+ * Signs the placeholder of the newest revision (ISO 32000-2, 12.8.1): its /ByteRange becomes the
+ * whole file but the /Contents hex string, `sign` gets the bytes those ranges cover, and its DER
+ * goes into the hex string, padded with zeros. A file whose last /ByteRange is not a placeholder is
+ * refused.
+ */
+async function fillSignaturePlaceholder(prepared: Buffer, sign: (content: Buffer) => Promise<Buffer>): Promise<Buffer> {
+  // Its three marks, and no others anywhere (an original could carry the text of one): the placeholder is the file's last /ByteRange.
+  let marks = 0;
+  for (let at = prepared.indexOf(placeholderMark); at !== -1; at = prepared.indexOf(placeholderMark, at + placeholderMark.length)) marks += 1;
+  if (marks > 3) throw new Error('the PDF has more than one signature placeholder');
+  const rangeAt = prepared.lastIndexOf('/ByteRange');
+  const found = rangeAt === -1 ? [] : [...prepared.toString('latin1', rangeAt, rangeAt + 128).matchAll(byteRangePlaceholder)];
+  if (marks < 3 || found[0]?.index !== 0) throw new Error('the PDF has no signature placeholder to fill in its newest revision');
+  const placeholderLength = found[0][0].length;
+  const contentsAt = prepared.indexOf('/Contents', rangeAt + placeholderLength);
+  const start = contentsAt === -1 ? -1 : prepared.indexOf('<', contentsAt);
+  const end = start === -1 ? -1 : prepared.indexOf('>', start);
+  if (end === -1) throw new Error('the signature placeholder has no /Contents');
+  const output = Buffer.from(prepared);
+  const byteRange = `/ByteRange [0 ${start} ${end + 1} ${prepared.length - end - 1}]`;
+  if (byteRange.length > placeholderLength) throw new Error('the signature placeholder is too short for the byte range');
+  output.write(byteRange.padEnd(placeholderLength, ' '), rangeAt, 'latin1');
+  const signature = await sign(Buffer.concat([output.subarray(0, start), output.subarray(end + 1)]));
+  const room = Math.floor((end - start - 1) / 2);
+  if (signature.length > room) throw new Error(`the signature (${signature.length} bytes) does not fit its placeholder (${room} bytes)`);
+  output.fill(0x30, start + 1, end);
+  output.write(signature.toString('hex'), start + 1, 'latin1');
+  return output;
 }
 
 /**
@@ -269,19 +292,6 @@ export async function appendDss(pdf: Buffer, data: ValidationData): Promise<Buff
 /** Room for the timestamp token: the TSA's certificates travel in it. */
 const documentTimestampBytes = 16384;
 
-class DocumentTimestampSigner extends Signer {
-  token: Buffer | null = null;
-
-  constructor(private readonly tsaUrl: string) {
-    super();
-  }
-
-  override async sign(content: Buffer): Promise<Buffer> {
-    this.token = await fetchTimestampToken(this.tsaUrl, createHash('sha256').update(content).digest());
-    return this.token;
-  }
-}
-
 /**
  * Appends a revision holding a document timestamp (ISO 32000-2 section 12.8.5, PAdES B-LTA): an
  * invisible signature field whose value is /Type /DocTimeStamp, /SubFilter /ETSI.RFC3161, its
@@ -333,8 +343,11 @@ export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Prom
   const flags = acroForm.lookupMaybe(PDFName.of('SigFlags'), PDFNumber)?.asNumber() ?? 0;
   acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(flags | 3));
   const { pdf: prepared } = await incremental.save();
-  const signer = new DocumentTimestampSigner(tsaUrl);
-  const stamped = await new SignPdf().sign(prepared, signer);
-  if (!signer.token) throw new Error('the timestamp authority gave no token');
-  return { pdf: stamped, token: signer.token };
+  let token: Buffer | null = null;
+  const stamped = await fillSignaturePlaceholder(prepared, async (content) => {
+    token = await fetchTimestampToken(tsaUrl, createHash('sha256').update(content).digest());
+    return token;
+  });
+  if (!token) throw new Error('the timestamp authority gave no token');
+  return { pdf: stamped, token };
 }

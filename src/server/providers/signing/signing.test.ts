@@ -17,8 +17,9 @@ import { signingCredentials, users } from '#server/db/schema/index.ts';
 import { renderNotarizedPdf } from '#server/features/notarization/render.ts';
 import { decryptSecret } from '#server/lib/secrets.ts';
 import { makePdf } from '#test/pdf-fixtures.ts';
+import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { documentSigningOid, getOrCreatePlatformCa, getOrIssueNotaryCredentials, platformCaCommonName, type NotaryIdentity } from './certificates.ts';
-import { cmsOids, readTimestampResponse, readTimestampToken } from './cms.ts';
+import { cmsOids, createTimestampRequest, readTimestampResponse, readTimestampToken } from './cms.ts';
 import { fetchTimestampToken, signPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
 
@@ -257,6 +258,15 @@ describe('signed PDFs as a verifier sees them', () => {
     expect(report).toMatchObject({ isValid: false, hasDigestMismatch: true });
   });
 
+  it('refuses to sign an original that carries the text of a signature placeholder, instead of filling the wrong one', async () => {
+    const document = await PDFDocument.load(await makePdf(1, 'Decoy'));
+    // An uploader's document can hold any text; this is what the placeholder looks like before signing.
+    document.getInfoDict().set(PDFName.of('Subject'), PDFString.of('/ByteRange [0 /********** /********** /**********] /Contents <00>'));
+    const decoy = Buffer.from(await document.save({ useObjectStreams: false }));
+    const credentials = await getOrIssueNotaryCredentials(db, secretsKey, await createNotaryUser('Dora Decoy'));
+    await expect(signPdf(decoy, credentials, signatureInfo)).rejects.toThrow('more than one signature placeholder');
+  });
+
   it('reports bytes appended after signing as not covering the whole document', async () => {
     const appended = Buffer.concat([signed, Buffer.from('\n% appended after signing\n')]);
     const report = await verifyWithPdfsig(appended, caPem);
@@ -457,6 +467,18 @@ describe('RFC 3161 timestamp', () => {
     const response = await fetch(tsaUrl, { method: 'POST', body: await fs.promises.readFile(query) });
     const reply = Buffer.from(await response.arrayBuffer());
     expect(() => readTimestampResponse(reply)).toThrow('the timestamp authority refused the request (status 2: Message digest algorithm is not supported.)');
+  });
+
+  it('writes the nonce as a DER integer OpenSSL reads, whatever its first bytes (one request in 256 began with a zero byte and was refused)', async () => {
+    const digest = createHash('sha256').update('nonce').digest();
+    for (const nonce of ['0001020304050607', '0000000000000001', '1001020304050607', '9001020304050607', '0080000000000000', '0000000000000000']) {
+      const file = path.join(workDirectory, `nonce-${nonce}.tsq`);
+      await fs.promises.writeFile(file, createTimestampRequest(digest, Buffer.from(nonce, 'hex')));
+      const { stdout } = await run('openssl', ['ts', '-query', '-in', file, '-text']);
+      const value = BigInt(`0x${nonce}`).toString(16).toUpperCase();
+      // OpenSSL prints whole octets, and zero as 0x0.
+      expect(stdout, nonce).toContain(`Nonce: 0x${value.length % 2 && value !== '0' ? `0${value}` : value}\n`);
+    }
   });
 
   it('asks once more when the connection closes before the authority answers, as a kept-alive socket closed by the server does', async () => {
