@@ -526,7 +526,7 @@ export class IncrementalPdf {
   /**
    * Appends a revision holding every object added or changed since the last snapshot (or rewrites
    * the whole file when the original is damaged); `bytes` becomes the result. The file ends exactly
-   * at %%EOF, so @signpdf's trailing-newline trim moves no offset.
+   * at %%EOF.
    */
   async save(options: { objectsPerTick?: number } = {}): Promise<SaveResult> {
     const { document } = this;
