@@ -270,7 +270,7 @@ export function writeIndirectObject(ref: PDFRef, object: PDFObject): Array<strin
     (object as unknown as { updateDict(): void }).updateDict();
     return [`${header}${object.dict.toString()}\nstream\n`, object.getContents(), '\nendstream\nendobj\n'];
   }
-  // Its bytes as they are (@signpdf's signature dictionary is one: its placeholder's kilobytes are copied once, into the output).
+  // Its bytes as they are: copied once, into the output.
   if (object instanceof PDFInvalidObject) return [header, (object as unknown as { data: Uint8Array }).data, '\nendobj\n'];
   return [`${header}${object.toString()}\nendobj\n`];
 }

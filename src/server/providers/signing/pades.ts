@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import type { PDFDocument } from 'pdf-lib';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import type { SigningCredentials } from './certificates.ts';
@@ -19,13 +18,18 @@ export interface SignatureInfo {
 
 const subFilter = 'ETSI.CAdES.detached';
 /**
- * Bytes reserved for the CMS blob: the platform's chain fits in 8 KiB; an uploaded chain may need
- * more (its certificates plus room for the rest); a timestamp token needs room for the TSA's certificates.
+ * Bytes of CMS the placeholder has room for (it holds twice as many hex digits): at least 4 KiB
+ * (the platform's chain makes about 3 KB), else the chain's certificates and 2 KiB for the rest (the
+ * signed attributes, the signature value); a timestamp token needs room for the TSA's certificates.
+ * These were counted in hex digits until Nov 28 (half the room), so a chain over about 4 KB, such as
+ * a notary's own from a commercial authority, did not fit.
  */
-const signatureBytes = 8192;
-const signatureOverheadBytes = 4096;
-const timestampBytes = 12288;
+const signatureBytes = 4096;
+const signatureOverheadBytes = 2048;
+const timestampBytes = 6144;
 const timestampTimeoutMs = 15_000;
+/** The name a /ByteRange placeholder holds three times until it is signed. */
+const placeholderMark = '/**********';
 
 /** Literal PDF strings as the placeholder writes them (raw, unescaped, one byte a character). */
 function toPdfLiteral(value: string): string {
@@ -77,23 +81,57 @@ function getSignatureLength(credentials: SigningCredentials): number {
  * itself (renderNotarizedPdf), this saves one load and save of the whole file.
  */
 export function addSignaturePlaceholder(document: PDFDocument, credentials: SigningCredentials, info: SignatureInfo): void {
-  const pages = document.getPages();
-  const lastPage = pages[pages.length - 1];
-  if (!lastPage) throw new Error('the PDF has no pages');
-  pdflibAddPlaceholder({
-    pdfDoc: document,
-    pdfPage: lastPage,
-    reason: toPdfLiteral(info.reason),
-    location: toPdfLiteral(info.location),
-    name: toPdfLiteral(info.name),
-    contactInfo: toPdfLiteral(info.contactInfo),
-    signingTime: info.signingTime ?? new Date(),
-    signatureLength: getSignatureLength(credentials) + (info.timestampUrl ? timestampBytes : 0),
-    subFilter,
-    widgetRect: [0, 0, 0, 0],
-    appName: 'Open RON',
-  });
-  giveUniqueName(document);
+  const page = document.getPages().at(-1);
+  if (!page) throw new Error('the PDF has no pages');
+  const { context, catalog } = document;
+  const names = new Set(findFormFields(document).map((field) => field.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText()));
+  let number = 1;
+  while (names.has(`Signature${number}`)) number += 1;
+  const mark = PDFName.of(placeholderMark.slice(1));
+  const value = context.register(
+    context.obj({
+      Type: 'Sig',
+      Filter: 'Adobe.PPKLite',
+      SubFilter: subFilter,
+      ByteRange: [0, mark, mark, mark],
+      Contents: PDFHexString.of('0'.repeat(2 * (getSignatureLength(credentials) + (info.timestampUrl ? timestampBytes : 0)))),
+      Reason: PDFString.of(toPdfLiteral(info.reason)),
+      M: PDFString.fromDate(info.signingTime ?? new Date()),
+      ContactInfo: PDFString.of(toPdfLiteral(info.contactInfo)),
+      Name: PDFString.of(toPdfLiteral(info.name)),
+      Location: PDFString.of(toPdfLiteral(info.location)),
+      Prop_Build: { Filter: { Name: 'Adobe.PPKLite' }, App: { Name: 'Open RON' } },
+    }),
+  );
+  // An empty appearance with empty resources: PDF/A asks for one, and Acrobat wants the resources.
+  const appearance = context.register(context.formXObject([], { BBox: [0, 0, 0, 0], Resources: {} }));
+  const widget = context.register(
+    context.obj({
+      Type: 'Annot',
+      Subtype: 'Widget',
+      FT: 'Sig',
+      Rect: [0, 0, 0, 0],
+      V: value,
+      T: PDFString.of(`Signature${number}`),
+      F: 4, // print
+      P: page.ref,
+      AP: { N: appearance },
+    }),
+  );
+  const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
+  if (annots) annots.push(widget);
+  else page.node.set(PDFName.of('Annots'), context.obj([widget]));
+  let acroForm = catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  if (!acroForm) {
+    acroForm = context.obj({});
+    catalog.set(PDFName.of('AcroForm'), context.register(acroForm));
+  }
+  const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
+  if (fields) fields.push(widget);
+  else acroForm.set(PDFName.of('Fields'), context.obj([widget]));
+  // SignaturesExist | AppendOnly
+  const flags = acroForm.lookupMaybe(PDFName.of('SigFlags'), PDFNumber)?.asNumber() ?? 0;
+  acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(flags | 3));
 }
 
 /** The fields of the document's form, nested ones included (a signature field may sit under /Kids). */
@@ -118,15 +156,6 @@ function findFormFields(document: PDFDocument): PDFDict[] {
  * The placeholder names every field "Signature1"; an original signed before (by signpdf or a tool
  * naming its fields the same way) would then hold two fields of one name, which a reader may merge.
  */
-function giveUniqueName(document: PDFDocument): void {
-  const fields = findFormFields(document);
-  const added = fields[fields.length - 1];
-  const names = new Set(fields.filter((field) => field !== added).map((field) => field.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText()));
-  if (!added || !names.has('Signature1')) return;
-  let number = 2;
-  while (names.has(`Signature${number}`)) number += 1;
-  added.set(PDFName.of('T'), PDFString.of(`Signature${number}`));
-}
 
 /**
  * Signs a PDF saved (without object streams) after addSignaturePlaceholder: PAdES B-B
@@ -145,7 +174,6 @@ export async function signPreparedPdf(prepared: Buffer, credentials: SigningCred
 }
 
 /** The /ByteRange a placeholder holds until it is signed, in pdf-lib's spacing ("[ 0 /********** ... ]") or any other. */
-const placeholderMark = '/**********';
 const byteRangePlaceholder = /\/ByteRange\s*\[\s*0\s+\/\*{10}\s+\/\*{10}\s+\/\*{10}\s*\]/g;
 
 /**

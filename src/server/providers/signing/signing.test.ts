@@ -17,7 +17,7 @@ import { signingCredentials, users } from '#server/db/schema/index.ts';
 import { renderNotarizedPdf } from '#server/features/notarization/render.ts';
 import { decryptSecret } from '#server/lib/secrets.ts';
 import { makePdf } from '#test/pdf-fixtures.ts';
-import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { documentSigningOid, getOrCreatePlatformCa, getOrIssueNotaryCredentials, platformCaCommonName, type NotaryIdentity } from './certificates.ts';
 import { cmsOids, createTimestampRequest, readTimestampResponse, readTimestampToken } from './cms.ts';
 import { fetchTimestampToken, signPdf } from './pades.ts';
@@ -261,10 +261,40 @@ describe('signed PDFs as a verifier sees them', () => {
   it('refuses to sign an original that carries the text of a signature placeholder, instead of filling the wrong one', async () => {
     const document = await PDFDocument.load(await makePdf(1, 'Decoy'));
     // An uploader's document can hold any text; this is what the placeholder looks like before signing.
-    document.getInfoDict().set(PDFName.of('Subject'), PDFString.of('/ByteRange [0 /********** /********** /**********] /Contents <00>'));
+    document.context
+      .lookup(document.context.trailerInfo.Info, PDFDict)
+      .set(PDFName.of('Subject'), PDFString.of('/ByteRange [0 /********** /********** /**********] /Contents <00>'));
     const decoy = Buffer.from(await document.save({ useObjectStreams: false }));
     const credentials = await getOrIssueNotaryCredentials(db, secretsKey, await createNotaryUser('Dora Decoy'));
     await expect(signPdf(decoy, credentials, signatureInfo)).rejects.toThrow('more than one signature placeholder');
+  });
+
+  it('makes room for a long certificate chain, such as a notary’s own PKCS #12 from a commercial authority', async () => {
+    const credentials = await getOrIssueNotaryCredentials(db, secretsKey, await createNotaryUser('Lena Longchain'));
+    // Seven more certificates in the chain: some 5.5 KB the signature carries beside the notary’s own.
+    const extra: string[] = [];
+    for (let index = 0; index < 7; index += 1) {
+      const file = path.join(workDirectory, `chain-${index}`);
+      await run('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${file}.key`,
+        '-out',
+        `${file}.pem`,
+        '-days',
+        '2',
+        '-subj',
+        `/CN=Intermediate ${index}`,
+      ]);
+      extra.push(await fs.promises.readFile(`${file}.pem`, 'utf8'));
+    }
+    const signedLong = await signPdf(await makePdf(1, 'Long chain'), { ...credentials, chainPems: [...credentials.chainPems, ...extra] }, signatureInfo);
+    const report = await verifyWithPdfsig(signedLong, caPem);
+    expect(report).toMatchObject({ isValid: true, isTrusted: true, isTotal: true });
   });
 
   it('reports bytes appended after signing as not covering the whole document', async () => {
