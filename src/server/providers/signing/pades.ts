@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { PDFDocument } from 'pdf-lib';
+import type { PDFDocument, PDFPage } from 'pdf-lib';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import type { SigningCredentials } from './certificates.ts';
 import { createDetachedCmsSignature, createTimestampRequest, pemToDer, readTimestampResponse, readTimestampToken } from './cms.ts';
@@ -83,10 +83,7 @@ function getSignatureLength(credentials: SigningCredentials): number {
 export function addSignaturePlaceholder(document: PDFDocument, credentials: SigningCredentials, info: SignatureInfo): void {
   const page = document.getPages().at(-1);
   if (!page) throw new Error('the PDF has no pages');
-  const { context, catalog } = document;
-  const names = new Set(findFormFields(document).map((field) => field.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText()));
-  let number = 1;
-  while (names.has(`Signature${number}`)) number += 1;
+  const { context } = document;
   const mark = PDFName.of(placeholderMark.slice(1));
   const value = context.register(
     context.obj({
@@ -112,12 +109,26 @@ export function addSignaturePlaceholder(document: PDFDocument, credentials: Sign
       FT: 'Sig',
       Rect: [0, 0, 0, 0],
       V: value,
-      T: PDFString.of(`Signature${number}`),
+      T: PDFString.of(freeFieldName(document, 'Signature')),
       F: 4, // print
       P: page.ref,
       AP: { N: appearance },
     }),
   );
+  attachSignatureField(document, page, widget);
+}
+
+/** The first of prefix1, prefix2, ... that no field of the document's form is named. */
+function freeFieldName(document: PDFDocument, prefix: string): string {
+  const names = new Set(findFormFields(document).map((field) => field.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText()));
+  let number = 1;
+  while (names.has(`${prefix}${number}`)) number += 1;
+  return `${prefix}${number}`;
+}
+
+/** Puts a signature field's widget on the page and in the form, whose /SigFlags say: signatures exist, append only. */
+function attachSignatureField(document: PDFDocument, page: PDFPage, widget: PDFRef): void {
+  const { context, catalog } = document;
   const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
   if (annots) annots.push(widget);
   else page.node.set(PDFName.of('Annots'), context.obj([widget]));
@@ -129,7 +140,6 @@ export function addSignaturePlaceholder(document: PDFDocument, credentials: Sign
   const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
   if (fields) fields.push(widget);
   else acroForm.set(PDFName.of('Fields'), context.obj([widget]));
-  // SignaturesExist | AppendOnly
   const flags = acroForm.lookupMaybe(PDFName.of('SigFlags'), PDFNumber)?.asNumber() ?? 0;
   acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(flags | 3));
 }
@@ -329,7 +339,7 @@ const documentTimestampBytes = 16384;
 export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Promise<{ pdf: Buffer; token: Buffer }> {
   const incremental = await IncrementalPdf.load(pdf);
   const { document } = incremental;
-  const { context, catalog } = document;
+  const { context } = document;
   const page = document.getPages().at(-1);
   if (!page) throw new Error('the PDF has no pages');
   const placeholder = PDFName.of('**********');
@@ -342,9 +352,6 @@ export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Prom
       Contents: PDFHexString.of('0'.repeat(documentTimestampBytes * 2)),
     }),
   );
-  const names = new Set(findFormFields(document).map((field) => field.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText()));
-  let number = 1;
-  while (names.has(`DocumentTimestamp${number}`)) number += 1;
   const widget = context.register(
     context.obj({
       Type: 'Annot',
@@ -352,24 +359,12 @@ export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Prom
       FT: 'Sig',
       Rect: [0, 0, 0, 0],
       F: 132, // print, locked
-      T: PDFString.of(`DocumentTimestamp${number}`),
+      T: PDFString.of(freeFieldName(document, 'DocumentTimestamp')),
       V: value,
       P: page.ref,
     }),
   );
-  const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
-  if (annots) annots.push(widget);
-  else page.node.set(PDFName.of('Annots'), context.obj([widget]));
-  let acroForm = catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-  if (!acroForm) {
-    acroForm = context.obj({});
-    catalog.set(PDFName.of('AcroForm'), context.register(acroForm));
-  }
-  const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
-  if (fields) fields.push(widget);
-  else acroForm.set(PDFName.of('Fields'), context.obj([widget]));
-  const flags = acroForm.lookupMaybe(PDFName.of('SigFlags'), PDFNumber)?.asNumber() ?? 0;
-  acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(flags | 3));
+  attachSignatureField(document, page, widget);
   const { pdf: prepared } = await incremental.save();
   let token: Buffer | null = null;
   const stamped = await fillSignaturePlaceholder(prepared, async (content) => {
