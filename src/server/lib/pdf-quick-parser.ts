@@ -22,8 +22,17 @@ for (const byte of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20, 0x28, 0x29, 0x3c, 0x3e, 
 const names = new Map<number, Array<{ raw: Uint8Array; name: PDFName }>>();
 let nameCount = 0;
 const nameLimit = 4096;
+/** Names of one hash kept: real names rarely share one; an upload's could be made to, thousands of them. */
+const bucketLimit = 4;
 /** Longer names are rare; they go through pdf-lib's reading as they are. */
 const quickNameLength = 64;
+
+let comparedBytes = 0;
+
+/** Bytes compared with cached names since the process started (what the tests hold to a bound). */
+export function nameComparisons(): number {
+  return comparedBytes;
+}
 
 function findName(bytes: Uint8Array, start: number, end: number, hash: number): PDFName {
   const bucket = names.get(hash);
@@ -32,6 +41,7 @@ function findName(bytes: Uint8Array, start: number, end: number, hash: number): 
       if (known.raw.length !== end - start) continue;
       let same = true;
       for (let index = 0; index < known.raw.length; index += 1) {
+        comparedBytes += 1;
         if (known.raw[index] !== bytes[start + index]) {
           same = false;
           break;
@@ -40,12 +50,14 @@ function findName(bytes: Uint8Array, start: number, end: number, hash: number): 
       if (same) return known.name;
     }
   }
+  const raw = bytes.slice(start, end);
+  const name = PDFName.of(String.fromCharCode.apply(null, raw as unknown as number[]));
+  // A full bucket is names made to share a hash: they are made each time, as pdf-lib makes them, never scanned for.
+  if (bucket && bucket.length >= bucketLimit) return name;
   if (nameCount >= nameLimit) {
     names.clear();
     nameCount = 0;
   }
-  const raw = bytes.slice(start, end);
-  const name = PDFName.of(String.fromCharCode.apply(null, raw as unknown as number[]));
   const entry = { raw, name };
   if (bucket && names.has(hash)) bucket.push(entry);
   else names.set(hash, [entry]);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFInvalidObject, PDFName, PDFNumber, PDFRawStream, PDFString, StandardFonts } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFInvalidObject, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, StandardFonts } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type Database, type Db } from '#server/db/client.ts';
@@ -374,6 +374,60 @@ describe('the seal appended as an incremental update', () => {
         Buffer.concat([Buffer.from(`${ref.objectNumber} ${ref.generationNumber} obj\n`), expected, Buffer.from('\nendobj\n')]).toString('latin1'),
       );
     }
+  });
+
+  /** A one-page original with a classic table, its page dictionary given extra entries, its trailer extra keys, and more objects. */
+  function handMadeOriginal(options: { pageExtra?: string; trailerExtra?: string; more?: Record<number, string>; size?: number } = {}): Buffer {
+    const objects: Record<number, string> = {
+      1: '<< /Type /Catalog /Pages 2 0 R >>',
+      2: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      3: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] ${options.pageExtra ?? ''} >>`,
+      ...options.more,
+    };
+    let out = '%PDF-1.7\n';
+    const offsets = new Map<number, number>();
+    for (const [number, body] of Object.entries(objects)) {
+      offsets.set(Number(number), out.length);
+      out += `${number} 0 obj\n${body}\nendobj\n`;
+    }
+    const entry = (number: number) => `${String(offsets.get(number)).padStart(10, '0')} 00000 n \n`;
+    const extra = [...offsets.keys()].filter((number) => number > 3);
+    const xref = out.length;
+    out += `xref\n0 4\n0000000000 65535 f \n${entry(1)}${entry(2)}${entry(3)}${extra.map((number) => `${number} 1\n${entry(number)}`).join('')}`;
+    out += `trailer\n<< /Size ${options.size ?? 4} /Root 1 0 R ${options.trailerExtra ?? ''} >>\nstartxref\n${xref}\n%%EOF\n`;
+    return Buffer.from(out, 'latin1');
+  }
+
+  it('gives new objects numbers no object of the original has, also one its cross-reference table lists past its /Size (found by attack)', async () => {
+    const content = 'BT /F1 24 Tf 72 700 Td (ORIGINAL TEXT) Tj ET';
+    const original = handMadeOriginal({ pageExtra: '/Contents 7 0 R', more: { 7: `<< /Length ${content.length} >>\nstream\n${content}\nendstream` } });
+    const incremental = await IncrementalPdf.load(original);
+    const { context } = incremental.document;
+    for (let index = 0; index < 6; index += 1) context.register(context.obj({ Added: index }));
+    const reread = await PDFDocument.load((await incremental.save()).pdf, { updateMetadata: false });
+    const contents = reread.context.lookup(reread.getPages()[0]?.node.get(PDFName.of('Contents')));
+    expect(contents).toBeInstanceOf(PDFRawStream);
+    expect(Buffer.from((contents as PDFRawStream).contents).toString('latin1')).toBe(content);
+  });
+
+  it('reads and seals a page holding an array nested thousands deep, as pdf-lib does (found by attack)', async () => {
+    const depth = 3600;
+    const original = handMadeOriginal({ pageExtra: `/Deep ${'['.repeat(depth)}${']'.repeat(depth)}` });
+    expect((await PDFDocument.load(original, { updateMetadata: false })).getPageCount()).toBe(1);
+    const incremental = await IncrementalPdf.load(original);
+    incremental.document.getPages()[0]?.drawText('Sealed', { x: 72, y: 700, size: 12 });
+    const saved = await incremental.save();
+    expect(saved.fullSave).toBe(false);
+    expect((await PDFDocument.load(saved.pdf, { updateMetadata: false })).getPageCount()).toBe(1);
+  });
+
+  it('finds a change in a dictionary that holds itself (what pdf-lib makes of a resource dictionary naming itself) without going round for ever', async () => {
+    const original = handMadeOriginal({ pageExtra: '/Resources 4 0 R', more: { 4: '<< /Font 4 0 R >>' } });
+    const incremental = await IncrementalPdf.load(original);
+    const resources = incremental.document.context.lookup(PDFRef.of(4, 0), PDFDict);
+    // A direct dictionary inside itself, as pdf-lib's normalize() makes of it.
+    resources.set(PDFName.of('Font'), resources);
+    await expect(incremental.save()).rejects.toThrow();
   });
 
   it('finds an edit deep inside an object (a value in a dictionary in a dictionary, an item of an array), and not an equal number put back', async () => {

@@ -73,22 +73,40 @@ interface Fingerprint {
 
 const dictionaryMark = Symbol('dictionary');
 const arrayMark = Symbol('array');
+const revisitMark = Symbol('revisit');
 
-function describe(object: PDFObject, shape: unknown[]): void {
-  if (object instanceof PDFDict) {
-    // pdf-lib's own storage (private in its types): read without the copies entries() and asArray() make.
-    const entries = (object as unknown as { dict: Map<PDFName, PDFObject> }).dict;
-    shape.push(dictionaryMark, entries.size);
-    for (const [key, value] of entries) {
-      shape.push(key);
-      describe(value, shape);
+/**
+ * Pushes the object's structure onto `shape`. Walked with a list of its own, not by recursion: an
+ * original may nest arrays thousands deep (pdf-lib reads them), and a dictionary pdf-lib has put
+ * inside itself is described once, then by identity, so the walk always ends.
+ */
+function describe(root: PDFObject, shape: unknown[]): void {
+  const pending: PDFObject[] = [root];
+  const seen = new Set<PDFObject>();
+  while (pending.length > 0) {
+    const object = pending.pop() as PDFObject;
+    if ((object instanceof PDFDict || object instanceof PDFArray) && seen.has(object)) {
+      shape.push(revisitMark, object);
+      continue;
     }
-  } else if (object instanceof PDFArray) {
-    const items = (object as unknown as { array: PDFObject[] }).array;
-    shape.push(arrayMark, items.length);
-    for (const item of items) describe(item, shape);
-  } else if (object instanceof PDFNumber) shape.push(object.asNumber());
-  else shape.push(object);
+    if (object instanceof PDFDict) {
+      seen.add(object);
+      // pdf-lib's own storage (private in its types): read without the copies entries() and asArray() make.
+      const entries = (object as unknown as { dict: Map<PDFName, PDFObject> }).dict;
+      shape.push(dictionaryMark, entries.size);
+      const values: PDFObject[] = [];
+      for (const [key, value] of entries) {
+        shape.push(key);
+        values.push(value);
+      }
+      for (let index = values.length - 1; index >= 0; index -= 1) pending.push(values[index] as PDFObject);
+    } else if (object instanceof PDFArray) {
+      seen.add(object);
+      const items = (object as unknown as { array: PDFObject[] }).array;
+      shape.push(arrayMark, items.length);
+      for (let index = items.length - 1; index >= 0; index -= 1) pending.push(items[index] as PDFObject);
+    } else shape.push(object instanceof PDFNumber ? object.asNumber() : object);
+  }
 }
 
 export interface SaveResult {
@@ -117,41 +135,51 @@ function fingerprint(object: PDFObject): Fingerprint {
   return { object, shape, contents: null };
 }
 
-/** Whether `object` still has the structure described from `at` in `shape`: the index after it, or -1. */
-function matches(object: PDFObject, shape: unknown[], at: number): number {
-  let index = at;
-  if (object instanceof PDFDict) {
-    const entries = (object as unknown as { dict: Map<PDFName, PDFObject> }).dict;
-    if (shape[index] !== dictionaryMark || shape[index + 1] !== entries.size) return -1;
-    index += 2;
-    for (const [key, value] of entries) {
-      if (shape[index] !== key) return -1;
-      index = matches(value, shape, index + 1);
-      if (index === -1) return -1;
+/** Whether `root` still has the structure `shape` describes (walked as describe walks it): nothing is allocated but its lists. */
+function matches(root: PDFObject, shape: unknown[]): boolean {
+  const pending: PDFObject[] = [root];
+  const seen = new Set<PDFObject>();
+  let index = 0;
+  while (pending.length > 0) {
+    const object = pending.pop() as PDFObject;
+    if ((object instanceof PDFDict || object instanceof PDFArray) && seen.has(object)) {
+      if (shape[index] !== revisitMark || shape[index + 1] !== object) return false;
+      index += 2;
+      continue;
     }
-    return index;
-  }
-  if (object instanceof PDFArray) {
-    const items = (object as unknown as { array: PDFObject[] }).array;
-    if (shape[index] !== arrayMark || shape[index + 1] !== items.length) return -1;
-    index += 2;
-    for (const item of items) {
-      index = matches(item, shape, index);
-      if (index === -1) return -1;
+    if (object instanceof PDFDict) {
+      seen.add(object);
+      const entries = (object as unknown as { dict: Map<PDFName, PDFObject> }).dict;
+      if (shape[index] !== dictionaryMark || shape[index + 1] !== entries.size) return false;
+      index += 2;
+      const values: PDFObject[] = [];
+      for (const [key, value] of entries) {
+        if (shape[index] !== key) return false;
+        index += 1;
+        values.push(value);
+      }
+      for (let at = values.length - 1; at >= 0; at -= 1) pending.push(values[at] as PDFObject);
+    } else if (object instanceof PDFArray) {
+      seen.add(object);
+      const items = (object as unknown as { array: PDFObject[] }).array;
+      if (shape[index] !== arrayMark || shape[index + 1] !== items.length) return false;
+      index += 2;
+      for (let at = items.length - 1; at >= 0; at -= 1) pending.push(items[at] as PDFObject);
+    } else {
+      if (shape[index] !== (object instanceof PDFNumber ? object.asNumber() : object)) return false;
+      index += 1;
     }
-    return index;
   }
-  const value = object instanceof PDFNumber ? object.asNumber() : object;
-  return shape[index] === value ? index + 1 : -1;
+  return index === shape.length;
 }
 
-/** Whether the object is as its fingerprint recorded it (compared as it is walked: nothing is allocated). */
+/** Whether the object is as its fingerprint recorded it. */
 function isSame(known: Fingerprint, object: PDFObject): boolean {
   if (known.object !== object) return false;
-  if (object instanceof PDFRawStream) return object.contents === known.contents && matches(object.dict, known.shape, 0) === known.shape.length;
-  if (object instanceof PDFFlateStream) return object.getContents() === known.contents && matches(object.dict, known.shape, 0) === known.shape.length;
+  if (object instanceof PDFRawStream) return object.contents === known.contents && matches(object.dict, known.shape);
+  if (object instanceof PDFFlateStream) return object.getContents() === known.contents && matches(object.dict, known.shape);
   if (object instanceof PDFInvalidObject) return true;
-  return matches(object, known.shape, 0) === known.shape.length;
+  return matches(object, known.shape);
 }
 
 function skipWhitespace(bytes: Buffer, offset: number): number {
@@ -503,6 +531,9 @@ export class IncrementalPdf {
     const locations: Locations = new Map();
     const section = readSections(bytes, context, locations);
     if (typeof section === 'string') return null;
+    // New objects must not take a number any section lists, even past its /Size (an object the seal
+    // numbered 7 would replace the original's object 7 for every reader).
+    for (const objectNumber of locations.keys()) if (objectNumber > context.largestObjectNumber) context.largestObjectNumber = objectNumber;
     const snapshot = new Map<PDFRef, Fingerprint>();
     const objects = new LazyObjects(bytes, locations, context, (ref, object) => snapshot.set(ref, fingerprint(object)));
     (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = objects;

@@ -189,17 +189,18 @@ const byteRangePlaceholder = /\/ByteRange\s*\[\s*0\s+\/\*{10}\s+\/\*{10}\s+\/\*{
 /**
  * Signs the placeholder of the newest revision (ISO 32000-2, 12.8.1): its /ByteRange becomes the
  * whole file but the /Contents hex string, `sign` gets the bytes those ranges cover, and its DER
- * goes into the hex string, padded with zeros. A file whose last /ByteRange is not a placeholder is
+ * goes into the hex string, padded with zeros. A file with no placeholder, or more than one, is
  * refused.
  */
 async function fillSignaturePlaceholder(prepared: Buffer, sign: (content: Buffer) => Promise<Buffer>): Promise<Buffer> {
-  // Its three marks, and no others anywhere (an original could carry the text of one): the placeholder is the file's last /ByteRange.
-  let marks = 0;
-  for (let at = prepared.indexOf(placeholderMark); at !== -1; at = prepared.indexOf(placeholderMark, at + placeholderMark.length)) marks += 1;
-  if (marks > 3) throw new Error('the PDF has more than one signature placeholder');
-  const rangeAt = prepared.lastIndexOf('/ByteRange');
+  // Its three marks, and no others anywhere (an original could carry the text of one): the placeholder
+  // is the /ByteRange just before the first mark, wherever other text names /ByteRange.
+  const marksAt: number[] = [];
+  for (let at = prepared.indexOf(placeholderMark); at !== -1; at = prepared.indexOf(placeholderMark, at + placeholderMark.length)) marksAt.push(at);
+  if (marksAt.length > 3) throw new Error('the PDF has more than one signature placeholder');
+  const rangeAt = marksAt.length === 3 ? prepared.lastIndexOf('/ByteRange', marksAt[0]) : -1;
   const found = rangeAt === -1 ? [] : [...prepared.toString('latin1', rangeAt, rangeAt + 128).matchAll(byteRangePlaceholder)];
-  if (marks < 3 || found[0]?.index !== 0) throw new Error('the PDF has no signature placeholder to fill in its newest revision');
+  if (found[0]?.index !== 0) throw new Error('the PDF has no signature placeholder to fill');
   const placeholderLength = found[0][0].length;
   const contentsAt = prepared.indexOf('/Contents', rangeAt + placeholderLength);
   const start = contentsAt === -1 ? -1 : prepared.indexOf('<', contentsAt);

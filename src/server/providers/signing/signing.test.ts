@@ -269,6 +269,26 @@ describe('signed PDFs as a verifier sees them', () => {
     await expect(signPdf(decoy, credentials, signatureInfo)).rejects.toThrow('more than one signature placeholder');
   });
 
+  it('signs an original whose trailer carries the text "/ByteRange" (its /ID, or a direct /Info the new trailer repeats after the placeholder; found by attack)', async () => {
+    const credentials = await getOrIssueNotaryCredentials(db, secretsKey, await createNotaryUser('Tara Trailer'));
+    for (const trailerExtra of ['/ID [(/ByteRange) (x)]', '/Info << /Title (/ByteRange [0 1 2 3]) >>']) {
+      const catalog = '<< /Type /Catalog /Pages 2 0 R >>';
+      const pages = '<< /Type /Pages /Kids [3 0 R] /Count 1 >>';
+      const page = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>';
+      let out = '%PDF-1.7\n';
+      const offsets = [catalog, pages, page].map((body, index) => {
+        const at = out.length;
+        out += `${index + 1} 0 obj\n${body}\nendobj\n`;
+        return at;
+      });
+      const xref = out.length;
+      out += `xref\n0 4\n0000000000 65535 f \n${offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n \n`).join('')}`;
+      out += `trailer\n<< /Size 4 /Root 1 0 R ${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`;
+      const sealed = await signPdf(Buffer.from(out, 'latin1'), credentials, signatureInfo);
+      expect(await verifyWithPdfsig(sealed, caPem), trailerExtra).toMatchObject({ isValid: true, isTrusted: true, isTotal: true });
+    }
+  });
+
   it('makes room for a long certificate chain, such as a notary’s own PKCS #12 from a commercial authority', async () => {
     const credentials = await getOrIssueNotaryCredentials(db, secretsKey, await createNotaryUser('Lena Longchain'));
     // Seven more certificates in the chain: some 5.5 KB the signature carries beside the notary’s own.
