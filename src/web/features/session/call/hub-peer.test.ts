@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { framesEncodedOf, readServerMessage } from './hub-peer.ts';
+import { framesEncodedOf, judgeCameraSwitch, readServerMessage } from './hub-peer.ts';
 
 describe('readServerMessage', () => {
   it('reads a message of the contract', () => {
@@ -24,5 +24,26 @@ describe('framesEncodedOf', () => {
     ]);
     expect(framesEncodedOf(report)).toBe(119);
     expect(framesEncodedOf(new Map())).toBe(0);
+  });
+});
+
+describe('judgeCameraSwitch', () => {
+  const every250 = (counts: number[]) => counts.map((framesEncoded, index) => ({ afterMs: index * 250, framesEncoded }));
+
+  it('says a camera whose frames the encoder takes is sending', () => {
+    expect(judgeCameraSwitch(every250([120, 120, 120, 120, 120, 126, 131]), 4_500)).toBe('sending');
+  });
+
+  it("does not count the previous camera's frames the encoder finishes after the switch (a busy machine)", () => {
+    // Readings of a depth camera on a loaded machine: the encoder still had three frames of the
+    // previous camera queued, then encodes nothing more.
+    const queuedThenNothing = every250([215, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218, 218]);
+    expect(judgeCameraSwitch(queuedThenNothing.slice(0, 3), 4_500)).toBe('waiting');
+    expect(judgeCameraSwitch(queuedThenNothing, 4_500)).toBe('silent');
+  });
+
+  it('waits for frames until the check is over, then calls the camera silent', () => {
+    expect(judgeCameraSwitch(every250([90, 90, 90, 90]), 4_500)).toBe('waiting');
+    expect(judgeCameraSwitch(every250(Array.from({ length: 19 }, () => 90)), 4_500)).toBe('silent');
   });
 });

@@ -50,6 +50,28 @@ export function framesEncodedOf(report: { forEach(callback: (value: unknown) => 
   return frames;
 }
 
+/** A reading of the video sender after a camera switch: milliseconds since the switch, and frames encoded so far. */
+export interface EncoderReading {
+  afterMs: number;
+  framesEncoded: number;
+}
+
+/** How long after a camera switch frames encoded may still be the previous camera's. */
+export const cameraSettleMs = 1_000;
+
+/**
+ * Whether the encoder sends a camera just put on the sender, from the readings taken since the switch:
+ * 'sending' once it encodes frames, 'silent' when the check's time is up without any, 'waiting' until
+ * then. Frames counted in the first `settleMs` are not the new camera's: a busy encoder is still
+ * finishing the previous camera's queued frames, so counting starts from the first reading after it.
+ */
+export function judgeCameraSwitch(readings: EncoderReading[], checkMs: number, settleMs = cameraSettleMs): 'sending' | 'waiting' | 'silent' {
+  const settled = readings.filter((reading) => reading.afterMs >= settleMs);
+  const baseline = settled[0]?.framesEncoded;
+  if (baseline !== undefined && settled.some((reading) => reading.framesEncoded > baseline + 1)) return 'sending';
+  return (readings.at(-1)?.afterMs ?? 0) >= checkMs ? 'silent' : 'waiting';
+}
+
 /** Reads one message of the hub; anything else (not JSON, not in the contract) is dropped. */
 export function readServerMessage(data: unknown): SignalServerMessage | null {
   try {

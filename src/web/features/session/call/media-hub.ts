@@ -6,7 +6,15 @@ import { openLocalTracks, openTrack, describeMediaError } from './local-media.ts
 import { rateNetwork, readNetworkSample, type NetworkSample, type StatsEntry } from './network-quality.ts';
 import { describeClose, reconnectDelayMs, shouldReconnect } from './reconnect.ts';
 import { initialSnapshot, type HubSnapshot } from './hub-snapshot.ts';
-import { answerOffer, collectRemoteStreams, framesEncodedOf, readServerMessage, type OfferMessage } from './hub-peer.ts';
+import {
+  answerOffer,
+  collectRemoteStreams,
+  framesEncodedOf,
+  judgeCameraSwitch,
+  readServerMessage,
+  type EncoderReading,
+  type OfferMessage,
+} from './hub-peer.ts';
 import type { Subscription } from './subscriptions.ts';
 
 type Kind = 'audio' | 'video';
@@ -30,8 +38,8 @@ const silentSocketMs = 15_000;
 const heartbeatEveryMs = 30_000;
 /** How long a 'disconnected' media connection may last before the browser asks for an ICE restart. */
 const disconnectedGraceMs = 4_000;
-/** How long a newly chosen camera has to get frames to the encoder before the previous one is put back. */
-const cameraCheckMs = 4_000;
+/** How long a newly chosen camera has to get frames to the encoder before the previous one is put back (1 s of it settling). */
+const cameraCheckMs = 4_500;
 const cameraNotSentNotice = 'That camera gives no picture the call can send. You are still on your previous camera.';
 
 /**
@@ -165,7 +173,7 @@ export class MediaHub {
   }
 
   /**
-   * Puts a camera on the video sender and waits until the encoder sends its frames; a camera whose
+   * Puts a camera on the video sender and waits until the encoder sends its frames (judgeCameraSwitch); a camera whose
    * frames cannot be encoded (a depth camera, Chromium's second fake camera) freezes the picture
    * for everyone while its own preview moves, so the previous camera is put back and false returned.
    * Without a connected sender there is nothing to check yet.
@@ -174,12 +182,15 @@ export class MediaHub {
     const sender = this.senderOf('video');
     const previous = this.tracks.video;
     if (!sender || !previous || this.pc?.connectionState !== 'connected') return true;
-    const before = framesEncodedOf(await sender.getStats());
     await sender.replaceTrack(track);
-    const deadline = Date.now() + cameraCheckMs;
-    while (Date.now() < deadline) {
+    const switchedAt = Date.now();
+    const readings: EncoderReading[] = [];
+    for (;;) {
       await new Promise((resolve) => window.setTimeout(resolve, 250));
-      if (framesEncodedOf(await sender.getStats()) > before + 1) return true;
+      readings.push({ afterMs: Date.now() - switchedAt, framesEncoded: framesEncodedOf(await sender.getStats()) });
+      const verdict = judgeCameraSwitch(readings, cameraCheckMs);
+      if (verdict === 'sending') return true;
+      if (verdict === 'silent') break;
     }
     await sender.replaceTrack(previous);
     track.stop();
