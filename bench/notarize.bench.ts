@@ -2,7 +2,7 @@
  * Benchmark of producing the notarized document as complete-job does: burn the fields and the
  * seal, append the notarial and audit certificates and the signature placeholder, append what
  * changed to the original as one incremental update (renderNotarizedPdf), then sign
- * (signPreparedPdf, PAdES B-B), for a 10-page and a 100-page document saved with a classic
+ * (prepareSignature, PAdES B-B), for a 10-page and a 100-page document saved with a classic
  * cross-reference table and a 10-page one saved with object streams and a cross-reference stream,
  * beside pdf-lib's bare load-and-save (without object streams) of the same file in the same run.
  *
@@ -29,7 +29,7 @@ import { clearPreparedAssets } from '#server/features/notarization/pdf-assets.ts
 import { renderNotarizedPdf, type FieldToBurn } from '#server/features/notarization/render.ts';
 import { getOrCreatePlatformCa, getOrIssueNotaryCredentials } from '#server/providers/signing/certificates.ts';
 import { clearSignerCaches } from '#server/providers/signing/cms.ts';
-import { addSignaturePlaceholder, signPreparedPdf, type SignatureInfo } from '#server/providers/signing/pades.ts';
+import { prepareSignature, type SignatureInfo } from '#server/providers/signing/pades.ts';
 import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
 import { reportTargets, type Target } from './targets.ts';
 
@@ -199,8 +199,9 @@ try {
     };
     const info: SignatureInfo = { reason: 'Acknowledgment (remote online notarization)', location: 'Travis, TX', name: notary.name, contactInfo: notary.email };
     const seal = async () => {
-      const rendered = await time(() => renderNotarizedPdf({ ...input, beforeSave: (document) => addSignaturePlaceholder(document, credentials, info) }));
-      const signed = await time(() => signPreparedPdf(rendered.result.pdf, credentials, info));
+      const signature = prepareSignature(credentials, info);
+      const rendered = await time(() => renderNotarizedPdf({ ...input, beforeSave: signature.addPlaceholder }));
+      const signed = await time(() => signature.sign(rendered.result.pdf));
       return { render: rendered.ms, sign: signed.ms, output: signed.result };
     };
     const bareLoadAndSave = () => time(async () => Buffer.from(await (await PDFDocument.load(original)).save({ useObjectStreams: false })));

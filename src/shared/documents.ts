@@ -67,6 +67,8 @@ export const documentMessages = {
     'This PDF takes far more memory or time to read than any document needs, so it was not read. Save it again from the program that made it (for example with Print to PDF) and upload the new file.',
   unpacksTooLarge:
     'This PDF holds compressed data that unpacks to far more than any document needs, so it was not read. Save it again from the program that made it (for example with Print to PDF) and upload the new file.',
+  unsealable:
+    'This PDF’s pages name themselves among their own resources, which no document needs and no seal can be written over. Save it again from the program that made it (for example with Print to PDF) and upload the new file.',
   stale: 'Someone changed this document after you loaded it. Reload to see the latest version.',
 } as const;
 

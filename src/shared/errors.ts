@@ -114,6 +114,7 @@ export const errorCodes = [
   'too_many_slots',
   'unauthorized',
   'unprintable_text',
+  'unsealable_pdf',
   'unsupported_media_type',
   'unsupported_type',
   'uri_too_long',

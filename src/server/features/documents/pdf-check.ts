@@ -1,4 +1,4 @@
-import { EncryptedPDFError, ParseSpeeds, PDFDocument } from 'pdf-lib';
+import { EncryptedPDFError, ParseSpeeds, PDFArray, PDFDict, PDFDocument, type PDFObject } from 'pdf-lib';
 import { documentMessages } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { getStreamRefusal } from '#server/lib/pdf-stream-bounds.ts';
@@ -36,10 +36,51 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
     if (refusal === 'damaged') throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
     const pageCount = pdf.getPageCount();
     if (pageCount < 1) throw new Error('no pages');
+    if (pdf.getPages().some((page) => holdsItselfOnceDrawnOn(page.node))) {
+      throw new AppError(422, 'unsealable_pdf', `${fileName}: ${documentMessages.unsealable}`);
+    }
     return pageCount;
   } catch (error) {
     if (error instanceof AppError) throw error;
     if (error instanceof EncryptedPDFError || declaresEncryption(view)) throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
     throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
   }
+}
+
+/**
+ * Whether a page would hold itself once drawn on (decision 064): pdf-lib's normalize() puts the
+ * page's resources, and their /Font, /XObject and /ExtGState, into it as direct objects, so
+ * resources that name themselves (or the page) among those become a dictionary inside itself,
+ * which no writer can save. The check runs that same normalize() (the document is this thread's
+ * copy) and walks the page's direct objects with its own list.
+ */
+function holdsItselfOnceDrawnOn(node: PDFDict & { normalize(): void }): boolean {
+  node.normalize();
+  const open = new Set<PDFObject>();
+  const closed = new Set<PDFObject>();
+  const stack: Array<{ container: PDFObject; children: PDFObject[]; next: number }> = [];
+  const childrenOf = (object: PDFObject): PDFObject[] | null =>
+    object instanceof PDFDict ? object.values() : object instanceof PDFArray ? object.asArray() : null;
+  const enter = (object: PDFObject): boolean => {
+    if (open.has(object)) return true;
+    const children = closed.has(object) ? null : childrenOf(object);
+    if (children) {
+      open.add(object);
+      stack.push({ container: object, children, next: 0 });
+    }
+    return false;
+  };
+  if (enter(node)) return true;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (!top) break;
+    const child = top.children[top.next];
+    top.next += 1;
+    if (child === undefined) {
+      stack.pop();
+      open.delete(top.container);
+      closed.add(top.container);
+    } else if (enter(child)) return true;
+  }
+  return false;
 }

@@ -55,6 +55,7 @@ async function snapshot(jobId: string) {
   return { documents: documents.json().items, auditEvents: audit.json().events.length, blobs: filesUnder(t.blobRoot).sort() };
 }
 
+const pageWith = (entries: string) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] ${entries} >>`;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('only real, readable, unprotected PDFs are accepted', () => {
@@ -129,6 +130,31 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
     const res = await upload(job.id, [{ name: 'empty.pdf', content: Buffer.alloc(0) }], 'documents');
     expect(res.statusCode).toBe(422);
     expect(res.json()).toEqual({ error: 'broken_pdf', message: 'empty.pdf: the file is empty.' });
+  });
+
+  it.each([
+    ['resources that name themselves as their fonts', { 3: [`${pageWith('/Resources 4 0 R')}`], 4: ['<< /Font 4 0 R >>'] }],
+    ['a page that names itself as its resources', { 3: [`${pageWith('/Resources 3 0 R')}`] }],
+    ['resources that name the page as their images', { 3: [`${pageWith('/Resources 4 0 R')}`], 4: ['<< /XObject 3 0 R >>'] }],
+  ])('refuses a PDF with %s (no seal can be written over such a page) with 422 unsealable_pdf, storing nothing', async (_label, objects) => {
+    const job = await createJob();
+    const before = await snapshot(job.id);
+    const res = await upload(job.id, [{ name: 'loop.pdf', content: buildPdfWith(objects) }], 'documents');
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json()).toEqual({ error: 'unsealable_pdf', message: `loop.pdf: ${documentMessages.unsealable}` });
+    expect(await snapshot(job.id)).toEqual(before);
+  });
+
+  it('accepts resources shared by every page through the page tree, and a font dictionary several pages share', async () => {
+    const job = await createJob();
+    const shared = buildPdfWith({
+      2: ['<< /Type /Pages /Kids [3 0 R 5 0 R] /Count 2 /Resources 4 0 R >>'],
+      4: ['<< /Font 6 0 R >>'],
+      5: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font 6 0 R >> >>'],
+      6: ['<< /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >>'],
+    });
+    const res = await upload(job.id, [{ name: 'shared.pdf', content: shared }], 'documents');
+    expect(res.statusCode, res.body).toBe(201);
   });
 
   it('refuses a PDF that declares encryption with 422 encrypted_pdf', async () => {

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auditEvents,
+  documents,
   emailOutbox,
   jobParticipants,
   jobs,
@@ -14,6 +15,13 @@ import { appendAuditEvent } from '#server/features/audit/audit.service.ts';
 import { createTestApp, type TestApp, type TestUser } from '#test/create-test-app.ts';
 import { createJobKit, type JobKit } from '#test/job-fixtures.ts';
 import { recordMedia } from '#test/live-session.ts';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
+import { createLocalStorage } from '#server/providers/storage/storage.ts';
+import { buildPdfWith } from '#test/pdf-attacks.ts';
 import { buildMultipart, makePdf } from '#test/pdf-fixtures.ts';
 
 /**
@@ -39,6 +47,8 @@ interface Options {
   secondsAgo?: number;
   /** The signer's name corrected by the agent while the job is a draft. */
   renameTo?: string;
+  /** The original uploaded (one page of makePdf otherwise). */
+  content?: Buffer;
 }
 
 /** A job in session with one signer who filled a signature (and a text field with textValue), every document completed. */
@@ -48,7 +58,7 @@ async function sealableJob(options: Options = {}) {
   await kit.saveSignature(signer);
   const job = await kit.createJob(agent, { notaryId: notary.id, signers: [{ name: options.signerName ?? signer.name, email: signer.email }] });
   expect((await kit.acceptInvitation(signer)).statusCode).toBe(200);
-  const body = buildMultipart([{ name: options.fileName ?? 'deed.pdf', content: await makePdf(1) }]);
+  const body = buildMultipart([{ name: options.fileName ?? 'deed.pdf', content: options.content ?? (await makePdf(1)) }]);
   const uploaded = await t.app.inject({
     method: 'POST',
     url: `/api/jobs/${job.id}/documents`,
@@ -272,5 +282,48 @@ describe('hostile names and text', () => {
     expect(uploaded.statusCode, uploaded.body).toBe(400);
     expect(uploaded.json()).toMatchObject({ error: 'unprintable_text', message: expect.stringContaining('U+1F3E0') });
     expect((await kit.getJob(agent, job.id)).documentCount).toBe(0);
+  });
+});
+
+describe('originals the seal cannot write as they are', () => {
+  it('seals an original that carries the text of a signature placeholder (a name of ten asterisks), and pdfsig verifies it, the original’s bytes kept as they were', async () => {
+    const content = buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Note [0 /********** /********** /**********] >>'] });
+    const job = await sealableJob({ content });
+    await job.fillAll();
+    await recordMedia(t, job.recordingId, [job.participantId, 'notary']);
+    await job.complete();
+    const sealed = await kit.call(notary, 'POST', `/api/jobs/${job.jobId}/complete-job`);
+    expect(sealed.statusCode, sealed.body).toBe(200);
+    const [output] = await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, job.jobId));
+    const pdf = await createLocalStorage(t.blobRoot).read(output?.storageKey ?? '');
+    const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
+    // Nothing listens where the certificates name the revocation responder: the chain only.
+    const report = await verifyWithPdfsig(pdf, caPem, { isRevocationCheckedOnline: false });
+    expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, hasDigestMismatch: false });
+    expect(pdf.subarray(0, content.length).equals(content)).toBe(true);
+  });
+
+  it('answers 422 naming the document when an original stored before uploads were checked cannot be sealed, writing nothing', async () => {
+    const job = await sealableJob({ fileName: 'old-deed.pdf' });
+    await job.fillAll();
+    await recordMedia(t, job.recordingId, [job.participantId, 'notary']);
+    await job.complete();
+    // The same page and field, but its resources name themselves as their fonts: stored as it was
+    // before uploads refused such files (decision 064).
+    const looped = buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 4 0 R >>'], 4: ['<< /Font 4 0 R >>'] });
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-looped-'));
+    const file = path.join(directory, 'looped.pdf');
+    fs.writeFileSync(file, looped);
+    const key = await createLocalStorage(t.blobRoot).putFile(file, createHash('sha256').update(looped).digest('hex'), 'application/pdf');
+    fs.rmSync(directory, { recursive: true, force: true });
+    await t.db.update(documents).set({ storageKey: key }).where(eq(documents.id, job.document.id));
+    const refused = await kit.call(notary, 'POST', `/api/jobs/${job.jobId}/complete-job`);
+    expect(refused.statusCode, refused.body).toBe(422);
+    expect(refused.json()).toEqual({
+      error: 'unsealable_pdf',
+      message:
+        '“old-deed.pdf” could not be sealed: its PDF is built in a way the seal cannot write, so nothing was sealed. Upload it again saved from a PDF viewer (for example with Print to PDF) on a new job, and sign it there.',
+    });
+    expect(await tracesOf(job.jobId, [job.signer, job.agent])).toEqual(nothingWritten);
   });
 });

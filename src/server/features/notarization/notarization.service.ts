@@ -30,7 +30,7 @@ import { queueJobCompletedMail } from '#server/features/jobs/job-mail.ts';
 import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { assertNotaryMaySeal } from '#server/features/notaries/notary-eligibility.ts';
 import { getOrIssueNotaryCredentials, lockNotaryCredentials } from '#server/providers/signing/certificates.ts';
-import { addSignaturePlaceholder, signPreparedPdf, type SignatureInfo } from '#server/providers/signing/pades.ts';
+import { prepareSignature, SignaturePlaceholderError, type SignatureInfo } from '#server/providers/signing/pades.ts';
 import { policyFor } from '#shared/identity-policies.ts';
 import { describeBlockingInterruptions } from '#server/features/video/recording/recording-gaps.ts';
 import { judgeJobRecording } from '#server/features/video/recording/recording-rules.ts';
@@ -206,6 +206,17 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       'The time-stamping authority did not answer, so the seal could not be completed and nothing was sealed. Try again in a few minutes.',
     );
   };
+  // A document whose own bytes the seal cannot write (decision 064): said with its name, not a 500.
+  // Drawing over the original fails only for its bytes; signing, only for a placeholder its bytes spoil.
+  const toUnsealable = (documentName: string, error: unknown, isDocumentsFault = !(error instanceof AppError)): unknown => {
+    if (!isDocumentsFault) return error;
+    ctx.log.error({ err: error, jobId, documentName }, 'a document could not be sealed');
+    return new AppError(
+      422,
+      'unsealable_pdf',
+      `“${documentName}” could not be sealed: its PDF is built in a way the seal cannot write, so nothing was sealed. Upload it again saved from a PDF viewer (for example with Print to PDF) on a new job, and sign it there.`,
+    );
+  };
   const temporaryDirectory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-notarize-'));
   const outputs: Array<{
     id: string;
@@ -253,8 +264,9 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         timestampUrl: ctx.config.tsaUrl,
       };
       // One save: the signature's placeholder goes in before it, the signature itself after it (last).
+      const sealSignature = prepareSignature(credentials, signature);
       const rendered = await renderNotarizedPdf({
-        beforeSave: (pdf) => addSignaturePlaceholder(pdf, credentials, signature),
+        beforeSave: sealSignature.addPlaceholder,
         original,
         fields: toBurn,
         certificate: {
@@ -282,9 +294,11 @@ export async function completeJob(ctx: Ctx, jobId: string) {
             data: (event.data ?? {}) as Record<string, unknown>,
           })),
         },
+      }).catch((error: unknown) => {
+        throw toUnsealable(document.name, error);
       });
-      const signed = await signPreparedPdf(rendered.pdf, credentials, signature).catch((error: unknown) => {
-        throw toTimestampUnavailable(error);
+      const signed = await sealSignature.sign(rendered.pdf).catch((error: unknown) => {
+        throw toUnsealable(document.name, toTimestampUnavailable(error), error instanceof SignaturePlaceholderError);
       });
       // PAdES B-LT (B-LTA with a TSA): the chain's validation data and an archive timestamp go in as
       // incremental revisions after the signature, so the seal still checks out once its certificate

@@ -13,7 +13,7 @@ import { renderNotarizedPdf, type AuditFacts, type CertificateFacts } from '#ser
 import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
 import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, type SigningCredentials } from './certificates.ts';
 import { IncrementalPdf, writeIndirectObject } from './incremental.ts';
-import { addSignaturePlaceholder, appendDocumentTimestamp, appendDss, signPdf, signPreparedPdf } from './pades.ts';
+import { appendDocumentTimestamp, appendDss, prepareSignature, signPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
 
 const run = promisify(execFile);
@@ -140,14 +140,15 @@ const audit: AuditFacts = {
 
 /** The seal as complete-job makes it: render with the placeholder in the appended revision, then sign. */
 async function seal(original: Buffer) {
+  const signature = prepareSignature(notary, { ...info, timestampUrl: null });
   const rendered = await renderNotarizedPdf({
     original,
     fields: [{ type: 'name', page: 1, x: 0.1, y: 0.8, width: 0.4, height: 0.04, value: 'Sam Signer', imagePng: null }],
     certificate,
     audit,
-    beforeSave: (document) => addSignaturePlaceholder(document, notary, info),
+    beforeSave: signature.addPlaceholder,
   });
-  return { ...rendered, signed: await signPreparedPdf(rendered.pdf, notary, { timestampUrl: null }) };
+  return { ...rendered, signed: await signature.sign(rendered.pdf) };
 }
 
 async function readWithPdfjs(pdf: Buffer): Promise<{ pageCount: number; lastPagesText: string }> {

@@ -28,8 +28,15 @@ const signatureBytes = 4096;
 const signatureOverheadBytes = 2048;
 const timestampBytes = 6144;
 const timestampTimeoutMs = 15_000;
-/** The name a /ByteRange placeholder holds three times until it is signed. */
-const placeholderMark = '/**********';
+/**
+ * The name a /ByteRange placeholder holds three times until it is signed, new for every signature
+ * (decision 064): 64 random bits no original can carry, so the placeholder is found by it wherever
+ * an original holds the text of another (a page the seal rewrites, a trailer it repeats).
+ */
+export type PlaceholderMark = `/RON${string}`;
+function newPlaceholderMark(): PlaceholderMark {
+  return `/RON${randomBytes(8).toString('hex')}`;
+}
 
 /** Literal PDF strings as the placeholder writes them (raw, unescaped, one byte a character). */
 function toPdfLiteral(value: string): string {
@@ -80,10 +87,11 @@ function getSignatureLength(credentials: SigningCredentials): number {
  * be saved; signPreparedPdf then signs the saved bytes. For a caller that builds the document
  * itself (renderNotarizedPdf), this saves one load and save of the whole file.
  */
-export function addSignaturePlaceholder(document: PDFDocument, credentials: SigningCredentials, info: SignatureInfo): void {
+function addSignaturePlaceholder(document: PDFDocument, credentials: SigningCredentials, info: SignatureInfo): PlaceholderMark {
   const page = document.getPages().at(-1);
   if (!page) throw new Error('the PDF has no pages');
   const { context } = document;
+  const placeholderMark = newPlaceholderMark();
   const mark = PDFName.of(placeholderMark.slice(1));
   const value = context.register(
     context.obj({
@@ -116,6 +124,7 @@ export function addSignaturePlaceholder(document: PDFDocument, credentials: Sign
     }),
   );
   attachSignatureField(document, page, widget);
+  return placeholderMark;
 }
 
 /** The first of prefix1, prefix2, ... that no field of the document's form is named. */
@@ -162,18 +171,40 @@ function findFormFields(document: PDFDocument): PDFDict[] {
   return found;
 }
 
-/**
- * The placeholder names every field "Signature1"; an original signed before (by signpdf or a tool
- * naming its fields the same way) would then hold two fields of one name, which a reader may merge.
- */
+/** A file whose signature placeholder cannot be found or filled: the document's bytes, not the signer, are at fault. */
+export class SignaturePlaceholderError extends Error {}
 
 /**
- * Signs a PDF saved (without object streams) after addSignaturePlaceholder: PAdES B-B
- * (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. Nothing may change the bytes afterwards.
+ * One signature made in two steps around a save: `addPlaceholder` puts its field in the document
+ * about to be saved (renderNotarizedPdf's beforeSave), `sign` signs the saved bytes by the
+ * placeholder's mark.
  */
-export async function signPreparedPdf(prepared: Buffer, credentials: SigningCredentials, info: Pick<SignatureInfo, 'timestampUrl'>): Promise<Buffer> {
+export function prepareSignature(credentials: SigningCredentials, info: SignatureInfo) {
+  let mark: PlaceholderMark | null = null;
+  return {
+    addPlaceholder(document: PDFDocument): void {
+      mark = addSignaturePlaceholder(document, credentials, info);
+    },
+    async sign(prepared: Buffer): Promise<Buffer> {
+      if (!mark) throw new Error('sign() before addPlaceholder()');
+      return signPreparedPdf(prepared, credentials, info, mark);
+    },
+  };
+}
+
+/**
+ * Signs a PDF saved (without object streams) after addSignaturePlaceholder, whose mark it gave:
+ * PAdES B-B (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. Nothing may change the bytes
+ * afterwards.
+ */
+async function signPreparedPdf(
+  prepared: Buffer,
+  credentials: SigningCredentials,
+  info: Pick<SignatureInfo, 'timestampUrl'>,
+  mark: PlaceholderMark,
+): Promise<Buffer> {
   const timestampUrl = info.timestampUrl ?? null;
-  return fillSignaturePlaceholder(prepared, (content) =>
+  return fillSignaturePlaceholder(prepared, mark, (content) =>
     createDetachedCmsSignature(content, {
       certificatePem: credentials.certificatePem,
       privateKeyPem: credentials.privateKeyPem,
@@ -183,32 +214,27 @@ export async function signPreparedPdf(prepared: Buffer, credentials: SigningCred
   );
 }
 
-/** The /ByteRange a placeholder holds until it is signed, in pdf-lib's spacing ("[ 0 /********** ... ]") or any other. */
-const byteRangePlaceholder = /\/ByteRange\s*\[\s*0\s+\/\*{10}\s+\/\*{10}\s+\/\*{10}\s*\]/g;
-
 /**
- * Signs the placeholder of the newest revision (ISO 32000-2, 12.8.1): its /ByteRange becomes the
- * whole file but the /Contents hex string, `sign` gets the bytes those ranges cover, and its DER
- * goes into the hex string, padded with zeros. A file with no placeholder, or more than one, is
- * refused.
+ * Signs the placeholder marked `mark` (ISO 32000-2, 12.8.1): its /ByteRange becomes the whole file
+ * but the /Contents hex string, `sign` gets the bytes those ranges cover, and its DER goes into the
+ * hex string, padded with zeros. A file without the mark three times in one /ByteRange is refused.
  */
-async function fillSignaturePlaceholder(prepared: Buffer, sign: (content: Buffer) => Promise<Buffer>): Promise<Buffer> {
-  // Its three marks, and no others anywhere (an original could carry the text of one): the placeholder
-  // is the /ByteRange just before the first mark, wherever other text names /ByteRange.
+async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark, sign: (content: Buffer) => Promise<Buffer>): Promise<Buffer> {
   const marksAt: number[] = [];
-  for (let at = prepared.indexOf(placeholderMark); at !== -1; at = prepared.indexOf(placeholderMark, at + placeholderMark.length)) marksAt.push(at);
-  if (marksAt.length > 3) throw new Error('the PDF has more than one signature placeholder');
+  for (let at = prepared.indexOf(mark); at !== -1; at = prepared.indexOf(mark, at + mark.length)) marksAt.push(at);
   const rangeAt = marksAt.length === 3 ? prepared.lastIndexOf('/ByteRange', marksAt[0]) : -1;
-  const found = rangeAt === -1 ? [] : [...prepared.toString('latin1', rangeAt, rangeAt + 128).matchAll(byteRangePlaceholder)];
-  if (found[0]?.index !== 0) throw new Error('the PDF has no signature placeholder to fill');
-  const placeholderLength = found[0][0].length;
+  // In pdf-lib's spacing ("[ 0 /RON… /RON… /RON… ]") or any other.
+  const placeholder = new RegExp(`^/ByteRange\\s*\\[\\s*0\\s+${mark}\\s+${mark}\\s+${mark}\\s*\\]`);
+  const found = rangeAt === -1 ? null : placeholder.exec(prepared.toString('latin1', rangeAt, rangeAt + 128));
+  if (!found) throw new SignaturePlaceholderError('the PDF has no signature placeholder to fill');
+  const placeholderLength = found[0].length;
   const contentsAt = prepared.indexOf('/Contents', rangeAt + placeholderLength);
   const start = contentsAt === -1 ? -1 : prepared.indexOf('<', contentsAt);
   const end = start === -1 ? -1 : prepared.indexOf('>', start);
-  if (end === -1) throw new Error('the signature placeholder has no /Contents');
+  if (end === -1) throw new SignaturePlaceholderError('the signature placeholder has no /Contents');
   const output = Buffer.from(prepared);
   const byteRange = `/ByteRange [0 ${start} ${end + 1} ${prepared.length - end - 1}]`;
-  if (byteRange.length > placeholderLength) throw new Error('the signature placeholder is too short for the byte range');
+  if (byteRange.length > placeholderLength) throw new SignaturePlaceholderError('the signature placeholder is too short for the byte range');
   output.write(byteRange.padEnd(placeholderLength, ' '), rangeAt, 'latin1');
   const signature = await sign(Buffer.concat([output.subarray(0, start), output.subarray(end + 1)]));
   const room = Math.floor((end - start - 1) / 2);
@@ -226,9 +252,9 @@ async function fillSignaturePlaceholder(prepared: Buffer, sign: (content: Buffer
  */
 export async function signPdf(pdf: Buffer, credentials: SigningCredentials, info: SignatureInfo): Promise<Buffer> {
   const incremental = await IncrementalPdf.load(pdf);
-  addSignaturePlaceholder(incremental.document, credentials, info);
+  const mark = addSignaturePlaceholder(incremental.document, credentials, info);
   const { pdf: prepared } = await incremental.save();
-  return signPreparedPdf(prepared, credentials, info);
+  return signPreparedPdf(prepared, credentials, info, mark);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,7 +369,8 @@ export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Prom
   const { context } = document;
   const page = document.getPages().at(-1);
   if (!page) throw new Error('the PDF has no pages');
-  const placeholder = PDFName.of('**********');
+  const mark = newPlaceholderMark();
+  const placeholder = PDFName.of(mark.slice(1));
   const value = context.register(
     context.obj({
       Type: 'DocTimeStamp',
@@ -368,7 +395,7 @@ export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Prom
   attachSignatureField(document, page, widget);
   const { pdf: prepared } = await incremental.save();
   let token: Buffer | null = null;
-  const stamped = await fillSignaturePlaceholder(prepared, async (content) => {
+  const stamped = await fillSignaturePlaceholder(prepared, mark, async (content) => {
     token = await fetchTimestampToken(tsaUrl, createHash('sha256').update(content).digest());
     return token;
   });

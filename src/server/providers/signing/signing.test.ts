@@ -258,15 +258,36 @@ describe('signed PDFs as a verifier sees them', () => {
     expect(report).toMatchObject({ isValid: false, hasDigestMismatch: true });
   });
 
-  it('refuses to sign an original that carries the text of a signature placeholder, instead of filling the wrong one', async () => {
+  it('signs an original that carries the text of a signature placeholder, filling its own placeholder and leaving the original’s text as it was', async () => {
     const document = await PDFDocument.load(await makePdf(1, 'Decoy'));
     // An uploader's document can hold any text; this is what the placeholder looks like before signing.
-    document.context
-      .lookup(document.context.trailerInfo.Info, PDFDict)
-      .set(PDFName.of('Subject'), PDFString.of('/ByteRange [0 /********** /********** /**********] /Contents <00>'));
+    const decoyText = '/ByteRange [0 /********** /********** /**********] /Contents <00>';
+    document.context.lookup(document.context.trailerInfo.Info, PDFDict).set(PDFName.of('Subject'), PDFString.of(decoyText));
     const decoy = Buffer.from(await document.save({ useObjectStreams: false }));
     const credentials = await getOrIssueNotaryCredentials(db, secretsKey, await createNotaryUser('Dora Decoy'));
-    await expect(signPdf(decoy, credentials, signatureInfo)).rejects.toThrow('more than one signature placeholder');
+    const sealed = await signPdf(decoy, credentials, signatureInfo);
+    expect(sealed.subarray(0, decoy.length).equals(decoy)).toBe(true);
+    expect(await verifyWithPdfsig(sealed, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true });
+  });
+
+  it('signs an original whose direct /Info, which the new trailer repeats after the placeholder, carries the text of one', async () => {
+    const credentials = await getOrIssueNotaryCredentials(db, secretsKey, await createNotaryUser('Dora Direct'));
+    const objects = [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+    ];
+    let out = '%PDF-1.7\n';
+    const offsets = objects.map((body, index) => {
+      const at = out.length;
+      out += `${index + 1} 0 obj\n${body}\nendobj\n`;
+      return at;
+    });
+    const xref = out.length;
+    out += `xref\n0 4\n0000000000 65535 f \n${offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n \n`).join('')}`;
+    out += `trailer\n<< /Size 4 /Root 1 0 R /Info << /Title [0 /********** /********** /**********] >> >>\nstartxref\n${xref}\n%%EOF\n`;
+    const sealed = await signPdf(Buffer.from(out, 'latin1'), credentials, signatureInfo);
+    expect(await verifyWithPdfsig(sealed, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true });
   });
 
   it('signs an original whose trailer carries the text "/ByteRange" (its /ID, or a direct /Info the new trailer repeats after the placeholder; found by attack)', async () => {
