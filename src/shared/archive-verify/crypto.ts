@@ -78,10 +78,12 @@ const curves: Record<string, { name: string; size: number }> = {
   [oids.p521]: { name: 'P-521', size: 66 },
 };
 
-/** DER Ecdsa-Sig-Value (r, s) to the fixed-size r||s WebCrypto verifies. */
+/** DER Ecdsa-Sig-Value, SEQUENCE { r INTEGER, s INTEGER } and nothing else, to the fixed-size r||s WebCrypto verifies. */
 function toRawEcdsaSignature(signature: Uint8Array, size: number): Uint8Array {
-  const [r, s] = childrenOf(parseDer(signature));
-  if (!r || !s) throw new DerError('an ECDSA signature is malformed');
+  const value = parseDer(signature);
+  const parts = value.tag === tags.sequence ? childrenOf(value) : [];
+  const [r, s] = parts;
+  if (parts.length !== 2 || r?.tag !== tags.integer || s?.tag !== tags.integer) throw new DerError('an ECDSA signature is malformed');
   const raw = new Uint8Array(size * 2);
   for (const [index, part] of [r, s].entries()) {
     let value = contentOf(part);

@@ -112,6 +112,14 @@ describe('platform CA and notary certificates', () => {
     const { stdout } = await run('openssl', ['x509', '-noout', '-in', file, '-ext', 'keyUsage,extendedKeyUsage']);
     expect(stdout).toContain('Digital Signature, Non Repudiation');
     expect(stdout).toContain('E-mail Protection');
+
+    // An ECDSA P-256 key (decision 065): a tenth of RSA's signing time, and a key identifier that is
+    // the SHA-1 of the key's bits (RFC 5280 4.2.1.2), as OpenSSL computes it.
+    expect(certificate.publicKey.asymmetricKeyType).toBe('ec');
+    expect(certificate.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    const keyBits = certificate.publicKey.export({ type: 'spki', format: 'der' }).subarray(-65);
+    const { stdout: identifiers } = await run('openssl', ['x509', '-noout', '-in', file, '-ext', 'subjectKeyIdentifier']);
+    expect(identifiers.replace(/[\s:]/g, '').toLowerCase()).toContain(createHash('sha1').update(keyBits).digest('hex'));
   });
 
   it('reuses a valid notary certificate and issues a new one when the commission changes', async () => {
