@@ -36,7 +36,7 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
     if (refusal === 'damaged') throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
     const pageCount = pdf.getPageCount();
     if (pageCount < 1) throw new Error('no pages');
-    if (pdf.getPages().some((page) => holdsItselfOnceDrawnOn(page.node))) {
+    if (holdsItselfOnceDrawnOn(pdf.getPages().map((page) => page.node))) {
       throw new AppError(422, 'unsealable_pdf', `${fileName}: ${documentMessages.unsealable}`);
     }
     return pageCount;
@@ -51,11 +51,19 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
  * Whether a page would hold itself once drawn on (decision 064): pdf-lib's normalize() puts the
  * page's resources, and their /Font, /XObject and /ExtGState, into it as direct objects, so
  * resources that name themselves (or the page) among those become a dictionary inside itself,
- * which no writer can save. The check runs that same normalize() (the document is this thread's
- * copy) and walks the page's direct objects with its own list.
+ * which no writer can save. The check runs that same normalize() on every page of this thread's
+ * copy first (a page it throws on is one the seal cannot draw on either, and says so then), then
+ * walks all the pages' direct objects once, with its own list: a container met again while it is
+ * still being walked is a loop; one walked before is not walked again.
  */
-function holdsItselfOnceDrawnOn(node: PDFDict & { normalize(): void }): boolean {
-  node.normalize();
+function holdsItselfOnceDrawnOn(nodes: Array<PDFDict & { normalize(): void }>): boolean {
+  for (const node of nodes) {
+    try {
+      node.normalize();
+    } catch {
+      // Not drawable as it is: complete-job names the document if a field is on it.
+    }
+  }
   const open = new Set<PDFObject>();
   const closed = new Set<PDFObject>();
   const stack: Array<{ container: PDFObject; children: PDFObject[]; next: number }> = [];
@@ -70,17 +78,19 @@ function holdsItselfOnceDrawnOn(node: PDFDict & { normalize(): void }): boolean 
     }
     return false;
   };
-  if (enter(node)) return true;
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1];
-    if (!top) break;
-    const child = top.children[top.next];
-    top.next += 1;
-    if (child === undefined) {
-      stack.pop();
-      open.delete(top.container);
-      closed.add(top.container);
-    } else if (enter(child)) return true;
+  for (const node of nodes) {
+    if (enter(node)) return true;
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      if (!top) break;
+      const child = top.children[top.next];
+      top.next += 1;
+      if (child === undefined) {
+        stack.pop();
+        open.delete(top.container);
+        closed.add(top.container);
+      } else if (enter(child)) return true;
+    }
   }
   return false;
 }

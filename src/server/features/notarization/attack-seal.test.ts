@@ -124,6 +124,23 @@ async function tracesOf(jobId: string, people: TestUser[]) {
   };
 }
 
+/** Seals a job over `content` (signed, recorded, completed) and checks the output with pdfsig; returns the job and the sealed file. */
+async function sealAndVerify(content: Buffer) {
+  const job = await sealableJob({ content });
+  await job.fillAll();
+  await recordMedia(t, job.recordingId, [job.participantId, 'notary']);
+  await job.complete();
+  const sealed = await kit.call(notary, 'POST', `/api/jobs/${job.jobId}/complete-job`);
+  expect(sealed.statusCode, sealed.body).toBe(200);
+  const [output] = await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, job.jobId));
+  const pdf = await createLocalStorage(t.blobRoot).read(output?.storageKey ?? '');
+  const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
+  // Nothing listens where the certificates name the revocation responder: the chain only.
+  const report = await verifyWithPdfsig(pdf, caPem, { isRevocationCheckedOnline: false });
+  expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, hasDigestMismatch: false });
+  return { job, pdf };
+}
+
 const nothingWritten = { status: 'in_session', notarized: 0, notarizedEvents: 0, completedEvents: 0, mail: 0, journal: 0 };
 
 describe('refusals write nothing', () => {
@@ -288,18 +305,7 @@ describe('hostile names and text', () => {
 describe('originals the seal cannot write as they are', () => {
   it('seals an original that carries the text of a signature placeholder (a name of ten asterisks), and pdfsig verifies it, the original’s bytes kept as they were', async () => {
     const content = buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Note [0 /********** /********** /**********] >>'] });
-    const job = await sealableJob({ content });
-    await job.fillAll();
-    await recordMedia(t, job.recordingId, [job.participantId, 'notary']);
-    await job.complete();
-    const sealed = await kit.call(notary, 'POST', `/api/jobs/${job.jobId}/complete-job`);
-    expect(sealed.statusCode, sealed.body).toBe(200);
-    const [output] = await t.db.select().from(notarizedDocuments).where(eq(notarizedDocuments.jobId, job.jobId));
-    const pdf = await createLocalStorage(t.blobRoot).read(output?.storageKey ?? '');
-    const caPem = (await t.app.inject({ method: 'GET', url: '/api/verify/platform-ca.pem' })).body;
-    // Nothing listens where the certificates name the revocation responder: the chain only.
-    const report = await verifyWithPdfsig(pdf, caPem, { isRevocationCheckedOnline: false });
-    expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, hasDigestMismatch: false });
+    const { pdf } = await sealAndVerify(content);
     expect(pdf.subarray(0, content.length).equals(content)).toBe(true);
   });
 
@@ -325,5 +331,42 @@ describe('originals the seal cannot write as they are', () => {
         '“old-deed.pdf” could not be sealed: its PDF is built in a way the seal cannot write, so nothing was sealed. Upload it again saved from a PDF viewer (for example with Print to PDF) on a new job, and sign it there.',
     });
     expect(await tracesOf(job.jobId, [job.signer, job.agent])).toEqual(nothingWritten);
+  });
+});
+
+describe('originals that broke the seal after it had signed (found by attack)', () => {
+  const page = (entries: string) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] ${entries} >>`;
+  /** `base` with `count` empty cross-reference sections appended, each pointing at the one before. */
+  const withSections = (base: Buffer, count: number) => {
+    let out = base.toString('latin1');
+    for (let index = 0; index < count; index += 1) {
+      const previous = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(out)?.[1]);
+      const at = out.length;
+      out += `xref\n0 0\ntrailer\n<< /Size 4 /Root 1 0 R /Prev ${previous} >>\nstartxref\n${at}\n%%EOF\n`;
+    }
+    return Buffer.from(out, 'latin1');
+  };
+
+  it.each([
+    ['a catalog whose /DSS is a number', () => buildPdfWith({ 1: ['<< /Type /Catalog /Pages 2 0 R /DSS 42 >>'] })],
+    ['a page that is its own content stream', () => buildPdfWith({ 3: [page('/Contents 3 0 R')] })],
+  ])('answers 422 naming the document for %s, never a 500 or a seal whose signature is broken, and writes nothing', async (_label, content) => {
+    const job = await sealableJob({ content: content(), fileName: 'odd.pdf' });
+    await job.fillAll();
+    await recordMedia(t, job.recordingId, [job.participantId, 'notary']);
+    await job.complete();
+    const sealed = await kit.call(notary, 'POST', `/api/jobs/${job.jobId}/complete-job`);
+    expect(sealed.statusCode, sealed.body).toBe(422);
+    expect(sealed.json()).toMatchObject({ error: 'unsealable_pdf', message: expect.stringMatching(/^“odd\.pdf” could not be sealed/) });
+    expect(await tracesOf(job.jobId, [job.signer, job.agent])).toEqual(nothingWritten);
+  });
+
+  it('seals an original of 999 cross-reference sections by saving it again as a whole before signing, so its validation data can still be appended and pdfsig verifies it', async () => {
+    const { job } = await sealAndVerify(withSections(buildPdfWith({}), 999));
+    const [event] = await t.db
+      .select({ data: auditEvents.data })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.jobId, job.jobId), eq(auditEvents.action, 'document.notarized')));
+    expect(JSON.stringify(event?.data)).toContain('more than 900 cross-reference sections');
   });
 });

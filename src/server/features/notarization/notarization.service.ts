@@ -30,7 +30,7 @@ import { queueJobCompletedMail } from '#server/features/jobs/job-mail.ts';
 import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { assertNotaryMaySeal } from '#server/features/notaries/notary-eligibility.ts';
 import { getOrIssueNotaryCredentials, lockNotaryCredentials } from '#server/providers/signing/certificates.ts';
-import { prepareSignature, SignaturePlaceholderError, type SignatureInfo } from '#server/providers/signing/pades.ts';
+import { DocumentStructureError, prepareSignature, type SignatureInfo } from '#server/providers/signing/pades.ts';
 import { policyFor } from '#shared/identity-policies.ts';
 import { describeBlockingInterruptions } from '#server/features/video/recording/recording-gaps.ts';
 import { judgeJobRecording } from '#server/features/video/recording/recording-rules.ts';
@@ -207,7 +207,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
     );
   };
   // A document whose own bytes the seal cannot write (decision 064): said with its name, not a 500.
-  // Drawing over the original fails only for its bytes; signing, only for a placeholder its bytes spoil.
+  // Drawing over the original fails only for its bytes; signing and extending it, only where its structure is at fault.
   const toUnsealable = (documentName: string, error: unknown, isDocumentsFault = !(error instanceof AppError)): unknown => {
     if (!isDocumentsFault) return error;
     ctx.log.error({ err: error, jobId, documentName }, 'a document could not be sealed');
@@ -298,7 +298,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         throw toUnsealable(document.name, error);
       });
       const signed = await sealSignature.sign(rendered.pdf).catch((error: unknown) => {
-        throw toUnsealable(document.name, toTimestampUnavailable(error), error instanceof SignaturePlaceholderError);
+        throw toUnsealable(document.name, toTimestampUnavailable(error), error instanceof DocumentStructureError);
       });
       // PAdES B-LT (B-LTA with a TSA): the chain's validation data and an archive timestamp go in as
       // incremental revisions after the signature, so the seal still checks out once its certificate
@@ -307,7 +307,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         credentials.certificatePem,
         ...credentials.chainPems,
       ]).catch((error: unknown) => {
-        throw toTimestampUnavailable(error);
+        throw toUnsealable(document.name, toTimestampUnavailable(error), error instanceof DocumentStructureError);
       });
       const sha256 = createHash('sha256').update(longTerm.pdf).digest('hex');
       const filePath = path.join(temporaryDirectory, `${sha256}.pdf`);

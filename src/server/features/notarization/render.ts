@@ -254,6 +254,12 @@ function withOneLineText<T extends { fields: FieldToBurn[]; certificate: Certifi
  * document from holding the event loop for long, and a 10-page one from waiting on timers.
  */
 const objectsPerTick = ParseSpeeds.Fast;
+/**
+ * Revisions a sealed file must still take after the seal's own: its validation data and archive
+ * timestamp, then two more at every renewal of that timestamp (decades of them). An original with
+ * fewer sections left is saved again as a whole, while it is not yet signed.
+ */
+const sectionsForLater = 100;
 
 /**
  * Burns the filled fields into a copy of the original and appends the notarial certificate and
@@ -271,7 +277,7 @@ export async function renderNotarizedPdf(raw: {
   beforeSave?: (document: PDFDocument) => void;
 }): Promise<{ pdf: Buffer; pageCount: number; fullSaveReason: string | null }> {
   const input = withOneLineText(raw);
-  const [incremental] = await Promise.all([IncrementalPdf.load(input.original, { parseSpeed: ParseSpeeds.Fast }), getScratchDocument()]);
+  const [incremental] = await Promise.all([IncrementalPdf.load(input.original, { parseSpeed: ParseSpeeds.Fast, sectionsForLater }), getScratchDocument()]);
   const { document } = incremental;
   const fonts: Fonts = embedFonts(document);
   const assets = new DocumentAssets(document, fonts);

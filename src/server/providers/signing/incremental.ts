@@ -109,6 +109,9 @@ function describe(root: PDFObject, shape: unknown[]): void {
   }
 }
 
+/** A file whose own structure keeps it from being sealed or extended as asked (the file's fault, not the server's). */
+export class DocumentStructureError extends Error {}
+
 export interface SaveResult {
   pdf: Buffer;
   /** True when the whole file was rewritten instead of appended to. */
@@ -308,7 +311,7 @@ export function writeIndirectObject(ref: PDFRef, object: PDFObject): Array<strin
  * checking each one is where it is said to be. A sentence saying what is wrong when it cannot be
  * trusted: appending to such a file would give readers a broken chain.
  */
-function readSections(bytes: Buffer, context: PDFContext, locations: Locations | null = null): Section | string {
+function readSections(bytes: Buffer, context: PDFContext, locations: Locations | null = null, limit = sectionLimit): Section | string {
   const tail = bytes.subarray(Math.max(0, bytes.length - 2048)).toString('latin1');
   const at = tail.lastIndexOf('startxref');
   if (at === -1) return 'it has no startxref at its end';
@@ -317,7 +320,7 @@ function readSections(bytes: Buffer, context: PDFContext, locations: Locations |
   let offset = Number(match[1]);
   let newest: Section | null = null;
   const visited = new Set<number>();
-  for (let count = 0; count < sectionLimit; count += 1) {
+  for (let count = 0; count < limit; count += 1) {
     if (visited.has(offset)) return 'the /Prev chain of its cross-reference sections loops';
     visited.add(offset);
     if (!(offset > 0 && offset < bytes.length)) return `a cross-reference section is said to start at byte ${offset}, outside the file`;
@@ -380,7 +383,7 @@ function readSections(bytes: Buffer, context: PDFContext, locations: Locations |
     if (!(prev instanceof PDFNumber)) return `the /Prev of the cross-reference section at byte ${offset} is not a number`;
     offset = prev.asNumber();
   }
-  return `the file has more than ${sectionLimit} cross-reference sections`;
+  return `the file has more than ${limit} cross-reference sections`;
 }
 
 /** Why pdf-lib's reading of the file cannot be appended to, or null. */
@@ -515,21 +518,39 @@ export class IncrementalPdf {
    * producer). A file whose cross-reference sections can be trusted is read lazily (LazyObjects);
    * any other is parsed whole by pdf-lib, which recovers what it can, and saved again as a whole.
    */
-  static async load(bytes: Buffer, options: { parseSpeed?: number } = {}): Promise<IncrementalPdf> {
-    const lazy = IncrementalPdf.loadLazily(bytes);
+  static async load(
+    bytes: Buffer,
+    options: {
+      parseSpeed?: number;
+      /**
+       * Revisions that will be appended after this one's (a signature's validation data, archive
+       * timestamps): a file with fewer than that many sections left before the limit is saved again
+       * as a whole now, while it can be, so the later ones can still be appended.
+       */
+      sectionsForLater?: number;
+      /** The file is signed: rewriting it would break its signatures, so a file that cannot be appended to is refused. */
+      isAppendOnly?: boolean;
+    } = {},
+  ): Promise<IncrementalPdf> {
+    const limit = sectionLimit - (options.sectionsForLater ?? 0);
+    const lazy = IncrementalPdf.loadLazily(bytes, limit);
     if (lazy) return lazy;
+    if (options.isAppendOnly) {
+      const why = readSections(bytes, PDFContext.create(), null, limit);
+      throw new DocumentStructureError(`the signed file cannot be appended to: ${typeof why === 'string' ? why : 'its catalog cannot be read'}`);
+    }
     const document = await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: options.parseSpeed ?? ParseSpeeds.Fast });
     const damage = findParseDamage(document);
-    const section = damage ?? readSections(bytes, document.context);
+    const section = damage ?? readSections(bytes, document.context, null, limit);
     const reason = typeof section === 'string' ? `The original was saved again as a whole because ${section}.` : section;
     return new IncrementalPdf(document, bytes, reason);
   }
 
   /** The document over LazyObjects, or null when its cross-reference sections or its catalog cannot be read that way. */
-  private static loadLazily(bytes: Buffer): IncrementalPdf | null {
+  private static loadLazily(bytes: Buffer, limit: number): IncrementalPdf | null {
     const context = PDFContext.create();
     const locations: Locations = new Map();
-    const section = readSections(bytes, context, locations);
+    const section = readSections(bytes, context, locations, limit);
     if (typeof section === 'string') return null;
     // New objects must not take a number any section lists, even past its /Size (an object the seal
     // numbered 7 would replace the original's object 7 for every reader).

@@ -3,7 +3,9 @@ import type { PDFDocument, PDFPage } from 'pdf-lib';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import type { SigningCredentials } from './certificates.ts';
 import { createDetachedCmsSignature, createTimestampRequest, pemToDer, readTimestampResponse, readTimestampToken } from './cms.ts';
-import { IncrementalPdf } from './incremental.ts';
+import { DocumentStructureError, IncrementalPdf } from './incremental.ts';
+
+export { DocumentStructureError } from './incremental.ts';
 
 export interface SignatureInfo {
   reason: string;
@@ -171,9 +173,6 @@ function findFormFields(document: PDFDocument): PDFDict[] {
   return found;
 }
 
-/** A file whose signature placeholder cannot be found or filled: the document's bytes, not the signer, are at fault. */
-export class SignaturePlaceholderError extends Error {}
-
 /**
  * One signature made in two steps around a save: `addPlaceholder` puts its field in the document
  * about to be saved (renderNotarizedPdf's beforeSave), `sign` signs the saved bytes by the
@@ -226,15 +225,15 @@ async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark,
   // In pdf-lib's spacing ("[ 0 /RON… /RON… /RON… ]") or any other.
   const placeholder = new RegExp(`^/ByteRange\\s*\\[\\s*0\\s+${mark}\\s+${mark}\\s+${mark}\\s*\\]`);
   const found = rangeAt === -1 ? null : placeholder.exec(prepared.toString('latin1', rangeAt, rangeAt + 128));
-  if (!found) throw new SignaturePlaceholderError('the PDF has no signature placeholder to fill');
+  if (!found) throw new DocumentStructureError('the PDF has no signature placeholder to fill');
   const placeholderLength = found[0].length;
   const contentsAt = prepared.indexOf('/Contents', rangeAt + placeholderLength);
   const start = contentsAt === -1 ? -1 : prepared.indexOf('<', contentsAt);
   const end = start === -1 ? -1 : prepared.indexOf('>', start);
-  if (end === -1) throw new SignaturePlaceholderError('the signature placeholder has no /Contents');
+  if (end === -1) throw new DocumentStructureError('the signature placeholder has no /Contents');
   const output = Buffer.from(prepared);
   const byteRange = `/ByteRange [0 ${start} ${end + 1} ${prepared.length - end - 1}]`;
-  if (byteRange.length > placeholderLength) throw new SignaturePlaceholderError('the signature placeholder is too short for the byte range');
+  if (byteRange.length > placeholderLength) throw new DocumentStructureError('the signature placeholder is too short for the byte range');
   output.write(byteRange.padEnd(placeholderLength, ' '), rangeAt, 'latin1');
   const signature = await sign(Buffer.concat([output.subarray(0, start), output.subarray(end + 1)]));
   const room = Math.floor((end - start - 1) / 2);
@@ -291,7 +290,18 @@ function readStreamBytes(stream: PDFObject | undefined): Buffer | null {
  * Earlier signatures stay valid: their bytes are not touched.
  */
 export async function appendDss(pdf: Buffer, data: ValidationData): Promise<Buffer> {
-  const incremental = await IncrementalPdf.load(pdf);
+  try {
+    return await appendDssRevision(pdf, data);
+  } catch (error) {
+    // Nothing here asks anyone: a failure is the file's (a /DSS that is no dictionary, a stream no filter reads).
+    throw error instanceof DocumentStructureError
+      ? error
+      : new DocumentStructureError(`the document security store cannot be added: ${String(error)}`, { cause: error });
+  }
+}
+
+async function appendDssRevision(pdf: Buffer, data: ValidationData): Promise<Buffer> {
+  const incremental = await IncrementalPdf.load(pdf, { isAppendOnly: true });
   const { document } = incremental;
   const { context, catalog } = document;
   let dss = catalog.lookupMaybe(PDFName.of('DSS'), PDFDict);
@@ -364,7 +374,23 @@ const documentTimestampBytes = 16384;
  * (the whole file but the token). Returns the file and the token (DER).
  */
 export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Promise<{ pdf: Buffer; token: Buffer }> {
-  const incremental = await IncrementalPdf.load(pdf);
+  const { prepared, mark } = await addDocumentTimestampPlaceholder(pdf).catch((error: unknown) => {
+    throw error instanceof DocumentStructureError
+      ? error
+      : new DocumentStructureError(`the archive timestamp cannot be added: ${String(error)}`, { cause: error });
+  });
+  let token: Buffer | null = null;
+  const stamped = await fillSignaturePlaceholder(prepared, mark, async (content) => {
+    token = await fetchTimestampToken(tsaUrl, createHash('sha256').update(content).digest());
+    return token;
+  });
+  if (!token) throw new Error('the timestamp authority gave no token');
+  return { pdf: stamped, token };
+}
+
+/** The revision of a document timestamp with its placeholder, saved (the token goes in afterwards). */
+async function addDocumentTimestampPlaceholder(pdf: Buffer): Promise<{ prepared: Buffer; mark: PlaceholderMark }> {
+  const incremental = await IncrementalPdf.load(pdf, { isAppendOnly: true });
   const { document } = incremental;
   const { context } = document;
   const page = document.getPages().at(-1);
@@ -394,11 +420,5 @@ export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Prom
   );
   attachSignatureField(document, page, widget);
   const { pdf: prepared } = await incremental.save();
-  let token: Buffer | null = null;
-  const stamped = await fillSignaturePlaceholder(prepared, mark, async (content) => {
-    token = await fetchTimestampToken(tsaUrl, createHash('sha256').update(content).digest());
-    return token;
-  });
-  if (!token) throw new Error('the timestamp authority gave no token');
-  return { pdf: stamped, token };
+  return { prepared, mark };
 }

@@ -7,7 +7,7 @@ import { makePdf } from '#test/pdf-fixtures.ts';
 import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
 import { getOrIssueNotaryCredentials, type SigningCredentials } from './certificates.ts';
 import { appendDocumentTimestamp, signPdf } from './pades.ts';
-import { findEmbeddedSignatures, readSignatureTimestampToken, readSignerChain } from './signed-pdf.ts';
+import { findEmbeddedSignatures, hexDigitsDecoded, readSignatureTimestampToken, readSignerChain } from './signed-pdf.ts';
 
 let database: Database;
 let tsa: TsaStandIn;
@@ -59,5 +59,28 @@ describe('reading the signatures of a signed PDF', () => {
 
   it('finds nothing in an unsigned PDF', async () => {
     expect(findEmbeddedSignatures(await makePdf(1))).toEqual([]);
+  });
+});
+
+describe('findEmbeddedSignatures on hostile text (found by attack)', () => {
+  it('reads a 10 MB hex string that 300 fake /ByteRange arrays point at once, not 300 times, and finds no signature in it', () => {
+    const head = Buffer.from('%PDF-1.7\n1 0 obj\n<< /Length 10000014 >>\nstream\n', 'latin1');
+    const hex = Buffer.concat([Buffer.from('<308400000010', 'latin1'), Buffer.alloc(10_000_000, 0x30), Buffer.from('>', 'latin1')]);
+    const from = head.length;
+    const to = from + hex.length;
+    const wide = (value: number) => String(value).padStart(10, '0');
+    const ranges = (rest: number) =>
+      Buffer.from(`\nendstream\nendobj\n${`/ByteRange [0 ${wide(from)} ${wide(to)} ${wide(rest)}]\n`.repeat(300)}%%EOF\n`, 'latin1');
+    const length = head.length + hex.length + ranges(0).length;
+    const fixed = Buffer.concat([head, hex, ranges(length - to)]);
+    const before = hexDigitsDecoded();
+    expect(findEmbeddedSignatures(fixed)).toEqual([]);
+    // Its header is read once, not the 10 MB 300 times (which held the event loop for 15 s).
+    expect(hexDigitsDecoded() - before).toBeLessThanOrEqual(12);
+  });
+
+  it('skips a /Contents whose DER length is not one it reads, instead of throwing', () => {
+    const pdf = Buffer.from('%PDF-1.7\n<3085000000000000>\n/ByteRange [0 9 27 20]\n%%EOF padding pad', 'latin1');
+    expect(findEmbeddedSignatures(pdf)).toEqual([]);
   });
 });

@@ -23,15 +23,15 @@ export interface EmbeddedSignature {
   signedBytes: Buffer;
 }
 
-/** The length of a DER element starting at `offset` (tag, length and content). */
-function readDerLength(bytes: Buffer, offset = 0): number {
-  const first = bytes[offset + 1];
-  if (first === undefined) throw new Error('truncated DER');
+/** The length of a DER element at the start of `bytes` (tag, length and content), or null for a length form it does not read. */
+function readDerLength(bytes: Buffer): number | null {
+  const first = bytes[1];
+  if (first === undefined) return null;
   if (first < 0x80) return 2 + first;
   const octets = first & 0x7f;
-  if (octets === 0 || octets > 4) throw new Error('unsupported DER length');
+  if (octets === 0 || octets > 4 || bytes.length < 2 + octets) return null;
   let length = 0;
-  for (let index = 0; index < octets; index += 1) length = length * 256 + (bytes[offset + 2 + index] ?? 0);
+  for (let index = 0; index < octets; index += 1) length = length * 256 + (bytes[2 + index] ?? 0);
   return 2 + octets + length;
 }
 
@@ -40,19 +40,45 @@ function readSignedData(cms: Buffer): SignedData {
   return AsnConvert.parse(contentInfo.content, SignedData);
 }
 
-/** Every signature and document timestamp of the file, in the order they appear (the last revision's last). */
+/** A signature's /Contents longer than this many hex digits is not one a signer writes (1 MB of CMS). */
+const largestContentsHex = 2 * 1024 * 1024;
+let decodedHexDigits = 0;
+
+/** Hex digits findEmbeddedSignatures has decoded since the process started (tests: the work stays bounded by the file). */
+export function hexDigitsDecoded(): number {
+  return decodedHexDigits;
+}
+
+function decodeHex(text: string, from: number, digits: number): Buffer {
+  decodedHexDigits += digits;
+  return Buffer.from(text.slice(from, from + digits), 'hex');
+}
+
+/**
+ * Every signature and document timestamp of the file, in the order they appear (the last
+ * revision's last). Hostile text cannot make it slow: each /Contents is read once however many
+ * /ByteRange arrays point at it, only as far as its DER length says, and only where the ranges end
+ * exactly at its "<" and ">" as a signer writes them; so it decodes at most the file's own length.
+ */
 export function findEmbeddedSignatures(pdf: Buffer): EmbeddedSignature[] {
   const text = pdf.toString('latin1');
   const found: EmbeddedSignature[] = [];
+  const read = new Set<string>();
   for (const match of text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)) {
     const byteRange = match.slice(1, 5).map(Number) as [number, number, number, number];
     const [start, firstLength, secondStart, secondLength] = byteRange;
     if (start !== 0 || secondStart + secondLength > pdf.length || firstLength >= secondStart) continue;
-    const hex = text.slice(firstLength, secondStart).trim();
-    if (!hex.startsWith('<') || !hex.endsWith('>')) continue;
-    const padded = Buffer.from(hex.slice(1, -1).replace(/\s+/g, ''), 'hex');
-    if (padded.length < 2 || padded[0] !== 0x30) continue;
-    const cms = padded.subarray(0, readDerLength(padded));
+    if (text[firstLength] !== '<' || text[secondStart - 1] !== '>' || secondStart - firstLength - 2 > largestContentsHex) continue;
+    const region = `${firstLength} ${secondStart}`;
+    if (read.has(region)) continue;
+    read.add(region);
+    const hexDigits = secondStart - firstLength - 2;
+    const header = decodeHex(text, firstLength + 1, Math.min(12, hexDigits));
+    if (header.length < 2 || header[0] !== 0x30) continue;
+    const cmsLength = readDerLength(header);
+    if (cmsLength === null || cmsLength * 2 > hexDigits) continue;
+    const cms = decodeHex(text, firstLength + 1, cmsLength * 2);
+    if (cms.length !== cmsLength) continue;
     let kind: EmbeddedSignature['kind'];
     try {
       kind = readSignedData(cms).encapContentInfo.eContentType === tstInfoOid ? 'document_timestamp' : 'signature';
