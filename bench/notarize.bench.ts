@@ -251,7 +251,7 @@ try {
   console.log(
     `\nOne-off, not in the table: a notary's first seal in the process (images, seal, certificates and key prepared; then reused): ${firstSeals.join('; ')}.`,
   );
-  console.log(`One-off, not in the table: platform CA + first notary certificate ${issue.ms.toFixed(0)} ms (RSA 3072 + 2048 key generation).`);
+  console.log(`One-off, not in the table: platform CA + first notary certificate ${issue.ms.toFixed(0)} ms (RSA 3072 and ECDSA P-256 key generation).`);
 
   const targets: Target[] = [];
   const ten = results.find((result) => result.pageCount === 10 && !result.useObjectStreams);
