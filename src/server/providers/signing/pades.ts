@@ -5,8 +5,6 @@ import type { SigningCredentials } from './certificates.ts';
 import { createDetachedCmsSignature, createTimestampRequest, pemToDer, readTimestampResponse, readTimestampToken } from './cms.ts';
 import { DocumentStructureError, IncrementalPdf } from './incremental.ts';
 
-export { DocumentStructureError } from './incremental.ts';
-
 export interface SignatureInfo {
   reason: string;
   location: string;
@@ -35,7 +33,7 @@ const timestampTimeoutMs = 15_000;
  * (decision 064): 64 random bits no original can carry, so the placeholder is found by it wherever
  * an original holds the text of another (a page the seal rewrites, a trailer it repeats).
  */
-export type PlaceholderMark = `/RON${string}`;
+type PlaceholderMark = `/RON${string}`;
 function newPlaceholderMark(): PlaceholderMark {
   return `/RON${randomBytes(8).toString('hex')}`;
 }
