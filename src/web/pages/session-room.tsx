@@ -1,7 +1,7 @@
 import '#web/features/session/call/session-room.css';
 import { useState } from 'react';
 import { Navigate, useParams } from 'react-router';
-import { videoRoleSchema, type VideoRole } from '#shared/video.ts';
+import type { VideoRole } from '#shared/video.ts';
 import { LoadingWorkspace } from '#web/components/loading.tsx';
 import { useCurrentUser } from '#web/features/auth/use-current-user.ts';
 import { IdentityReviewPanel } from '#web/features/identity/identity-review-panel.tsx';
@@ -10,6 +10,7 @@ import { useMediaHub } from '#web/features/session/call/use-media-hub.ts';
 import { RecordingIndicator } from '#web/features/session/recording-indicator.tsx';
 import { completePath, sessionRefetchMs, useCanEnter } from '#web/features/session/api/session-queries.ts';
 import { SessionControls } from '#web/features/session/session-controls.tsx';
+import { placeInRoom } from '#web/features/session/room-place.ts';
 import { useSessionEnd } from '#web/features/session/use-session-end.ts';
 import { loadDeviceChoice, newDeviceGroupId, saveDeviceChoice, type DeviceChoice } from '#web/features/session/device-choice.ts';
 import { AdoptSignatureDialog } from '#web/features/signatures/adopt-signature-dialog.tsx';
@@ -93,34 +94,35 @@ export function SessionRoomPage() {
   const [admittedSessionId, setAdmittedSessionId] = useState<string | null>(null);
   // A session page is no post-login target; a signed-out person signs in from /login.
   if (!user) return <Navigate to="/login" replace />;
-  if (canEnter.isPending) return <LoadingWorkspace />;
-  // A refetch that fails (the network dropped) keeps the last answer: the room stays, the call reconnects.
-  if (!canEnter.data) {
-    if (canEnter.error instanceof ApiError && canEnter.error.status === 403) return <Navigate to={`/session/${jobId}`} replace />;
+  const place = placeInRoom({
+    data: canEnter.data,
+    errorStatus: canEnter.error instanceof ApiError ? canEnter.error.status : null,
+    errorMessage: canEnter.error?.message ?? null,
+    isFetching: canEnter.isFetching,
+    admittedSessionId,
+  });
+  if (place.kind === 'loading') return <LoadingWorkspace />;
+  if (place.kind === 'entry') return <Navigate to={`/session/${jobId}`} replace />;
+  if (place.kind === 'ended') return <Navigate to={completePath(jobId)} replace />;
+  // No answer yet and the read failed. (A later read that fails keeps the last answer: the room stays, the call reconnects.)
+  if (place.kind === 'error') {
     return (
       <p className="alert" role="alert">
-        {canEnter.error?.message ?? 'The session could not be loaded.'}
+        {place.message}
       </p>
     );
-  }
-  const place = canEnter.data.session;
-  const role = videoRoleSchema.safeParse(canEnter.data.role);
-  if (place.lobbyState !== 'admitted' || !place.sessionId || !place.participantId || !role.success) {
-    // The session this person was in has ended (can-enter names no session or another one).
-    if (admittedSessionId && place.sessionId !== admittedSessionId) return <Navigate to={completePath(jobId)} replace />;
-    return <Navigate to={`/session/${jobId}`} replace />;
   }
   if (admittedSessionId !== place.sessionId) setAdmittedSessionId(place.sessionId);
   return (
     <SessionRoom
-      key={`${place.sessionId}:${place.participantId}:${role.data}`}
+      key={`${place.sessionId}:${place.participantId}:${place.role}`}
       jobId={jobId}
       docId={docId ?? null}
       userId={user.id ?? null}
       selfName={user.name ?? 'You'}
       sessionId={place.sessionId}
       participantId={place.participantId}
-      role={role.data}
+      role={place.role}
     />
   );
 }
