@@ -289,6 +289,14 @@ function prepareForm(extent: number, draw: (page: PDFPage, fonts: Fonts) => void
 const smallestCompressedStream = 1024;
 
 /**
+ * Below this many bytes of new content in all, no stream is compressed (decision 066): a seal's
+ * usual new text (a certificate page and a few audit pages, ~50 KB of operators) stored as it is
+ * makes the file ~12 KB larger and saves deflating it (a tenth of the 10-page seal's time). A long
+ * trail (hundreds of events) is deflated, where the bytes saved grow with it.
+ */
+const smallestCompressedTotal = 96 * 1024;
+
+/**
  * zlib's fastest level, with an 8 KB window and a smaller hash table than its defaults (32 KB, and
  * 64 KB cleared at every start): the streams are a page's text, a few KB each, and the defaults took
  * a third longer for the same size out (258 against 197 µs for three 9 KB pages of text).
@@ -300,20 +308,26 @@ const appendedStreamDeflate = { level: constants.Z_BEST_SPEED, windowBits: 13, m
  * FlateDecode output, several times faster than pdf-lib's JavaScript deflate), at zlib's fastest
  * level: on the certificate and audit pages' text it takes about half the time of the default for
  * ~10% (a few hundred) more bytes. A small one (the q/Q wrappers around an original page's
- * content, a page's burned fields) is left uncompressed. Call after the last drawing operation,
- * just before save.
+ * content, a page's burned fields) is left uncompressed, and so is all of it when the new content
+ * is small in all (smallestCompressedTotal). Call after the last drawing operation, just before save.
  */
 export function compressContentStreams(document: PDFDocument): void {
   const { context } = document;
   const filter = PDFName.of('Filter');
   const flateDecode = PDFName.of('FlateDecode');
+  const streams: Array<{ ref: PDFRef; dict: PDFDict; contents: Uint8Array }> = [];
+  let total = 0;
   for (const [ref, object] of context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFFlateStream) || object.dict.get(filter) !== flateDecode) continue;
     // The operators as text, then bytes (one character a byte): the bytes getUnencodedContents writes, without its copy loop.
     const contents = object instanceof PDFContentStream ? Buffer.from(object.getContentsString(), 'latin1') : object.getUnencodedContents();
-    if (contents.length < smallestCompressedStream) {
-      object.dict.delete(filter);
-      context.assign(ref, PDFRawStream.of(object.dict, contents));
-    } else context.assign(ref, PDFRawStream.of(object.dict, deflateSync(contents, appendedStreamDeflate)));
+    streams.push({ ref, dict: object.dict, contents });
+    total += contents.length;
+  }
+  for (const { ref, dict, contents } of streams) {
+    if (total < smallestCompressedTotal || contents.length < smallestCompressedStream) {
+      dict.delete(filter);
+      context.assign(ref, PDFRawStream.of(dict, contents));
+    } else context.assign(ref, PDFRawStream.of(dict, deflateSync(contents, appendedStreamDeflate)));
   }
 }

@@ -520,6 +520,11 @@ type LineOptions = { x: number; y: number; size: number; font: PDFFont; color?: 
  * `text` must be sanitized.
  */
 export function formatLine(page: PDFPage, text: string, options: LineOptions): string | null {
+  // Most lines: printable ASCII in a standard font (no line break, no other face, left to right), checked once.
+  if (getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) {
+    const font = getFontKey(page, options.font).asString();
+    return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm (${text.replace(literalEscapes, '\\$&')}) Tj ET Q`;
+  }
   if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
   if (needsFallback(options.font, text) || rightToLeft.test(text)) {
     // Run after run, each in its font, from the line's start.

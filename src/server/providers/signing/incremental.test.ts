@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFInvalidObject, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, StandardFonts } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createDatabase, type Database, type Db } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
 import { renderNotarizedPdf, type AuditFacts, type CertificateFacts } from '#server/features/notarization/render.ts';
@@ -462,6 +462,72 @@ describe('the seal appended as an incremental update', () => {
     const reloaded = await PDFDocument.load(again.pdf);
     expect(reloaded.getPages()[2]?.getMediaBox().height).toBe(700);
     expect(reloaded.getPages()[1]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).has(PDFName.of('Extra'))).toBe(false);
+    await checkWithQpdf(again.pdf);
+  });
+  it('makes no PDF name of its own for a seal: pdf-lib keeps every name it makes for the life of the process, and each placeholder mark is new', async () => {
+    const original = await makeOriginal({ pageCount: 2, useObjectStreams: false });
+    // A notary's first seal prepares what the next ones reuse.
+    await seal(original);
+    const made = vi.spyOn(PDFName, 'of');
+    try {
+      const { signed } = await seal(original);
+      const marks = made.mock.calls.map(([name]) => name).filter((name) => /^RON[0-9a-f]{16}$/.test(name));
+      expect(marks).toEqual([]);
+      expect(signed.toString('latin1')).toMatch(/\/ByteRange \[0 \d+ \d+ \d+ *\]/);
+      const report = await verifyWithPdfsig(signed, caPem);
+      expect(report.isValid, report.output).toBe(true);
+    } finally {
+      made.mockRestore();
+    }
+  });
+
+  it('finds items pushed, inserted and removed in a direct array and a key deleted two dictionaries down, and writes nothing for a value put back as it was', async () => {
+    const original = await makeOriginal({ pageCount: 5, useObjectStreams: false });
+    const incremental = await IncrementalPdf.load(original);
+    const pages = incremental.document.getPages();
+    const writtenAfter = (bytes: Buffer, from: number) =>
+      [
+        ...bytes
+          .subarray(from)
+          .toString('latin1')
+          .matchAll(/(\d+) 0 obj\n/g),
+      ]
+        .map((match) => Number(match[1]))
+        .sort((left, right) => left - right);
+    const mediaBoxOf = (index: number) => {
+      const page = pages[index];
+      if (!page) throw new Error(`page ${index + 1} expected`);
+      return { page, box: page.node.lookup(PDFName.of('MediaBox'), PDFArray) };
+    };
+    const pushed = mediaBoxOf(0);
+    pushed.box.push(PDFNumber.of(1));
+    const inserted = mediaBoxOf(1);
+    inserted.box.insert(0, PDFNumber.of(2));
+    const removed = mediaBoxOf(2);
+    removed.box.remove(3);
+    const fontsOfFourth = pages[3]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict);
+    const firstFont = fontsOfFourth?.keys()[0];
+    if (!fontsOfFourth || !firstFont) throw new Error('page 4 has fonts');
+    fontsOfFourth.delete(firstFont);
+    // Page 5: its own resources set to themselves (what pdf-lib's normalize() does) and a key that is not there deleted.
+    const fifth = pages[4];
+    if (!fifth) throw new Error('page 5 expected');
+    const resources = fifth.node.get(PDFName.of('Resources'));
+    if (!resources) throw new Error('page 5 has resources');
+    fifth.node.set(PDFName.of('Resources'), resources);
+    fifth.node.delete(PDFName.of('NotThere'));
+    const saved = await incremental.save();
+    expect(writtenAfter(saved.pdf, original.length)).toEqual(
+      [pushed.page, inserted.page, removed.page, pages[3]].map((page) => page?.ref.objectNumber).sort((left, right) => (left ?? 0) - (right ?? 0)),
+    );
+
+    // After that save, one more edit of a page it wrote is found, and only that page is written.
+    inserted.box.remove(0);
+    const again = await incremental.save();
+    expect(writtenAfter(again.pdf, saved.pdf.length)).toEqual([inserted.page.ref.objectNumber]);
+    const reloaded = await PDFDocument.load(again.pdf);
+    expect(reloaded.getPages().map((page) => page.node.lookup(PDFName.of('MediaBox'), PDFArray).size())).toEqual([5, 4, 3, 4, 4]);
+    expect(reloaded.getPages()[3]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).has(firstFont)).toBe(false);
     await checkWithQpdf(again.pdf);
   });
 });

@@ -27,14 +27,14 @@ import { decodeBoundedStream, readObjectStreamOffsets } from '#server/lib/pdf-st
  * section whose /Prev points at the previous one. pdf-lib itself can only rewrite a whole file,
  * which costs the full serialization and breaks any signature the original carries.
  *
- * Changes are found by comparing each indirect object with a snapshot taken at load (and of what
- * each append wrote): its identity, its structure (dictionaries, arrays and the dictionary of a
- * stream, with every value in them) and the identity of a stream's bytes. pdf-lib edits many
- * objects in place (a page's resources when it draws, the catalog and the last page when a
- * signature field is added), so the structure is what tells an edited object from an untouched one.
+ * Changes are found against a snapshot of each indirect object taken when it was parsed (or last
+ * written): its identity, the identity of a stream's bytes, and whether any dictionary or array in
+ * it was edited since (the edit clock below). pdf-lib edits many objects in place (a page's
+ * resources when it draws, the catalog and the last page when a signature field is added), so
+ * identity alone does not tell an edited object from an untouched one.
  *
  * A file whose cross-reference sections can be trusted is read lazily (LazyObjects): only the
- * objects looked up are parsed, each fingerprinted as it is parsed (decision 056, amendment).
+ * objects looked up are parsed, each snapshotted as it is parsed (decision 056, amendment).
  */
 
 /** The newest cross-reference section of the bytes appended to. */
@@ -58,55 +58,118 @@ function recordLocation(locations: Locations | null, objectNumber: number, locat
   if (locations && !locations.has(objectNumber)) locations.set(objectNumber, location);
 }
 
-interface Fingerprint {
+/**
+ * What an object was when last parsed or written: pdf-lib changes an object in place, so its
+ * identity alone does not tell. `at` is the edit clock's reading then (below).
+ */
+interface Snapshot {
   object: PDFObject;
-  /**
-   * The object's structure, flattened: for a dictionary or array (or a stream's dictionary) a mark,
-   * its size, then its keys and values in order, direct dictionaries and arrays inside it described
-   * the same way; a number by its value; every other value (names, references, strings) by
-   * identity, since pdf-lib never edits those in place.
-   */
-  shape: unknown[];
   /** A stream's bytes (their identity): pdf-lib replaces them, it never edits them in place. */
   contents: Uint8Array | null;
+  at: number;
 }
 
-const dictionaryMark = Symbol('dictionary');
-const arrayMark = Symbol('array');
-const revisitMark = Symbol('revisit');
+/**
+ * Edits are found by when they happened, not by comparing the object with a copy of it (decision
+ * 066): pdf-lib changes a dictionary or an array only through PDFDict's set and delete and
+ * PDFArray's push, insert, remove and set (its parsers build them with those too, or from a
+ * finished map). Those methods are wrapped once, for the whole process, to stamp the container
+ * with the edit clock's next reading before they change it. Every other value in a PDF object
+ * (numbers, names, strings, references) is immutable in pdf-lib, and a stream's bytes are replaced,
+ * never edited. The clock and the stamp are shared through the global symbol registry, so a second
+ * copy of this module (a test runner's) reads the same stamps instead of wrapping the methods again.
+ */
+const editedAt: unique symbol = Symbol.for('open-ron.pdf-lib.edited-at') as never;
+const editClock: { now: number } = ((globalThis as Record<symbol, unknown>)[Symbol.for('open-ron.pdf-lib.edit-clock')] ??= { now: 1 }) as { now: number };
+type Stamped = { [editedAt]?: number };
+
+/** Whether `value` put in place of `current` changes nothing: the same object, or a number of the same value. */
+function isSameValue(current: PDFObject | undefined, value: PDFObject): boolean {
+  return current === value || (current instanceof PDFNumber && value instanceof PDFNumber && current.asNumber() === value.asNumber());
+}
+
+function installEditClock(): void {
+  const installed = Symbol.for('open-ron.pdf-lib.edit-clock-installed');
+  const dict = PDFDict.prototype as unknown as Record<string | symbol, unknown>;
+  if (dict[installed]) return;
+  dict[installed] = true;
+  const clock = editClock;
+  const { set: setEntry, delete: deleteEntry } = PDFDict.prototype;
+  // Putting back what is there (pdf-lib's normalize() sets a page's resources to themselves) is no edit.
+  PDFDict.prototype.set = function (this: PDFDict & Stamped, key, value) {
+    if (!isSameValue((this as unknown as { dict: Map<PDFName, PDFObject> }).dict.get(key), value)) this[editedAt] = clock.now++;
+    setEntry.call(this, key, value);
+  };
+  PDFDict.prototype.delete = function (this: PDFDict & Stamped, key) {
+    const deleted = deleteEntry.call(this, key);
+    if (deleted) this[editedAt] = clock.now++;
+    return deleted;
+  };
+  const { push, insert, remove, set: setItem } = PDFArray.prototype;
+  PDFArray.prototype.push = function (this: PDFArray & Stamped, object) {
+    this[editedAt] = clock.now++;
+    push.call(this, object);
+  };
+  PDFArray.prototype.insert = function (this: PDFArray & Stamped, index, object) {
+    this[editedAt] = clock.now++;
+    insert.call(this, index, object);
+  };
+  PDFArray.prototype.remove = function (this: PDFArray & Stamped, index) {
+    this[editedAt] = clock.now++;
+    remove.call(this, index);
+  };
+  PDFArray.prototype.set = function (this: PDFArray & Stamped, index, object) {
+    if (!isSameValue((this as unknown as { array: PDFObject[] }).array[index], object)) this[editedAt] = clock.now++;
+    setItem.call(this, index, object);
+  };
+}
+installEditClock();
+
+/** Past this many containers walked, the walk keeps a set of those seen: a dictionary pdf-lib has put inside itself ends the walk. */
+const walkWithoutSet = 10_000;
 
 /**
- * Pushes the object's structure onto `shape`. Walked with a list of its own, not by recursion: an
- * original may nest arrays thousands deep (pdf-lib reads them), and a dictionary pdf-lib has put
- * inside itself is described once, then by identity, so the walk always ends.
+ * Whether `root` or any dictionary or array directly inside it (not through references) was edited
+ * at or after `at`. Walked with a list of its own, not by recursion: an original may nest arrays
+ * thousands deep.
  */
-function describe(root: PDFObject, shape: unknown[]): void {
-  const pending: PDFObject[] = [root];
-  const seen = new Set<PDFObject>();
+function isEditedSince(root: PDFObject, at: number): boolean {
+  if (!(root instanceof PDFDict || root instanceof PDFArray)) return false;
+  const pending: Array<PDFDict | PDFArray> = [root];
+  let walked = 0;
+  let seen: Set<PDFObject> | null = null;
   while (pending.length > 0) {
-    const object = pending.pop() as PDFObject;
-    if ((object instanceof PDFDict || object instanceof PDFArray) && seen.has(object)) {
-      shape.push(revisitMark, object);
-      continue;
+    const container = pending.pop() as (PDFDict | PDFArray) & Stamped;
+    if ((container[editedAt] ?? 0) >= at) return true;
+    walked += 1;
+    if (walked > walkWithoutSet) {
+      seen ??= new Set();
+      if (seen.has(container)) continue;
+      seen.add(container);
     }
-    if (object instanceof PDFDict) {
-      seen.add(object);
-      // pdf-lib's own storage (private in its types): read without the copies entries() and asArray() make.
-      const entries = (object as unknown as { dict: Map<PDFName, PDFObject> }).dict;
-      shape.push(dictionaryMark, entries.size);
-      const values: PDFObject[] = [];
-      for (const [key, value] of entries) {
-        shape.push(key);
-        values.push(value);
-      }
-      for (let index = values.length - 1; index >= 0; index -= 1) pending.push(values[index] as PDFObject);
-    } else if (object instanceof PDFArray) {
-      seen.add(object);
-      const items = (object as unknown as { array: PDFObject[] }).array;
-      shape.push(arrayMark, items.length);
-      for (let index = items.length - 1; index >= 0; index -= 1) pending.push(items[index] as PDFObject);
-    } else shape.push(object instanceof PDFNumber ? object.asNumber() : object);
+    // pdf-lib's own storage (private in its types): read without the copies entries() and asArray() make.
+    const values =
+      container instanceof PDFDict
+        ? (container as unknown as { dict: Map<PDFName, PDFObject> }).dict.values()
+        : (container as unknown as { array: PDFObject[] }).array;
+    for (const value of values) if (value instanceof PDFDict || value instanceof PDFArray) pending.push(value);
   }
+  return false;
+}
+
+function takeSnapshotOf(object: PDFObject): Snapshot {
+  const contents = object instanceof PDFRawStream ? object.contents : object instanceof PDFFlateStream ? object.getContents() : null;
+  return { object, contents, at: editClock.now };
+}
+
+/** Whether the object is as it was at its snapshot. */
+function isSame(known: Snapshot, object: PDFObject): boolean {
+  if (known.object !== object) return false;
+  // pdf-lib's own streams encode lazily and cache the result until their operators change.
+  if (object instanceof PDFRawStream) return object.contents === known.contents && !isEditedSince(object.dict, known.at);
+  if (object instanceof PDFFlateStream) return object.getContents() === known.contents && !isEditedSince(object.dict, known.at);
+  if (object instanceof PDFInvalidObject) return true;
+  return !isEditedSince(object, known.at);
 }
 
 /** A file whose own structure keeps it from being sealed or extended as asked (the file's fault, not the server's). */
@@ -122,68 +185,6 @@ export interface SaveResult {
 
 const whitespace = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
 const sectionLimit = 1000;
-
-function fingerprint(object: PDFObject): Fingerprint {
-  const shape: unknown[] = [];
-  if (object instanceof PDFRawStream) {
-    describe(object.dict, shape);
-    return { object, shape, contents: object.contents };
-  }
-  // pdf-lib's own streams encode lazily and cache the result until their operators change.
-  if (object instanceof PDFFlateStream) {
-    describe(object.dict, shape);
-    return { object, shape, contents: object.getContents() };
-  }
-  if (!(object instanceof PDFInvalidObject)) describe(object, shape);
-  return { object, shape, contents: null };
-}
-
-/** Whether `root` still has the structure `shape` describes (walked as describe walks it): nothing is allocated but its lists. */
-function matches(root: PDFObject, shape: unknown[]): boolean {
-  const pending: PDFObject[] = [root];
-  const seen = new Set<PDFObject>();
-  let index = 0;
-  while (pending.length > 0) {
-    const object = pending.pop() as PDFObject;
-    if ((object instanceof PDFDict || object instanceof PDFArray) && seen.has(object)) {
-      if (shape[index] !== revisitMark || shape[index + 1] !== object) return false;
-      index += 2;
-      continue;
-    }
-    if (object instanceof PDFDict) {
-      seen.add(object);
-      const entries = (object as unknown as { dict: Map<PDFName, PDFObject> }).dict;
-      if (shape[index] !== dictionaryMark || shape[index + 1] !== entries.size) return false;
-      index += 2;
-      const values: PDFObject[] = [];
-      for (const [key, value] of entries) {
-        if (shape[index] !== key) return false;
-        index += 1;
-        values.push(value);
-      }
-      for (let at = values.length - 1; at >= 0; at -= 1) pending.push(values[at] as PDFObject);
-    } else if (object instanceof PDFArray) {
-      seen.add(object);
-      const items = (object as unknown as { array: PDFObject[] }).array;
-      if (shape[index] !== arrayMark || shape[index + 1] !== items.length) return false;
-      index += 2;
-      for (let at = items.length - 1; at >= 0; at -= 1) pending.push(items[at] as PDFObject);
-    } else {
-      if (shape[index] !== (object instanceof PDFNumber ? object.asNumber() : object)) return false;
-      index += 1;
-    }
-  }
-  return index === shape.length;
-}
-
-/** Whether the object is as its fingerprint recorded it. */
-function isSame(known: Fingerprint, object: PDFObject): boolean {
-  if (known.object !== object) return false;
-  if (object instanceof PDFRawStream) return object.contents === known.contents && matches(object.dict, known.shape);
-  if (object instanceof PDFFlateStream) return object.getContents() === known.contents && matches(object.dict, known.shape);
-  if (object instanceof PDFInvalidObject) return true;
-  return matches(object, known.shape);
-}
 
 function skipWhitespace(bytes: Buffer, offset: number): number {
   let position = offset;
@@ -202,9 +203,18 @@ function parseIndirectObjectAt(bytes: Buffer, offset: number, context: PDFContex
   return parseObjectAt(bytes, start + (header?.[0].length ?? 0), context);
 }
 
+/** Whether `text` (ASCII) is in `bytes` at `at`. */
+function hasAsciiAt(bytes: Buffer, at: number, text: string): boolean {
+  if (at + text.length > bytes.length) return false;
+  for (let index = 0; index < text.length; index += 1) if (bytes[at + index] !== text.charCodeAt(index)) return false;
+  return true;
+}
+
 /** Whether the object starts at `offset` (after whitespace, which readers skip too). */
 function startsObject(bytes: Buffer, offset: number, objectNumber: number, generation: number): boolean {
   const start = skipWhitespace(bytes, offset);
+  // As nearly every writer puts it ("12 0 obj"), compared in place; any other spacing (or leading zeros) read as below.
+  if (hasAsciiAt(bytes, start, `${objectNumber} ${generation} obj`)) return true;
   const header = /^(\d+)\s+(\d+)\s+obj/.exec(bytes.subarray(start, start + 32).toString('latin1'));
   return header !== null && Number(header[1]) === objectNumber && Number(header[2]) === generation;
 }
@@ -493,14 +503,14 @@ export class IncrementalPdf {
   /** Why the next save rewrites the whole file (the original is damaged), or null. */
   fullSaveReason: string | null;
   private section: Section | null;
-  private snapshot = new Map<PDFRef, Fingerprint>();
+  private snapshot = new Map<PDFRef, Snapshot>();
 
   private constructor(
     readonly document: PDFDocument,
     bytes: Buffer,
     section: Section | string,
     /** Given by a lazy load: filled as each object is parsed. */
-    lazySnapshot?: Map<PDFRef, Fingerprint>,
+    lazySnapshot?: Map<PDFRef, Snapshot>,
   ) {
     this.bytes = bytes;
     this.section = typeof section === 'string' ? null : section;
@@ -555,8 +565,8 @@ export class IncrementalPdf {
     // New objects must not take a number any section lists, even past its /Size (an object the seal
     // numbered 7 would replace the original's object 7 for every reader).
     for (const objectNumber of locations.keys()) if (objectNumber > context.largestObjectNumber) context.largestObjectNumber = objectNumber;
-    const snapshot = new Map<PDFRef, Fingerprint>();
-    const objects = new LazyObjects(bytes, locations, context, (ref, object) => snapshot.set(ref, fingerprint(object)));
+    const snapshot = new Map<PDFRef, Snapshot>();
+    const objects = new LazyObjects(bytes, locations, context, (ref, object) => snapshot.set(ref, takeSnapshotOf(object)));
     (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = objects;
     const catalog = context.lookup(context.trailerInfo.Root);
     const pages = catalog instanceof PDFDict ? catalog.lookup(PDFName.of('Pages')) : undefined;
@@ -590,7 +600,7 @@ export class IncrementalPdf {
       const { pdf, written } = this.appendRevision(this.section);
       this.bytes = pdf;
       // What was not written is as it was at the last snapshot.
-      for (const [ref, object] of written) this.snapshot.set(ref, fingerprint(object));
+      for (const [ref, object] of written) this.snapshot.set(ref, takeSnapshotOf(object));
       return { pdf, fullSave: false, reason: null };
     }
     const pdf = Buffer.from(await document.save({ useObjectStreams: false, objectsPerTick: options.objectsPerTick ?? ParseSpeeds.Fast }));
@@ -616,7 +626,7 @@ export class IncrementalPdf {
   private takeSnapshot(): void {
     // The same map a lazy load fills: objects parsed after a save are snapshotted as they are parsed.
     this.snapshot.clear();
-    for (const [ref, object] of this.document.context.enumerateIndirectObjects()) this.snapshot.set(ref, fingerprint(object));
+    for (const [ref, object] of this.document.context.enumerateIndirectObjects()) this.snapshot.set(ref, takeSnapshotOf(object));
   }
 
   private appendRevision(previous: Section): { pdf: Buffer; written: Array<[PDFRef, PDFObject]> } {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { PDFDocument, PDFPage } from 'pdf-lib';
-import { decodePDFRawStream, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFString } from 'pdf-lib';
 import type { SigningCredentials } from './certificates.ts';
 import { createDetachedCmsSignature, createTimestampRequest, pemToDer, readTimestampResponse, readTimestampToken } from './cms.ts';
 import { DocumentStructureError, IncrementalPdf } from './incremental.ts';
@@ -34,8 +34,45 @@ const timestampTimeoutMs = 15_000;
  * an original holds the text of another (a page the seal rewrites, a trailer it repeats).
  */
 type PlaceholderMark = `/RON${string}`;
+/** Random bytes drawn 1 KB at a time: a call into OpenSSL for every 8 bytes cost more than the rest of placing the placeholder. */
+let entropy = Buffer.alloc(0);
+let entropyUsed = 0;
+
 function newPlaceholderMark(): PlaceholderMark {
-  return `/RON${randomBytes(8).toString('hex')}`;
+  if (entropyUsed + 8 > entropy.length) {
+    entropy = randomBytes(1024);
+    entropyUsed = 0;
+  }
+  entropyUsed += 8;
+  return `/RON${entropy.toString('hex', entropyUsed - 8, entropyUsed)}`;
+}
+
+/**
+ * The mark as a value of the placeholder's /ByteRange, written as the name it reads as. Not a
+ * PDFName: pdf-lib keeps every name it makes for the life of the process, and each seal's mark is
+ * new (decision 066).
+ */
+class PlaceholderMarkValue extends PDFObject {
+  constructor(private readonly mark: PlaceholderMark) {
+    super();
+  }
+
+  override clone(): PlaceholderMarkValue {
+    return this;
+  }
+
+  override toString(): string {
+    return this.mark;
+  }
+
+  override sizeInBytes(): number {
+    return this.mark.length;
+  }
+
+  override copyBytesInto(buffer: Uint8Array, offset: number): number {
+    buffer.set(Buffer.from(this.mark, 'latin1'), offset);
+    return this.mark.length;
+  }
 }
 
 /** Literal PDF strings as the placeholder writes them (raw, unescaped, one byte a character). */
@@ -92,7 +129,7 @@ function addSignaturePlaceholder(document: PDFDocument, credentials: SigningCred
   if (!page) throw new Error('the PDF has no pages');
   const { context } = document;
   const placeholderMark = newPlaceholderMark();
-  const mark = PDFName.of(placeholderMark.slice(1));
+  const mark = new PlaceholderMarkValue(placeholderMark);
   const value = context.register(
     context.obj({
       Type: 'Sig',
@@ -211,6 +248,9 @@ async function signPreparedPdf(
   );
 }
 
+/** A placeholder's /ByteRange, its three marks captured. */
+const byteRangePlaceholder = /^\/ByteRange\s*\[\s*0\s+(\/[^\s/\]]+)\s+(\/[^\s/\]]+)\s+(\/[^\s/\]]+)\s*\]/;
+
 /**
  * Signs the placeholder marked `mark` (ISO 32000-2, 12.8.1): its /ByteRange becomes the whole file
  * but the /Contents hex string, `sign` gets the bytes those ranges cover, and its DER goes into the
@@ -220,10 +260,10 @@ async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark,
   const marksAt: number[] = [];
   for (let at = prepared.indexOf(mark); at !== -1; at = prepared.indexOf(mark, at + mark.length)) marksAt.push(at);
   const rangeAt = marksAt.length === 3 ? prepared.lastIndexOf('/ByteRange', marksAt[0]) : -1;
-  // In pdf-lib's spacing ("[ 0 /RON… /RON… /RON… ]") or any other.
-  const placeholder = new RegExp(`^/ByteRange\\s*\\[\\s*0\\s+${mark}\\s+${mark}\\s+${mark}\\s*\\]`);
-  const found = rangeAt === -1 ? null : placeholder.exec(prepared.toString('latin1', rangeAt, rangeAt + 128));
-  if (!found) throw new DocumentStructureError('the PDF has no signature placeholder to fill');
+  // In pdf-lib's spacing ("[ 0 /RON… /RON… /RON… ]") or any other. One expression for every mark:
+  // one made for each would be compiled for each seal and kept in V8's cache of expressions.
+  const found = rangeAt === -1 ? null : byteRangePlaceholder.exec(prepared.toString('latin1', rangeAt, rangeAt + 128));
+  if (!found || found[1] !== mark || found[2] !== mark || found[3] !== mark) throw new DocumentStructureError('the PDF has no signature placeholder to fill');
   const placeholderLength = found[0].length;
   const contentsAt = prepared.indexOf('/Contents', rangeAt + placeholderLength);
   const start = contentsAt === -1 ? -1 : prepared.indexOf('<', contentsAt);
@@ -394,7 +434,7 @@ async function addDocumentTimestampPlaceholder(pdf: Buffer): Promise<{ prepared:
   const page = document.getPages().at(-1);
   if (!page) throw new Error('the PDF has no pages');
   const mark = newPlaceholderMark();
-  const placeholder = PDFName.of(mark.slice(1));
+  const placeholder = new PlaceholderMarkValue(mark);
   const value = context.register(
     context.obj({
       Type: 'DocTimeStamp',
