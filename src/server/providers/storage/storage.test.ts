@@ -59,6 +59,22 @@ function describeProvider(name: string, open: () => StorageProvider) {
       expect((await readAll(await storage.openStream(sample.key))).equals(sample.content)).toBe(true);
     });
 
+    it('refuses a stream of a blob that is not stored as a rejected promise, never as an error event nobody listens to yet (found by a CI run: the archive builder crashed)', async () => {
+      const storage = open();
+      const missing = sha256(Buffer.from(`${name} never stored ${Math.random()}`));
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown) => uncaught.push(error);
+      process.on('uncaughtException', onUncaught);
+      try {
+        await expect(storage.openStream(missing)).rejects.toThrow();
+        // Whatever a stream would emit has had its turns to arrive.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(uncaught).toEqual([]);
+      } finally {
+        process.off('uncaughtException', onUncaught);
+      }
+    });
+
     it('stores the same content twice without complaint', async () => {
       const storage = open();
       const sample = writeSample(`${name}-twice`);

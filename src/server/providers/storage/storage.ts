@@ -67,7 +67,11 @@ export function createLocalStorage(root: string): StorageProvider {
       return fs.promises.readFile(pathOf(key));
     },
     async openStream(key) {
-      return fs.createReadStream(pathOf(key));
+      // Opened first: a missing or unreadable file rejects here, where the caller awaits it. A stream
+      // opened lazily emitted its ENOENT as an event, while the caller was still awaiting something
+      // else (the archive builder writes a header first): an uncaught error that stops the process.
+      const file = await fs.promises.open(pathOf(key), 'r');
+      return file.createReadStream();
     },
     async has(key) {
       return fs.existsSync(pathOf(key));
