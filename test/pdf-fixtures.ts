@@ -125,3 +125,30 @@ export async function readPdfText(bytes: Buffer): Promise<string> {
     fs.rmSync(directory, { recursive: true, force: true });
   }
 }
+
+/** A deed as pdf-lib writes it (no metadata of its own): "Deed of trust, page N" on each page, titled. */
+export async function makeDeedPdf(options: { pageCount: number; useObjectStreams: boolean }): Promise<Buffer> {
+  const pdf = await PDFDocument.create({ updateMetadata: false });
+  const font = await pdf.embedFont(StandardFonts.TimesRoman);
+  for (let index = 0; index < options.pageCount; index += 1) {
+    pdf.addPage([612, 792]).drawText(`Deed of trust, page ${index + 1}`, { x: 72, y: 720, size: 14, font });
+  }
+  pdf.setTitle('Deed of trust');
+  return Buffer.from(await pdf.save({ useObjectStreams: options.useObjectStreams }));
+}
+
+/** qpdf's structural check of the file: its output, or an error naming what qpdf warned about. */
+export async function checkPdfWithQpdf(pdf: Buffer): Promise<string> {
+  const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ron-qpdf-check-'));
+  try {
+    const file = path.join(directory, 'check.pdf');
+    await fs.promises.writeFile(file, pdf);
+    const { stdout, stderr } = await promisify(execFile)('qpdf', ['--check', file]);
+    if (/WARNING|error:/i.test(`${stdout}${stderr}`) || !stdout.includes('No syntax or stream encoding errors found')) {
+      throw new Error(`qpdf --check found problems:\n${stdout}${stderr}`);
+    }
+    return stdout;
+  } finally {
+    await fs.promises.rm(directory, { recursive: true, force: true });
+  }
+}

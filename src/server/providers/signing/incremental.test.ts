@@ -15,6 +15,7 @@ import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, type SigningCredent
 import { IncrementalPdf, writeIndirectObject } from './incremental.ts';
 import { appendDocumentTimestamp, appendDss, prepareSignature, signPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
+import { checkPdfWithQpdf, makeDeedPdf } from '#test/pdf-fixtures.ts';
 
 const run = promisify(execFile);
 const dump = () => new Blob([fs.readFileSync(inject('pgliteDumpPath'))]);
@@ -65,33 +66,15 @@ async function writeTemporary(name: string, bytes: Buffer): Promise<string> {
   return file;
 }
 
-/** qpdf's structural check: exit 0 and no warning. */
-async function checkWithQpdf(pdf: Buffer): Promise<string> {
-  const { stdout, stderr } = await run('qpdf', ['--check', await writeTemporary('check.pdf', pdf)]);
-  expect(`${stdout}${stderr}`).not.toMatch(/WARNING|error:/i);
-  expect(stdout).toContain('No syntax or stream encoding errors found');
-  return stdout;
-}
-
 /** pdfsig's blocks, one a signature, in file order. */
 function pdfsigBlocks(output: string): string[] {
   return output.split(/^Signature #\d+:$/m).slice(1);
 }
 
-async function makeOriginal(options: { pageCount: number; useObjectStreams: boolean }): Promise<Buffer> {
-  const pdf = await PDFDocument.create({ updateMetadata: false });
-  const font = await pdf.embedFont(StandardFonts.TimesRoman);
-  for (let index = 0; index < options.pageCount; index += 1) {
-    pdf.addPage([612, 792]).drawText(`Deed of trust, page ${index + 1}`, { x: 72, y: 720, size: 14, font });
-  }
-  pdf.setTitle('Deed of trust');
-  return Buffer.from(await pdf.save({ useObjectStreams: options.useObjectStreams }));
-}
-
 /** An original that already carries an incremental update of its own (a page drawn on, written by hand). */
 /** An original rewritten by qpdf with object streams: its cross-reference stream uses /Predictor 12, as most programs' do. */
 async function makeQpdfOriginal(): Promise<Buffer> {
-  const input = await writeTemporary('plain.pdf', await makeOriginal({ pageCount: 3, useObjectStreams: false }));
+  const input = await writeTemporary('plain.pdf', await makeDeedPdf({ pageCount: 3, useObjectStreams: false }));
   const output = `${input}.qpdf.pdf`;
   await run('qpdf', ['--object-streams=generate', input, output]);
   const bytes = await fs.promises.readFile(output);
@@ -100,7 +83,7 @@ async function makeQpdfOriginal(): Promise<Buffer> {
 }
 
 async function makeUpdatedOriginal(): Promise<Buffer> {
-  const base = await makeOriginal({ pageCount: 2, useObjectStreams: false });
+  const base = await makeDeedPdf({ pageCount: 2, useObjectStreams: false });
   const updated = await IncrementalPdf.load(base);
   updated.document.getPages()[0]?.drawText('Amended by the lender', { x: 72, y: 600, size: 12 });
   return (await updated.save()).pdf;
@@ -176,8 +159,8 @@ function signatureFieldNames(document: PDFDocument): string[] {
 
 describe('the seal appended as an incremental update', () => {
   const originals: Array<[string, () => Promise<Buffer>, 'xref' | '/Type /XRef']> = [
-    ['a classic cross-reference table', () => makeOriginal({ pageCount: 3, useObjectStreams: false }), 'xref'],
-    ['a cross-reference stream and object streams', () => makeOriginal({ pageCount: 3, useObjectStreams: true }), '/Type /XRef'],
+    ['a classic cross-reference table', () => makeDeedPdf({ pageCount: 3, useObjectStreams: false }), 'xref'],
+    ['a cross-reference stream and object streams', () => makeDeedPdf({ pageCount: 3, useObjectStreams: true }), '/Type /XRef'],
     ['an incremental update of its own', makeUpdatedOriginal, 'xref'],
     ['a cross-reference stream with PNG predictors, as qpdf and most programs write it', makeQpdfOriginal, '/Type /XRef'],
   ];
@@ -196,7 +179,7 @@ describe('the seal appended as an incremental update', () => {
     const reloaded = await PDFDocument.load(signed);
     expect(appended.match(/ \d+ obj\n/g)?.length ?? 0).toBeLessThan(reloaded.context.enumerateIndirectObjects().length - 3);
 
-    await checkWithQpdf(signed);
+    await checkPdfWithQpdf(signed);
     const report = await verifyWithPdfsig(signed, caPem);
     expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, isTotal: true, hasDigestMismatch: false, signatureCount: 1 });
 
@@ -213,12 +196,12 @@ describe('the seal appended as an incremental update', () => {
   });
 
   it('keeps the signature an original already carries valid beside the seal', async () => {
-    const original = await signPdf(await makeOriginal({ pageCount: 2, useObjectStreams: true }), otherSigner, { ...info, name: 'Olga Other' });
+    const original = await signPdf(await makeDeedPdf({ pageCount: 2, useObjectStreams: true }), otherSigner, { ...info, name: 'Olga Other' });
     const { signed, fullSaveReason } = await seal(original);
 
     expect(fullSaveReason).toBeNull();
     expect(signed.subarray(0, original.length).equals(original)).toBe(true);
-    await checkWithQpdf(signed);
+    await checkPdfWithQpdf(signed);
     const report = await verifyWithPdfsig(signed, caPem);
     expect(report.signatureCount, report.output).toBe(2);
     expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, hasDigestMismatch: false });
@@ -232,7 +215,7 @@ describe('the seal appended as an incremental update', () => {
   });
 
   it('saves a damaged original again as a whole and says why', async () => {
-    const original = await makeOriginal({ pageCount: 2, useObjectStreams: false });
+    const original = await makeDeedPdf({ pageCount: 2, useObjectStreams: false });
     const text = original.toString('latin1');
     const offset = /startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))?.[1] ?? '';
     // The last startxref points into the middle of an object.
@@ -241,7 +224,7 @@ describe('the seal appended as an incremental update', () => {
 
     expect(fullSaveReason).toMatch(/^The original was saved again as a whole because .+\.$/);
     expect(signed.subarray(0, damaged.length).equals(damaged)).toBe(false);
-    await checkWithQpdf(signed);
+    await checkPdfWithQpdf(signed);
     expect(await verifyWithPdfsig(signed, caPem)).toMatchObject({ isValid: true, isTrusted: true, isTotal: true });
 
     const truncated = original.subarray(0, original.toString('latin1').lastIndexOf('trailer'));
@@ -250,7 +233,7 @@ describe('the seal appended as an incremental update', () => {
     expect(await verifyWithPdfsig(fromTruncated.signed, caPem)).toMatchObject({ isValid: true, isTotal: true });
 
     // Bytes slipped in after the header, the startxref moved with them: the stream's own offsets are now wrong.
-    const streamed = (await makeOriginal({ pageCount: 2, useObjectStreams: true })).toString('latin1');
+    const streamed = (await makeDeedPdf({ pageCount: 2, useObjectStreams: true })).toString('latin1');
     const headerEnd = streamed.indexOf('\n', streamed.indexOf('\n') + 1) + 1;
     const last = streamed.lastIndexOf('startxref');
     const streamOffset = Number(/startxref\s+(\d+)/.exec(streamed.slice(last))?.[1]);
@@ -262,12 +245,12 @@ describe('the seal appended as an incremental update', () => {
     expect(fromShifted.fullSaveReason).toMatch(
       /^The original was saved again as a whole because its cross-reference stream places object \d+ at byte \d+, where that object does not start\.$/,
     );
-    await checkWithQpdf(fromShifted.signed);
+    await checkPdfWithQpdf(fromShifted.signed);
     expect(await verifyWithPdfsig(fromShifted.signed, caPem)).toMatchObject({ isValid: true, isTotal: true });
 
     // A page pdf-lib cannot read, its table intact (the same number of bytes): read lazily it would
     // be left out of the pages, so the file is read whole and saved again, as before.
-    const classic = (await makeOriginal({ pageCount: 2, useObjectStreams: false })).toString('latin1');
+    const classic = (await makeDeedPdf({ pageCount: 2, useObjectStreams: false })).toString('latin1');
     const garbledPage = Buffer.from(classic.replace('/Type /Page\n/Parent', '[[[[[ ((((( ]]]]]]]'), 'latin1');
     expect(garbledPage.length).toBe(classic.length);
     const fromGarbledPage = await seal(garbledPage);
@@ -294,7 +277,7 @@ describe('the seal appended as an incremental update', () => {
     const { pdf } = await incremental.save();
 
     expect(pdf.subarray(0, original.length).equals(original)).toBe(true);
-    await checkWithQpdf(pdf);
+    await checkPdfWithQpdf(pdf);
     const { stdout, stderr } = await run('pdftotext', [await writeTemporary('inherited.pdf', pdf), '-']);
     expect(stderr).toBe('');
     expect(stdout).toContain('Inherited resources');
@@ -302,7 +285,7 @@ describe('the seal appended as an incremental update', () => {
   });
 
   it.each([false, true])('reads only the objects it is asked for, not the content streams (object streams: %s)', async (useObjectStreams) => {
-    const original = await makeOriginal({ pageCount: 3, useObjectStreams });
+    const original = await makeDeedPdf({ pageCount: 3, useObjectStreams });
     const everything = (await PDFDocument.load(original)).context.enumerateIndirectObjects().length;
     const incremental = await IncrementalPdf.load(original);
     // The catalog, the page tree and the three pages (a seal draws on them): no content stream, font or /Info.
@@ -321,7 +304,7 @@ describe('the seal appended as an incremental update', () => {
   });
 
   it('appends one revision per save on the same document, each holding only what changed since the last', async () => {
-    const original = await makeOriginal({ pageCount: 3, useObjectStreams: true });
+    const original = await makeDeedPdf({ pageCount: 3, useObjectStreams: true });
     const incremental = await IncrementalPdf.load(original);
     const { document } = incremental;
     document.getPages()[1]?.drawText('First revision', { x: 72, y: 500, size: 12 });
@@ -343,7 +326,7 @@ describe('the seal appended as an incremental update', () => {
     const lastRevision = third.pdf.subarray(second.pdf.length).toString('latin1');
     expect(lastRevision.match(/ \d+ obj\n/g)).toHaveLength(2);
     expect(lastRevision).toContain(`/Title ${PDFHexString.fromText('Retitled').toString()}`);
-    await checkWithQpdf(third.pdf);
+    await checkPdfWithQpdf(third.pdf);
     const reloaded = await PDFDocument.load(third.pdf);
     expect(reloaded.getTitle()).toBe('Retitled');
     const { stdout } = await run('pdftotext', ['-f', '2', '-l', '2', await writeTemporary('revisions.pdf', third.pdf), '-']);
@@ -432,7 +415,7 @@ describe('the seal appended as an incremental update', () => {
   });
 
   it('finds an edit deep inside an object (a value in a dictionary in a dictionary, an item of an array), and not an equal number put back', async () => {
-    const original = await makeOriginal({ pageCount: 3, useObjectStreams: false });
+    const original = await makeDeedPdf({ pageCount: 3, useObjectStreams: false });
     const incremental = await IncrementalPdf.load(original);
     const [first, second, third] = incremental.document.getPages();
     if (!first || !second || !third) throw new Error('three pages expected');
@@ -462,10 +445,10 @@ describe('the seal appended as an incremental update', () => {
     const reloaded = await PDFDocument.load(again.pdf);
     expect(reloaded.getPages()[2]?.getMediaBox().height).toBe(700);
     expect(reloaded.getPages()[1]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).has(PDFName.of('Extra'))).toBe(false);
-    await checkWithQpdf(again.pdf);
+    await checkPdfWithQpdf(again.pdf);
   });
   it('makes no PDF name of its own for a seal: pdf-lib keeps every name it makes for the life of the process, and each placeholder mark is new', async () => {
-    const original = await makeOriginal({ pageCount: 2, useObjectStreams: false });
+    const original = await makeDeedPdf({ pageCount: 2, useObjectStreams: false });
     // A notary's first seal prepares what the next ones reuse.
     await seal(original);
     const made = vi.spyOn(PDFName, 'of');
@@ -482,7 +465,7 @@ describe('the seal appended as an incremental update', () => {
   });
 
   it('finds items pushed, inserted and removed in a direct array and a key deleted two dictionaries down, and writes nothing for a value put back as it was', async () => {
-    const original = await makeOriginal({ pageCount: 5, useObjectStreams: false });
+    const original = await makeDeedPdf({ pageCount: 5, useObjectStreams: false });
     const incremental = await IncrementalPdf.load(original);
     const pages = incremental.document.getPages();
     const writtenAfter = (bytes: Buffer, from: number) =>
@@ -528,7 +511,7 @@ describe('the seal appended as an incremental update', () => {
     const reloaded = await PDFDocument.load(again.pdf);
     expect(reloaded.getPages().map((page) => page.node.lookup(PDFName.of('MediaBox'), PDFArray).size())).toEqual([5, 4, 3, 4, 4]);
     expect(reloaded.getPages()[3]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).has(firstFont)).toBe(false);
-    await checkWithQpdf(again.pdf);
+    await checkPdfWithQpdf(again.pdf);
   });
 });
 
@@ -538,7 +521,7 @@ describe('long-term validation revisions', () => {
 
   beforeAll(async () => {
     tsa = await startTsaStandIn();
-    sealed = (await seal(await makeOriginal({ pageCount: 2, useObjectStreams: true }))).signed;
+    sealed = (await seal(await makeDeedPdf({ pageCount: 2, useObjectStreams: true }))).signed;
   });
 
   afterAll(async () => {
@@ -569,7 +552,7 @@ describe('long-term validation revisions', () => {
     ] as const) {
       expect(later.subarray(0, earlier.length).equals(earlier)).toBe(true);
     }
-    await checkWithQpdf(again);
+    await checkPdfWithQpdf(again);
     const report = await verifyWithPdfsig(again, caPem);
     expect(report, report.output).toMatchObject({ isValid: true, isTrusted: true, hasDigestMismatch: false, signatureCount: 1, isTotal: false });
 
@@ -602,7 +585,7 @@ describe('long-term validation revisions', () => {
     const { pdf, token } = await appendDocumentTimestamp(withDss, tsa.url);
 
     expect(pdf.subarray(0, withDss.length).equals(withDss)).toBe(true);
-    await checkWithQpdf(pdf);
+    await checkPdfWithQpdf(pdf);
     const text = pdf.toString('latin1');
     const timestampAt = text.lastIndexOf('/Type /DocTimeStamp');
     expect(timestampAt).toBeGreaterThan(withDss.length);

@@ -2,6 +2,7 @@ import {
   ParseSpeeds,
   PDFCatalog,
   PDFArray,
+  PDFContentStream,
   PDFCrossRefSection,
   PDFContext,
   PDFCrossRefStream,
@@ -66,6 +67,8 @@ interface Snapshot {
   object: PDFObject;
   /** A stream's bytes (their identity): pdf-lib replaces them, it never edits them in place. */
   contents: Uint8Array | null;
+  /** How many operators a content stream held (-1 for any other object). */
+  operators: number;
   at: number;
 }
 
@@ -157,9 +160,12 @@ function isEditedSince(root: PDFObject, at: number): boolean {
   return false;
 }
 
+/** A content stream's operators (private in pdf-lib's types; pdf-lib only ever pushes onto them). */
+const operatorsOf = (stream: PDFContentStream) => (stream as unknown as { operators: unknown[] }).operators;
+
 function takeSnapshotOf(object: PDFObject): Snapshot {
   const contents = object instanceof PDFRawStream ? object.contents : object instanceof PDFFlateStream ? object.getContents() : null;
-  return { object, contents, at: editClock.now };
+  return { object, contents, operators: object instanceof PDFContentStream ? operatorsOf(object).length : -1, at: editClock.now };
 }
 
 /** Whether the object is as it was at its snapshot. */
@@ -167,6 +173,11 @@ function isSame(known: Snapshot, object: PDFObject): boolean {
   if (known.object !== object) return false;
   // pdf-lib's own streams encode lazily and cache the result until their operators change.
   if (object instanceof PDFRawStream) return object.contents === known.contents && !isEditedSince(object.dict, known.at);
+  if (object instanceof PDFContentStream && operatorsOf(object).length !== known.operators) {
+    // pdf-lib (1.17) does not forget the bytes it encoded when operators are pushed afterwards: drawing after a save.
+    (object as unknown as { contentsCache: { invalidate(): void } }).contentsCache.invalidate();
+    return false;
+  }
   if (object instanceof PDFFlateStream) return object.getContents() === known.contents && !isEditedSince(object.dict, known.at);
   if (object instanceof PDFInvalidObject) return true;
   return !isEditedSince(object, known.at);
@@ -660,7 +671,8 @@ export class IncrementalPdf {
     let xrefBytes: Buffer;
     let newSize: number;
     if (previous.kind === 'table') {
-      const table = PDFCrossRefSection.createEmpty();
+      // A section holds at least one subsection (ISO 32000-2, 7.5.4): with nothing changed, the head of the free list.
+      const table = changed.length === 0 ? PDFCrossRefSection.create() : PDFCrossRefSection.createEmpty();
       changed.forEach(([ref], index) => table.addEntry(ref, offsets[index] ?? 0));
       newSize = Math.max(previous.size, context.largestObjectNumber + 1);
       trailer.set(PDFName.of('Size'), PDFNumber.of(newSize));
