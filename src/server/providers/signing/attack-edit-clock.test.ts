@@ -4,7 +4,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PDFArray, PDFContentStream, PDFDict, PDFDocument, PDFName, PDFNumber, PDFOperator, PDFRawStream, PDFRef, PDFString, StandardFonts } from 'pdf-lib';
+import {
+  decodePDFRawStream,
+  PDFArray,
+  PDFContentStream,
+  PDFDict,
+  PDFDocument,
+  PDFName,
+  PDFNumber,
+  PDFOperator,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+  StandardFonts,
+} from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SigningCredentials } from './certificates.ts';
 import { renderNotarizedPdf, type AuditFacts, type CertificateFacts } from '#server/features/notarization/render.ts';
@@ -130,6 +143,17 @@ function rawStreamAt(document: PDFDocument, objectNumber: number): PDFRawStream 
   const stream = document.context.lookup(PDFRef.of(objectNumber, 0));
   if (!(stream instanceof PDFRawStream)) throw new Error(`object ${objectNumber} is not a raw stream`);
   return stream;
+}
+
+/** The operators of the first page's content streams, decoded, as one text (pdf-lib writes drawn text as hex strings). */
+async function drawnHex(pdf: Buffer): Promise<string> {
+  const document = await reload(pdf);
+  const contents = document.getPages()[0]?.node.Contents();
+  const streams = contents instanceof PDFArray ? contents.asArray().map((item) => document.context.lookup(item)) : [contents];
+  return streams
+    .filter((stream): stream is PDFRawStream => stream instanceof PDFRawStream)
+    .map((stream) => Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1'))
+    .join('\n');
 }
 
 async function reload(pdf: Buffer): Promise<PDFDocument> {
@@ -360,7 +384,9 @@ describe('crafted originals and structures built through the API: no crash, hang
         expect(Date.now() - started).toBeLessThan(5_000);
         expect((await reload(again.pdf)).getTitle()).toBe('Deep title');
         // A page pdf-lib cannot read is no page to it (nothing was drawn); one it reads keeps the drawing.
-        if (page) expect(await textOf(saved.pdf)).toContain('Sealed deep');
+        // (Read back with pdf-lib: poppler gives up on a page this deep, and how deep pdf-lib reads
+        // depends on the stack it has, so which of these pages exist differs from run to run.)
+        if (page) expect(await drawnHex(saved.pdf)).toContain(Buffer.from('Sealed deep', 'latin1').toString('hex').toUpperCase());
       }
     }
   });
