@@ -307,9 +307,20 @@ export async function expectAccessibleBothWays(page: Page, where: string, screen
 export async function useJourneyPrices(admin: Page, keys: readonly [string, string]): Promise<() => Promise<void>> {
   await apiCallAs(admin, '/api/admin/pricing/defaults', { key: keys[0], label: 'Notarial act', amountCents: 500, unit: 'act', feeKind: 'notarial' });
   await apiCallAs(admin, '/api/admin/pricing/defaults', { key: keys[1], label: 'Online session', amountCents: 1500, unit: 'job', feeKind: 'platform' });
-  return async () => {
-    for (const key of keys) await admin.request.delete(`/api/admin/pricing/defaults/${key}`, { headers: { origin: new URL(admin.url()).origin } });
-  };
+  return () => removeDefaultPrices(admin, keys);
+}
+
+/**
+ * Takes default prices a journey added out of the list again, those its own steps did not already
+ * remove: the defaults are shared by every later spec (a fee left here changes the caps the prices
+ * journey is held to). A refusal fails where it happens.
+ */
+export async function removeDefaultPrices(admin: Page, keys: readonly string[]): Promise<void> {
+  for (const key of keys) {
+    const response = await admin.request.delete(`/api/admin/pricing/defaults/${key}`, { headers: { origin: new URL(admin.url()).origin } });
+    if (!response.ok() && response.status() !== 404)
+      throw new Error(`Removing the default price ${key} answered ${response.status()}: ${await response.text()}`);
+  }
 }
 
 async function apiCallAs(page: Page, url: string, data: Record<string, unknown>) {
@@ -367,4 +378,26 @@ export async function signAsNotaryInRoom(notary: Page, notaryName: string) {
     if (await consent.count()) await consent.check();
     await dialog.getByRole('button', { name: 'Adopt and sign' }).click();
   }
+}
+
+/**
+ * Adds PDFs through a job's "Add PDFs" zone, as a person chooses them, and waits for what they see
+ * when it is over: each file in the documents list, or the page's refusal, which fails the step in
+ * its own words. The page shows the upload's progress, then "Checking the PDFs…" while the server
+ * reads them (a thread of its own, bounded at 60 s: pdf-check-pool.ts), so the wait is as long.
+ */
+export async function addPdfs(page: Page, files: Array<{ name: string; mimeType: string; buffer: Buffer }>): Promise<void> {
+  const panel = page.getByRole('region', { name: 'Documents', exact: true });
+  const listed = panel.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
+  const before = await listed.count();
+  await page.getByLabel('Add PDFs').setInputFiles(files);
+  const refusal = panel.getByRole('alert');
+  await expect(
+    listed
+      .nth(before + files.length - 1)
+      .or(refusal)
+      .first(),
+  ).toBeVisible({ timeout: 70_000 });
+  if (await refusal.isVisible()) throw new Error(`The upload was refused: ${await refusal.innerText()}`);
+  await expect(listed).toHaveCount(before + files.length);
 }

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { openAdminPage, uniqueEmail } from './helpers.ts';
+import { addPdfs, openAdminPage, uniqueEmail } from './helpers.ts';
 
 test('a job page asks before deleting, removing, bypassing or cancelling in the page itself, never in a native dialog', async ({ browser }) => {
   const page = await openAdminPage(browser);
@@ -15,7 +15,7 @@ test('a job page asks before deleting, removing, bypassing or cancelling in the 
   await creation.getByLabel('Email 1').fill(uniqueEmail('cora'));
   await creation.getByRole('button', { name: 'Create signing request' }).click();
   await page.getByRole('link', { name: 'Confirmation check' }).click();
-  await page.getByLabel('Add PDFs').setInputFiles([{ name: 'old.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Old') }]);
+  await addPdfs(page, [{ name: 'old.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Old') }]);
   const documents = page.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
   await expect(documents).toHaveCount(1);
 

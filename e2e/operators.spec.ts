@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { findSeriousViolations, openAdminPage, registerApprovedNotary, uniqueEmail, waitForMail } from './helpers.ts';
+import { addPdfs, findSeriousViolations, openAdminPage, registerApprovedNotary, uniqueEmail, waitForMail } from './helpers.ts';
 
 async function expectAccessible(page: Page) {
   expect(await findSeriousViolations(page)).toEqual([]);
@@ -93,7 +93,7 @@ test('an administrator opens a title company, its staff invite an agent, the age
   // The upload starts on the job type's first document tag (decision 043), and the document gets it.
   await expect(agent.getByLabel('Tag of the PDFs you add')).toHaveValue('identification');
   await expect(agent.getByText('Jobs of the type “Deed of trust” usually carry: identification.')).toBeVisible();
-  await agent.getByLabel('Add PDFs').setInputFiles([{ name: 'borrower-id.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Borrower ID') }]);
+  await addPdfs(agent, [{ name: 'borrower-id.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Borrower ID') }]);
   const uploaded = agent.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');
   await expect(uploaded.filter({ hasText: 'borrower-id.pdf' })).toContainText('Identification');
 

@@ -2,6 +2,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
 import {
   agreeToSignElectronicallyIfAsked,
+  addPdfs,
   drawSignature,
   findSeriousViolations,
   openAdminPage,
@@ -95,8 +96,7 @@ test.describe.serial('the signing workspace', () => {
     await dialog.getByRole('button', { name: 'Create signing request' }).click();
     await notary.getByRole('link', { name: 'Deed of trust closing' }).click();
     jobUrl = notary.url();
-    await notary.getByLabel('Add PDFs').setInputFiles([{ name: 'deed-of-trust.pdf', mimeType: 'application/pdf', buffer: await makePdf(20, 'Deed of trust') }]);
-    await expect(notary.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem')).toHaveCount(1);
+    await addPdfs(notary, [{ name: 'deed-of-trust.pdf', mimeType: 'application/pdf', buffer: await makePdf(20, 'Deed of trust') }]);
 
     const invitation = await waitForMail(signerEmail, /You are invited to sign "Deed of trust closing"/);
     const link = invitation.text.match(/https?:\/\/\S+\/claim\/[A-Za-z0-9_-]+/)?.[0] ?? '';
