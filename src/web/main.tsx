@@ -1,9 +1,10 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { AppErrorBoundary } from './components/error-screens.tsx';
 import { runBuildCheck } from './lib/build-check.ts';
+import { createQueryClient } from './lib/query-client.ts';
 import { createAppRouter } from './router.tsx';
 import './styles.css';
 
@@ -20,7 +21,7 @@ async function start() {
   if (await runBuildCheck()) return;
   const container = document.getElementById('root');
   if (!container) throw new Error('The #root element is missing.');
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } });
+  const queryClient = createQueryClient();
   createRoot(container).render(
     <StrictMode>
       <AppErrorBoundary>

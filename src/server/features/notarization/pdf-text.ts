@@ -427,18 +427,25 @@ interface PageResources {
   xObjectKeys: Map<PDFRef, string>;
 }
 
-const pageResources = new WeakMap<PDFPage, PageResources>();
+/**
+ * Kept on the page object itself, not in a module-level WeakMap: the value reaches its own key (a
+ * font's document lists its pages), and V8's young-generation collector keeps such an entry's value
+ * alive until a full collection. Every page drawn on then carried its whole document into the old
+ * generation, about 2 MB a collection in a loop of seals (decision 067).
+ */
+const pageResourcesKey: unique symbol = Symbol('open-ron.page-resources');
+type WithResources = PDFPage & { [pageResourcesKey]?: PageResources };
 
 /**
  * The page's Font and XObject resource dictionaries, normalized by pdf-lib once per page (its
  * newFontDictionary and newXObject normalize and look the page's entries up twice on every call).
  */
 export function getPageResources(page: PDFPage): PageResources {
-  let resources = pageResources.get(page);
+  let resources = (page as WithResources)[pageResourcesKey];
   if (!resources) {
     const { Font, XObject } = page.node.normalizedEntries();
     resources = { font: Font, xObject: XObject, fontKeys: new Map(), xObjectKeys: new Map() };
-    pageResources.set(page, resources);
+    (page as WithResources)[pageResourcesKey] = resources;
   }
   return resources;
 }
@@ -521,10 +528,7 @@ type LineOptions = { x: number; y: number; size: number; font: PDFFont; color?: 
  */
 export function formatLine(page: PDFPage, text: string, options: LineOptions): string | null {
   // Most lines: printable ASCII in a standard font (no line break, no other face, left to right), checked once.
-  if (getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) {
-    const font = getFontKey(page, options.font).asString();
-    return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm (${text.replace(literalEscapes, '\\$&')}) Tj ET Q`;
-  }
+  if (getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) return oneRunLine(page, `(${text.replace(literalEscapes, '\\$&')})`, options);
   if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
   if (needsFallback(options.font, text) || rightToLeft.test(text)) {
     // Run after run, each in its font, from the line's start.
@@ -537,8 +541,13 @@ export function formatLine(page: PDFPage, text: string, options: LineOptions): s
     }
     return `q BT ${getColourOperator(options.color ?? ink)}${runs} ET Q`;
   }
+  return oneRunLine(page, showableString(options.font, text), options);
+}
+
+/** A line in one font: its string operand (literal or hex) shown at the line's start. */
+function oneRunLine(page: PDFPage, shown: string, options: LineOptions): string {
   const font = getFontKey(page, options.font).asString();
-  return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm ${showableString(options.font, text)} Tj ET Q`;
+  return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm ${shown} Tj ET Q`;
 }
 
 /**
