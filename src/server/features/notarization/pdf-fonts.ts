@@ -143,8 +143,13 @@ export function faceHas(faceIndex: number, codePoint: number): boolean {
   return face ? loadFace(face, 'regular').font.hasGlyphForCodePoint(codePoint) : false;
 }
 
-/** The fallback fonts created in each document, by face and weight. */
-const documentFonts = new WeakMap<PDFDocument, Map<string, PDFFont>>();
+/**
+ * The fallback fonts created in each document, by face and weight: kept on the document itself, as
+ * a page's resources are (decision 067). In a module-level WeakMap the value (fonts, each leading to
+ * its document) would reach its key, which V8's young-generation collector keeps alive.
+ */
+const documentFontsKey: unique symbol = Symbol('open-ron.fallback-fonts');
+type WithFallbackFonts = PDFDocument & { [documentFontsKey]?: Map<string, PDFFont> };
 const fallbackFonts = new WeakSet<PDFFont>();
 
 type EmbedderConstructor = new (font: FontkitFont, fontData: Uint8Array) => CustomFontSubsetEmbedder;
@@ -158,10 +163,10 @@ type EmbedderConstructor = new (font: FontkitFont, fontData: Uint8Array) => Cust
 export function getFallbackFont(document: PDFDocument, faceIndex: number, weight: FontWeight): PDFFont {
   const face = faces[faceIndex];
   if (!face) throw new Error(`no fallback face ${faceIndex}`);
-  let fonts = documentFonts.get(document);
+  let fonts = (document as WithFallbackFonts)[documentFontsKey];
   if (!fonts) {
     fonts = new Map();
-    documentFonts.set(document, fonts);
+    (document as WithFallbackFonts)[documentFontsKey] = fonts;
   }
   const key = `${faceIndex}:${weight}`;
   let font = fonts.get(key);
@@ -182,7 +187,7 @@ export function isFallbackFont(font: PDFFont): boolean {
 
 /** Writes the subsets of the fallback fonts the document's text used. Call once, after the last text is drawn and before saving. */
 export async function embedFallbackFonts(document: PDFDocument): Promise<void> {
-  for (const font of documentFonts.get(document)?.values() ?? []) await font.embed();
+  for (const font of (document as WithFallbackFonts)[documentFontsKey]?.values() ?? []) await font.embed();
 }
 
 /** Windows-1252's printable characters: what the standard fonts print. */
