@@ -71,6 +71,16 @@ describe('the query client', () => {
     list.close();
   });
 
+  it('leaves a first read on its way when the invalidation reads nothing again', async () => {
+    const list = listOnScreen(60);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await list.client.invalidateQueries({ queryKey: ['jobs'], refetchType: 'none' });
+    await settled(list.observer);
+    expect(list.observer.getCurrentResult().data).toEqual([]);
+    expect(list.reads()).toBe(1);
+    list.close();
+  });
+
   it('leaves queries outside the invalidated key alone', async () => {
     const list = listOnScreen(100);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -10,6 +10,8 @@ import { QueryClient, type InvalidateOptions, type InvalidateQueryFilters } from
  */
 export class PageQueryClient extends QueryClient {
   override async invalidateQueries(filters?: InvalidateQueryFilters, options?: InvalidateOptions): Promise<void> {
+    // An invalidation that reads nothing again would leave them with no read at all.
+    if (filters?.refetchType === 'none') return super.invalidateQueries(filters, options);
     const firstReads = this.getQueryCache()
       .findAll(filters)
       .filter((query) => query.state.data === undefined && query.state.fetchStatus === 'fetching');
