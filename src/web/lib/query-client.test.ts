@@ -71,6 +71,25 @@ describe('the query client', () => {
     list.close();
   });
 
+  it('an awaited invalidation that a second one overtakes during a first read resolves with the list on screen', async () => {
+    const list = listOnScreen(60);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    list.store(['deed.pdf']);
+    let shownWhenDone: string[] | undefined;
+    // A mutation's refresh, awaited by its controls, then a live message's refresh while its read is on its way.
+    const first = list.client.invalidateQueries({ queryKey: ['jobs'] }).then(() => {
+      shownWhenDone = list.observer.getCurrentResult().data;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    list.store(['deed.pdf', 'rider.pdf']);
+    await list.client.invalidateQueries({ queryKey: ['jobs'] });
+    await first;
+    expect(shownWhenDone).toEqual(['deed.pdf', 'rider.pdf']);
+    await settled(list.observer);
+    expect(list.observer.getCurrentResult().data).toEqual(['deed.pdf', 'rider.pdf']);
+    list.close();
+  });
+
   it('leaves a first read on its way when the invalidation reads nothing again', async () => {
     const list = listOnScreen(60);
     await new Promise((resolve) => setTimeout(resolve, 10));
