@@ -46,15 +46,20 @@ const settled = (observer: QueryObserver<string[]>) =>
     check();
   });
 
+/** Stores a change, as a mutation does, refreshes the job's queries and answers the list then shown. */
+async function changeAndRefresh(list: ReturnType<typeof listOnScreen>, names: string[]) {
+  list.store(names);
+  await list.client.invalidateQueries({ queryKey: ['jobs'] });
+  await settled(list.observer);
+  return list.observer.getCurrentResult().data;
+}
+
 describe('the query client', () => {
   it('reads a list again after a change made while its first read was on its way', async () => {
     const list = listOnScreen(200);
     await new Promise((resolve) => setTimeout(resolve, 20));
     // The upload is stored, then the page refreshes what the job shows.
-    list.store(['deed.pdf']);
-    await list.client.invalidateQueries({ queryKey: ['jobs'] });
-    await settled(list.observer);
-    expect(list.observer.getCurrentResult().data).toEqual(['deed.pdf']);
+    expect(await changeAndRefresh(list, ['deed.pdf'])).toEqual(['deed.pdf']);
     expect(list.reads()).toBe(2);
     list.close();
   });
@@ -63,10 +68,7 @@ describe('the query client', () => {
     const list = listOnScreen(5);
     await settled(list.observer);
     expect(list.observer.getCurrentResult().data).toEqual([]);
-    list.store(['deed.pdf']);
-    await list.client.invalidateQueries({ queryKey: ['jobs'] });
-    await settled(list.observer);
-    expect(list.observer.getCurrentResult().data).toEqual(['deed.pdf']);
+    expect(await changeAndRefresh(list, ['deed.pdf'])).toEqual(['deed.pdf']);
     expect(list.reads()).toBe(2);
     list.close();
   });
