@@ -401,3 +401,17 @@ export async function addPdfs(page: Page, files: Array<{ name: string; mimeType:
   if (await refusal.isVisible()) throw new Error(`The upload was refused: ${await refusal.innerText()}`);
   await expect(listed).toHaveCount(before + files.length);
 }
+
+/**
+ * From the jobs dashboard, as a person does: New Signing Request, a title and one signer, created.
+ * The page is left on the dashboard, where the new job is listed and the notice offers to open it.
+ */
+export async function createJobFromDashboard(page: Page, job: { title: string; signerName: string; signerEmail: string }): Promise<void> {
+  await page.goto('/dashboard?tab=jobs');
+  await page.getByRole('button', { name: 'New Signing Request' }).click();
+  const creation = page.getByRole('dialog', { name: 'New Signing Request' });
+  await creation.getByLabel('Title').fill(job.title);
+  await creation.getByLabel('Name 1').fill(job.signerName);
+  await creation.getByLabel('Email 1').fill(job.signerEmail);
+  await creation.getByRole('button', { name: 'Create signing request' }).click();
+}

@@ -1,19 +1,13 @@
 import { expect, test } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { addPdfs, openAdminPage, uniqueEmail } from './helpers.ts';
+import { addPdfs, createJobFromDashboard, openAdminPage, uniqueEmail } from './helpers.ts';
 
 test('a job page asks before deleting, removing, bypassing or cancelling in the page itself, never in a native dialog', async ({ browser }) => {
   const page = await openAdminPage(browser);
   page.on('dialog', (dialog) => {
     throw new Error(`A native ${dialog.type()} appeared: ${dialog.message()}`);
   });
-  await page.goto('/dashboard?tab=jobs');
-  await page.getByRole('button', { name: 'New Signing Request' }).click();
-  const creation = page.getByRole('dialog', { name: 'New Signing Request' });
-  await creation.getByLabel('Title').fill('Confirmation check');
-  await creation.getByLabel('Name 1').fill('Cora Confirm');
-  await creation.getByLabel('Email 1').fill(uniqueEmail('cora'));
-  await creation.getByRole('button', { name: 'Create signing request' }).click();
+  await createJobFromDashboard(page, { title: 'Confirmation check', signerName: 'Cora Confirm', signerEmail: uniqueEmail('cora') });
   await page.getByRole('link', { name: 'Confirmation check' }).click();
   await addPdfs(page, [{ name: 'old.pdf', mimeType: 'application/pdf', buffer: await makePdf(1, 'Old') }]);
   const documents = page.getByRole('list', { name: 'Documents in signing order' }).getByRole('listitem');

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { makeHostilePdf } from '../test/hostile-pdf-fixtures.ts';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { findSeriousViolations, openAdminPage, uniqueEmail } from './helpers.ts';
+import { createJobFromDashboard, findSeriousViolations, openAdminPage, uniqueEmail } from './helpers.ts';
 
 /**
  * The safe viewer (decision 053) in real Chromium: from the job page, a person on the job opens
@@ -40,13 +40,7 @@ test('a person on the job opens its documents in the safe viewer, where nothing 
     if (request.url().includes(watchedHost)) blockedCalls.push(`${request.url()} ${request.failure()?.errorText ?? ''}`);
   });
 
-  await page.goto('/dashboard?tab=jobs');
-  await page.getByRole('button', { name: 'New Signing Request' }).click();
-  const creation = page.getByRole('dialog', { name: 'New Signing Request' });
-  await creation.getByLabel('Title').fill('Safe viewer closing');
-  await creation.getByLabel('Name 1').fill('Vera Viewer');
-  await creation.getByLabel('Email 1').fill(uniqueEmail('vera'));
-  await creation.getByRole('button', { name: 'Create signing request' }).click();
+  await createJobFromDashboard(page, { title: 'Safe viewer closing', signerName: 'Vera Viewer', signerEmail: uniqueEmail('vera') });
   await page.getByRole('link', { name: 'Safe viewer closing' }).click();
   await page.getByLabel('Add PDFs').setInputFiles([
     { name: 'hostile.pdf', mimeType: 'application/pdf', buffer: await makeHostilePdf(`http://${watchedHost}/hit`, 'Hostile deed') },

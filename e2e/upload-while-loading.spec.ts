@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { makePdf } from '../test/pdf-fixtures.ts';
-import { addPdfs, openAdminPage, uniqueEmail } from './helpers.ts';
+import { addPdfs, createJobFromDashboard, openAdminPage, uniqueEmail } from './helpers.ts';
 
 /**
  * A PDF added while the job page is still reading its documents list is listed (decision 067). The
@@ -10,13 +10,7 @@ import { addPdfs, openAdminPage, uniqueEmail } from './helpers.ts';
  */
 test('a PDF added while the job page is still reading its documents is listed', async ({ browser }) => {
   const page = await openAdminPage(browser);
-  await page.goto('/dashboard?tab=jobs');
-  await page.getByRole('button', { name: 'New Signing Request' }).click();
-  const creation = page.getByRole('dialog', { name: 'New Signing Request' });
-  await creation.getByLabel('Title').fill('Slow list check');
-  await creation.getByLabel('Name 1').fill('Lena List');
-  await creation.getByLabel('Email 1').fill(uniqueEmail('lena'));
-  await creation.getByRole('button', { name: 'Create signing request' }).click();
+  await createJobFromDashboard(page, { title: 'Slow list check', signerName: 'Lena List', signerEmail: uniqueEmail('lena') });
 
   let firstRead: { answered: string; delivered: boolean } | null = null;
   let deliver: () => void = () => undefined;
