@@ -1,17 +1,86 @@
-import type { PDFDict } from 'pdf-lib';
-import { PDFCatalog, PDFContext, PDFName, PDFNumber, PDFObjectParser, PDFPageLeaf, PDFPageTree, PDFRawStream, PDFRef } from 'pdf-lib';
+import {
+  PDFArray,
+  PDFCatalog,
+  PDFContext,
+  PDFDict,
+  PDFName,
+  PDFNumber,
+  PDFObjectParser,
+  PDFPageLeaf,
+  PDFPageTree,
+  PDFRawStream,
+  PDFRef,
+  type PDFObject,
+} from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { nameComparisons, QuickObjectParser } from './pdf-quick-parser.ts';
+import { findDictEnd, isUnreadRawDict, nameComparisons, QuickObjectParser, RawDict } from './pdf-quick-parser.ts';
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
 
-/** What pdf-lib's own parser makes of the bytes, and what the quick one makes: same kind, same serialization, same end. */
+/** The resource dictionaries still as their bytes inside `object`, outermost first. */
+function unreadDicts(object: PDFObject): RawDict[] {
+  const found: RawDict[] = [];
+  const visit = (value: PDFObject) => {
+    if (isUnreadRawDict(value)) found.push(value as RawDict);
+    else if (value instanceof PDFDict) for (const [, entry] of value.entries()) visit(entry);
+    else if (value instanceof PDFArray) for (const entry of value.asArray()) visit(entry);
+    else if (value instanceof PDFRawStream) visit(value.dict);
+  };
+  visit(object);
+  return found;
+}
+
+/** Reads every resource dictionary kept as its bytes, as anyone looking inside would. */
+function readAll(object: PDFObject): PDFObject {
+  for (let unread = unreadDicts(object); unread.length > 0; unread = unreadDicts(object)) for (const dict of unread) dict.keys();
+  return object;
+}
+
+/** What pdf-lib's own parser makes of the bytes, and what the quick one makes (read through): same kind, same serialization, same end. */
 function parseBoth(text: string) {
   const theirs = PDFObjectParser.forBytes(bytes(text), PDFContext.create());
   const ours = QuickObjectParser.forBytes(bytes(text), PDFContext.create());
   const expected = theirs.parseObject();
-  const actual = ours.parseObject();
+  const actual = readAll(ours.parseObject());
   return { expected, actual };
+}
+
+/**
+ * Damages `base` `rounds` times (a few random edits each, between `from` and `length - to`) and
+ * expects the quick parser to read each variant as pdf-lib does: the same kind and serialization
+ * (every resource dictionary kept as bytes read through), or both refusing it. A dictionary kept
+ * as bytes must write exactly bytes of the variant. Returns how many were kept as bytes.
+ */
+function expectSameAsPdfLib(base: string, options: { rounds: number; seed: number; alphabet: string; maxEdits: number; from?: number; to?: number }): number {
+  let seed = options.seed;
+  const random = (limit: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % limit;
+  };
+  const from = options.from ?? 0;
+  let keptRaw = 0;
+  for (let round = 0; round < options.rounds; round += 1) {
+    const chars = base.split('');
+    for (let edit = 0; edit < options.maxEdits && edit <= random(options.maxEdits); edit += 1) {
+      chars.splice(from + random(chars.length - from - (options.to ?? 0)), random(3), options.alphabet[random(options.alphabet.length)] ?? '');
+    }
+    const text = chars.join('');
+    const run = (parser: PDFObjectParser) => {
+      try {
+        const object = parser.parseObject();
+        const raw = unreadDicts(object);
+        keptRaw += raw.length;
+        for (const dict of raw) expect(text.includes(dict.toString()), text).toBe(true);
+        return `${object.constructor.name} ${readAll(object).toString()}`;
+      } catch {
+        return 'refused';
+      }
+    };
+    const theirs = run(PDFObjectParser.forBytes(bytes(text), PDFContext.create()));
+    const ours = run(QuickObjectParser.forBytes(bytes(text), PDFContext.create()));
+    expect(ours, text).toBe(theirs);
+  }
+  return keptRaw;
 }
 
 describe('the quick PDF object parser', () => {
@@ -66,28 +135,60 @@ describe('the quick PDF object parser', () => {
   it('agrees with pdf-lib on thousands of damaged variants of a page dictionary', () => {
     const base =
       '<< /Type /Page /Parent 1 0 R /Resources << /Font << /F1 4 0 R /F#232 5 0 R >> >> /MediaBox [ 0 0 612.5 -792 ] /Contents 6 0 R /S (a\\)b) %c\n/H <4142> >>';
-    const alphabet = '0123456789 /<>[]()#%.+-R\n\rabc';
-    let seed = 26;
-    const random = (limit: number) => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed % limit;
-    };
-    for (let round = 0; round < 3000; round += 1) {
-      const chars = base.split('');
-      for (let edit = 0; edit <= random(4); edit += 1) chars.splice(random(chars.length), random(3), alphabet[random(alphabet.length)] ?? '');
-      const text = chars.join('');
-      const run = (parser: PDFObjectParser) => {
-        try {
-          const object = parser.parseObject();
-          return `${object.constructor.name} ${object.toString()}`;
-        } catch {
-          return 'refused';
-        }
-      };
-      const theirs = run(PDFObjectParser.forBytes(bytes(text), PDFContext.create()));
-      const ours = run(QuickObjectParser.forBytes(bytes(text), PDFContext.create()));
-      expect(ours, text).toBe(theirs);
-    }
+    expectSameAsPdfLib(base, { rounds: 3000, seed: 26, alphabet: '0123456789 /<>[]()#%.+-R\n\rabc', maxEdits: 5 });
+  });
+
+  it('keeps the dictionaries of a /Resources written in place as their bytes until something reads them (decision 068)', () => {
+    const fonts = Array.from({ length: 12 }, (_, index) => `/F${index} ${index + 10} 0 R`).join('\n');
+    const text = `<< /Type /Page /Resources << /Font << ${fonts} >> /XObject << >> /ProcSet [ /PDF /Text ] >> /Contents 6 0 R >>`;
+    const page = QuickObjectParser.forBytes(bytes(text), PDFContext.create()).parseObject() as PDFDict;
+    const resources = page.lookup(PDFName.of('Resources'), PDFDict);
+    const font = resources.get(PDFName.of('Font'));
+    expect(font).toBeInstanceOf(RawDict);
+    expect(isUnreadRawDict(font as PDFObject)).toBe(true);
+    // Small ones are parsed at once: read later, they would cost more than they save.
+    expect(resources.get(PDFName.of('XObject'))).not.toBeInstanceOf(RawDict);
+    // Written as the bytes it was read from.
+    expect(page.toString()).toContain(`/Font << ${fonts} >>`);
+    // Read when asked, as pdf-lib reads it.
+    expect((font as PDFDict).get(PDFName.of('F3'))).toBe(PDFRef.of(13, 0));
+    expect(isUnreadRawDict(font as PDFObject)).toBe(false);
+    expect(page.toString()).toBe(parseBoth(text).expected.toString());
+    // A dictionary anywhere else is parsed at once.
+    const elsewhere = QuickObjectParser.forBytes(bytes(`<< /Other << /Font << ${fonts} >> >> >>`), PDFContext.create()).parseObject() as PDFDict;
+    expect(elsewhere.lookup(PDFName.of('Other'), PDFDict).get(PDFName.of('Font'))).not.toBeInstanceOf(RawDict);
+  });
+
+  it('reads every kind of value in a resource dictionary kept as bytes as pdf-lib does, over thousands of damaged variants', () => {
+    const base =
+      '<< /Type /Page /Resources << /Font << /F1 4 0 R /F#232 5 0 R /F3 6 0 R /F4 7 0 R /F5 8 0 R /F6 9 0 R /F7 10 0 R /F8 11 0 R /F9 12 0 R /F10 13 0 R >> ' +
+      '/ExtGState << /G0 << /CA 0.5 /ca .5 /BM /Normal /D [ [ 3 2 ] 0 ] /SMask /None /TR 12 0 R >> /G1 << /LW -1.5 /T true /F false /N null /ML 10. >> >> ' +
+      '/Properties << /P0 << /Name (a (b) \\) c) /H <41 42> %note\n /R 7 0 R /A [ 1 2 R 3 4 5 R 6 ] /Title (Open RON properties) /Lang (en-US) >> >> >> /Contents 6 0 R >>';
+    const keptRaw = expectSameAsPdfLib(base, { rounds: 4000, seed: 68, alphabet: '0123456789 /<>[]()#%.+-R\n\rabcst\\', maxEdits: 3, from: 70, to: 20 });
+    // Hundreds of variants kept a dictionary as bytes (the rest were damaged where it stands): the comparison above covered that path.
+    expect(keptRaw).toBeGreaterThan(500);
+  });
+
+  it('finds the end of a dictionary only where pdf-lib would, and gives up on anything else', () => {
+    const end = (text: string) => findDictEnd(bytes(text), 0, text.length);
+    expect(end('<< /A 1 0 R /B (x>>y) /C <3e3e> >> tail')).toBe('<< /A 1 0 R /B (x>>y) /C <3e3e> >>'.length);
+    expect(end('<< /A [ << /B 1 >> ] >>')).toBe(23);
+    for (const broken of [
+      '<< /A 1 ',
+      '<< /A >>',
+      '<< /A ) >>',
+      '<< 1 2 >>',
+      '<< /A 1 2 >>',
+      '<< /A {1} >>',
+      '<< /A (open >>',
+      '<< /A 1.2.3 >>',
+      '<< /A +-1 >>',
+      '<< /A 1 />>',
+      '<< /A << >> stream >>',
+    ])
+      expect(end(broken), broken).toBe(-1);
+    // Nesting deeper than it follows: parsed as usual instead.
+    expect(end(`<< /A ${'['.repeat(40)}${']'.repeat(40)} >>`)).toBe(-1);
   });
 
   it('stays as quick as pdf-lib on names made to share one hash (found by attack: 4,000 of them made every look-up a scan)', () => {

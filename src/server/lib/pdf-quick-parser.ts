@@ -87,6 +87,7 @@ const typeKey = PDFName.of('Type');
 const catalogType = PDFName.of('Catalog');
 const pagesType = PDFName.of('Pages');
 const pageType = PDFName.of('Page');
+const resourcesKey = PDFName.of('Resources');
 
 /** pdf-lib's ByteStream, whose fields are private in its types. */
 interface Bytes {
@@ -95,6 +96,16 @@ interface Bytes {
   bytes: Uint8Array;
   length: number;
 }
+
+/**
+ * Set just before the value of a /Resources entry is parsed when it is a dictionary written in
+ * place, and cleared by the parseDict that reads it (at once: parsing is synchronous, and nothing
+ * else is parsed between the two).
+ */
+let nextDictIsResources = false;
+
+/** Smaller resource dictionaries are parsed at once: kept as bytes, they would cost more to read later than to parse now. */
+const smallestRawDict = 128;
 
 export class QuickObjectParser extends PDFObjectParser {
   static override forBytes(bytes: Uint8Array, context: PDFContext): QuickObjectParser {
@@ -128,13 +139,28 @@ export class QuickObjectParser extends PDFObjectParser {
     const stream = this.bytes as unknown as Bytes;
     const { bytes, length } = stream;
     if (bytes[stream.idx] !== 0x3c || bytes[stream.idx + 1] !== 0x3c) return super.parseDict();
+    // The entries of a /Resources dictionary written in place: each dictionary among them is kept as its bytes (RawDict).
+    const keepsDictsRaw = nextDictIsResources;
+    nextDictIsResources = false;
     stream.idx += 2;
     stream.column += 2;
     this.skipWhitespaceAndComments();
     const entries = new Map<PDFName, PDFObject>();
     while (stream.idx < length && bytes[stream.idx] !== 0x3e && bytes[stream.idx + 1] !== 0x3e) {
       const key = this.parseName();
-      entries.set(key, this.parseObject());
+      this.skipWhitespaceAndComments();
+      const at = stream.idx;
+      const isDict = bytes[at] === 0x3c && bytes[at + 1] === 0x3c;
+      const end = isDict && keepsDictsRaw ? findDictEnd(bytes, at, length) : -1;
+      if (end - at >= smallestRawDict) {
+        entries.set(key, new RawDict(bytes.subarray(at, end), this.context));
+        stream.column += end - at;
+        stream.idx = end;
+      } else {
+        nextDictIsResources = isDict && key === resourcesKey;
+        entries.set(key, this.parseObject());
+        nextDictIsResources = false;
+      }
       this.skipWhitespaceAndComments();
     }
     this.skipWhitespaceAndComments();
@@ -205,5 +231,235 @@ export class QuickObjectParser extends PDFObjectParser {
     stream.column += end - start;
     stream.idx = end;
     return value;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resource dictionaries kept as their bytes (decision 068)
+
+/**
+ * Whether a dictionary is still its bytes (a property under a global symbol, so a second copy of
+ * this module, a test runner's, reads it too).
+ */
+const unread: unique symbol = Symbol.for('open-ron.pdf-lib.raw-dict-unread') as never;
+
+/** Whether `object` is a RawDict nobody has read yet: nothing in it can have changed. */
+export function isUnreadRawDict(object: PDFObject): boolean {
+  return (object as { [unread]?: boolean })[unread] === true;
+}
+
+/** pdf-lib's dictionary storage, private in its types. */
+type WithEntries = { dict: Map<PDFName, PDFObject> };
+
+/**
+ * A dictionary among a page's resources (its fonts, images, graphics states...) kept as the bytes
+ * it was written with until something reads it, and written back as those bytes if nothing did. A
+ * seal draws on every page, so every page is read and written again in its update; the resources
+ * of a page are most of its bytes (pdf-lib's own output names one font a line: 46 on a page of
+ * text) and the seal reads none of them but the page it writes text on. Reading one (any method of
+ * PDFDict) parses it then, with the parser that found it; it is a PDFDict in every other way.
+ * Only bytes findDictEnd accepted are kept: they parse as pdf-lib would parse them in place.
+ */
+export class RawDict extends PDFDict {
+  declare private raw: Uint8Array | null;
+  declare private entries_: Map<PDFName, PDFObject> | undefined;
+  declare [unread]: boolean;
+
+  constructor(raw: Uint8Array, context: PDFContext) {
+    // pdf-lib's constructor stores the map through the `dict` accessor below: none yet.
+    super(undefined as unknown as Map<PDFName, PDFObject>, context);
+    this.raw = raw;
+    this[unread] = true;
+  }
+
+  private read(): Map<PDFName, PDFObject> {
+    if (this.entries_ === undefined) {
+      const parsed = QuickObjectParser.forBytes(this.raw ?? new Uint8Array(0), this.context).parseObject();
+      this.entries_ = (parsed as unknown as WithEntries).dict;
+      this.raw = null;
+      this[unread] = false;
+    }
+    return this.entries_;
+  }
+
+  override toString(): string {
+    return this.raw && this[unread] ? Buffer.from(this.raw.buffer, this.raw.byteOffset, this.raw.byteLength).toString('latin1') : super.toString();
+  }
+
+  override sizeInBytes(): number {
+    return this.raw && this[unread] ? this.raw.byteLength : super.sizeInBytes();
+  }
+
+  override copyBytesInto(buffer: Uint8Array, offset: number): number {
+    if (!(this.raw && this[unread])) return super.copyBytesInto(buffer, offset);
+    buffer.set(this.raw, offset);
+    return this.raw.byteLength;
+  }
+
+  static {
+    // Every PDFDict method goes through `this.dict`: reading it parses the bytes.
+    Object.defineProperty(RawDict.prototype, 'dict', {
+      get(this: RawDict) {
+        return this.read();
+      },
+      set(this: RawDict, value: Map<PDFName, PDFObject> | undefined) {
+        this.entries_ = value;
+        if (value !== undefined) {
+          this.raw = null;
+          this[unread] = false;
+        }
+      },
+    });
+  }
+}
+
+const keywordTrue = [0x74, 0x72, 0x75, 0x65];
+const keywordFalse = [0x66, 0x61, 0x6c, 0x73, 0x65];
+const keywordNull = [0x6e, 0x75, 0x6c, 0x6c];
+
+/** The deepest nesting of arrays and dictionaries findDictEnd follows; deeper ones are parsed as usual. */
+const rawNestingLimit = 32;
+
+function skipBlank(bytes: Uint8Array, at: number, length: number): number {
+  let position = at;
+  for (;;) {
+    while (position < length && isWhitespace[bytes[position] ?? 0] === 1) position += 1;
+    if (bytes[position] !== 0x25) return position;
+    while (position < length && bytes[position] !== 0x0a && bytes[position] !== 0x0d) position += 1;
+  }
+}
+
+/** The end of the run of regular characters (not white space, not a delimiter) starting at `at`. */
+function runEnd(bytes: Uint8Array, at: number, length: number): number {
+  let position = at;
+  while (position < length && ends[bytes[position] ?? 0] !== 1) position += 1;
+  return position;
+}
+
+function isRun(bytes: Uint8Array, start: number, end: number, word: number[]): boolean {
+  if (end - start !== word.length) return false;
+  for (let index = 0; index < word.length; index += 1) if (bytes[start + index] !== word[index]) return false;
+  return true;
+}
+
+/** Whether the run is an unsigned integer; a number pdf-lib reads (sign, digits, one point) when `signed`. */
+function isNumberRun(bytes: Uint8Array, start: number, end: number, integerOnly: boolean): boolean {
+  let digits = 0;
+  let points = 0;
+  for (let position = start; position < end; position += 1) {
+    const byte = bytes[position] ?? 0;
+    if (byte >= 0x30 && byte <= 0x39) digits += 1;
+    else if (integerOnly) return false;
+    else if (byte === 0x2e) points += 1;
+    else if ((byte === 0x2b || byte === 0x2d) && position === start) continue;
+    else return false;
+  }
+  return digits > 0 && digits <= 15 && points <= 1;
+}
+
+/**
+ * Where the dictionary starting at `start` ("<<") ends, just after its ">>", or -1 when it holds
+ * anything this reading does not follow exactly as pdf-lib's parser would: then it is parsed as
+ * usual. It walks names, numbers, references, strings, arrays and dictionaries without making
+ * objects, in a loop of its own (no recursion), at most rawNestingLimit deep. Stricter than
+ * pdf-lib: whatever it accepts, pdf-lib parses to the same objects.
+ */
+export function findDictEnd(bytes: Uint8Array, start: number, length: number): number {
+  // For each open container: true for a dictionary (its next token is a key or its end), false for an array.
+  const open: boolean[] = [];
+  let position = start;
+  let expectsKey = false;
+  for (;;) {
+    position = skipBlank(bytes, position, length);
+    if (position >= length) return -1;
+    const byte = bytes[position] ?? 0;
+    const next = bytes[position + 1];
+    const inDict = open.length > 0 && open[open.length - 1] === true;
+    if (inDict && expectsKey) {
+      if (byte === 0x3e) {
+        if (next !== 0x3e) return -1;
+        position += 2;
+        open.pop();
+        if (open.length === 0) return position;
+        expectsKey = open[open.length - 1] === true;
+        continue;
+      }
+      // A key must be a name not followed at once by '>' (pdf-lib would end the dictionary there).
+      if (byte !== 0x2f || next === 0x3e) return -1;
+      const end = runEnd(bytes, position + 1, length);
+      if (end - position - 1 > quickNameLength) return -1;
+      position = end;
+      expectsKey = false;
+      continue;
+    }
+    if (!inDict && open.length > 0 && byte === 0x5d) {
+      position += 1;
+      open.pop();
+      if (open.length === 0) return -1;
+      expectsKey = open[open.length - 1] === true;
+      continue;
+    }
+    // A value.
+    if (byte === 0x3c && next === 0x3c) {
+      if (open.length >= rawNestingLimit) return -1;
+      open.push(true);
+      position += 2;
+      expectsKey = true;
+      continue;
+    }
+    if (open.length === 0) return -1;
+    if (byte === 0x5b) {
+      if (open.length >= rawNestingLimit) return -1;
+      open.push(false);
+      position += 1;
+      expectsKey = false;
+      continue;
+    }
+    if (byte === 0x2f) {
+      const end = runEnd(bytes, position + 1, length);
+      if (end - position - 1 > quickNameLength) return -1;
+      position = end;
+    } else if (byte === 0x28) {
+      // A literal string: balanced parentheses, a backslash escapes the next byte.
+      let depth = 0;
+      let escaped = false;
+      let closed = false;
+      while (position < length) {
+        const character = bytes[position] ?? 0;
+        position += 1;
+        if (!escaped) {
+          if (character === 0x28) depth += 1;
+          if (character === 0x29) depth -= 1;
+        }
+        escaped = character === 0x5c ? !escaped : false;
+        if (depth === 0) {
+          closed = true;
+          break;
+        }
+      }
+      if (!closed) return -1;
+    } else if (byte === 0x3c) {
+      let end = position + 1;
+      while (end < length && bytes[end] !== 0x3e) end += 1;
+      if (end >= length) return -1;
+      position = end + 1;
+    } else {
+      const end = runEnd(bytes, position, length);
+      if (end === position) return -1;
+      if (isRun(bytes, position, end, keywordTrue) || isRun(bytes, position, end, keywordFalse) || isRun(bytes, position, end, keywordNull)) position = end;
+      else if (isNumberRun(bytes, position, end, true)) {
+        // An integer, or the first of "12 0 R".
+        position = end;
+        const second = skipBlank(bytes, position, length);
+        const secondEnd = runEnd(bytes, second, length);
+        if (secondEnd > second && isNumberRun(bytes, second, secondEnd, true)) {
+          const r = skipBlank(bytes, secondEnd, length);
+          if (bytes[r] === 0x52 && runEnd(bytes, r, length) === r + 1) position = r + 1;
+          // Two integers not followed by R: pdf-lib reads the first alone, then the second as the next token.
+        }
+      } else if (isNumberRun(bytes, position, end, false)) position = end;
+      else return -1;
+    }
+    if (open[open.length - 1] === true) expectsKey = true;
   }
 }

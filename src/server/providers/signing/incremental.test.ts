@@ -394,6 +394,40 @@ describe('the seal appended as an incremental update', () => {
     expect(Buffer.from((contents as PDFRawStream).contents).toString('latin1')).toBe(content);
   });
 
+  it('writes the resource dictionaries of a page it draws on as the bytes of the original when nothing read them, and as read when something did (decision 068)', async () => {
+    const fonts = Array.from({ length: 30 }, (_, index) => `/Times-${index}%\n 5 0 R`).join(' ');
+    const original = handMadeOriginal({
+      pageExtra: `/Resources << /Font << ${fonts} >> /ExtGState << /G0 << /CA 0.5 /D [ [ 3 ] 0 ] /Name (a (b) \\) c) /H <4142> >> /G1 << /ca .25 /T true /N null /F false >> >> >>`,
+      more: { 5: '<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>' },
+    });
+    const fontBytes = `<< ${fonts} >>`;
+    const incremental = await IncrementalPdf.load(original);
+    const [page] = incremental.document.getPages();
+    if (!page) throw new Error('one page expected');
+    // Drawing an image-free rectangle touches the page's content and graphics states, not its fonts.
+    page.drawRectangle({ x: 10, y: 10, width: 20, height: 20 });
+    const first = await incremental.save();
+    const appended = first.pdf.subarray(original.length).toString('latin1');
+    expect(appended).toContain(`/Font ${fontBytes}`);
+    await checkPdfWithQpdf(first.pdf);
+    const reread = await PDFDocument.load(first.pdf, { updateMetadata: false });
+    const rereadFonts = reread.getPages()[0]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict);
+    expect(rereadFonts?.keys().map((key) => key.decodeText())).toEqual(Array.from({ length: 30 }, (_, index) => `Times-${index}`));
+    expect(reread.getPages()[0]?.node.Resources()?.lookup(PDFName.of('ExtGState'), PDFDict).lookup(PDFName.of('G0'), PDFDict).get(PDFName.of('CA'))).toEqual(
+      PDFNumber.of(0.5),
+    );
+
+    // An entry added to the fonts: the dictionary is written as pdf-lib writes it, with the new entry.
+    page.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).set(PDFName.of('Added'), PDFRef.of(5, 0));
+    const second = await incremental.save();
+    const again = second.pdf.subarray(first.pdf.length).toString('latin1');
+    expect(again).not.toContain(fontBytes);
+    expect(again).toContain('/Added 5 0 R');
+    await checkPdfWithQpdf(second.pdf);
+    const last = await PDFDocument.load(second.pdf, { updateMetadata: false });
+    expect(last.getPages()[0]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).keys()).toHaveLength(31);
+  });
+
   it('reads and seals a page holding an array nested thousands deep, as pdf-lib does (found by attack)', async () => {
     const depth = 3600;
     const original = handMadeOriginal({ pageExtra: `/Deep ${'['.repeat(depth)}${']'.repeat(depth)}` });

@@ -19,7 +19,7 @@ import {
   PDFTrailerDict,
   type PDFObject,
 } from 'pdf-lib';
-import { QuickObjectParser } from '#server/lib/pdf-quick-parser.ts';
+import { isUnreadRawDict, QuickObjectParser } from '#server/lib/pdf-quick-parser.ts';
 import { decodeBoundedStream, readObjectStreamOffsets } from '#server/lib/pdf-stream-bounds.ts';
 
 /**
@@ -155,7 +155,8 @@ function isEditedSince(root: PDFObject, at: number): boolean {
       container instanceof PDFDict
         ? (container as unknown as { dict: Map<PDFName, PDFObject> }).dict.values()
         : (container as unknown as { array: PDFObject[] }).array;
-    for (const value of values) if (value instanceof PDFDict || value instanceof PDFArray) pending.push(value);
+    // A dictionary still as its bytes (a page's fonts, say) was not read, so nothing in it was edited.
+    for (const value of values) if ((value instanceof PDFDict && !isUnreadRawDict(value)) || value instanceof PDFArray) pending.push(value);
   }
   return false;
 }
