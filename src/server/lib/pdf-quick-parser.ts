@@ -1,4 +1,16 @@
-import { PDFCatalog, PDFDict, PDFName, PDFNumber, PDFObjectParser, PDFPageLeaf, PDFPageTree, PDFRef, type PDFContext, type PDFObject } from 'pdf-lib';
+import {
+  PDFCatalog,
+  PDFDict,
+  PDFName,
+  PDFNumber,
+  PDFObjectParser,
+  PDFPageLeaf,
+  PDFPageTree,
+  PDFRef,
+  type PDFContext,
+  type PDFObject,
+  type PDFStream,
+} from 'pdf-lib';
 
 /**
  * pdf-lib's object parser with its two hottest steps done without building strings a character at
@@ -132,6 +144,24 @@ export class QuickObjectParser extends PDFObjectParser {
     stream.column += end - stream.idx;
     stream.idx = end;
     return name;
+  }
+
+  /**
+   * As pdf-lib's: a dictionary, and its stream if "stream" follows. pdf-lib tries five spellings of
+   * that keyword after every dictionary, nested ones too; each starts with an "s", so a dictionary
+   * followed by anything else is returned at once, and one followed by an "s" is read again by
+   * pdf-lib's own code from where it started.
+   */
+  protected override parseDictOrStream(): PDFDict | PDFStream {
+    const stream = this.bytes as unknown as Bytes & { line: number };
+    const { idx, line, column } = stream;
+    const dict = this.parseDict();
+    this.skipWhitespaceAndComments();
+    if (stream.bytes[stream.idx] !== 0x73) return dict;
+    stream.idx = idx;
+    stream.line = line;
+    stream.column = column;
+    return super.parseDictOrStream();
   }
 
   /** As pdf-lib's, down to when a dictionary ends (a `>` now or next); its /Type makes a catalog, a page tree node or a page. */

@@ -515,8 +515,15 @@ function getColourOperator(color: RGB): string {
  * written verbatim, without an object for each operator and number.
  */
 export function pushContent(page: PDFPage, text: string): void {
-  page.pushOperators(PDFOperator.of(text as PDFOperatorNames, []));
+  page.pushOperators(PDFOperator.of(text as PDFOperatorNames, noOperands));
 }
+
+/**
+ * The operands of every operator pushContent writes: none, one shared list (pdf-lib only reads an
+ * operator's operands). A list made for each was hundreds of arrays a seal, from one allocation
+ * site V8 came to place straight in the old generation (decision 068).
+ */
+const noOperands: Parameters<typeof PDFOperator.of>[1] = Object.freeze([]) as unknown as Parameters<typeof PDFOperator.of>[1];
 
 type LineOptions = { x: number; y: number; size: number; font: PDFFont; color?: RGB };
 

@@ -135,10 +135,12 @@ function getPrivateKey(privateKeyPem: string): KeyObject {
   return privateKey;
 }
 
-/** A detached CMS signature over `content`, DER-encoded. */
-export async function createDetachedCmsSignature(content: Buffer, options: CmsSignOptions): Promise<Buffer> {
+/** A detached CMS signature over `content` (the pieces one after the other, as a PDF's byte ranges), DER-encoded. */
+export async function createDetachedCmsSignature(content: Buffer | Buffer[], options: CmsSignOptions): Promise<Buffer> {
   const { issuerAndSerial, signingCertificateAttribute, certificates } = getSignerIdentity(options.certificatePem, options.chainPems);
-  const messageDigestAttribute = encodeSequence(der.messageDigestType, encodeTlv(0x31, encodeOctetString(createHash('sha256').update(content).digest())));
+  const hash = createHash('sha256');
+  for (const piece of Array.isArray(content) ? content : [content]) hash.update(piece);
+  const messageDigestAttribute = encodeSequence(der.messageDigestType, encodeTlv(0x31, encodeOctetString(hash.digest())));
   // DER: the members of a SET OF are sorted by their encodings.
   const attributes = Buffer.concat([der.contentTypeAttribute, messageDigestAttribute, signingCertificateAttribute].sort(Buffer.compare));
   // The signature covers the DER of the attributes as a SET (tag 0x31), then they are stored [0] IMPLICIT.

@@ -256,7 +256,7 @@ const byteRangePlaceholder = /^\/ByteRange\s*\[\s*0\s+(\/[^\s/\]]+)\s+(\/[^\s/\]
  * but the /Contents hex string, `sign` gets the bytes those ranges cover, and its DER goes into the
  * hex string, padded with zeros. A file without the mark three times in one /ByteRange is refused.
  */
-async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark, sign: (content: Buffer) => Promise<Buffer>): Promise<Buffer> {
+async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark, sign: (content: Buffer[]) => Promise<Buffer>): Promise<Buffer> {
   const marksAt: number[] = [];
   for (let at = prepared.indexOf(mark); at !== -1; at = prepared.indexOf(mark, at + mark.length)) marksAt.push(at);
   const rangeAt = marksAt.length === 3 ? prepared.lastIndexOf('/ByteRange', marksAt[0]) : -1;
@@ -273,7 +273,8 @@ async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark,
   const byteRange = `/ByteRange [0 ${start} ${end + 1} ${prepared.length - end - 1}]`;
   if (byteRange.length > placeholderLength) throw new DocumentStructureError('the signature placeholder is too short for the byte range');
   output.write(byteRange.padEnd(placeholderLength, ' '), rangeAt, 'latin1');
-  const signature = await sign(Buffer.concat([output.subarray(0, start), output.subarray(end + 1)]));
+  // The two byte ranges, hashed where they are.
+  const signature = await sign([output.subarray(0, start), output.subarray(end + 1)]);
   const room = Math.floor((end - start - 1) / 2);
   if (signature.length > room) throw new Error(`the signature (${signature.length} bytes) does not fit its placeholder (${room} bytes)`);
   output.fill(0x30, start + 1, end);
@@ -419,7 +420,9 @@ export async function appendDocumentTimestamp(pdf: Buffer, tsaUrl: string): Prom
   });
   let token: Buffer | null = null;
   const stamped = await fillSignaturePlaceholder(prepared, mark, async (content) => {
-    token = await fetchTimestampToken(tsaUrl, createHash('sha256').update(content).digest());
+    const hash = createHash('sha256');
+    for (const piece of content) hash.update(piece);
+    token = await fetchTimestampToken(tsaUrl, hash.digest());
     return token;
   });
   if (!token) throw new Error('the timestamp authority gave no token');
