@@ -169,6 +169,36 @@ describe('the quick PDF object parser', () => {
     expect(keptRaw).toBeGreaterThan(500);
   });
 
+  it('reads each dictionary once when streams are nested in dictionaries (found by attack: each level read its children twice, 2^k reads)', () => {
+    const depth = 22;
+    let text = '<< >>stream\nendstream';
+    for (let level = 0; level < depth; level += 1) text = `<< /K ${text} >>stream\nendstream`;
+    let reads = 0;
+    const parseDict = Object.getOwnPropertyDescriptor(QuickObjectParser.prototype, 'parseDict')?.value as () => PDFDict;
+    const counting = function (this: QuickObjectParser) {
+      reads += 1;
+      return parseDict.call(this);
+    };
+    Object.defineProperty(QuickObjectParser.prototype, 'parseDict', { value: counting, configurable: true, writable: true });
+    try {
+      const { expected, actual } = parseBoth(text);
+      expect(actual.constructor).toBe(expected.constructor);
+      expect(actual.toString()).toBe(expected.toString());
+    } finally {
+      Object.defineProperty(QuickObjectParser.prototype, 'parseDict', { value: parseDict, configurable: true, writable: true });
+    }
+    expect(reads).toBeLessThanOrEqual(depth + 1);
+  });
+
+  it('parses a resource dictionary followed by "stream" as the stream pdf-lib makes of it, not as bytes (found by attack)', () => {
+    const entries = Array.from({ length: 12 }, (_, index) => `/P${index} ${index + 10} 0 R`).join(' ');
+    const text = `<< /Type /Page /Resources << /Properties << ${entries} >>stream\nabc\nendstream /Font << /F1 4 0 R >> >> >>`;
+    const { expected, actual } = parseBoth(text);
+    expect(unreadDicts(actual)).toEqual([]);
+    expect(actual.toString()).toBe(expected.toString());
+    expect((actual as PDFDict).lookup(PDFName.of('Resources'), PDFDict).get(PDFName.of('Properties'))).toBeInstanceOf(PDFRawStream);
+  });
+
   it('finds the end of a dictionary only where pdf-lib would, and gives up on anything else', () => {
     const end = (text: string) => findDictEnd(bytes(text), 0, text.length);
     expect(end('<< /A 1 0 R /B (x>>y) /C <3e3e> >> tail')).toBe('<< /A 1 0 R /B (x>>y) /C <3e3e> >>'.length);

@@ -1,4 +1,5 @@
 import {
+  PDFArray,
   PDFCatalog,
   PDFDict,
   PDFName,
@@ -6,6 +7,7 @@ import {
   PDFObjectParser,
   PDFPageLeaf,
   PDFPageTree,
+  PDFRawStream,
   PDFRef,
   type PDFContext,
   type PDFObject,
@@ -100,6 +102,12 @@ const catalogType = PDFName.of('Catalog');
 const pagesType = PDFName.of('Pages');
 const pageType = PDFName.of('Page');
 const resourcesKey = PDFName.of('Resources');
+const lengthKey = PDFName.of('Length');
+
+const keyword = (text: string) => Array.from(text, (character) => character.charCodeAt(0));
+/** pdf-lib's spellings of "stream" after a stream's dictionary, in the order it tries them (its Keywords). */
+const streamKeywords = [keyword('stream \r\n'), keyword('stream\r\n'), keyword('stream\r'), keyword('stream\n'), keyword('stream')];
+const endstreamKeyword = keyword('endstream');
 
 /** pdf-lib's ByteStream, whose fields are private in its types. */
 interface Bytes {
@@ -149,19 +157,45 @@ export class QuickObjectParser extends PDFObjectParser {
   /**
    * As pdf-lib's: a dictionary, and its stream if "stream" follows. pdf-lib tries five spellings of
    * that keyword after every dictionary, nested ones too; each starts with an "s", so a dictionary
-   * followed by anything else is returned at once, and one followed by an "s" is read again by
-   * pdf-lib's own code from where it started.
+   * followed by anything else is returned at once. The stream is read as pdf-lib reads it, from the
+   * dictionary already parsed: parsing it again would read a dictionary's children twice at each
+   * level of streams nested in dictionaries, 2^k reads (found by attack).
    */
   protected override parseDictOrStream(): PDFDict | PDFStream {
-    const stream = this.bytes as unknown as Bytes & { line: number };
-    const { idx, line, column } = stream;
+    const stream = this.bytes as unknown as Bytes;
+    const startPos = this.bytes.position();
     const dict = this.parseDict();
     this.skipWhitespaceAndComments();
     if (stream.bytes[stream.idx] !== 0x73) return dict;
-    stream.idx = idx;
-    stream.line = line;
-    stream.column = column;
-    return super.parseDictOrStream();
+    if (!streamKeywords.some((keyword) => this.matchKeyword(keyword))) return dict;
+    const start = this.bytes.offset();
+    let end: number;
+    const length = dict.get(lengthKey);
+    if (length instanceof PDFNumber) {
+      end = start + length.asNumber();
+      this.bytes.moveTo(end);
+      this.skipWhitespaceAndComments();
+      if (!this.matchKeyword(endstreamKeyword)) {
+        this.bytes.moveTo(start);
+        end = this.findEndOfStreamFallback(startPos);
+      }
+    } else end = this.findEndOfStreamFallback(startPos);
+    return PDFRawStream.of(dict, this.bytes.slice(start, end));
+  }
+
+  /** As pdf-lib's, without PDFArray's push: a list parsed is not an edit (the edit clock stamps every push, decision 066). */
+  protected override parseArray(): PDFArray {
+    this.bytes.assertNext(0x5b);
+    this.skipWhitespaceAndComments();
+    const items: PDFObject[] = [];
+    while (this.bytes.peek() !== 0x5d) {
+      items.push(this.parseObject());
+      this.skipWhitespaceAndComments();
+    }
+    this.bytes.assertNext(0x5d);
+    const array = PDFArray.withContext(this.context);
+    (array as unknown as { array: PDFObject[] }).array = items;
+    return array;
   }
 
   /** As pdf-lib's, down to when a dictionary ends (a `>` now or next); its /Type makes a catalog, a page tree node or a page. */
@@ -181,7 +215,9 @@ export class QuickObjectParser extends PDFObjectParser {
       this.skipWhitespaceAndComments();
       const at = stream.idx;
       const isDict = bytes[at] === 0x3c && bytes[at + 1] === 0x3c;
-      const end = isDict && keepsDictsRaw ? findDictEnd(bytes, at, length) : -1;
+      let end = isDict && keepsDictsRaw ? findDictEnd(bytes, at, length) : -1;
+      // A dictionary followed by "stream" is a stream to pdf-lib (a direct one, against the standard, but read): parsed as usual.
+      if (end !== -1 && bytes[skipBlank(bytes, end, length)] === 0x73) end = -1;
       if (end - at >= smallestRawDict) {
         entries.set(key, new RawDict(bytes.subarray(at, end), this.context));
         stream.column += end - at;

@@ -428,6 +428,18 @@ describe('the seal appended as an incremental update', () => {
     expect(last.getPages()[0]?.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).keys()).toHaveLength(31);
   });
 
+  it('writes nothing for resource dictionaries only read, arrays in them included (found by attack: reading one stamped its arrays as edits)', async () => {
+    const spaces = Array.from({ length: 12 }, (_, index) => `/CS${index} [ /ICCBased ${index + 10} 0 R ]`).join(' ');
+    const original = handMadeOriginal({ pageExtra: `/Resources << /ColorSpace << ${spaces} >> >>` });
+    const incremental = await IncrementalPdf.load(original);
+    const [page] = incremental.document.getPages();
+    const spacesDict = page?.node.Resources()?.lookup(PDFName.of('ColorSpace'), PDFDict);
+    expect(spacesDict?.keys()).toHaveLength(12);
+    expect(spacesDict?.lookup(PDFName.of('CS3'), PDFArray).size()).toBe(2);
+    const saved = await incremental.save();
+    expect(saved.pdf.subarray(original.length).toString('latin1')).not.toMatch(/ 0 obj\n/);
+  });
+
   it('reads and seals a page holding an array nested thousands deep, as pdf-lib does (found by attack)', async () => {
     const depth = 3600;
     const original = handMadeOriginal({ pageExtra: `/Deep ${'['.repeat(depth)}${']'.repeat(depth)}` });
