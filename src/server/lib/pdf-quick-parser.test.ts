@@ -138,6 +138,17 @@ describe('the quick PDF object parser', () => {
     expectSameAsPdfLib(base, { rounds: 3000, seed: 26, alphabet: '0123456789 /<>[]()#%.+-R\n\rabc', maxEdits: 5 });
   });
 
+  it('reads the strings of an information dictionary as pdf-lib does, over thousands of damaged variants', () => {
+    const base =
+      '<< /Producer <FEFF0070006400660020\n0041> /Title (Deed of trust) /CreationDate (D:20260314150000Z) /Empty () /Odd <4G 41\r> /Latin (\xe9\xff) >>';
+    expectSameAsPdfLib(base, { rounds: 3000, seed: 58, alphabet: '0123456789ABCDEF <>()\\/\n\r\xe9', maxEdits: 5 });
+    const { actual } = parseBoth('[ (caf\xe9) <00ff> ]');
+    expect(actual.toString()).toBe('[ (caf\xe9) <00ff> ]');
+    // From a view into a larger buffer, as the parser reads a file's objects.
+    const view = bytes('(skip) [ (caf\xe9) <00ff> ]').subarray(7);
+    expect(QuickObjectParser.forBytes(view, PDFContext.create()).parseObject().toString()).toBe('[ (caf\xe9) <00ff> ]');
+  });
+
   it('keeps the dictionaries of a /Resources written in place as their bytes until something reads them (decision 068)', () => {
     const fonts = Array.from({ length: 12 }, (_, index) => `/F${index} ${index + 10} 0 R`).join('\n');
     const text = `<< /Type /Page /Resources << /Font << ${fonts} >> /XObject << >> /ProcSet [ /PDF /Text ] >> /Contents 6 0 R >>`;

@@ -2,6 +2,7 @@ import {
   PDFArray,
   PDFCatalog,
   PDFDict,
+  PDFHexString,
   PDFName,
   PDFNumber,
   PDFObjectParser,
@@ -9,14 +10,15 @@ import {
   PDFPageTree,
   PDFRawStream,
   PDFRef,
+  PDFString,
   type PDFContext,
   type PDFObject,
   type PDFStream,
 } from 'pdf-lib';
 
 /**
- * pdf-lib's object parser with its two hottest steps done without building strings a character at
- * a time: names and integers. Reading a page dictionary is mostly names (`/Font`, a resource key
+ * pdf-lib's object parser with its hottest steps done without building strings a character at
+ * a time: names and integers, and strings without escapes (a document's information dictionary). Reading a page dictionary is mostly names (`/Font`, a resource key
  * per font) and numbers (`4 0 R`); pdf-lib concatenates each one byte by byte and runs every name
  * through a regular expression for `#xx` escapes, which is most of the time a seal spends reading
  * the pages it draws on (decision 063). Everything else, and anything unusual in these two
@@ -126,6 +128,11 @@ let nextDictIsResources = false;
 
 /** Smaller resource dictionaries are parsed at once: kept as bytes, they would cost more to read later than to parse now. */
 const smallestRawDict = 128;
+
+/** Bytes from `start` to `end` as text, one character a byte (what pdf-lib's charFromCode makes of each). */
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
+}
 
 export class QuickObjectParser extends PDFObjectParser {
   static override forBytes(bytes: Uint8Array, context: PDFContext): QuickObjectParser {
@@ -276,6 +283,36 @@ export class QuickObjectParser extends PDFObjectParser {
     }
     stream.idx = lookahead;
     return PDFNumber.of(first);
+  }
+
+  /** As pdf-lib's: the characters up to the `>`, as they are (one character a byte), taken in one slice. */
+  protected override parseHexString(): PDFHexString {
+    const stream = this.bytes as unknown as Bytes;
+    const { bytes, length } = stream;
+    const start = stream.idx;
+    const end = bytes[start] === 0x3c ? bytes.indexOf(0x3e, start + 1) : -1;
+    if (end === -1 || end >= length) return super.parseHexString();
+    stream.column += end + 1 - start;
+    stream.idx = end + 1;
+    return PDFHexString.of(latin1(bytes, start + 1, end));
+  }
+
+  /** As pdf-lib's for a literal string with no backslash or parenthesis inside, taken in one slice; any other as pdf-lib reads it. */
+  protected override parseString(): PDFString {
+    const stream = this.bytes as unknown as Bytes;
+    const { bytes, length } = stream;
+    const start = stream.idx;
+    if (bytes[start] !== 0x28) return super.parseString();
+    let end = start + 1;
+    for (; end < length; end += 1) {
+      const byte = bytes[end];
+      if (byte === 0x29) break;
+      if (byte === 0x28 || byte === 0x5c) return super.parseString();
+    }
+    if (end >= length) return super.parseString();
+    stream.column += end + 1 - start;
+    stream.idx = end + 1;
+    return PDFString.of(latin1(bytes, start + 1, end));
   }
 
   /** An unsigned integer of up to 15 digits is read as a number directly; anything else as pdf-lib reads it. */

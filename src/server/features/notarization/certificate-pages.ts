@@ -1,5 +1,5 @@
-import type { PDFDocument, PDFFont, PDFPage, RGB } from 'pdf-lib';
-import { rgb } from 'pdf-lib';
+import type { PDFDocument, PDFFont, RGB } from 'pdf-lib';
+import { PDFPage, rgb } from 'pdf-lib';
 import { describeAuditEvent, type AuditSentenceEvent } from '#shared/audit-sentences.ts';
 import { toSingleLine } from '#shared/text.ts';
 import {
@@ -14,7 +14,7 @@ import {
 } from './certificate-wording.ts';
 import { writeInterruptions, writeSegmentAppendix, writeSegmentSummary, type RecordingFacts } from './certificate-recording.ts';
 import { drawEmbeddedImage, type EmbeddedImage } from './pdf-assets.ts';
-import { drawLine, formatLine, ink, pushContent, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
+import { drawLine, formatLine, ink, pushContent, sanitizeForFont, strokeLine, wrapText, type Fonts } from './pdf-text.ts';
 
 export { drawLine, drawTextInBox, ink, measureText, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 
@@ -85,7 +85,8 @@ class PageWriter {
 
   private addPage(isContinuation: boolean) {
     this.flush();
-    this.page = this.document.addPage(letter);
+    // pdf-lib's new page is US letter already: added as it is, without setSize (which reads and compares all five boxes).
+    this.page = this.document.addPage(PDFPage.create(this.document));
     this.pages.push(this.page);
     this.y = letter[1] - margin;
     if (isContinuation) this.heading(this.continuationTitle, 11);
@@ -137,19 +138,23 @@ class PageWriter {
   /** One line of a table: each cell wrapped in its column, the row as tall as its tallest cell. */
   tableRow(cells: Array<{ text: string; width: number; font?: PDFFont }>, size: number) {
     const lineHeight = size * 1.35;
-    const wrapped = cells.map((cell) => {
+    const wrapped: Array<{ font: PDFFont; lines: string[] }> = [];
+    let rowLines = 0;
+    for (const cell of cells) {
       const font = cell.font ?? this.fonts.regular;
-      return { font, lines: wrapText(sanitizeForFont(font, cell.text), font, size, cell.width - 6) };
-    });
-    const rowLines = Math.max(...wrapped.map((cell) => cell.lines.length));
+      const lines = wrapText(sanitizeForFont(font, cell.text), font, size, cell.width - 6);
+      wrapped.push({ font, lines });
+      rowLines = Math.max(rowLines, lines.length);
+    }
     this.ensure(lineHeight * rowLines);
     let x = margin;
-    wrapped.forEach((cell, index) => {
-      cell.lines.forEach((line, lineIndex) => {
-        this.line(line, { x, y: this.y - size - lineIndex * lineHeight, size, font: cell.font, color: ink });
-      });
+    for (let index = 0; index < wrapped.length; index += 1) {
+      const { font, lines } = wrapped[index] as { font: PDFFont; lines: string[] };
+      for (let lineIndex = 0; lineIndex < lines.length; lineIndex += 1) {
+        this.line(lines[lineIndex] ?? '', { x, y: this.y - size - lineIndex * lineHeight, size, font, color: ink });
+      }
       x += cells[index]?.width ?? 0;
-    });
+    }
     this.y -= lineHeight * rowLines + size * 0.25;
   }
 
@@ -196,7 +201,7 @@ export function addNotarialCertificatePage(
     const scale = Math.min(220 / signatureImage.width, 56 / signatureImage.height);
     drawEmbeddedImage(page, signatureImage, { x: margin, y: lineY + 4, width: signatureImage.width * scale, height: signatureImage.height * scale });
   }
-  page.drawLine({ start: { x: margin, y: lineY }, end: { x: margin + 250, y: lineY }, thickness: 0.8, color: ink });
+  strokeLine(page, { x: margin, y: lineY }, { x: margin + 250, y: lineY }, 0.8);
   const details = [
     `${facts.notaryName}, Notary Public`,
     `State of ${state}, County of ${facts.county}`,

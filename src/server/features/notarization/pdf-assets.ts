@@ -15,7 +15,7 @@ import {
   type PDFFont,
 } from 'pdf-lib';
 import { LruCache } from '#server/lib/lru-cache.ts';
-import { embedFonts, formatNumber, getPageResources, pushContent, type Fonts } from './pdf-text.ts';
+import { embedFonts, formatNumber, freeKey, getPageResources, pushContent, type Fonts } from './pdf-text.ts';
 
 /**
  * What a seal costs whatever the document, prepared once per process and reused: a
@@ -215,7 +215,7 @@ function getXObjectKey(page: PDFPage, ref: PDFRef): string {
   const resources = getPageResources(page);
   let key = resources.xObjectKeys.get(ref);
   if (key === undefined) {
-    const name = resources.xObject.uniqueKey('X');
+    const name = freeKey(resources.xObject, 'X');
     resources.xObject.set(name, ref);
     key = name.asString();
     resources.xObjectKeys.set(ref, key);

@@ -1,12 +1,12 @@
 import {
   PDFHexString,
+  PDFName,
   PDFOperator,
   rgb,
   StandardFonts,
   type PDFDocument,
   type PDFFont,
   type PDFDict,
-  type PDFName,
   type PDFOperatorNames,
   type PDFRef,
   type PDFPage,
@@ -450,12 +450,35 @@ export function getPageResources(page: PDFPage): PageResources {
   return resources;
 }
 
+/** The names freeKey has made, by prefix: `${prefix}1`, `${prefix}2`... */
+const keyNames = new Map<string, PDFName[]>();
+
+/**
+ * The first of `${prefix}1`, `${prefix}2`... that `dict` does not hold: the same names on every seal,
+ * each made once per process (pdf-lib's uniqueKey draws a random suffix and lists every key first).
+ */
+export function freeKey(dict: PDFDict, prefix: string): PDFName {
+  let made = keyNames.get(prefix);
+  if (!made) {
+    made = [];
+    keyNames.set(prefix, made);
+  }
+  for (let index = 0; ; index += 1) {
+    let name = made[index];
+    if (!name) {
+      name = PDFName.of(`${prefix}${index + 1}`);
+      made.push(name);
+    }
+    if (!dict.has(name)) return name;
+  }
+}
+
 /** The page's resource name for each font, added once per page (pdf-lib's drawText adds one per call). */
 function getFontKey(page: PDFPage, font: PDFFont): PDFName {
   const resources = getPageResources(page);
   let key = resources.fontKeys.get(font);
   if (!key) {
-    key = resources.font.uniqueKey(font.name);
+    key = freeKey(resources.font, `${font.name}-`);
     resources.font.set(key, font.ref);
     resources.fontKeys.set(font, key);
   }
@@ -507,6 +530,15 @@ function getColourOperator(color: RGB): string {
     colourOperators.set(color, operator);
   }
   return operator;
+}
+
+/** A straight line stroked from `start` to `end`, as page.drawLine draws it (solid, butt caps), as one operator. */
+export function strokeLine(page: PDFPage, start: { x: number; y: number }, end: { x: number; y: number }, thickness: number, color: RGB = ink): void {
+  const stroke = `${getColourOperator(color).slice(0, -2)}RG`;
+  pushContent(
+    page,
+    `q ${stroke} ${formatNumber(thickness)} w ${formatNumber(start.x)} ${formatNumber(start.y)} m ${formatNumber(end.x)} ${formatNumber(end.y)} l S Q`,
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { deflateSync } from 'node:zlib';
-import { degrees, PDFDocument, rgb } from 'pdf-lib';
+import { degrees, PDFDict, PDFDocument, PDFName, rgb } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notarizationTypes } from '#shared/jobs.ts';
@@ -155,7 +155,13 @@ describe('renderNotarizedPdf', () => {
     const original = await makePdf(3, 'Deed of trust');
     const { pdf, pageCount } = await renderNotarizedPdf({ original, fields: [], certificate, audit });
     expect(pageCount).toBe(5);
-    expect((await PDFDocument.load(pdf)).getPageCount()).toBe(5);
+    const loaded = await PDFDocument.load(pdf);
+    expect(loaded.getPageCount()).toBe(5);
+    // The appended pages are US letter, each box the page itself.
+    for (const page of loaded.getPages().slice(3)) {
+      expect(page.getMediaBox()).toEqual({ x: 0, y: 0, width: 612, height: 792 });
+      expect(page.getCropBox()).toEqual({ x: 0, y: 0, width: 612, height: 792 });
+    }
     expect(await extractText(pdf, 1, 3)).toContain('Deed of trust, page 3');
     expect(await extractText(pdf, 4, 4)).toContain('NOTARIAL CERTIFICATE');
     expect(await extractText(pdf, 5, 5)).toContain('AUDIT CERTIFICATE');
@@ -589,6 +595,35 @@ describe('renderNotarizedPdf', () => {
     const certificatePage = await extractText(changed.pdf, 2, 2);
     expect(certificatePage).toContain('Comm. No. 99887766-5');
     expect(certificatePage).not.toContain('Comm. No. 13245768-9');
+  });
+
+  it('names what it adds to a page the same way on every seal, and never as a name a page already uses: no new names kept by pdf-lib for each seal', async () => {
+    const signature = makePng(60, 20, [20, 30, 90]);
+    const fields: FieldToBurn[] = [
+      { type: 'initials', page: 1, x: 0.8, y: 0.9, width: 0.1, height: 0.05, value: null, imagePng: signature },
+      { type: 'name', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.03, value: 'Sam Signer', imagePng: null },
+    ];
+    const input = { fields, certificate: { ...certificate, notarialFacts: notRecorded }, audit };
+    const keysOf = async (pdf: Buffer) => {
+      const document = await PDFDocument.load(pdf);
+      return document.getPages().map((page) => {
+        const resources = page.node.Resources();
+        const names = (kind: string) => (resources?.lookupMaybe(PDFName.of(kind), PDFDict)?.keys() ?? []).map((key) => key.asString()).sort();
+        return { fonts: names('Font'), xObjects: names('XObject') };
+      });
+    };
+    const first = await renderNotarizedPdf({ original: await makePdf(1), ...input });
+    const second = await renderNotarizedPdf({ original: await makePdf(1), ...input });
+    expect(await keysOf(second.pdf)).toEqual(await keysOf(first.pdf));
+    // Sealing a sealed document again: each page keeps every name it had, and each new one is a name of its own.
+    const resealed = await renderNotarizedPdf({ original: first.pdf, ...input });
+    const before = await keysOf(first.pdf);
+    const after = await keysOf(resealed.pdf);
+    for (const [index, page] of before.entries()) {
+      expect(after[index]?.fonts).toEqual(expect.arrayContaining(page.fonts));
+      expect(after[index]?.xObjects.length).toBeGreaterThan(page.xObjects.length);
+    }
+    expect(await extractText(resealed.pdf, 1, 1)).toContain('Sam Signer');
   });
 
   it('appends its changes to the original, whose bytes stay as they were, without object streams', async () => {

@@ -211,7 +211,7 @@ function findFormFields(document: PDFDocument): PDFDict[] {
 /**
  * One signature made in two steps around a save: `addPlaceholder` puts its field in the document
  * about to be saved (renderNotarizedPdf's beforeSave), `sign` signs the saved bytes by the
- * placeholder's mark.
+ * placeholder's mark, filling the placeholder in the buffer it is given.
  */
 export function prepareSignature(credentials: SigningCredentials, info: SignatureInfo) {
   let mark: PlaceholderMark | null = null;
@@ -254,11 +254,14 @@ const byteRangePlaceholder = /^\/ByteRange\s*\[\s*0\s+(\/[^\s/\]]+)\s+(\/[^\s/\]
 /**
  * Signs the placeholder marked `mark` (ISO 32000-2, 12.8.1): its /ByteRange becomes the whole file
  * but the /Contents hex string, `sign` gets the bytes those ranges cover, and its DER goes into the
- * hex string, padded with zeros. A file without the mark three times in one /ByteRange is refused.
+ * hex string, padded with zeros. A file whose last three marks are not one /ByteRange is refused.
+ * `prepared` is the buffer a save just made, and it is filled in place: no copy of the file.
  */
 async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark, sign: (content: Buffer[]) => Promise<Buffer>): Promise<Buffer> {
+  // Searched from the end: the placeholder is in the revision just appended, and the mark is new
+  // and random (no original can hold it), so its last three places are the placeholder's.
   const marksAt: number[] = [];
-  for (let at = prepared.indexOf(mark); at !== -1; at = prepared.indexOf(mark, at + mark.length)) marksAt.push(at);
+  for (let at = prepared.lastIndexOf(mark); at !== -1 && marksAt.length < 3; at = at === 0 ? -1 : prepared.lastIndexOf(mark, at - 1)) marksAt.unshift(at);
   const rangeAt = marksAt.length === 3 ? prepared.lastIndexOf('/ByteRange', marksAt[0]) : -1;
   // In pdf-lib's spacing ("[ 0 /RON… /RON… /RON… ]") or any other. One expression for every mark:
   // one made for each would be compiled for each seal and kept in V8's cache of expressions.
@@ -269,17 +272,16 @@ async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark,
   const start = contentsAt === -1 ? -1 : prepared.indexOf('<', contentsAt);
   const end = start === -1 ? -1 : prepared.indexOf('>', start);
   if (end === -1) throw new DocumentStructureError('the signature placeholder has no /Contents');
-  const output = Buffer.from(prepared);
   const byteRange = `/ByteRange [0 ${start} ${end + 1} ${prepared.length - end - 1}]`;
   if (byteRange.length > placeholderLength) throw new DocumentStructureError('the signature placeholder is too short for the byte range');
-  output.write(byteRange.padEnd(placeholderLength, ' '), rangeAt, 'latin1');
+  prepared.write(byteRange.padEnd(placeholderLength, ' '), rangeAt, 'latin1');
   // The two byte ranges, hashed where they are.
-  const signature = await sign([output.subarray(0, start), output.subarray(end + 1)]);
+  const signature = await sign([prepared.subarray(0, start), prepared.subarray(end + 1)]);
   const room = Math.floor((end - start - 1) / 2);
   if (signature.length > room) throw new Error(`the signature (${signature.length} bytes) does not fit its placeholder (${room} bytes)`);
-  output.fill(0x30, start + 1, end);
-  output.write(signature.toString('hex'), start + 1, 'latin1');
-  return output;
+  prepared.fill(0x30, start + 1, end);
+  prepared.write(signature.toString('hex'), start + 1, 'latin1');
+  return prepared;
 }
 
 /**
