@@ -61,12 +61,30 @@ function getDateFormat(timeZone: string, style: 'date' | 'dateTime'): Intl.DateT
   return format;
 }
 
+/**
+ * Dates already printed, by style, zone and instant: every document of a job is sealed with the same
+ * time of the act, and every seal of a notary prints the same commission expiry. Bounded.
+ */
+const printedDates = new Map<string, string>();
+const printedDatesLimit = 1024;
+
+function printDate(date: Date, timeZone: string, style: 'date' | 'dateTime'): string {
+  const key = `${style}|${timeZone}|${date.getTime()}`;
+  let printed = printedDates.get(key);
+  if (printed === undefined) {
+    printed = getDateFormat(timeZone, style).format(date);
+    if (printedDates.size >= printedDatesLimit) printedDates.clear();
+    printedDates.set(key, printed);
+  }
+  return printed;
+}
+
 function formatDate(date: Date, timeZone: string): string {
-  return getDateFormat(timeZone, 'date').format(date);
+  return printDate(date, timeZone, 'date');
 }
 
 export function formatDateTime(date: Date, timeZone: string): string {
-  return getDateFormat(timeZone, 'dateTime').format(date);
+  return printDate(date, timeZone, 'dateTime');
 }
 
 export function formatIsoDay(day: string): string {

@@ -64,6 +64,8 @@ export interface CmsSignOptions {
  * and the certificates themselves (the signer's first).
  */
 interface SignerIdentity {
+  /** The chain's PEMs, joined: a certificate given with another chain is made again. */
+  chain: string;
   issuerAndSerial: Buffer;
   signingCertificateAttribute: Buffer;
   certificates: Buffer;
@@ -94,11 +96,10 @@ const der = {
 };
 
 function getSignerIdentity(certificatePem: string, chainPems: string[]): SignerIdentity {
-  const key = createHash('sha256')
-    .update([certificatePem, ...chainPems].join('\n'))
-    .digest('hex');
-  let identity = identities.get(key);
-  if (!identity) {
+  // Keyed by the certificate itself (public), checked against the chain it was made with: no digest of the PEMs on every signature.
+  const chain = chainPems.join('\n');
+  let identity = identities.get(certificatePem);
+  if (identity?.chain !== chain) {
     const certificateDer = pemToDer(certificatePem);
     // tbsCertificate: [0] version (present in v3), serialNumber, signature, issuer, ...
     const tbs = readChildren(certificateDer, readTlv(certificateDer, 0))[0];
@@ -118,8 +119,9 @@ function getSignerIdentity(certificatePem: string, chainPems: string[]): SignerI
       issuerAndSerial: encodeSequence(issuerDer, serialDer),
       signingCertificateAttribute: encodeSequence(encodeOid(cmsOids.signingCertificateV2), encodeTlv(0x31, encodeSequence(encodeSequence(essCertIdV2)))),
       certificates: Buffer.concat([certificateDer, ...chainPems.map(pemToDer)]),
+      chain,
     };
-    identities.set(key, identity);
+    identities.set(certificatePem, identity);
   }
   return identity;
 }
