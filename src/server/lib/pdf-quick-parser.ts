@@ -351,6 +351,11 @@ export function isUnreadRawDict(object: PDFObject): boolean {
   return (object as { [unread]?: boolean })[unread] === true;
 }
 
+/** The bytes of a RawDict nobody has read yet (what it is written as), or null for any other object. */
+export function unreadRawBytes(object: PDFObject): Uint8Array | null {
+  return isUnreadRawDict(object) ? ((object as unknown as { raw: Uint8Array | null }).raw ?? null) : null;
+}
+
 /** pdf-lib's dictionary storage, private in its types. */
 type WithEntries = { dict: Map<PDFName, PDFObject> };
 

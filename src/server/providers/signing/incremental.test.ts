@@ -12,6 +12,7 @@ import { users } from '#server/db/schema/index.ts';
 import { renderNotarizedPdf, type AuditFacts, type CertificateFacts } from '#server/features/notarization/render.ts';
 import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
 import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, type SigningCredentials } from './certificates.ts';
+import { isUnreadRawDict } from '#server/lib/pdf-quick-parser.ts';
 import { IncrementalPdf, writeIndirectObject } from './incremental.ts';
 import { appendDocumentTimestamp, appendDss, prepareSignature, signPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
@@ -357,6 +358,30 @@ describe('the seal appended as an incremental update', () => {
       expect(written.toString('latin1'), `${ref.toString()} ${object.constructor.name}`).toBe(
         Buffer.concat([Buffer.from(`${ref.objectNumber} ${ref.generationNumber} obj\n`), expected, Buffer.from('\nendobj\n')]).toString('latin1'),
       );
+    }
+  });
+
+  it('writes a page whose fonts are still kept as bytes, read or not, with exactly the bytes pdf-lib writes for it', async () => {
+    const base = await PDFDocument.create();
+    const font = await base.embedFont(StandardFonts.Helvetica);
+    for (let index = 0; index < 2; index += 1) {
+      const page = base.addPage();
+      for (let line = 0; line < 12; line += 1) page.drawText(`Line ${line}`, { x: 72, y: 700 - line * 14, size: 10, font });
+    }
+    const incremental = await IncrementalPdf.load(Buffer.from(await base.save({ useObjectStreams: false })));
+    const [kept, read] = incremental.document.getPages();
+    if (!kept || !read) throw new Error('two pages expected');
+    // One page's fonts are read (and so parsed), the other's left as their bytes; both pages are changed.
+    expect(read.node.Resources()?.lookup(PDFName.of('Font'), PDFDict).keys().length).toBe(12);
+    const keptFonts = kept.node.Resources()?.get(PDFName.of('Font'));
+    expect(keptFonts && isUnreadRawDict(keptFonts)).toBe(true);
+    for (const page of [kept, read]) {
+      page.node.set(PDFName.of('Rotate'), PDFNumber.of(90));
+      const expected = Buffer.alloc(page.node.sizeInBytes());
+      page.node.copyBytesInto(expected, 0);
+      const written = Buffer.concat(writeIndirectObject(page.ref, page.node).map((piece) => (typeof piece === 'string' ? Buffer.from(piece, 'latin1') : piece)));
+      expect(written.toString('latin1')).toBe(`${page.ref.objectNumber} 0 obj\n${expected.toString('latin1')}\nendobj\n`);
+      expect(written.toString('latin1')).toContain('/Rotate 90');
     }
   });
 

@@ -19,7 +19,7 @@ import {
   PDFTrailerDict,
   type PDFObject,
 } from 'pdf-lib';
-import { isUnreadRawDict, QuickObjectParser } from '#server/lib/pdf-quick-parser.ts';
+import { isUnreadRawDict, QuickObjectParser, unreadRawBytes } from '#server/lib/pdf-quick-parser.ts';
 import { decodeBoundedStream, readObjectStreamOffsets } from '#server/lib/pdf-stream-bounds.ts';
 
 /**
@@ -325,7 +325,38 @@ export function writeIndirectObject(ref: PDFRef, object: PDFObject): Array<strin
   }
   // Its bytes as they are: copied once, into the output.
   if (object instanceof PDFInvalidObject) return [header, (object as unknown as { data: Uint8Array }).data, '\nendobj\n'];
-  return [`${header}${object.toString()}\nendobj\n`];
+  if (!(object instanceof PDFDict)) return [`${header}${object.toString()}\nendobj\n`];
+  const pieces: Array<string | Uint8Array> = [header];
+  writeDict(object, pieces);
+  appendText(pieces, '\nendobj\n');
+  return pieces;
+}
+
+function appendText(pieces: Array<string | Uint8Array>, text: string): void {
+  const last = pieces.length - 1;
+  if (typeof pieces[last] === 'string') pieces[last] += text;
+  else pieces.push(text);
+}
+
+/**
+ * A dictionary as pdf-lib's toString writes it, with each dictionary in it still kept as its bytes
+ * (a page's fonts, decision 068) going in as those bytes, not through a string and back.
+ */
+function writeDict(dict: PDFDict, pieces: Array<string | Uint8Array>): void {
+  appendText(pieces, '<<\n');
+  for (const [key, value] of dict.entries()) {
+    const raw = unreadRawBytes(value);
+    if (raw) {
+      appendText(pieces, `${key.toString()} `);
+      pieces.push(raw);
+      pieces.push('\n');
+    } else if (value instanceof PDFDict) {
+      appendText(pieces, `${key.toString()} `);
+      writeDict(value, pieces);
+      appendText(pieces, '\n');
+    } else appendText(pieces, `${key.toString()} ${value.toString()}\n`);
+  }
+  appendText(pieces, '>>');
 }
 
 /**
