@@ -13,6 +13,7 @@ import {
   PDFRef,
   PngEmbedder,
   type PDFFont,
+  type PDFObject,
 } from 'pdf-lib';
 import { LruCache } from '#server/lib/lru-cache.ts';
 import { embedFonts, formatNumber, freeKey, getPageResources, pushContent, type Fonts } from './pdf-text.ts';
@@ -317,7 +318,8 @@ export function compressContentStreams(document: PDFDocument): void {
   const flateDecode = PDFName.of('FlateDecode');
   const streams: Array<{ ref: PDFRef; dict: PDFDict; contents: Uint8Array }> = [];
   let total = 0;
-  for (const [ref, object] of context.enumerateIndirectObjects()) {
+  // In any order (enumerateIndirectObjects copies and sorts them all first).
+  for (const [ref, object] of (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects) {
     if (!(object instanceof PDFFlateStream) || object.dict.get(filter) !== flateDecode) continue;
     // The operators as text, then bytes (one character a byte): the bytes getUnencodedContents writes, without its copy loop.
     const contents = object instanceof PDFContentStream ? Buffer.from(object.getContentsString(), 'latin1') : object.getUnencodedContents();

@@ -181,7 +181,7 @@ function drawBanner(assets: DocumentAssets, page: PDFPage, text: string) {
   const height = Math.min(26, displayed.height * 0.08);
   withFieldFrame(page, { x: 0, y: 0, width: 1, height: height / displayed.height }, (width, bandHeight) => {
     // The same band on every page of a size: prepared once (pdf-assets.ts), then one XObject reference a page.
-    const key = `banner:${JSON.stringify([text, width, bandHeight])}`;
+    const key = `banner:${width}:${bandHeight}:${text}`;
     assets.drawPreparedForm(page, key, Math.max(width, bandHeight) + 2, 0, 0, (scratchPage, fonts) => {
       scratchPage.drawRectangle({ x: 0, y: 0, width, height: bandHeight, color: bannerRed, opacity: 1 });
       drawTextInBox(scratchPage, text, { x: 6, y: 2, width: width - 12, height: bandHeight - 4 }, fonts.bold, {
@@ -290,7 +290,10 @@ export async function renderNotarizedPdf(raw: {
   addAuditPages(document, fonts, input.audit, input.certificate);
   // Last, so nothing drawn afterwards covers it.
   const { notarialFacts } = input.certificate;
-  if (!notarialFacts.isNotarialAct) for (const page of document.getPages()) drawBanner(assets, page, getNotNotarialBanner(notarialFacts));
+  if (!notarialFacts.isNotarialAct) {
+    const banner = getNotNotarialBanner(notarialFacts);
+    for (const page of document.getPages()) drawBanner(assets, page, banner);
+  }
   document.setProducer('Open RON (pdf-lib)');
   document.setModificationDate(input.certificate.notarizedAt);
   raw.beforeSave?.(document);
