@@ -63,8 +63,12 @@ export function plainTextSchema(options: { label: string; max: number }) {
  * forbidden characters becomes one space, so a name cannot start a line of its own ("Bcc: …").
  */
 export function toSingleLine(text: string): string {
+  if (printableOneLine.test(text)) return text;
   return text.replace(notSingleLineGlobal, ' ').replace(/ {2,}/g, ' ').trim();
 }
+
+/** Printable ASCII, one space between words and none at either end: one line already (most names and sentences). */
+const printableOneLine = /^(?:[\x21-\x7e]+(?: [\x21-\x7e]+)*)?$/;
 
 const loneSurrogate = /\p{Cs}/u;
 

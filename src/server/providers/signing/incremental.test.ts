@@ -379,7 +379,9 @@ describe('the seal appended as an incremental update', () => {
       page.node.set(PDFName.of('Rotate'), PDFNumber.of(90));
       const expected = Buffer.alloc(page.node.sizeInBytes());
       page.node.copyBytesInto(expected, 0);
-      const written = Buffer.concat(writeIndirectObject(page.ref, page.node).map((piece) => (typeof piece === 'string' ? Buffer.from(piece, 'latin1') : piece)));
+      const written = Buffer.concat(
+        writeIndirectObject(page.ref, page.node).map((piece) => (typeof piece === 'string' ? Buffer.from(piece, 'latin1') : piece)),
+      );
       expect(written.toString('latin1')).toBe(`${page.ref.objectNumber} 0 obj\n${expected.toString('latin1')}\nendobj\n`);
       expect(written.toString('latin1')).toContain('/Rotate 90');
     }

@@ -75,8 +75,12 @@ class PlaceholderMarkValue extends PDFObject {
   }
 }
 
+/** Printable ASCII without a backslash or parenthesis: written as it is. */
+const plainLiteral = /^[\x20-\x27\x2a-\x5b\x5d-\x7e]*$/;
+
 /** Literal PDF strings as the placeholder writes them (raw, unescaped, one byte a character). */
 function toPdfLiteral(value: string): string {
+  if (plainLiteral.test(value)) return value;
   return value
     .normalize('NFC')
     .replace(/[^\x20-\x7e\xa0-\xff]/g, '?')
