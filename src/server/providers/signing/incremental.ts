@@ -231,29 +231,66 @@ function startsObject(bytes: Buffer, offset: number, objectNumber: number, gener
   return header !== null && Number(header[1]) === objectNumber && Number(header[2]) === generation;
 }
 
-/** The offset an in-use entry of a classic table points at must start that object ("12 0 obj"). */
-function checkTableEntries(bytes: Buffer, start: number, end: number, locations: Locations | null): string | null {
-  const lines = bytes
-    .subarray(start, end)
-    .toString('latin1')
-    .split(/\r\n|\r|\n/);
+/** The bytes JavaScript's trim() removes from a line read as Latin-1 text (tab, line feed, vertical tab, form feed, carriage return, space, no-break space). */
+const trimmed = new Uint8Array(256);
+for (const byte of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0]) trimmed[byte] = 1;
+
+/** Whether bytes[start, end) are all decimal digits (and there is at least one). */
+function isDigits(bytes: Buffer, start: number, end: number): boolean {
+  if (end <= start) return false;
+  for (let at = start; at < end; at += 1) if ((bytes[at] ?? 0) < 0x30 || (bytes[at] ?? 0) > 0x39) return false;
+  return true;
+}
+
+/** The decimal number bytes[start, end) spell (digits only), as Number() reads it. */
+function digitsValue(bytes: Buffer, start: number, end: number): number {
+  if (end - start > 15) return Number(bytes.toString('latin1', start, end));
+  let value = 0;
+  for (let at = start; at < end; at += 1) value = value * 10 + ((bytes[at] ?? 0) - 0x30);
+  return value;
+}
+
+/**
+ * The offset an in-use entry of a classic table points at must start that object ("12 0 obj").
+ * Read byte by byte, line by line (a line ends at CR, LF or CRLF, and is trimmed as trim() trims
+ * it): a subsection header "first count", or an entry "nnnnnnnnnn ggggg n|f".
+ */
+export function checkTableEntries(bytes: Buffer, start: number, end: number, locations: Locations | null): string | null {
   let objectNumber = 0;
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (line === '') continue;
-    const subsection = /^(\d+) (\d+)$/.exec(line);
-    if (subsection) {
-      objectNumber = Number(subsection[1]);
+  let lineStart = start;
+  while (lineStart <= end) {
+    let lineEnd = lineStart;
+    while (lineEnd < end && bytes[lineEnd] !== 0x0a && bytes[lineEnd] !== 0x0d) lineEnd += 1;
+    const next = lineEnd >= end ? end + 1 : lineEnd + (bytes[lineEnd] === 0x0d && lineEnd + 1 < end && bytes[lineEnd + 1] === 0x0a ? 2 : 1);
+    let first = lineStart;
+    let last = lineEnd;
+    lineStart = next;
+    while (first < last && trimmed[bytes[first] ?? 0] === 1) first += 1;
+    while (last > first && trimmed[bytes[last - 1] ?? 0] === 1) last -= 1;
+    if (first === last) continue;
+    // "first count": digits, one space, digits.
+    let space = first;
+    while (space < last && bytes[space] !== 0x20) space += 1;
+    if (space < last && isDigits(bytes, first, space) && isDigits(bytes, space + 1, last)) {
+      objectNumber = digitsValue(bytes, first, space);
       continue;
     }
-    const entry = /^(\d{10}) (\d{5}) ([nf])$/.exec(line);
-    if (!entry) return `its cross-reference table has a line that is not an entry ("${line.slice(0, 30)}")`;
-    if (entry[3] === 'n') {
-      const at = Number(entry[1]);
-      if (!startsObject(bytes, at, objectNumber, Number(entry[2]))) {
+    const kind = bytes[first + 17];
+    const isEntry =
+      last - first === 18 &&
+      isDigits(bytes, first, first + 10) &&
+      bytes[first + 10] === 0x20 &&
+      isDigits(bytes, first + 11, first + 16) &&
+      bytes[first + 16] === 0x20 &&
+      (kind === 0x6e || kind === 0x66);
+    if (!isEntry) return `its cross-reference table has a line that is not an entry ("${bytes.toString('latin1', first, last).slice(0, 30)}")`;
+    if (kind === 0x6e) {
+      const at = digitsValue(bytes, first, first + 10);
+      const generation = digitsValue(bytes, first + 11, first + 16);
+      if (!startsObject(bytes, at, objectNumber, generation)) {
         return `its cross-reference table places object ${objectNumber} at byte ${at}, where that object does not start`;
       }
-      recordLocation(locations, objectNumber, { kind: 'offset', offset: at, generation: Number(entry[2]) });
+      recordLocation(locations, objectNumber, { kind: 'offset', offset: at, generation });
     } else recordLocation(locations, objectNumber, { kind: 'free' });
     objectNumber += 1;
   }
