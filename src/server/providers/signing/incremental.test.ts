@@ -668,6 +668,30 @@ describe('long-term validation revisions', () => {
       .map((contents) => Buffer.from(contents.asBytes()));
   }
 
+  it('leaves the rendered file as it was when signing fails (the timestamp authority is down), so the seal can be signed again (found by attack)', async () => {
+    let timestampUrl = 'http://127.0.0.1:1/tsa';
+    const signature = prepareSignature(notary, {
+      ...info,
+      get timestampUrl() {
+        return timestampUrl;
+      },
+    });
+    const rendered = await renderNotarizedPdf({
+      original: await makeDeedPdf({ pageCount: 1, useObjectStreams: false }),
+      fields: [],
+      certificate,
+      audit,
+      beforeSave: signature.addPlaceholder,
+    });
+    const before = Buffer.from(rendered.pdf);
+    await expect(signature.sign(rendered.pdf)).rejects.toThrow();
+    expect(rendered.pdf.equals(before)).toBe(true);
+    timestampUrl = tsa.url;
+    const signed = await signature.sign(rendered.pdf);
+    const report = await verifyWithPdfsig(signed, caPem);
+    expect(report, report.output).toMatchObject({ isValid: true, hasDigestMismatch: false, signatureCount: 1 });
+  });
+
   it('adds certificates, OCSP responses and CRLs to the document security store once each, keeping the seal valid', async () => {
     const notaryDer = Buffer.from(new X509Certificate(notary.certificatePem).raw);
     const caDer = Buffer.from(new X509Certificate(caPem).raw);

@@ -215,7 +215,8 @@ function findFormFields(document: PDFDocument): PDFDict[] {
 /**
  * One signature made in two steps around a save: `addPlaceholder` puts its field in the document
  * about to be saved (renderNotarizedPdf's beforeSave), `sign` signs the saved bytes by the
- * placeholder's mark, filling the placeholder in the buffer it is given.
+ * placeholder's mark, filling the placeholder in the buffer it is given once the signature is made
+ * (a failed signing leaves it as it was, to be signed again).
  */
 export function prepareSignature(credentials: SigningCredentials, info: SignatureInfo) {
   let mark: PlaceholderMark | null = null;
@@ -259,7 +260,8 @@ const byteRangePlaceholder = /^\/ByteRange\s*\[\s*0\s+(\/[^\s/\]]+)\s+(\/[^\s/\]
  * Signs the placeholder marked `mark` (ISO 32000-2, 12.8.1): its /ByteRange becomes the whole file
  * but the /Contents hex string, `sign` gets the bytes those ranges cover, and its DER goes into the
  * hex string, padded with zeros. A file whose last three marks are not one /ByteRange is refused.
- * `prepared` is the buffer a save just made, and it is filled in place: no copy of the file.
+ * `prepared` is the buffer a save just made, and it is filled in place once the signature is made
+ * (no copy of the file); until then it is left as it was.
  */
 async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark, sign: (content: Buffer[]) => Promise<Buffer>): Promise<Buffer> {
   // Searched from the end: the placeholder is in the revision just appended, and the mark is new
@@ -278,11 +280,18 @@ async function fillSignaturePlaceholder(prepared: Buffer, mark: PlaceholderMark,
   if (end === -1) throw new DocumentStructureError('the signature placeholder has no /Contents');
   const byteRange = `/ByteRange [0 ${start} ${end + 1} ${prepared.length - end - 1}]`;
   if (byteRange.length > placeholderLength) throw new DocumentStructureError('the signature placeholder is too short for the byte range');
-  prepared.write(byteRange.padEnd(placeholderLength, ' '), rangeAt, 'latin1');
-  // The two byte ranges, hashed where they are.
-  const signature = await sign([prepared.subarray(0, start), prepared.subarray(end + 1)]);
+  const byteRangeBytes = Buffer.from(byteRange.padEnd(placeholderLength, ' '), 'latin1');
+  // The two byte ranges as they will be, hashed where they are: nothing is written until the
+  // signature is made, so a signing that fails (a timestamp authority down) leaves the file as it was.
+  const signature = await sign([
+    prepared.subarray(0, rangeAt),
+    byteRangeBytes,
+    prepared.subarray(rangeAt + placeholderLength, start),
+    prepared.subarray(end + 1),
+  ]);
   const room = Math.floor((end - start - 1) / 2);
   if (signature.length > room) throw new Error(`the signature (${signature.length} bytes) does not fit its placeholder (${room} bytes)`);
+  byteRangeBytes.copy(prepared, rangeAt);
   prepared.fill(0x30, start + 1, end);
   prepared.write(signature.toString('hex'), start + 1, 'latin1');
   return prepared;
