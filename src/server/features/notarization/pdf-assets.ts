@@ -16,7 +16,7 @@ import {
   type PDFObject,
 } from 'pdf-lib';
 import { LruCache } from '#server/lib/lru-cache.ts';
-import { embedFonts, formatNumber, freeKey, getPageResources, pushContent, type Fonts } from './pdf-text.ts';
+import { embedFonts, formatNumber, getPageResources, newResourceName, pushContent, type Fonts } from './pdf-text.ts';
 
 /**
  * What a seal costs whatever the document, prepared once per process and reused: a
@@ -216,7 +216,7 @@ function getXObjectKey(page: PDFPage, ref: PDFRef): string {
   const resources = getPageResources(page);
   let key = resources.xObjectKeys.get(ref);
   if (key === undefined) {
-    const name = freeKey(resources.xObject, 'X');
+    const name = newResourceName('X');
     resources.xObject.set(name, ref);
     key = name.asString();
     resources.xObjectKeys.set(ref, key);

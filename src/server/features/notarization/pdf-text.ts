@@ -12,6 +12,7 @@ import {
   type PDFPage,
   type RGB,
 } from 'pdf-lib';
+import { randomBytes } from 'node:crypto';
 import bidiFactory from 'bidi-js';
 import { faceHas, findFaceForAll, formatCodePoint, getFallbackFont, hasFallbackFace, isFallbackFont } from './pdf-fonts.ts';
 
@@ -450,27 +451,28 @@ export function getPageResources(page: PDFPage): PageResources {
   return resources;
 }
 
-/** The names freeKey has made, by prefix: `${prefix}1`, `${prefix}2`... */
-const keyNames = new Map<string, PDFName[]>();
+/** Random bytes drawn 1 KB at a time: a call into OpenSSL for every name would cost more than drawing with it. */
+let entropy = Buffer.alloc(0);
+let entropyUsed = 0;
 
 /**
- * The first of `${prefix}1`, `${prefix}2`... that `dict` does not hold: the same names on every seal,
- * each made once per process (pdf-lib's uniqueKey draws a random suffix and lists every key first).
+ * A new name for something the seal adds to a page's resources: the prefix and 64 random bits, new
+ * on every seal, so no original can guess it. A page whose own content draws a name it does not
+ * define (`/X1 Do`) must never come to draw the signer's initials there once the seal defines that
+ * name (found by attack: pdf-lib's uniqueKey draws its suffixes from a fixed seed, and counting
+ * X1, X2... was as easy to guess). Not one of pdf-lib's pooled PDFNames, which it keeps for the life
+ * of the process (decision 066): the seal keeps the object, and nothing looks it up by its text.
  */
-export function freeKey(dict: PDFDict, prefix: string): PDFName {
-  let made = keyNames.get(prefix);
-  if (!made) {
-    made = [];
-    keyNames.set(prefix, made);
+export function newResourceName(prefix: string): PDFName {
+  if (entropyUsed + 8 > entropy.length) {
+    entropy = randomBytes(1024);
+    entropyUsed = 0;
   }
-  for (let index = 0; ; index += 1) {
-    let name = made[index];
-    if (!name) {
-      name = PDFName.of(`${prefix}${index + 1}`);
-      made.push(name);
-    }
-    if (!dict.has(name)) return name;
-  }
+  entropyUsed += 8;
+  const name = Object.create(PDFName.prototype) as PDFName;
+  (name as unknown as { encodedName: string }).encodedName =
+    `/${prefix.replace(/[^A-Za-z0-9+_.-]/g, '')}${entropy.toString('hex', entropyUsed - 8, entropyUsed)}`;
+  return name;
 }
 
 /** The page's resource name for each font, added once per page (pdf-lib's drawText adds one per call). */
@@ -478,7 +480,7 @@ function getFontKey(page: PDFPage, font: PDFFont): PDFName {
   const resources = getPageResources(page);
   let key = resources.fontKeys.get(font);
   if (!key) {
-    key = freeKey(resources.font, `${font.name}-`);
+    key = newResourceName(`${font.name}-`);
     resources.font.set(key, font.ref);
     resources.fontKeys.set(font, key);
   }

@@ -597,31 +597,54 @@ describe('renderNotarizedPdf', () => {
     expect(certificatePage).not.toContain('Comm. No. 13245768-9');
   });
 
-  it('names what it adds to a page the same way on every seal, and never as a name a page already uses: no new names kept by pdf-lib for each seal', async () => {
+  it('names what it adds to a page so that no original can guess the name: a page that draws an undefined image never draws the signer’s (found by attack)', async () => {
     const signature = makePng(60, 20, [20, 30, 90]);
     const fields: FieldToBurn[] = [
       { type: 'initials', page: 1, x: 0.8, y: 0.9, width: 0.1, height: 0.05, value: null, imagePng: signature },
       { type: 'name', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.03, value: 'Sam Signer', imagePng: null },
     ];
     const input = { fields, certificate: { ...certificate, notarialFacts: notRecorded }, audit };
+    // The original's page draws images it does not define, by the names a seal used to give (pdf-lib's
+    // random names start from a fixed seed, and the first version of this seal counted X1, X2...).
+    const guessed = ['X1', 'X2', 'X-9742682568', 'Helvetica-1', 'Helvetica-7098480789'];
+    const base = await PDFDocument.load(await makePdf(1));
+    const [page] = base.getPages();
+    if (!page) throw new Error('a page expected');
+    const draws = guessed
+      .map((name) => (name.startsWith('X') ? `q 200 0 0 100 100 300 cm /${name} Do Q` : `BT /${name} 12 Tf 100 200 Td (guess) Tj ET`))
+      .join('\n');
+    page.node.addContentStream(base.context.register(base.context.flateStream(draws)));
+    const original = Buffer.from(await base.save({ useObjectStreams: false }));
     const keysOf = async (pdf: Buffer) => {
       const document = await PDFDocument.load(pdf);
-      return document.getPages().map((page) => {
-        const resources = page.node.Resources();
-        const names = (kind: string) => (resources?.lookupMaybe(PDFName.of(kind), PDFDict)?.keys() ?? []).map((key) => key.asString()).sort();
+      return document.getPages().map((each) => {
+        const resources = each.node.Resources();
+        const names = (kind: string) => (resources?.lookupMaybe(PDFName.of(kind), PDFDict)?.keys() ?? []).map((key) => key.decodeText()).sort();
         return { fonts: names('Font'), xObjects: names('XObject') };
       });
     };
-    const first = await renderNotarizedPdf({ original: await makePdf(1), ...input });
-    const second = await renderNotarizedPdf({ original: await makePdf(1), ...input });
-    expect(await keysOf(second.pdf)).toEqual(await keysOf(first.pdf));
-    // Sealing a sealed document again: each page keeps every name it had, and each new one is a name of its own.
+    const [own] = await keysOf(original);
+    const undefinedNames = guessed.filter((name) => !own?.fonts.includes(name) && !own?.xObjects.includes(name));
+    expect(undefinedNames).toEqual(expect.arrayContaining(['X1', 'X2', 'X-9742682568', 'Helvetica-1']));
+    const first = await renderNotarizedPdf({ original, ...input });
+    const second = await renderNotarizedPdf({ original, ...input });
+    const [firstPage] = await keysOf(first.pdf);
+    const [secondPage] = await keysOf(second.pdf);
+    for (const name of undefinedNames) {
+      expect(firstPage?.xObjects).not.toContain(name);
+      expect(firstPage?.fonts).not.toContain(name);
+    }
+    // New names on every seal.
+    expect(firstPage?.xObjects.length).toBeGreaterThan(0);
+    expect(firstPage?.xObjects.filter((name) => secondPage?.xObjects.includes(name))).toEqual([]);
+    // Sealing a sealed document again: each page keeps every name it had, and adds names of its own.
     const resealed = await renderNotarizedPdf({ original: first.pdf, ...input });
     const before = await keysOf(first.pdf);
     const after = await keysOf(resealed.pdf);
-    for (const [index, page] of before.entries()) {
-      expect(after[index]?.fonts).toEqual(expect.arrayContaining(page.fonts));
-      expect(after[index]?.xObjects.length).toBeGreaterThan(page.xObjects.length);
+    for (const [index, each] of before.entries()) {
+      expect(after[index]?.fonts).toEqual(expect.arrayContaining(each.fonts));
+      expect(after[index]?.xObjects).toEqual(expect.arrayContaining(each.xObjects));
+      expect(after[index]?.xObjects.length).toBeGreaterThan(each.xObjects.length);
     }
     expect(await extractText(resealed.pdf, 1, 1)).toContain('Sam Signer');
   });
