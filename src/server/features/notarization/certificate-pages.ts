@@ -14,7 +14,7 @@ import {
 } from './certificate-wording.ts';
 import { writeInterruptions, writeSegmentAppendix, writeSegmentSummary, type RecordingFacts } from './certificate-recording.ts';
 import { drawEmbeddedImage, type EmbeddedImage } from './pdf-assets.ts';
-import { drawLine, formatLine, ink, pushContent, sanitizeForFont, strokeLine, wrapText, type Fonts } from './pdf-text.ts';
+import { drawLine, formatLineInText, ink, newTextState, pushContent, sanitizeForFont, strokeLine, wrapText, type Fonts, type TextState } from './pdf-text.ts';
 
 export { drawLine, drawTextInBox, ink, measureText, sanitizeForFont, wrapText, type Fonts } from './pdf-text.ts';
 
@@ -52,6 +52,8 @@ class PageWriter {
   readonly pages: PDFPage[] = [];
   private page!: PDFPage;
   private pending = '';
+  /** What the text object of the pending lines has set so far. */
+  private text: TextState = newTextState();
   y = 0;
 
   constructor(
@@ -68,15 +70,16 @@ class PageWriter {
     return this.page;
   }
 
-  /** Appends the collected lines to the current page's content. */
+  /** Appends the collected lines to the current page's content: one text object, each line setting only the font and colour that changed. */
   flush() {
     if (!this.pending) return;
-    pushContent(this.page, this.pending);
+    pushContent(this.page, `q BT ${this.pending} ET Q`);
     this.pending = '';
+    this.text = newTextState();
   }
 
   private line(text: string, options: { x: number; y: number; size: number; font: PDFFont; color: RGB }) {
-    const line = formatLine(this.page, text, options);
+    const line = formatLineInText(this.page, text, options, this.text);
     if (line === null) {
       this.flush();
       drawLine(this.page, text, options);

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument, rgb } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { drawLine, embedFonts, measureText, wrapText } from './pdf-text.ts';
+import { drawLine, embedFonts, formatLineInText, measureText, newTextState, pushContent, wrapText } from './pdf-text.ts';
 
 const run = promisify(execFile);
 
@@ -67,6 +67,57 @@ describe('a line of plain ASCII', () => {
       expect(content).toContain('(Signed \\(in person\\) by Sam \\\\ Co. on 3/4) Tj');
       const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', file, '-']);
       expect(stdout.trim()).toBe(text);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('lines in one text object', () => {
+  it('set the colour and font only when they change, and read back as the lines drawn one by one', async () => {
+    const document = await PDFDocument.create();
+    const fonts = embedFonts(document);
+    const page = document.addPage([600, 300]);
+    const muted = rgb(0.38, 0.38, 0.42);
+    const lines: Array<[string, Parameters<typeof formatLineInText>[2]]> = [
+      ['First (line) \\ one', { x: 20, y: 250, size: 12, font: fonts.regular }],
+      ['Second line', { x: 20, y: 235, size: 12, font: fonts.regular }],
+      ['Third, muted', { x: 20, y: 220, size: 12, font: fonts.regular, color: muted }],
+      ['Fourth, bold', { x: 20, y: 205, size: 12, font: fonts.bold, color: muted }],
+      ['Fifth, smaller', { x: 20, y: 190, size: 9, font: fonts.bold, color: muted }],
+      ['Café ½ — déjà', { x: 20, y: 175, size: 9, font: fonts.bold, color: muted }],
+    ];
+    const state = newTextState();
+    const written = lines.map(([text, options]) => formatLineInText(page, text, options, state));
+    expect(written.every((line) => line !== null)).toBe(true);
+    const [first, second, third, fourth, fifth, sixth] = written as string[];
+    expect(first).toMatch(/^0\.1 0\.1 0\.12 rg \/Helvetica-[0-9a-f]{16} 12 Tf 1 0 0 1 20 250 Tm \(First \\\(line\\\) \\\\ one\) Tj$/);
+    expect(second).toBe('1 0 0 1 20 235 Tm (Second line) Tj');
+    expect(third).toBe('0.38 0.38 0.42 rg 1 0 0 1 20 220 Tm (Third, muted) Tj');
+    expect(fourth).toMatch(/^\/Helvetica-Bold-[0-9a-f]{16} 12 Tf 1 0 0 1 20 205 Tm \(Fourth, bold\) Tj$/);
+    expect(fifth).toMatch(/^\/Helvetica-Bold-[0-9a-f]{16} 9 Tf 1 0 0 1 20 190 Tm \(Fifth, smaller\) Tj$/);
+    expect(sixth).toMatch(/^1 0 0 1 20 175 Tm <[0-9A-F]+> Tj$/);
+    expect(formatLineInText(page, 'two\nlines', { x: 20, y: 160, size: 9, font: fonts.bold }, state)).toBeNull();
+    pushContent(page, `q BT ${written.join('\n')} ET Q`);
+    // The same lines, each drawn on its own, on a second page.
+    const alone = document.addPage([600, 300]);
+    for (const [text, options] of lines) drawLine(alone, text, options);
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-text-'));
+    try {
+      const file = path.join(directory, 'lines.pdf');
+      fs.writeFileSync(file, Buffer.from(await document.save({ useObjectStreams: false })));
+      const [together, oneByOne] = await Promise.all(
+        [1, 2].map(async (number) => (await run('pdftotext', ['-enc', 'UTF-8', '-f', String(number), '-l', String(number), file, '-'])).stdout.trim()),
+      );
+      expect(together).toBe(lines.map(([text]) => text).join('\n'));
+      expect(together).toBe(oneByOne);
+      const [a, b] = await Promise.all(
+        [1, 2].map(async (number) => {
+          await run('pdftoppm', ['-r', '50', '-gray', '-f', String(number), '-l', String(number), '-singlefile', file, path.join(directory, `page${number}`)]);
+          return fs.readFileSync(path.join(directory, `page${number}.pgm`));
+        }),
+      );
+      expect(a && b && a.equals(b)).toBe(true);
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }

@@ -585,6 +585,59 @@ export function formatLine(page: PDFPage, text: string, options: LineOptions): s
   return oneRunLine(page, showableString(options.font, text), options);
 }
 
+/** What a text object (BT ... ET) has set so far: the font and size of its last Tf and its fill colour. */
+export interface TextState {
+  font: string;
+  size: number;
+  colour: string;
+}
+
+/** A text object with nothing set yet: the first line sets its font and colour. */
+export function newTextState(): TextState {
+  return { font: '', size: Number.NaN, colour: '' };
+}
+
+/**
+ * One line of text as formatLine draws it, for the inside of a text object that holds many lines
+ * (one BT ... ET for a page's lines, not a q BT ... ET Q for each): only the colour and font that
+ * differ from `state` are set, then the line's position and glyphs. Null where formatLine is null.
+ * `text` must be sanitized.
+ */
+export function formatLineInText(page: PDFPage, text: string, options: LineOptions, state: TextState): string | null {
+  const colour = getColourOperator(options.color ?? ink);
+  let line = '';
+  if (colour !== state.colour) {
+    line = `${colour} `;
+    state.colour = colour;
+  }
+  if (getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) {
+    return `${line}${setTextFont(page, options.font, options.size, state)}1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm (${text.replace(literalEscapes, '\\$&')}) Tj`;
+  }
+  if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
+  if (needsFallback(options.font, text) || rightToLeft.test(text)) {
+    let x = options.x;
+    for (const run of layoutRuns(options.font, text)) {
+      line += `${setTextFont(page, run.font, options.size, state)}1 0 0 1 ${formatNumber(x)} ${formatNumber(options.y)} Tm <${encodeText(run.font, run.text).asString()}> Tj `;
+      x += measureText(run.font, run.text, options.size);
+    }
+    return line.trimEnd();
+  }
+  return `${line}${setTextFont(page, options.font, options.size, state)}1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm ${showableString(options.font, text)} Tj`;
+}
+
+/**
+ * The Tf operator (and a space) when the font or size differs from what the text object has set,
+ * else nothing. A function of its own, not a closure made for every line: under tsx (keepNames) a
+ * named closure costs a property definition each time it is made.
+ */
+function setTextFont(page: PDFPage, font: PDFFont, size: number, state: TextState): string {
+  const key = getFontKey(page, font).asString();
+  if (key === state.font && size === state.size) return '';
+  state.font = key;
+  state.size = size;
+  return `${key} ${formatNumber(size)} Tf `;
+}
+
 /** A line in one font: its string operand (literal or hex) shown at the line's start. */
 function oneRunLine(page: PDFPage, shown: string, options: LineOptions): string {
   const font = getFontKey(page, options.font).asString();

@@ -75,10 +75,14 @@ function fieldOrigin(box: DisplayedSize['box'], rotation: DisplayedSize['rotatio
   }
 }
 
+/** A fraction of the page, 0 to 1 (anything else, NaN included, brought into that range). A function of its own: under tsx (keepNames) a named closure costs a property definition each time it is made. */
+function clamp(value: number): number {
+  return Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0));
+}
+
 /** Runs `draw` in a frame whose origin is the field's displayed bottom-left corner, axes as displayed. */
 function withFieldFrame(page: PDFPage, field: Placement, draw: (width: number, height: number) => void) {
   const { box, rotation, width: displayedWidth, height: displayedHeight } = getDisplayedSize(page);
-  const clamp = (value: number) => Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0));
   const left = clamp(field.x) * displayedWidth;
   const top = clamp(field.y) * displayedHeight;
   const width = Math.min(clamp(field.width), 1 - clamp(field.x)) * displayedWidth;
