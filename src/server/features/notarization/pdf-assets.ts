@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { constants, deflateSync } from 'node:zlib';
 import {
   PDFArray,
@@ -153,7 +153,7 @@ export class DocumentAssets {
     // The same buffer (a signature on every page) is hashed once per document.
     const known = this.buffers.get(png);
     if (known) return known;
-    const key = createHash('sha256').update(png).digest('hex');
+    const key = hash('sha256', png, 'hex');
     let embedded = this.images.get(key);
     if (!embedded) {
       embedded = (async () => {

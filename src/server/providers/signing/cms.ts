@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, sign as signWithKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, hash, sign as signWithKey, X509Certificate, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 import { LruCache } from '#server/lib/lru-cache.ts';
 import { encodeExplicit, encodeNull, encodeOctetString, encodeOid, encodeSequence, encodeTlv, readChildren, readTlv } from './der.ts';
@@ -128,7 +128,7 @@ function getSignerIdentity(certificatePem: string, chainPems: string[]): SignerI
 
 /** The parsed private key, kept per process under the SHA-256 of its PEM (never the PEM itself as a key). */
 function getPrivateKey(privateKeyPem: string): KeyObject {
-  const key = createHash('sha256').update(privateKeyPem).digest('hex');
+  const key = hash('sha256', privateKeyPem, 'hex');
   let privateKey = privateKeys.get(key);
   if (!privateKey) {
     privateKey = createPrivateKey(privateKeyPem);
@@ -140,9 +140,9 @@ function getPrivateKey(privateKeyPem: string): KeyObject {
 /** A detached CMS signature over `content` (the pieces one after the other, as a PDF's byte ranges), DER-encoded. */
 export async function createDetachedCmsSignature(content: Buffer | Buffer[], options: CmsSignOptions): Promise<Buffer> {
   const { issuerAndSerial, signingCertificateAttribute, certificates } = getSignerIdentity(options.certificatePem, options.chainPems);
-  const hash = createHash('sha256');
-  for (const piece of Array.isArray(content) ? content : [content]) hash.update(piece);
-  const messageDigestAttribute = encodeSequence(der.messageDigestType, encodeTlv(0x31, encodeOctetString(hash.digest())));
+  const contentHash = createHash('sha256');
+  for (const piece of Array.isArray(content) ? content : [content]) contentHash.update(piece);
+  const messageDigestAttribute = encodeSequence(der.messageDigestType, encodeTlv(0x31, encodeOctetString(contentHash.digest())));
   // DER: the members of a SET OF are sorted by their encodings.
   const attributes = Buffer.concat([der.contentTypeAttribute, messageDigestAttribute, signingCertificateAttribute].sort(Buffer.compare));
   // The signature covers the DER of the attributes as a SET (tag 0x31), then they are stored [0] IMPLICIT.
