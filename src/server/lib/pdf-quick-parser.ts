@@ -129,9 +129,15 @@ let nextDictIsResources = false;
 /** Smaller resource dictionaries are parsed at once: kept as bytes, they would cost more to read later than to parse now. */
 const smallestRawDict = 128;
 
-/** Bytes from `start` to `end` as text, one character a byte (what pdf-lib's charFromCode makes of each). */
-function latin1(bytes: Uint8Array, start: number, end: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
+/**
+ * The text between the delimiter at the stream's position and the one at `end`, one character a
+ * byte (what pdf-lib's charFromCode makes of each); the stream moves past `end`.
+ */
+function takeDelimited(stream: Bytes, end: number): string {
+  const { bytes, idx: start } = stream;
+  stream.column += end + 1 - start;
+  stream.idx = end + 1;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start + 1, end - start - 1).toString('latin1');
 }
 
 export class QuickObjectParser extends PDFObjectParser {
@@ -292,9 +298,7 @@ export class QuickObjectParser extends PDFObjectParser {
     const start = stream.idx;
     const end = bytes[start] === 0x3c ? bytes.indexOf(0x3e, start + 1) : -1;
     if (end === -1 || end >= length) return super.parseHexString();
-    stream.column += end + 1 - start;
-    stream.idx = end + 1;
-    return PDFHexString.of(latin1(bytes, start + 1, end));
+    return PDFHexString.of(takeDelimited(stream, end));
   }
 
   /** As pdf-lib's for a literal string with no backslash or parenthesis inside, taken in one slice; any other as pdf-lib reads it. */
@@ -310,9 +314,7 @@ export class QuickObjectParser extends PDFObjectParser {
       if (byte === 0x28 || byte === 0x5c) return super.parseString();
     }
     if (end >= length) return super.parseString();
-    stream.column += end + 1 - start;
-    stream.idx = end + 1;
-    return PDFString.of(latin1(bytes, start + 1, end));
+    return PDFString.of(takeDelimited(stream, end));
   }
 
   /** An unsigned integer of up to 15 digits is read as a number directly; anything else as pdf-lib reads it. */
