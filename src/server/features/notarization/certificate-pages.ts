@@ -1,5 +1,5 @@
 import type { PDFDocument, PDFFont, RGB } from 'pdf-lib';
-import { PDFPage, rgb } from 'pdf-lib';
+import { PDFName, PDFNumber, PDFPage, rgb } from 'pdf-lib';
 import { describeAuditEvent, type AuditSentenceEvent } from '#shared/audit-sentences.ts';
 import { toSingleLine } from '#shared/text.ts';
 import {
@@ -25,6 +25,8 @@ export { drawLine, drawTextInBox, ink, measureText, sanitizeForFont, wrapText, t
  */
 
 const letter: [number, number] = [612, 792];
+const cropBoxKey = PDFName.of('CropBox');
+const rotateKey = PDFName.of('Rotate');
 const margin = 72;
 const muted = rgb(0.38, 0.38, 0.42);
 
@@ -90,6 +92,10 @@ class PageWriter {
     this.flush();
     // pdf-lib's new page is US letter already: added as it is, without setSize (which reads and compares all five boxes).
     this.page = this.document.addPage(PDFPage.create(this.document));
+    // Its own crop box and turn: a page inherits both from the page tree (ISO 32000-2, 7.7.3.4), and an
+    // original's tree may crop or turn its pages (found by attack: the certificate came out cut and turned).
+    this.page.node.set(cropBoxKey, this.document.context.obj([0, 0, letter[0], letter[1]]));
+    this.page.node.set(rotateKey, PDFNumber.of(0));
     this.pages.push(this.page);
     this.y = letter[1] - margin;
     if (isContinuation) this.heading(this.continuationTitle, 11);

@@ -167,6 +167,24 @@ describe('renderNotarizedPdf', () => {
     expect(await extractText(pdf, 5, 5)).toContain('AUDIT CERTIFICATE');
   });
 
+  it('appends upright, uncropped letter pages whatever crop box and turn the page tree gives its pages (found by attack)', async () => {
+    const base = await PDFDocument.load(await makePdf(2, 'Deed of trust'));
+    // Inheritable attributes on the root of the page tree: every page without its own takes them.
+    const root = base.catalog.Pages();
+    root.set(PDFName.of('CropBox'), base.context.obj([0, 0, 100, 100]));
+    root.set(PDFName.of('Rotate'), base.context.obj(90));
+    const original = Buffer.from(await base.save({ useObjectStreams: false }));
+    const { pdf } = await renderNotarizedPdf({ original, fields: [], certificate, audit });
+    const loaded = await PDFDocument.load(pdf);
+    for (const page of loaded.getPages().slice(2)) {
+      expect(page.getCropBox()).toEqual({ x: 0, y: 0, width: 612, height: 792 });
+      expect(page.getRotation().angle).toBe(0);
+    }
+    // The original's own pages still take what the tree gives them.
+    expect(loaded.getPages()[0]?.getCropBox()).toEqual({ x: 0, y: 0, width: 100, height: 100 });
+    expect(await extractText(pdf, 3, 3)).toContain('NOTARIAL CERTIFICATE');
+  });
+
   it('states on the certificate page that the act used communication technology, with the notary, commission, state and county', async () => {
     const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
     const text = await extractText(pdf, 2, 2);
