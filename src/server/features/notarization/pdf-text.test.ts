@@ -97,7 +97,9 @@ describe('lines in one text object', () => {
     expect(fourth).toMatch(/^\/Helvetica-Bold-[0-9a-f]{16} 12 Tf 1 0 0 1 20 205 Tm \(Fourth, bold\) Tj$/);
     expect(fifth).toMatch(/^\/Helvetica-Bold-[0-9a-f]{16} 9 Tf 1 0 0 1 20 190 Tm \(Fifth, smaller\) Tj$/);
     expect(sixth).toMatch(/^1 0 0 1 20 175 Tm <[0-9A-F]+> Tj$/);
+    const before = { ...state };
     expect(formatLineInText(page, 'two\nlines', { x: 20, y: 160, size: 9, font: fonts.bold }, state)).toBeNull();
+    expect(state).toEqual(before);
     pushContent(page, `q BT ${written.join('\n')} ET Q`);
     // The same lines, each drawn on its own, on a second page.
     const alone = document.addPage([600, 300]);

@@ -605,6 +605,8 @@ export function newTextState(): TextState {
  */
 export function formatLineInText(page: PDFPage, text: string, options: LineOptions, state: TextState): string | null {
   const colour = getColourOperator(options.color ?? ink);
+  // The state changes only for a line that is written: null leaves it as it was.
+  if (!(getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) && /[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
   let line = '';
   if (colour !== state.colour) {
     line = `${colour} `;
@@ -613,7 +615,6 @@ export function formatLineInText(page: PDFPage, text: string, options: LineOptio
   if (getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) {
     return `${line}${setTextFont(page, options.font, options.size, state)}1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm (${text.replace(literalEscapes, '\\$&')}) Tj`;
   }
-  if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
   if (needsFallback(options.font, text) || rightToLeft.test(text)) {
     let x = options.x;
     for (const run of layoutRuns(options.font, text)) {
