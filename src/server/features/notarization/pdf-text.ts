@@ -568,21 +568,8 @@ type LineOptions = { x: number; y: number; size: number; font: PDFFont; color?: 
  * `text` must be sanitized.
  */
 export function formatLine(page: PDFPage, text: string, options: LineOptions): string | null {
-  // Most lines: printable ASCII in a standard font (no line break, no other face, left to right), checked once.
-  if (getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) return oneRunLine(page, `(${text.replace(literalEscapes, '\\$&')})`, options);
-  if (/[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
-  if (needsFallback(options.font, text) || rightToLeft.test(text)) {
-    // Run after run, each in its font, from the line's start.
-    let x = options.x;
-    let runs = '';
-    for (const run of layoutRuns(options.font, text)) {
-      const key = getFontKey(page, run.font).asString();
-      runs += ` ${key} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(x)} ${formatNumber(options.y)} Tm <${encodeText(run.font, run.text).asString()}> Tj`;
-      x += measureText(run.font, run.text, options.size);
-    }
-    return `q BT ${getColourOperator(options.color ?? ink)}${runs} ET Q`;
-  }
-  return oneRunLine(page, showableString(options.font, text), options);
+  const line = formatLineInText(page, text, options, newTextState());
+  return line === null ? null : `q BT ${line} ET Q`;
 }
 
 /** What a text object (BT ... ET) has set so far: the font and size of its last Tf and its fill colour. */
@@ -637,12 +624,6 @@ function setTextFont(page: PDFPage, font: PDFFont, size: number, state: TextStat
   state.font = key;
   state.size = size;
   return `${key} ${formatNumber(size)} Tf `;
-}
-
-/** A line in one font: its string operand (literal or hex) shown at the line's start. */
-function oneRunLine(page: PDFPage, shown: string, options: LineOptions): string {
-  const font = getFontKey(page, options.font).asString();
-  return `q BT ${getColourOperator(options.color ?? ink)} ${font} ${formatNumber(options.size)} Tf 1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm ${shown} Tj ET Q`;
 }
 
 /**
