@@ -12,7 +12,6 @@ import {
   PDFRawStream,
   PDFRef,
   PngEmbedder,
-  type PDFFont,
   type PDFObject,
 } from 'pdf-lib';
 import { LruCache } from '#server/lib/lru-cache.ts';
@@ -193,23 +192,44 @@ export class DocumentAssets {
   }
 
   private embedForm(prepared: PreparedForm): PDFRef {
-    const byBaseFont = new Map<string, PDFFont>(Object.values(this.fonts).map((font) => [font.name, font]));
-    const fontEntries: Record<string, PDFRef> = {};
-    for (const { key, baseFont } of prepared.fonts) {
-      const font = byBaseFont.get(baseFont);
-      if (!font) throw new Error(`the prepared form names the font ${baseFont}, which the document has not embedded`);
-      fontEntries[key] = font.ref;
-    }
     const { context } = this.document;
-    const Font = context.obj({});
-    for (const [key, ref] of Object.entries(fontEntries)) Font.set(PDFName.of(key), ref);
-    const dict = context.obj({ Type: 'XObject', Subtype: 'Form', BBox: prepared.box, Filter: 'FlateDecode' });
-    const ExtGState = context.obj({});
-    for (const { key, state } of prepared.graphicsStates) ExtGState.set(PDFName.of(key), state.clone(context));
-    dict.set(PDFName.of('Resources'), context.obj({ Font, ExtGState }));
-    return context.register(PDFRawStream.of(dict, prepared.contents));
+    const fonts = new Map<PDFName, PDFObject>();
+    for (const { key, baseFont } of prepared.fonts) {
+      const font = Object.values(this.fonts).find((candidate) => candidate.name === baseFont);
+      if (!font) throw new Error(`the prepared form names the font ${baseFont}, which the document has not embedded`);
+      fonts.set(PDFName.of(key), font.ref);
+    }
+    const states = new Map<PDFName, PDFObject>();
+    for (const { key, state } of prepared.graphicsStates) states.set(PDFName.of(key), state.clone(context));
+    // Built from its entries, not from an object literal by context.obj (a name looked up for every key and value).
+    const resources = new Map<PDFName, PDFObject>([
+      [formNames.Font, PDFDict.fromMapWithContext(fonts, context)],
+      [formNames.ExtGState, PDFDict.fromMapWithContext(states, context)],
+    ]);
+    const dict = new Map<PDFName, PDFObject>([
+      [formNames.Type, formNames.XObject],
+      [formNames.Subtype, formNames.Form],
+      [formNames.BBox, context.obj(prepared.box)],
+      [formNames.Filter, formNames.FlateDecode],
+      [formNames.Resources, PDFDict.fromMapWithContext(resources, context)],
+    ]);
+    return context.register(PDFRawStream.of(PDFDict.fromMapWithContext(dict, context), prepared.contents));
   }
 }
+
+/** The names of a prepared form's dictionary. */
+const formNames = {
+  Type: PDFName.of('Type'),
+  XObject: PDFName.of('XObject'),
+  Subtype: PDFName.of('Subtype'),
+  Form: PDFName.of('Form'),
+  BBox: PDFName.of('BBox'),
+  Filter: PDFName.of('Filter'),
+  FlateDecode: PDFName.of('FlateDecode'),
+  Resources: PDFName.of('Resources'),
+  Font: PDFName.of('Font'),
+  ExtGState: PDFName.of('ExtGState'),
+};
 
 /** The page's resource name for each XObject it draws, added once per page however often it is drawn. */
 function getXObjectKey(page: PDFPage, ref: PDFRef): string {

@@ -60,8 +60,12 @@ interface FontTables {
   classes: Int8Array;
   /** Glyph widths in 1/1000 em; NaN until first asked. */
   widths: Float64Array;
-  /** Pair kerning in 1/1000 em of two Latin-1 characters, at left * 256 + right; NaN until first asked. */
-  latinKerning: Float64Array;
+  /**
+   * The advance in 1/1000 em of a Latin-1 character after another: the right one's width plus the
+   * pair's kerning, at left * 256 + right; NaN until first asked. Measuring a line reads one entry a
+   * character instead of two tables.
+   */
+  latinAdvance: Float64Array;
   /** Pair kerning in 1/1000 em of other pairs, keyed left * 65536 + right. */
   kerning: Map<number, number>;
   /** The glyph's code as two hex digits. */
@@ -94,7 +98,7 @@ function getTables(font: PDFFont): FontTables | null {
     tables = {
       classes: new Int8Array(0x10000).fill(unknown),
       widths: new Float64Array(0x10000).fill(Number.NaN),
-      latinKerning: new Float64Array(0x10000).fill(Number.NaN),
+      latinAdvance: new Float64Array(0x10000).fill(Number.NaN),
       kerning: new Map(),
       codes: new Map(),
       supported,
@@ -277,16 +281,20 @@ function readPairKerning(font: PDFFont, tables: FontTables, left: number, right:
   return font.widthOfTextAtSize(String.fromCharCode(left, right), 1000) - glyphWidth(font, tables, left) - glyphWidth(font, tables, right);
 }
 
-function pairKerning(font: PDFFont, tables: FontTables, left: number, right: number): number {
-  if (left < 0x100 && right < 0x100) {
-    const index = left * 0x100 + right;
-    let kern = tables.latinKerning[index] ?? Number.NaN;
-    if (Number.isNaN(kern)) {
-      kern = readPairKerning(font, tables, left, right);
-      tables.latinKerning[index] = kern;
-    }
-    return kern;
+/** The right character's width plus the pair's kerning, for two Latin-1 characters. */
+function latinAdvance(font: PDFFont, tables: FontTables, left: number, right: number): number {
+  const index = left * 0x100 + right;
+  let advance = tables.latinAdvance[index] ?? Number.NaN;
+  if (Number.isNaN(advance)) {
+    advance = glyphWidth(font, tables, right) + readPairKerning(font, tables, left, right);
+    tables.latinAdvance[index] = advance;
   }
+  return advance;
+}
+
+function pairKerning(font: PDFFont, tables: FontTables, left: number, right: number): number {
+  // Whole numbers of 1/1000 em: the difference is the kerning exactly.
+  if (left < 0x100 && right < 0x100) return latinAdvance(font, tables, left, right) - glyphWidth(font, tables, right);
   const key = left * 0x10000 + right;
   let kern = tables.kerning.get(key);
   if (kern === undefined) {
@@ -305,8 +313,11 @@ function measureUnits(font: PDFFont, tables: FontTables | null, text: string): n
   let previous = -1;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    total += glyphWidth(font, tables, code);
-    if (previous >= 0) total += pairKerning(font, tables, previous, code);
+    if (previous >= 0 && previous < 0x100 && code < 0x100) total += latinAdvance(font, tables, previous, code);
+    else {
+      total += glyphWidth(font, tables, code);
+      if (previous >= 0) total += pairKerning(font, tables, previous, code);
+    }
     previous = code;
   }
   return total;
@@ -572,6 +583,9 @@ export function formatLine(page: PDFPage, text: string, options: LineOptions): s
   return line === null ? null : `q BT ${line} ET Q`;
 }
 
+/** What pdf-lib's drawText splits a line at, or cleans. */
+const lineBreaking = /[\t\n\v\f\r\b\u0085\u2028\u2029]/;
+
 /** What a text object (BT ... ET) has set so far: the font and size of its last Tf and its fill colour. */
 export interface TextState {
   font: string;
@@ -592,14 +606,15 @@ export function newTextState(): TextState {
  */
 export function formatLineInText(page: PDFPage, text: string, options: LineOptions, state: TextState): string | null {
   const colour = getColourOperator(options.color ?? ink);
+  const isVerbatim = getTables(options.font)?.isAsciiVerbatim === true && printableAscii.test(text);
   // The state changes only for a line that is written: null leaves it as it was.
-  if (!(getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) && /[\t\n\v\f\r\b\u0085\u2028\u2029]/.test(text)) return null;
+  if (!isVerbatim && lineBreaking.test(text)) return null;
   let line = '';
   if (colour !== state.colour) {
     line = `${colour} `;
     state.colour = colour;
   }
-  if (getTables(options.font)?.isAsciiVerbatim && printableAscii.test(text)) {
+  if (isVerbatim) {
     return `${line}${setTextFont(page, options.font, options.size, state)}1 0 0 1 ${formatNumber(options.x)} ${formatNumber(options.y)} Tm (${text.replace(literalEscapes, '\\$&')}) Tj`;
   }
   if (needsFallback(options.font, text) || rightToLeft.test(text)) {

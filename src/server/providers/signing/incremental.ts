@@ -358,7 +358,11 @@ export function writeIndirectObject(ref: PDFRef, object: PDFObject): Array<strin
   if (object instanceof PDFStream) {
     // What pdf-lib's copyBytesInto does first: /Length set to the contents' size.
     (object as unknown as { updateDict(): void }).updateDict();
-    return [`${header}${object.dict.toString()}\nstream\n`, object.getContents(), '\nendstream\nendobj\n'];
+    const pieces: Array<string | Uint8Array> = [header];
+    writeDict(object.dict, pieces);
+    appendText(pieces, '\nstream\n');
+    pieces.push(object.getContents(), '\nendstream\nendobj\n');
+    return pieces;
   }
   // Its bytes as they are: copied once, into the output.
   if (object instanceof PDFInvalidObject) return [header, (object as unknown as { data: Uint8Array }).data, '\nendobj\n'];
@@ -381,7 +385,8 @@ function appendText(pieces: Array<string | Uint8Array>, text: string): void {
  */
 function writeDict(dict: PDFDict, pieces: Array<string | Uint8Array>): void {
   appendText(pieces, '<<\n');
-  for (const [key, value] of dict.entries()) {
+  // The entries themselves, not entries()'s copy of them as an array.
+  for (const [key, value] of (dict as unknown as { dict: Map<PDFName, PDFObject> }).dict) {
     const raw = unreadRawBytes(value);
     if (raw) {
       appendText(pieces, `${key.toString()} `);
