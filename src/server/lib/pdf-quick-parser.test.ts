@@ -13,7 +13,7 @@ import {
   type PDFObject,
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { findDictEnd, isUnreadRawDict, nameComparisons, QuickObjectParser, RawDict } from './pdf-quick-parser.ts';
+import { findDictEnd, findFlatDictEnd, isUnreadRawDict, nameComparisons, QuickObjectParser, RawDict, walkDictEnd } from './pdf-quick-parser.ts';
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
 
@@ -230,6 +230,75 @@ describe('the quick PDF object parser', () => {
       expect(end(broken), broken).toBe(-1);
     // Nesting deeper than it follows: parsed as usual instead.
     expect(end(`<< /A ${'['.repeat(40)}${']'.repeat(40)} >>`)).toBe(-1);
+  });
+
+  it('finds the end of a flat dictionary by its regular expression exactly where the walk finds it, over thousands of generated and damaged ones', () => {
+    // A seeded generator: the same dictionaries on every run.
+    let seed = 0x2f5a17;
+    const random = (below: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % below;
+    };
+    const pick = <T>(items: T[]): T => items[random(items.length)] as T;
+    const blanks = [' ', ' ', ' ', '\n', '\r\n', '\t', '\f', '\0', '', '  ', '%c\n'];
+    const nameCharacters = 'AbcF0123456789_.-+*,:;!?@~#()<>[]{}/%';
+    const name = () => {
+      const length = pick([1, 2, 3, 5, 8, 63, 64, 65, 0]);
+      let text = '/';
+      for (let index = 0; index < length; index += 1) text += random(8) === 0 ? pick([...nameCharacters]) : pick([...'AbcF01_-']);
+      return text;
+    };
+    const value = () =>
+      pick([
+        () => `${random(1000)}${pick(blanks)}${random(3)}${pick(blanks)}R`,
+        () => `${random(1000)} 0 R`,
+        () => `${'9'.repeat(pick([15, 16]))} 0 R`,
+        name,
+        () => `${random(100)}`,
+        () => `${random(10)} ${random(10)}`,
+        () => '(x>>y)',
+        () => '<< /A 1 0 R >>',
+        () => '[1 0 R]',
+        () => 'true',
+        () => '12 0 Rx',
+        () => '12 0R',
+      ])();
+    let flatFound = 0;
+    for (let round = 0; round < 10_000; round += 1) {
+      const entries = Array.from(
+        { length: random(12) },
+        () => `${pick(blanks)}${random(3) === 0 ? name() : `/F${random(99)}`} ${random(5) === 0 ? value() : `${random(900) + 1} 0 R`}`,
+      );
+      let text = `<<${entries.join('')}${pick(blanks)}>>${pick(['', ' tail', 'stream', '>', '/X'])}`;
+      // Damage: a byte changed, dropped or added here and there.
+      for (let damage = random(2) === 0 ? random(3) : 0; damage > 0; damage -= 1) {
+        const at = random(text.length);
+        const byte = pick([' ', '>', '<', '/', 'R', '0', '%', '(', '\n', '#']);
+        text = pick([
+          () => text.slice(0, at) + byte + text.slice(at + 1),
+          () => text.slice(0, at) + text.slice(at + 1),
+          () => text.slice(0, at) + byte + text.slice(at),
+        ])();
+      }
+      const data = bytes(`${pick(['', '  ', '1 0 obj '])}${text}`);
+      const start = data.indexOf(0x3c);
+      if (start === -1) continue;
+      const flat = findFlatDictEnd(data, start, data.length);
+      if (flat === -1) continue;
+      flatFound += 1;
+      expect(flat, Buffer.from(data).toString('latin1')).toBe(walkDictEnd(data, start, data.length));
+    }
+    // Most generated dictionaries are flat ones: the comparison is not empty.
+    expect(flatFound).toBeGreaterThan(1000);
+  });
+
+  it('reads the fonts of a page as pdf-lib writes them by the flat reading, and a flat dictionary longer than its window by the walk', () => {
+    const fonts = `<< ${Array.from({ length: 46 }, (_, index) => `/F-${7_000_000_000 + index} 5 0 R`).join(' ')} >>`;
+    expect(findFlatDictEnd(bytes(fonts), 0, fonts.length)).toBe(fonts.length);
+    const long = `<< ${Array.from({ length: 600 }, (_, index) => `/F${index} ${index + 1} 0 R`).join(' ')} >>`;
+    expect(long.length).toBeGreaterThan(4096);
+    expect(findFlatDictEnd(bytes(long), 0, long.length)).toBe(-1);
+    expect(findDictEnd(bytes(long), 0, long.length)).toBe(long.length);
   });
 
   it('stays as quick as pdf-lib on names made to share one hash (found by attack: 4,000 of them made every look-up a scan)', () => {
