@@ -103,6 +103,8 @@ export const errorCodes = [
   'request_timeout',
   'safe_viewer_busy',
   'safe_viewer_unavailable',
+  'sealing_busy',
+  'sealing_unavailable',
   'session_expired',
   'session_not_live',
   'setup_locked',

@@ -31,7 +31,7 @@ import { assertNotaryNotOnJob } from '#server/features/jobs/notary-conflict.ts';
 import { assertNotaryMaySeal } from '#server/features/notaries/notary-eligibility.ts';
 import { getOrIssueNotaryCredentials, lockNotaryCredentials } from '#server/providers/signing/certificates.ts';
 import { DocumentStructureError } from '#server/providers/signing/incremental.ts';
-import { prepareSignature, type SignatureInfo } from '#server/providers/signing/pades.ts';
+import { signPreparedPdf, type SignatureInfo } from '#server/providers/signing/pades.ts';
 import { policyFor } from '#shared/identity-policies.ts';
 import { describeBlockingInterruptions } from '#server/features/video/recording/recording-gaps.ts';
 import { judgeJobRecording } from '#server/features/video/recording/recording-rules.ts';
@@ -45,7 +45,8 @@ import {
 } from '#server/features/identity/identity-evidence.ts';
 import { describeUnprintableText } from './pdf-fonts.ts';
 import { extendToLongTerm, type PadesLevel } from './long-term.ts';
-import { renderNotarizedPdf, type FieldToBurn } from './render.ts';
+import type { FieldToBurn } from './render.ts';
+import { renderInPool } from './seal-pool.ts';
 
 export { getNotaryStampPreview } from './stamp-preview.ts';
 export { describeUnprintableText } from './pdf-fonts.ts';
@@ -264,10 +265,10 @@ export async function completeJob(ctx: Ctx, jobId: string) {
         contactInfo: notary.user.email,
         timestampUrl: ctx.config.tsaUrl,
       };
-      // One save: the signature's placeholder goes in before it, the signature itself after it (last).
-      const sealSignature = prepareSignature(credentials, signature);
-      const rendered = await renderNotarizedPdf({
-        beforeSave: sealSignature.addPlaceholder,
+      // One save, in a thread of the seal pool (decision 070): the signature's placeholder goes in before
+      // it, the signature itself after it (last), here, where the notary's key is.
+      const rendered = await renderInPool({
+        placeholder: { certificates: { certificatePem: credentials.certificatePem, chainPems: credentials.chainPems }, info: signature },
         original,
         fields: toBurn,
         certificate: {
@@ -298,7 +299,7 @@ export async function completeJob(ctx: Ctx, jobId: string) {
       }).catch((error: unknown) => {
         throw toUnsealable(document.name, error);
       });
-      const signed = await sealSignature.sign(rendered.pdf).catch((error: unknown) => {
+      const signed = await signPreparedPdf(rendered.pdf, credentials, signature, rendered.mark).catch((error: unknown) => {
         throw toUnsealable(document.name, toTimestampUnavailable(error), error instanceof DocumentStructureError);
       });
       // PAdES B-LT (B-LTA with a TSA): the chain's validation data and an archive timestamp go in as

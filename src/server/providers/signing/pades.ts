@@ -33,7 +33,7 @@ const timestampTimeoutMs = 15_000;
  * (decision 064): 64 random bits no original can carry, so the placeholder is found by it wherever
  * an original holds the text of another (a page the seal rewrites, a trailer it repeats).
  */
-type PlaceholderMark = `/RON${string}`;
+export type PlaceholderMark = `/RON${string}`;
 /** Random bytes drawn 1 KB at a time: a call into OpenSSL for every 8 bytes cost more than the rest of placing the placeholder. */
 let entropy = Buffer.alloc(0);
 let entropyUsed = 0;
@@ -118,17 +118,20 @@ function isClosedBeforeAnswer(error: unknown): boolean {
   return ['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE'].includes(String(cause?.code));
 }
 
-function getSignatureLength(credentials: SigningCredentials): number {
+function getSignatureLength(credentials: SealCertificates): number {
   const certificateBytes = [credentials.certificatePem, ...credentials.chainPems].reduce((total, pem) => total + pemToDer(pem).length, 0);
   return Math.max(signatureBytes, certificateBytes + signatureOverheadBytes);
 }
+
+/** What placing a signature's placeholder needs of the signer: its certificates (their size), never its key. */
+export type SealCertificates = Pick<SigningCredentials, 'certificatePem' | 'chainPems'>;
 
 /**
  * Adds the invisible signature field (on the last page) and its placeholder to a document about to
  * be saved; signPreparedPdf then signs the saved bytes. For a caller that builds the document
  * itself (renderNotarizedPdf), this saves one load and save of the whole file.
  */
-function addSignaturePlaceholder(document: PDFDocument, credentials: SigningCredentials, info: SignatureInfo): PlaceholderMark {
+export function addSignaturePlaceholder(document: PDFDocument, credentials: SealCertificates, info: SignatureInfo): PlaceholderMark {
   const page = document.getPages().at(-1);
   if (!page) throw new Error('the PDF has no pages');
   const { context } = document;
@@ -236,7 +239,7 @@ export function prepareSignature(credentials: SigningCredentials, info: Signatur
  * PAdES B-B (ETSI.CAdES.detached, SHA-256), B-T with `timestampUrl`. Nothing may change the bytes
  * afterwards.
  */
-async function signPreparedPdf(
+export async function signPreparedPdf(
   prepared: Buffer,
   credentials: SigningCredentials,
   info: Pick<SignatureInfo, 'timestampUrl'>,
