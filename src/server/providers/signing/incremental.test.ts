@@ -13,7 +13,7 @@ import { renderNotarizedPdf, type AuditFacts, type CertificateFacts } from '#ser
 import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
 import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, type SigningCredentials } from './certificates.ts';
 import { isUnreadRawDict } from '#server/lib/pdf-quick-parser.ts';
-import { checkTableEntries, IncrementalPdf, writeIndirectObject } from './incremental.ts';
+import { checkTableEntries, IncrementalPdf, largestReferenced, writeIndirectObject } from './incremental.ts';
 import { appendDocumentTimestamp, appendDss, prepareSignature, signPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
 import { checkPdfWithQpdf, makeDeedPdf } from '#test/pdf-fixtures.ts';
@@ -476,6 +476,51 @@ describe('the seal appended as an incremental update', () => {
     const contents = reread.context.lookup(reread.getPages()[0]?.node.get(PDFName.of('Contents')));
     expect(contents).toBeInstanceOf(PDFRawStream);
     expect(Buffer.from((contents as PDFRawStream).contents).toString('latin1')).toBe(content);
+  });
+
+  it('gives new objects numbers above every number the original refers to, defined or not, so nothing it names comes to mean what the seal adds (found by attack)', async () => {
+    // Objects 1-3 exist (/Size 4); the page names objects 8-40 as images, which do not exist: in the
+    // original they draw nothing. The seal's images numbered from /Size would be drawn there.
+    const names = Array.from({ length: 33 }, (_, index) => `/D${index + 8} ${index + 8} 0 R`).join(' ');
+    const numbersAdded = async (original: Buffer) => {
+      const incremental = await IncrementalPdf.load(original);
+      const { context } = incremental.document;
+      const added = Array.from({ length: 6 }, (_, index) => context.register(context.obj({ Added: index })));
+      await incremental.save();
+      return added.map((ref) => ref.objectNumber);
+    };
+    for (const number of await numbersAdded(handMadeOriginal({ pageExtra: `/Resources << /XObject << ${names} >> >>` }))) expect(number).toBeGreaterThan(40);
+    // The same names inside an object stream, which the bytes of the file do not show.
+    const packed = await PDFDocument.create();
+    const page = packed.addPage();
+    page.node.set(PDFName.of('Resources'), packed.context.obj({ XObject: { D500: PDFRef.of(500), D7: PDFRef.of(7_000) } }));
+    for (const number of await numbersAdded(Buffer.from(await packed.save({ useObjectStreams: true })))) expect(number).toBeGreaterThan(7_000);
+    // And in an original too damaged to append to, saved again as a whole.
+    const damaged = handMadeOriginal({ pageExtra: `/Resources << /XObject << ${names} >> >>` });
+    const broken = Buffer.concat([damaged.subarray(0, damaged.lastIndexOf('startxref')), Buffer.from('startxref\n99999\n%%EOF\n')]);
+    for (const number of await numbersAdded(broken)) expect(number).toBeGreaterThan(40);
+  });
+
+  it('finds the largest number referred to above the known ones, however the reference is spaced, and only references', () => {
+    const found = (text: string, known: number) => largestReferenced(Buffer.from(text, 'latin1'), known);
+    expect(found('<< /A 12 0 R /B 40 0 R >>', 30)).toBe(40);
+    expect(found('<< /A 12 0 R >>', 30)).toBe(30);
+    expect(found('/A 0041 0 R', 30)).toBe(41);
+    expect(found('/A 41 %comment\r\n 0\n%another\nR>>', 30)).toBe(41);
+    expect(found('/A 41\t0\fR/B', 30)).toBe(41);
+    // Not references: a number run on from another, no R, an R that starts a word, a number past the PDF's limit.
+    for (const text of ['/A 141x 0 R', '/A 41 0 Rx', '/A 41 0 S', '/A 41 R', '/A 9999999 0 R']) expect(found(text, 30), text).toBe(30);
+    // Every number above the known one, and none at or below it, over many of both.
+    let seed = 99;
+    const random = (below: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % below;
+    };
+    for (let round = 0; round < 3000; round += 1) {
+      const known = random([10, 1000, 100_000, 8_000_000][round % 4] ?? 10);
+      const number = Math.max(0, known + random(40) - 20);
+      expect(found(`<< /X ${number} 0 R >>`, known), `${number} above ${known}`).toBe(Math.max(known, number));
+    }
   });
 
   it('writes the resource dictionaries of a page it draws on as the bytes of the original when nothing read them, and as read when something did (decision 068)', async () => {

@@ -493,6 +493,67 @@ function findParseDamage(document: PDFDocument): string | null {
 }
 
 /**
+ * The PDF's limit on object numbers (ISO 32000-1, Annex C.2). A reference past it is not one the
+ * seal could ever give a new object, so it does not lift where new numbers start.
+ */
+const largestObjectNumberAllowed = 8_388_607;
+
+/** White space, or a comment to the end of its line, between the parts of a reference, as pdf-lib reads it. */
+const referenceSpace = '(?:[\\0\\t\\n\\f\\r ]|%[^\\r\\n]*)+';
+
+/** A regular expression source for the whole numbers above `limit` (leading zeros allowed, as pdf-lib reads them). */
+function numbersAbove(limit: number): string {
+  const digits = String(limit);
+  const parts = [`[1-9]\\d{${digits.length},}`];
+  for (let index = 0; index < digits.length; index += 1) {
+    const digit = Number(digits[index]);
+    if (digit === 9) continue;
+    const rest = digits.length - index - 1;
+    parts.push(`${digits.slice(0, index)}[${digit + 1}-9]${rest > 0 ? `\\d{${rest}}` : ''}`);
+  }
+  return `0*(${parts.join('|')})`;
+}
+
+/**
+ * The largest object number above `known` that `bytes` refer to ("12 0 R"), defined or not; `known`
+ * when there is none. A reader resolves a reference to an object nobody defined as null: an original
+ * may name objects it does not have, and draw them, to draw nothing. The seal numbers its new objects
+ * above every number found here, or the original would come to draw the signer's initials or the
+ * notary's seal where the notary saw nothing (found by attack). Anything that only looks like a
+ * reference (in a string, in compressed bytes) counts too: it only moves the new numbers up. Only
+ * numbers above `known` are matched, so a file naming only its own objects matches nothing.
+ */
+export function largestReferenced(bytes: Uint8Array, known: number): number {
+  if (known >= largestObjectNumberAllowed) return known;
+  const pattern = new RegExp(`(?<![0-9])${numbersAbove(known)}(?![0-9])${referenceSpace}\\d+${referenceSpace}R(?![^\\0\\t\\n\\f\\r ()<>[\\]{}/%])`, 'g');
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  let largest = known;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    const number = Number(match[1]);
+    if (number > largest && number <= largestObjectNumberAllowed) largest = number;
+  }
+  return largest;
+}
+
+/** largestReferenced over the objects pdf-lib parsed (a whole load: object streams' objects included). */
+function largestReferencedIn(context: PDFContext, known: number): number {
+  let largest = known;
+  const pending: PDFObject[] = context.enumerateIndirectObjects().map(([, object]) => object);
+  const seen = new Set<PDFObject>();
+  while (pending.length > 0) {
+    const object = pending.pop() as PDFObject;
+    if (seen.has(object)) continue;
+    seen.add(object);
+    if (object instanceof PDFRef) {
+      if (object.objectNumber > largest && object.objectNumber <= largestObjectNumberAllowed) largest = object.objectNumber;
+    } else if (object instanceof PDFDict) for (const [, value] of object.entries()) pending.push(value);
+    else if (object instanceof PDFArray) pending.push(...object.asArray());
+    else if (object instanceof PDFStream) pending.push(object.dict);
+  }
+  return largest;
+}
+
+/**
  * The original's objects, each parsed the first time pdf-lib looks it up (from where the newest
  * cross-reference section places it) instead of all at load: a seal reads the catalog, the page
  * tree and the pages it draws on, and leaves the rest (content streams, fonts, images) as bytes it
@@ -559,6 +620,18 @@ class LazyObjects extends Map<PDFRef, PDFObject> {
       // As pdf-lib keeps an object it cannot read: its bytes stay as they are in the original.
       return PDFInvalidObject.of(new Uint8Array(0));
     }
+  }
+
+  /** largestReferenced over every object stream the sections list: their decoded bytes, which the file's bytes do not show. */
+  largestReferencedInStreams(known: number): number {
+    const streamNumbers = new Set<number>();
+    for (const location of this.locations.values()) if (location.kind === 'compressed') streamNumbers.add(location.streamNumber);
+    let largest = known;
+    for (const streamNumber of streamNumbers) {
+      const stream = this.readObjectStream(streamNumber);
+      if (stream) largest = largestReferenced(stream.bytes, largest);
+    }
+    return largest;
   }
 
   /** An object stream's decoded bytes and where each of its objects starts in them (ISO 32000-2, 7.5.7). */
@@ -635,6 +708,8 @@ export class IncrementalPdf {
       throw new DocumentStructureError(`the signed file cannot be appended to: ${typeof why === 'string' ? why : 'its catalog cannot be read'}`);
     }
     const document = await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: options.parseSpeed ?? ParseSpeeds.Fast });
+    // New objects above every number the original refers to, defined or not (largestReferenced).
+    document.context.largestObjectNumber = largestReferencedIn(document.context, largestReferenced(bytes, document.context.largestObjectNumber));
     const damage = findParseDamage(document);
     const section = damage ?? readSections(bytes, document.context, null, limit);
     const reason = typeof section === 'string' ? `The original was saved again as a whole because ${section}.` : section;
@@ -652,6 +727,8 @@ export class IncrementalPdf {
     for (const objectNumber of locations.keys()) if (objectNumber > context.largestObjectNumber) context.largestObjectNumber = objectNumber;
     const snapshot = new Map<PDFRef, Snapshot>();
     const objects = new LazyObjects(bytes, locations, context, (ref, object) => snapshot.set(ref, takeSnapshotOf(object)));
+    // Nor one the original refers to without defining it (largestReferenced).
+    context.largestObjectNumber = objects.largestReferencedInStreams(largestReferenced(bytes, context.largestObjectNumber));
     (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = objects;
     const catalog = context.lookup(context.trailerInfo.Root);
     const pages = catalog instanceof PDFDict ? catalog.lookup(PDFName.of('Pages')) : undefined;
