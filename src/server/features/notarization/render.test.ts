@@ -216,6 +216,61 @@ describe('renderNotarizedPdf', () => {
     expect(text).toContain('Sam Signer');
   });
 
+  it('writes the fonts, images and annotations its pages name by reference once, not once a page (found by attack: 40 KB in, 10.5 MB out)', async () => {
+    const base = await PDFDocument.create();
+    const font = await base.embedFont(StandardFonts.Helvetica);
+    // Each page has resources of its own, naming one shared dictionary of 300 entries as its fonts, images
+    // and graphics states, and one shared list of annotations.
+    const shared = base.context.obj({});
+    for (let index = 0; index < 300; index += 1) shared.set(PDFName.of(`F${index}`), font.ref);
+    const sharedRef = base.context.register(shared);
+    const annotations = base.context.register(
+      base.context.obj(Array.from({ length: 300 }, (_, index) => base.context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [index, 0, index + 1, 1] }))),
+    );
+    for (let index = 0; index < 300; index += 1) {
+      const page = base.addPage([612, 792]);
+      page.node.set(PDFName.of('Contents'), base.context.register(base.context.flateStream(`BT /F${index} 12 Tf 72 700 Td (Page ${index + 1}) Tj ET`)));
+      page.node.set(PDFName.of('Resources'), base.context.obj({ Font: sharedRef, XObject: sharedRef, ExtGState: sharedRef }));
+      page.node.set(PDFName.of('Annots'), annotations);
+    }
+    const original = Buffer.from(await base.save({ useObjectStreams: false }));
+    const fields: FieldToBurn[] = Array.from({ length: 300 }, (_, index) => ({
+      type: 'name',
+      page: index + 1,
+      x: 0.1,
+      y: 0.9,
+      width: 0.3,
+      height: 0.03,
+      value: 'Sam Signer',
+      imagePng: null,
+    }));
+    const { pdf } = await renderNotarizedPdf({ original, fields, certificate: { ...certificate, notarialFacts: notRecorded }, audit });
+    expect(pdf.length - original.length).toBeLessThan(500_000);
+    const text = await extractText(pdf, 300, 300);
+    expect(text).toContain('Page 300');
+    expect(text).toContain('Sam Signer');
+  });
+
+  it('draws a field only on its own page when pages share one list of content streams (found in review)', async () => {
+    const base = await PDFDocument.create();
+    const font = await base.embedFont(StandardFonts.Helvetica);
+    const stream = base.context.register(base.context.flateStream('BT /F1 12 Tf 72 700 Td (Shared page text) Tj ET'));
+    const contents = base.context.register(base.context.obj([stream]));
+    const resources = base.context.register(base.context.obj({ Font: { F1: font.ref } }));
+    for (let index = 0; index < 2; index += 1) {
+      const page = base.addPage([612, 792]);
+      page.node.set(PDFName.of('Contents'), contents);
+      page.node.set(PDFName.of('Resources'), resources);
+    }
+    const original = Buffer.from(await base.save({ useObjectStreams: false }));
+    const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.3, height: 0.03, value: 'Sam Signer', imagePng: null }];
+    const { pdf } = await renderNotarizedPdf({ original, fields, certificate, audit });
+    expect(await extractText(pdf, 1, 1)).toContain('Sam Signer');
+    const second = await extractText(pdf, 2, 2);
+    expect(second).toContain('Shared page text');
+    expect(second).not.toContain('Sam Signer');
+  });
+
   it('states on the certificate page that the act used communication technology, with the notary, commission, state and county', async () => {
     const { pdf } = await renderNotarizedPdf({ original: await makePdf(1), fields: [], certificate, audit });
     const text = await extractText(pdf, 2, 2);

@@ -1,5 +1,5 @@
 import type { PDFDocument } from 'pdf-lib';
-import { ParseSpeeds, PDFDict, PDFName, rgb, type PDFObject, type PDFPage, type PDFRef } from 'pdf-lib';
+import { ParseSpeeds, PDFArray, PDFDict, PDFName, PDFRef, rgb, type PDFObject, type PDFPage } from 'pdf-lib';
 import { IncrementalPdf } from '#server/providers/signing/incremental.ts';
 import { toSingleLine } from '#shared/text.ts';
 import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './certificate-pages.ts';
@@ -223,29 +223,58 @@ function flattenForm(document: PDFDocument) {
 }
 
 const resourcesKey = PDFName.of('Resources');
+const annotsKey = PDFName.of('Annots');
+const contentsKey = PDFName.of('Contents');
+
+/**
+ * A page whose /Contents names a list of streams by reference gets a list of its own: pdf-lib adds
+ * what it draws on a page to that page's list, and pages sharing one list would each show what was
+ * drawn on any of them (found in review: a signer's name drawn on page 1 showed on page 2 too).
+ */
+function ownContentLists(document: PDFDocument): void {
+  for (const page of document.getPages()) {
+    const contents = page.node.get(contentsKey);
+    if (!(contents instanceof PDFRef)) continue;
+    const list = document.context.lookup(contents);
+    if (list instanceof PDFArray) page.node.set(contentsKey, list.clone());
+  }
+}
 
 /**
  * Pages that share one /Resources dictionary name it by reference. pdf-lib's normalize, run on every
  * page the seal draws on, puts the dictionary a page inherits from the page tree (or names by
  * reference) into the page itself: written so, a dictionary 300 pages share is written 300 times
  * (found by attack: a 200 KB original of 1,000 pages sharing 5,000 resources came out at 430 MB).
+ * It does the same one level down, to the /Font, /XObject and /ExtGState dictionaries a page's
+ * resources name by reference and to the page's /Annots list (found by attack: 40 KB in, 10.5 MB
+ * out): each is named by its reference again.
  */
 function shareResources(document: PDFDocument): void {
+  // Each dictionary and list of the original that is an object of its own, by its number.
+  const refs = new Map<PDFObject, PDFRef>();
+  for (const [ref, object] of (document.context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects) {
+    if (object instanceof PDFDict || object instanceof PDFArray) refs.set(object, ref);
+  }
+  const pages = document.getPages();
   const sharers = new Map<PDFDict, PDFPage[]>();
-  for (const page of document.getPages()) {
+  for (const page of pages) {
     const resources = page.node.get(resourcesKey);
     if (!(resources instanceof PDFDict)) continue;
-    const pages = sharers.get(resources);
-    if (pages) pages.push(page);
+    for (const [key, value] of resources.entries()) {
+      const ref = refs.get(value);
+      if (ref) resources.set(key, ref);
+    }
+    const annotations = refs.get(page.node.get(annotsKey) as PDFObject);
+    if (annotations) page.node.set(annotsKey, annotations);
+    const sharing = sharers.get(resources);
+    if (sharing) sharing.push(page);
     else sharers.set(resources, [page]);
   }
-  let refs: Map<PDFObject, PDFRef> | null = null;
-  for (const [resources, pages] of sharers) {
-    if (pages.length < 2) continue;
+  for (const [resources, sharing] of sharers) {
+    if (sharing.length < 2) continue;
     // An indirect object already (pages that named it by reference) keeps its number; else it gets one.
-    refs ??= new Map(document.context.enumerateIndirectObjects().map(([ref, object]) => [object, ref]));
     const ref = refs.get(resources) ?? document.context.register(resources);
-    for (const page of pages) page.node.set(resourcesKey, ref);
+    for (const page of sharing) page.node.set(resourcesKey, ref);
   }
 }
 
@@ -312,6 +341,7 @@ export async function renderNotarizedPdf(raw: {
   const { document } = incremental;
   const fonts: Fonts = embedFonts(document);
   const assets = new DocumentAssets(document, fonts);
+  ownContentLists(document);
   flattenForm(document);
   await burnFields(assets, input.fields, input.certificate);
   const signatureImage = input.certificate.notarySignaturePng ? await assets.embedPng(input.certificate.notarySignaturePng) : null;
