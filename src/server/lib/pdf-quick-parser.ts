@@ -499,9 +499,11 @@ const flatDict = (() => {
  * else, which the walk reads. A test holds the two to the same end over thousands of dictionaries.
  */
 export function findFlatDictEnd(bytes: Uint8Array, start: number, length: number): number {
-  const end = Math.min(length, start + flatWindow);
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, end - start)).toString('latin1');
-  const match = flatDict.exec(text);
+  const window = Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, Math.min(length, start + flatWindow) - start));
+  // A flat dictionary ends at the first ">>" (no name holds a '>'): only that much is read as text.
+  const close = window.indexOf('>>');
+  if (close === -1) return -1;
+  const match = flatDict.exec(window.toString('latin1', 0, close + 2));
   return match ? start + match[0].length : -1;
 }
 
