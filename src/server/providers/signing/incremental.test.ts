@@ -510,6 +510,16 @@ describe('the seal appended as an incremental update', () => {
     expect(found('/A 41\t0\fR/B', 30)).toBe(41);
     // Not references: a number run on from another, no R, an R that starts a word, a number past the PDF's limit.
     for (const text of ['/A 141x 0 R', '/A 41 0 Rx', '/A 41 0 S', '/A 41 R', '/A 9999999 0 R']) expect(found(text, 30), text).toBe(30);
+    // Comments made to be split in every way (found in review: 26 percent signs took 0.2 s, each one more twice as long).
+    expect(found(`/A 99 ${'%'.repeat(5000)}x`, 30)).toBe(30);
+    expect(found(`/A 99 ${'%'.repeat(5000)}\n 0 R`, 30)).toBe(99);
+    expect(found(`/A 99 ${'% \n'.repeat(5000)}0 ${'%%\r'.repeat(5000)}R`, 30)).toBe(99);
+    // A comment longer than the reading follows between a reference's parts: the new numbers go above every number in the file.
+    expect(found(`/A 99 0 %${'c'.repeat(3000)}\nR /B 77 0 R`, 30)).toBeGreaterThanOrEqual(99);
+    expect(found(`/A 99 0 %${'c'.repeat(3000)}\n%short\n R 500 612`, 30)).toBe(612);
+    // Long lines of percent signs and long comments do not make the reading slow (each is looked at a bounded number of times).
+    expect(found(`${'9 '.repeat(20_000)}%${'%'.repeat(2000)}`, 30)).toBe(30);
+    expect(found(`${`${'%'.repeat(5000)}\n`.repeat(200)}`, 30)).toBe(30);
     // Every number above the known one, and none at or below it, over many of both.
     let seed = 99;
     const random = (below: number) => {

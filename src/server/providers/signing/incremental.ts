@@ -498,8 +498,26 @@ function findParseDamage(document: PDFDocument): string | null {
  */
 const largestObjectNumberAllowed = 8_388_607;
 
-/** White space, or a comment to the end of its line, between the parts of a reference, as pdf-lib reads it. */
-const referenceSpace = '(?:[\\0\\t\\n\\f\\r ]|%[^\\r\\n]*)+';
+/** The longest comment read between the parts of a reference; a file with longer ones is read as below. */
+const referenceCommentLimit = 1024;
+
+/**
+ * White space, or a comment to the end of its line, between the parts of a reference, as pdf-lib
+ * reads it. A comment must run to the end of its line: one that could also stop at any later '%'
+ * would let a line of percent signs be split in every way (found in review: exponential time). It is
+ * at most referenceCommentLimit long, so each place a reference could start costs a bounded look.
+ */
+const referenceSpace = `(?:[\\0\\t\\n\\f\\r ]|%[^\\r\\n]{0,${referenceCommentLimit}}(?![^\\r\\n]))+`;
+
+/**
+ * A line whose first '%' has more than referenceCommentLimit characters after it, followed by a
+ * number, an R or another comment: a comment there might hide a reference from referenceSpace. Tried
+ * only at line starts, and up to the first '%' of each (a later one has less after it): linear time.
+ */
+const longCommentLine = new RegExp(`^[^\\r\\n%]*%[^\\r\\n]{${referenceCommentLimit + 1},}[\\r\\n][\\0\\t\\n\\f\\r ]*[0-9R%]`, 'm');
+
+/** Every run of digits: what a file with long comments is lifted above instead. */
+const digitRun = /\d+/g;
 
 /** A regular expression source for the whole numbers above `limit` (leading zeros allowed, as pdf-lib reads them). */
 function numbersAbove(limit: number): string {
@@ -528,6 +546,15 @@ export function largestReferenced(bytes: Uint8Array, known: number): number {
   const pattern = new RegExp(`(?<![0-9])${numbersAbove(known)}(?![0-9])${referenceSpace}\\d+${referenceSpace}R(?![^\\0\\t\\n\\f\\r ()<>[\\]{}/%])`, 'g');
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let largest = known;
+  if (longCommentLine.test(text)) {
+    // Above every number in the file, any reference's among them: more than needed, never less.
+    for (let match = digitRun.exec(text); match; match = digitRun.exec(text)) {
+      const number = Number(match[0]);
+      if (number > largest && number <= largestObjectNumberAllowed) largest = number;
+    }
+    digitRun.lastIndex = 0;
+    return largest;
+  }
   for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
     const number = Number(match[1]);
     if (number > largest && number <= largestObjectNumberAllowed) largest = number;
