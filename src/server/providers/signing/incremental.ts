@@ -509,12 +509,27 @@ const referenceCommentLimit = 1024;
  */
 const referenceSpace = `(?:[\\0\\t\\n\\f\\r ]|%[^\\r\\n]{0,${referenceCommentLimit}}(?![^\\r\\n]))+`;
 
+const lineBreak = /[\r\n]/g;
+/** What may follow a comment's line to make it part of a reference: white space, then a number, an R or another comment. */
+const afterComment = /[\r\n][\0\t\n\f\r ]*[0-9R%]/y;
+
 /**
- * A line whose first '%' has more than referenceCommentLimit characters after it, followed by a
- * number, an R or another comment: a comment there might hide a reference from referenceSpace. Tried
- * only at line starts, and up to the first '%' of each (a later one has less after it): linear time.
+ * Whether a line's first '%' has more than referenceCommentLimit characters after it, and a number,
+ * an R or another comment follows the line: a comment there might hide a reference from
+ * referenceSpace. Only the first '%' of a line is looked at (a later one has less after it), and each
+ * line once: linear time.
  */
-const longCommentLine = new RegExp(`^[^\\r\\n%]*%[^\\r\\n]{${referenceCommentLimit + 1},}[\\r\\n][\\0\\t\\n\\f\\r ]*[0-9R%]`, 'm');
+function hasLongComment(text: string): boolean {
+  for (let at = text.indexOf('%'); at !== -1;) {
+    lineBreak.lastIndex = at;
+    const found = lineBreak.exec(text);
+    if (!found) return false;
+    afterComment.lastIndex = found.index;
+    if (found.index - at - 1 > referenceCommentLimit && afterComment.test(text)) return true;
+    at = text.indexOf('%', found.index);
+  }
+  return false;
+}
 
 /** Every run of digits: what a file with long comments is lifted above instead. */
 const digitRun = /\d+/g;
@@ -532,6 +547,20 @@ function numbersAbove(limit: number): string {
   return `0*(${parts.join('|')})`;
 }
 
+/** The expression of references to numbers above each `known`, kept: compiling one costs more than a seal's scan with it. */
+const referencePatterns = new Map<number, RegExp>();
+
+function getReferencePattern(known: number): RegExp {
+  let pattern = referencePatterns.get(known);
+  if (!pattern) {
+    pattern = new RegExp(`(?<![0-9])${numbersAbove(known)}(?![0-9])${referenceSpace}\\d+${referenceSpace}R(?![^\\0\\t\\n\\f\\r ()<>[\\]{}/%])`, 'g');
+    if (referencePatterns.size >= 256) referencePatterns.clear();
+    referencePatterns.set(known, pattern);
+  }
+  pattern.lastIndex = 0;
+  return pattern;
+}
+
 /**
  * The largest object number above `known` that `bytes` refer to ("12 0 R"), defined or not; `known`
  * when there is none. A reader resolves a reference to an object nobody defined as null: an original
@@ -543,10 +572,10 @@ function numbersAbove(limit: number): string {
  */
 export function largestReferenced(bytes: Uint8Array, known: number): number {
   if (known >= largestObjectNumberAllowed) return known;
-  const pattern = new RegExp(`(?<![0-9])${numbersAbove(known)}(?![0-9])${referenceSpace}\\d+${referenceSpace}R(?![^\\0\\t\\n\\f\\r ()<>[\\]{}/%])`, 'g');
+  const pattern = getReferencePattern(known);
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let largest = known;
-  if (longCommentLine.test(text)) {
+  if (hasLongComment(text)) {
     // Above every number in the file, any reference's among them: more than needed, never less.
     for (let match = digitRun.exec(text); match; match = digitRun.exec(text)) {
       const number = Number(match[0]);
