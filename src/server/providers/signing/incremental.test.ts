@@ -13,7 +13,7 @@ import { renderNotarizedPdf, type AuditFacts, type CertificateFacts } from '#ser
 import { startTsaStandIn, type TsaStandIn } from '#test/tsa-stand-in.ts';
 import { getOrCreatePlatformCa, getOrIssueNotaryCredentials, type SigningCredentials } from './certificates.ts';
 import { isUnreadRawDict } from '#server/lib/pdf-quick-parser.ts';
-import { checkTableEntries, IncrementalPdf, largestReferenced, writeIndirectObject } from './incremental.ts';
+import { checkTableEntries, IncrementalPdf, largestReferenced, readReferencesForwards, writeIndirectObject } from './incremental.ts';
 import { appendDocumentTimestamp, appendDss, prepareSignature, signPdf } from './pades.ts';
 import { verifyWithPdfsig } from './pdfsig.ts';
 import { checkPdfWithQpdf, makeDeedPdf } from '#test/pdf-fixtures.ts';
@@ -531,6 +531,58 @@ describe('the seal appended as an incremental update', () => {
       const number = Math.max(0, known + random(40) - 20);
       expect(found(`<< /X ${number} 0 R >>`, known), `${number} above ${known}`).toBe(Math.max(known, number));
     }
+  });
+
+  it('reads references from each R backwards exactly as the expression reads them forwards, over thousands of generated files', () => {
+    let seed = 4242;
+    const random = (below: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % below;
+    };
+    const pieces = [
+      ' ',
+      '  ',
+      '\n',
+      '\r\n',
+      '\r',
+      '\t',
+      '\f',
+      '\0',
+      'R',
+      'R ',
+      ' R',
+      '0',
+      '7',
+      '12',
+      '0041',
+      '99',
+      '400',
+      '%',
+      '% c\n',
+      '(',
+      ')',
+      '/N',
+      '<<',
+      '>>',
+      '[',
+      ']',
+      'x',
+      'Rx',
+      '%%',
+    ];
+    let referencesFound = 0;
+    for (let round = 0; round < 20_000; round += 1) {
+      let text = '';
+      for (let count = random(40); count > 0; count -= 1) text += pieces[random(pieces.length)];
+      // A reference or two in most of them.
+      if (random(3) > 0)
+        text = `${text.slice(0, random(text.length + 1))} ${random(500)}${pieces[random(8)] ?? ' '}${random(3)} R${text.slice(random(text.length + 1))}`;
+      const known = random(120);
+      const forwards = readReferencesForwards(text, known);
+      expect(largestReferenced(Buffer.from(text, 'latin1'), known), JSON.stringify(text)).toBe(forwards);
+      if (forwards > known) referencesFound += 1;
+    }
+    expect(referencesFound).toBeGreaterThan(3000);
   });
 
   it('writes the resource dictionaries of a page it draws on as the bytes of the original when nothing read them, and as read when something did (decision 068)', async () => {

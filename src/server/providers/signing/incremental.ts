@@ -572,11 +572,10 @@ function getReferencePattern(known: number): RegExp {
  */
 export function largestReferenced(bytes: Uint8Array, known: number): number {
   if (known >= largestObjectNumberAllowed) return known;
-  const pattern = getReferencePattern(known);
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  let largest = known;
   if (hasLongComment(text)) {
     // Above every number in the file, any reference's among them: more than needed, never less.
+    let largest = known;
     for (let match = digitRun.exec(text); match; match = digitRun.exec(text)) {
       const number = Number(match[0]);
       if (number > largest && number <= largestObjectNumberAllowed) largest = number;
@@ -584,8 +583,86 @@ export function largestReferenced(bytes: Uint8Array, known: number): number {
     digitRun.lastIndex = 0;
     return largest;
   }
+  return readReferencesBackwards(text, known) ?? readReferencesForwards(text, known);
+}
+
+/** largestReferenced by the expression of references, tried wherever a number starts. */
+export function readReferencesForwards(text: string, known: number): number {
+  const pattern = getReferencePattern(known);
+  let largest = known;
   for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
     const number = Number(match[1]);
+    if (number > largest && number <= largestObjectNumberAllowed) largest = number;
+  }
+  return largest;
+}
+
+/** Whether the character is PDF white space (ISO 32000-2, 7.2.3). */
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c || code === 0x00;
+}
+
+/** Whether the character ends a token: white space or a delimiter. */
+function endsToken(code: number): boolean {
+  return (
+    isBlank(code) ||
+    code === 0x28 ||
+    code === 0x29 ||
+    code === 0x3c ||
+    code === 0x3e ||
+    code === 0x5b ||
+    code === 0x5d ||
+    code === 0x7b ||
+    code === 0x7d ||
+    code === 0x2f ||
+    code === 0x25
+  );
+}
+
+/**
+ * White space read backwards from `at` (inclusive); the index before it, or -1 when it crosses into
+ * a line holding a '%' (a comment might be part of the space: the caller reads forwards instead).
+ */
+function skipBlankBackwards(text: string, at: number): number {
+  let index = at;
+  while (index >= 0 && isBlank(text.charCodeAt(index))) {
+    const code = text.charCodeAt(index);
+    index -= 1;
+    if (code === 0x0a || code === 0x0d) {
+      // The end of the line before: a '%' on it may begin a comment that runs to here. Read back
+      // to the line's start only (each line is crossed from the one after it, once).
+      for (let back = index; back >= 0; back -= 1) {
+        const character = text.charCodeAt(back);
+        if (character === 0x0a || character === 0x0d) break;
+        if (character === 0x25) return -2;
+      }
+    }
+  }
+  return index;
+}
+
+/**
+ * largestReferenced read from each R that could end a reference (white space before it, white space,
+ * a delimiter or the end after it) backwards over a generation number and an object number. Most of
+ * a file is not looked at. Null when a comment might sit inside a reference: then the expression
+ * reads the file (readReferencesForwards). A test holds the two to the same answer.
+ */
+function readReferencesBackwards(text: string, known: number): number | null {
+  let largest = known;
+  for (let at = text.indexOf('R'); at !== -1; at = text.indexOf('R', at + 1)) {
+    if (at === 0 || !isBlank(text.charCodeAt(at - 1))) continue;
+    if (at + 1 < text.length && !endsToken(text.charCodeAt(at + 1))) continue;
+    let index = skipBlankBackwards(text, at - 1);
+    if (index === -2) return null;
+    const generationEnd = index;
+    while (index >= 0 && text.charCodeAt(index) >= 0x30 && text.charCodeAt(index) <= 0x39) index -= 1;
+    if (index === generationEnd || index < 0 || !isBlank(text.charCodeAt(index))) continue;
+    index = skipBlankBackwards(text, index);
+    if (index === -2) return null;
+    const numberEnd = index;
+    while (index >= 0 && text.charCodeAt(index) >= 0x30 && text.charCodeAt(index) <= 0x39) index -= 1;
+    if (index === numberEnd) continue;
+    const number = Number(text.slice(index + 1, numberEnd + 1));
     if (number > largest && number <= largestObjectNumberAllowed) largest = number;
   }
   return largest;
