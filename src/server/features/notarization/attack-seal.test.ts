@@ -314,9 +314,10 @@ describe('originals the seal cannot write as they are', () => {
     await job.fillAll();
     await recordMedia(t, job.recordingId, [job.participantId, 'notary']);
     await job.complete();
-    // The same page and field, but its resources name themselves as their fonts: stored as it was
-    // before uploads refused such files (decision 064).
-    const looped = buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 4 0 R >>'], 4: ['<< /Font 4 0 R >>'] });
+    // The same page and field, but its media box is a number, not a rectangle: stored as it was
+    // before uploads were checked (decision 064). (Resources that name themselves as their fonts,
+    // this test's file before decision 070, are now sealed: render.test.ts.)
+    const looped = buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox 5 >>'] });
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ron-looped-'));
     const file = path.join(directory, 'looped.pdf');
     fs.writeFileSync(file, looped);

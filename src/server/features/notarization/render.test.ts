@@ -8,6 +8,7 @@ import { degrees, PDFDict, PDFDocument, PDFName, rgb, StandardFonts } from 'pdf-
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notarizationTypes } from '#shared/jobs.ts';
+import { buildPdfWith } from '#test/pdf-attacks.ts';
 import { makePdf } from '#test/pdf-fixtures.ts';
 import { communicationTechnologySentence, renderNotarizedPdf, type AuditFacts, type CertificateFacts, type FieldToBurn } from './render.ts';
 import type { NotarialFacts } from './notarial-facts.ts';
@@ -267,6 +268,17 @@ describe('renderNotarizedPdf', () => {
     const second = await extractText(pdf, 2, 2);
     expect(second).toContain('Shared page text');
     expect(second).not.toContain('Sam Signer');
+  });
+
+  it('seals an original whose resources name themselves as their fonts, or whose page is its own resources (decision 070)', async () => {
+    for (const original of [
+      buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 4 0 R >>'], 4: ['<< /Font 4 0 R >>'] }),
+      buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 3 0 R >>'] }),
+    ]) {
+      const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.3, height: 0.03, value: 'Sam Signer', imagePng: null }];
+      const { pdf } = await renderNotarizedPdf({ original, fields, certificate, audit });
+      expect(await extractText(pdf, 1, 1)).toContain('Sam Signer');
+    }
   });
 
   it('states on the certificate page that the act used communication technology, with the notary, commission, state and county', async () => {
