@@ -4,6 +4,8 @@ import { buildApp } from './app.ts';
 import { startNotaryExpiryWarner } from './features/notaries/notary-expiry.service.ts';
 import { parseConfig } from './config.ts';
 import { createDatabase } from './db/client.ts';
+import { startCheckingPdfs } from './features/documents/pdf-check-pool.ts';
+import { startSealing } from './features/notarization/seal-pool.ts';
 import { firstAdminLinkFileName, issueBootstrapInvite } from './features/invites/invites.service.ts';
 import { seedDemoAccounts } from './features/system/demo.service.ts';
 import { privateUmask, secureDataDir } from './lib/data-dir.ts';
@@ -114,6 +116,9 @@ process.on('SIGINT', () => void shutDown('SIGINT'));
 process.on('SIGTERM', () => void shutDown('SIGTERM'));
 
 await app.listen({ host: config.host, port: config.port });
+// The first upload and the first seal do not wait for their thread to load (1-2 s each).
+void startCheckingPdfs();
+void startSealing();
 const mail = config.email.smtpUrl ? 'mail via SMTP_URL' : `mail kept in the local mailbox at ${localMailboxPath}`;
 const paymentText = payment ? `payment by ${payment.kind}` : 'payment not configured';
 const databaseText = database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}/db` : 'PostgreSQL at DATABASE_URL';

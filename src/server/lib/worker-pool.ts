@@ -47,6 +47,14 @@ interface Slot<Payload, Result> {
 export interface WorkerPool<Payload, Result> {
   /** Runs one job; rejects at once with `busy()` when the queue is full. */
   run(payload: Payload, timeoutMs: number): Promise<Result>;
+  /**
+   * Starts a thread ahead of the first job, when none runs, and resolves once one is ready (or the
+   * one it started failed): the first job then does not wait for a thread to load. An idle thread
+   * does not keep the process alive.
+   */
+  warm(): Promise<void>;
+  /** Threads loaded and ready for a job. */
+  readyThreads(): number;
   /** Stops every thread; jobs running or waiting fail with `unavailable()`; the next job starts a new thread. */
   stop(): Promise<void>;
 }
@@ -56,7 +64,15 @@ export function createWorkerPool<Payload, Answer extends { id?: number; ready?: 
 ): WorkerPool<Payload, Result> {
   const slots: Slot<Payload, Result>[] = [];
   const queue: PoolJob<Payload, Result>[] = [];
+  /** Callers of warm() waiting for a thread to load. */
+  let waitingForReady: Array<() => void> = [];
   let nextId = 1;
+
+  function wakeWarmers(): void {
+    const waiting = waitingForReady;
+    waitingForReady = [];
+    for (const wake of waiting) wake();
+  }
 
   function finish(slot: Slot<Payload, Result>): PoolJob<Payload, Result> | null {
     const job = slot.job;
@@ -88,6 +104,7 @@ export function createWorkerPool<Payload, Answer extends { id?: number; ready?: 
     worker.on('message', (answer: Answer) => {
       if (answer.ready) {
         slot.isReady = true;
+        wakeWarmers();
         dispatch();
         return;
       }
@@ -101,6 +118,7 @@ export function createWorkerPool<Payload, Answer extends { id?: number; ready?: 
       if (job && spec.failed) spec.failed(job, error);
       else job?.reject(spec.unavailable());
       replace(slot);
+      wakeWarmers();
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the thread stopped (exit code ${code})`)));
@@ -141,6 +159,18 @@ export function createWorkerPool<Payload, Answer extends { id?: number; ready?: 
         dispatch();
       });
     },
+    warm() {
+      if (slots.some((slot) => slot.isReady)) return Promise.resolve();
+      const ready = new Promise<void>((resolve) => waitingForReady.push(resolve));
+      if (slots.length === 0) {
+        startSlot();
+        (slots.at(-1) as Slot<Payload, Result>).worker.unref();
+      }
+      return ready;
+    },
+    readyThreads() {
+      return slots.filter((slot) => slot.isReady).length;
+    },
     async stop() {
       for (const job of queue.splice(0)) job.reject(spec.unavailable());
       const stopping = slots.splice(0);
@@ -149,6 +179,7 @@ export function createWorkerPool<Payload, Answer extends { id?: number; ready?: 
         if (slot.timer) clearTimeout(slot.timer);
         slot.job?.reject(spec.unavailable());
       }
+      wakeWarmers();
       await Promise.all(stopping.map((slot) => slot.worker.terminate()));
     },
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makePdf } from '#test/pdf-fixtures.ts';
-import { checkPdfBytes, maxChecksPerAccount, maxChecksPerNetwork } from './pdf-check-pool.ts';
+import { checkPdfBytes, maxChecksPerAccount, maxChecksPerNetwork, readyCheckingThreads, startCheckingPdfs, stopCheckingPdfs } from './pdf-check-pool.ts';
 
 describe('the pool that checks uploaded PDFs', () => {
   it('holds at most a few files of one account at once, so one account cannot keep everyone else’s uploads waiting; others go on', async () => {
@@ -48,5 +48,15 @@ describe('the pool that checks uploaded PDFs', () => {
       message: `file-${maxChecksPerNetwork}.pdf: ${maxChecksPerNetwork} documents from your network are being checked right now. Add this one again when they are done.`,
     });
     expect(await elsewhere).toBe(1);
+  });
+
+  it('starts a thread before the first upload when the server starts, and no second one', async () => {
+    await stopCheckingPdfs();
+    expect(readyCheckingThreads()).toBe(0);
+    await startCheckingPdfs();
+    expect(readyCheckingThreads()).toBe(1);
+    await startCheckingPdfs();
+    expect(await checkPdfBytes(await makePdf(2), 'two.pdf')).toBe(2);
+    expect(readyCheckingThreads()).toBe(1);
   });
 });

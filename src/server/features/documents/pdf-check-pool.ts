@@ -97,6 +97,16 @@ export async function checkPdf(filePath: string, head: Buffer, fileName: string)
   return checkPdfBytes(await fs.promises.readFile(filePath), fileName);
 }
 
+/** Starts a checking thread ahead of the first upload (at server start): resolves once it is ready. */
+export function startCheckingPdfs(): Promise<void> {
+  return pool.warm();
+}
+
+/** Checking threads loaded and ready. */
+export function readyCheckingThreads(): number {
+  return pool.readyThreads();
+}
+
 /** Stops every checking thread (tests, shutdown); files still waiting fail with 503. */
 export function stopCheckingPdfs(): Promise<void> {
   return pool.stop();

@@ -9,7 +9,7 @@ import { signPreparedPdf, type SignatureInfo } from '#server/providers/signing/p
 import { verifyWithPdfsig } from '#server/providers/signing/pdfsig.ts';
 import { makeBrokenPdf, makePdf } from '#test/pdf-fixtures.ts';
 import type { AuditFacts, CertificateFacts } from './render.ts';
-import { maxWaiting, renderInPool, stopSealing } from './seal-pool.ts';
+import { maxWaiting, readySealingThreads, renderInPool, startSealing, stopSealing } from './seal-pool.ts';
 
 const dump = () => new Blob([fs.readFileSync(inject('pgliteDumpPath'))]);
 let database: Database;
@@ -130,5 +130,17 @@ describe('the seal pool (decision 070)', () => {
       expect(error.message).toMatch(/Try again in a minute/);
     }
     expect(outcomes.filter((outcome) => outcome === null).length).toBeGreaterThanOrEqual(maxWaiting);
+  });
+
+  it('starts a thread before the first document when the server starts (the first seal does not wait for one), and no second one', async () => {
+    await stopSealing();
+    expect(readySealingThreads()).toBe(0);
+    await startSealing();
+    expect(readySealingThreads()).toBe(1);
+    await startSealing();
+    expect(readySealingThreads()).toBe(1);
+    const rendered = await renderInPool(job(await makePdf(1)));
+    expect(rendered.pdf.length).toBeGreaterThan(0);
+    expect(readySealingThreads()).toBe(1);
   });
 });

@@ -63,6 +63,16 @@ export function renderInPool(input: Omit<SealJob, 'id'>): Promise<Rendered> {
   return pool.run({ ...input, original: copyForTransfer(input.original) }, sealTimeoutMs);
 }
 
+/** Starts a sealing thread ahead of the first document (at server start): resolves once it is ready. */
+export function startSealing(): Promise<void> {
+  return pool.warm();
+}
+
+/** Sealing threads loaded and ready. */
+export function readySealingThreads(): number {
+  return pool.readyThreads();
+}
+
 /** Stops every sealing thread (tests, shutdown); documents still waiting fail with 503. */
 export function stopSealing(): Promise<void> {
   return pool.stop();
