@@ -58,6 +58,9 @@ export const updateDocumentInputSchema = z
   })
   .refine((value) => value.name !== undefined || value.tag !== undefined, { message: 'Nothing to change.' });
 
+/** The most form fields an uploaded PDF may have: the seal draws each into its page (pdf-lib's flattening takes time that grows with the square of their number). */
+export const maxFormFields = 2000;
+
 export const documentMessages = {
   noFiles: 'Attach at least one PDF file.',
   notPdf: 'Only PDF files can be uploaded.',
@@ -69,6 +72,9 @@ export const documentMessages = {
     'This PDF holds compressed data that unpacks to far more than any document needs, so it was not read. Save it again from the program that made it (for example with Print to PDF) and upload the new file.',
   unsealable:
     'This PDF’s pages name themselves among their own resources, which no document needs and no seal can be written over. Save it again from the program that made it (for example with Print to PDF) and upload the new file.',
+  numberedPastLimit:
+    'This PDF numbers its parts so high that a seal could not be added after them. Save it again from the program that made it (for example with Print to PDF) and upload the new file.',
+  tooManyFormFields: `This PDF has more than ${maxFormFields.toLocaleString('en-US')} form fields. A notarized document draws every field into its page, and this many cannot be drawn in time. Fill in and flatten the form (for example with Print to PDF), or split the document, and upload it again.`,
   stale: 'Someone changed this document after you loaded it. Reload to see the latest version.',
 } as const;
 

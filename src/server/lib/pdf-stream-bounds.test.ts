@@ -109,4 +109,37 @@ describe('unpacking a PDF’s object and cross-reference streams within bounds',
     expect(getStreamRefusal(document.context)).toBe('too_large');
     expect(document.getPageCount()).toBe(1);
   });
+
+  it('undoes a TIFF predictor as readers do, and refuses what readers would read apart: a hex digit that is not one, other filters, other predictors (found by attack)', () => {
+    const text = Buffer.from('8 0 9 21 << /XObject << /Im1 42 0 R >> >> << /Length 5 >> ');
+    // TIFF predictor 2: each byte of a row written as its difference from the byte one pixel before it.
+    const tiff = (colors: number, columns: number) => {
+      const row = colors * columns;
+      return Buffer.from(text.map((byte, index) => (index % row >= colors ? (byte - (text[index - colors] ?? 0)) & 0xff : byte)));
+    };
+    for (const [colors, columns] of [
+      [1, 7],
+      [3, 4],
+      [1, text.length],
+    ] as const) {
+      const stream = makeStream(deflateSync(tiff(colors, columns)), {
+        Type: 'ObjStm',
+        Filter: 'FlateDecode',
+        DecodeParms: { Predictor: 2, Colors: colors, Columns: columns, BitsPerComponent: 8 },
+      });
+      expect(Buffer.from(decodeBoundedStream(stream)).toString('latin1'), `${colors} colours, ${columns} columns`).toBe(text.toString('latin1'));
+    }
+    const refused = (contents: Uint8Array, dict: Record<string, string | string[] | Record<string, number>>) => {
+      const stream = makeStream(contents, { Type: 'ObjStm', ...dict });
+      expect(() => decodeBoundedStream(stream), JSON.stringify(dict)).toThrow(PdfStreamDamagedError);
+      expect(getStreamRefusal(stream.dict.context)).toBe('damaged');
+    };
+    // pdf-lib skips a character that is not a hex digit; poppler reads it as a zero.
+    expect(Buffer.from(decodeBoundedStream(makeStream(Buffer.from('34 32\n>'), { Type: 'ObjStm', Filter: 'ASCIIHexDecode' }))).toString()).toBe('42');
+    refused(Buffer.from('34x32>'), { Filter: 'ASCIIHexDecode' });
+    refused(Buffer.from('3432g>'), { Filter: 'ASCIIHexDecode' });
+    for (const filter of ['LZWDecode', 'ASCII85Decode', 'RunLengthDecode', 'DCTDecode']) refused(Buffer.from('34'), { Filter: filter });
+    refused(deflateSync(text), { Filter: 'FlateDecode', DecodeParms: { Predictor: 5 } });
+    refused(deflateSync(text), { Filter: 'FlateDecode', DecodeParms: { Predictor: 2, BitsPerComponent: 4 } });
+  });
 });

@@ -49,8 +49,8 @@ const maxCrossReferenceEntries = 1_000_000;
 /**
  * An object or cross-reference stream's bytes, decoded within the bounds, its structure checked.
  * Flate is always Node's zlib, which stops at the bound (pdf-lib's JavaScript inflate decodes a
- * whole deflate block at once, however large); the other filters are pdf-lib's decoders, read a
- * chunk at a time, each of whose blocks is small, so nothing past the bound is ever produced.
+ * whole deflate block at once, however large); ASCII hex is pdf-lib's decoder, read a chunk at a
+ * time, so nothing past the bound is ever produced. Other filters are refused (checkHexDigits).
  */
 export function decodeBoundedStream(stream: PDFRawStream): Uint8Array {
   const context = stream.dict.context;
@@ -79,8 +79,15 @@ function decodeWithin(stream: PDFRawStream, limit: number): Uint8Array {
     if (!(name instanceof PDFName)) throw new PdfStreamDamagedError('a filter is not a name');
     const found = stream.dict.context.lookup(parameters instanceof PDFArray ? parameters.get(index) : filters.length === 1 ? parameters : undefined);
     const stageParameters = found instanceof PDFDict ? found : null;
-    data = name === PDFName.of('FlateDecode') ? inflateWithin(data, limit, tooLarge) : decodeOneFilter(data, name, stageParameters, limit, tooLarge);
-    if ((name === PDFName.of('FlateDecode') || name === PDFName.of('LZWDecode')) && stageParameters) data = undoPngPredictor(data, stageParameters);
+    if (name === PDFName.of('FlateDecode')) {
+      data = inflateWithin(data, limit, tooLarge);
+      if (stageParameters) data = undoPredictor(data, stageParameters);
+    } else if (name === PDFName.of('ASCIIHexDecode')) {
+      checkHexDigits(data);
+      data = decodeOneFilter(data, name, stageParameters, limit, tooLarge);
+    } else {
+      throw new PdfStreamDamagedError(`its objects are packed with ${name.decodeText()}, which readers do not all unpack alike`);
+    }
   }
   if (data.length > limit) throw tooLarge();
   return data;
@@ -97,13 +104,56 @@ function inflateWithin(data: Uint8Array, limit: number, tooLarge: () => Error): 
 }
 
 /**
+ * Object and cross-reference streams are read only as every reader reads them (found by attack):
+ * where pdf-lib's decoders and a viewer's differ, the references the seal looks for in an object
+ * stream (incremental.ts, largestReferenced) could be other than the ones a viewer follows. Flate is
+ * zlib everywhere; ASCII hex is read alike only when it holds hex digits and white space alone
+ * (pdf-lib skips anything else, poppler reads it as a zero). Any other filter is refused: no program
+ * packs objects with one, and each is a decoder more to agree on.
+ */
+function checkHexDigits(data: Uint8Array): void {
+  for (const byte of data) {
+    if (byte === 0x3e) return;
+    const isHex = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
+    const isBlank = byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00;
+    if (!isHex && !isBlank) throw new PdfStreamDamagedError('its hexadecimal data holds a character that is not a hex digit');
+  }
+}
+
+/** A Flate stream's predictor undone: none (1), TIFF (2, 8 bits a component) or PNG (10-15); any other is refused. */
+function undoPredictor(data: Uint8Array, parameters: PDFDict): Uint8Array {
+  const predictor = numberIn(parameters, 'Predictor') ?? 1;
+  if (predictor === 1) return data;
+  if (predictor === 2) return undoTiffPredictor(data, parameters);
+  if (predictor >= 10 && predictor <= 15) return undoPngPredictor(data, parameters);
+  throw new PdfStreamDamagedError(`its predictor ${predictor} is not one a PDF may use`);
+}
+
+/**
+ * The rows of a stream encoded with the TIFF predictor (/Predictor 2, ISO 32000-2, 7.4.4.4): each
+ * component stored as its difference from the same component of the pixel before it in its row.
+ * Only 8 bits a component, what any program writing objects would use; other depths are refused.
+ */
+function undoTiffPredictor(data: Uint8Array, parameters: PDFDict): Uint8Array {
+  const colors = numberIn(parameters, 'Colors') ?? 1;
+  const bitsPerComponent = numberIn(parameters, 'BitsPerComponent') ?? 8;
+  const columns = numberIn(parameters, 'Columns') ?? 1;
+  if (bitsPerComponent !== 8 || !Number.isInteger(colors) || colors < 1 || colors > 32 || !Number.isInteger(columns) || columns < 1) {
+    throw new PdfStreamDamagedError('its TIFF predictor has parameters no reader agrees on');
+  }
+  const rowBytes = colors * columns;
+  const out = new Uint8Array(data);
+  for (let index = 0; index < out.length; index += 1) {
+    if (index % rowBytes >= colors) out[index] = ((out[index] ?? 0) + (out[index - colors] ?? 0)) & 0xff;
+  }
+  return out;
+}
+
+/**
  * The rows of a stream encoded with a PNG predictor (/Predictor 10-15, ISO 32000-2, 7.4.4.4), as
  * they were before: most cross-reference streams are written so (pdf-lib's own decoders skip this).
- * Other predictors are left as they are.
  */
 function undoPngPredictor(data: Uint8Array, parameters: PDFDict): Uint8Array {
-  const predictor = numberIn(parameters, 'Predictor') ?? 1;
-  if (predictor < 10) return data;
   const colors = numberIn(parameters, 'Colors') ?? 1;
   const bitsPerComponent = numberIn(parameters, 'BitsPerComponent') ?? 8;
   const columns = numberIn(parameters, 'Columns') ?? 1;
@@ -136,7 +186,7 @@ function undoPngPredictor(data: Uint8Array, parameters: PDFDict): Uint8Array {
   return out;
 }
 
-/** One filter other than Flate, by pdf-lib's decoder of it, read a chunk at a time. */
+/** ASCII hex by pdf-lib's decoder of it, read a chunk at a time. */
 function decodeOneFilter(data: Uint8Array, name: PDFName, parameters: PDFDict | null, limit: number, tooLarge: () => Error): Uint8Array {
   const dict = PDFContext.create().obj({ Filter: name, ...(parameters ? { DecodeParms: parameters } : {}) }) as PDFDict;
   const decoder = decodePDFRawStream(PDFRawStream.of(dict, data));

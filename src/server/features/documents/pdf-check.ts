@@ -1,7 +1,8 @@
-import { EncryptedPDFError, ParseSpeeds, PDFArray, PDFDict, PDFDocument, type PDFObject } from 'pdf-lib';
-import { documentMessages } from '#shared/documents.ts';
+import { EncryptedPDFError, ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFName, type PDFObject } from 'pdf-lib';
+import { documentMessages, maxFormFields } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { getStreamRefusal } from '#server/lib/pdf-stream-bounds.ts';
+import { largestOriginalObjectNumber } from '#server/providers/signing/incremental.ts';
 
 const encryptKey = Buffer.from('/Encrypt');
 
@@ -36,6 +37,11 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
     if (refusal === 'damaged') throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
     const pageCount = pdf.getPageCount();
     if (pageCount < 1) throw new Error('no pages');
+    // The seal numbers its objects above the original's, within the PDF's limit (incremental.ts).
+    if (pdf.context.largestObjectNumber > largestOriginalObjectNumber) {
+      throw new AppError(422, 'unsealable_pdf', `${fileName}: ${documentMessages.numberedPastLimit}`);
+    }
+    if (countFormFields(pdf) > maxFormFields) throw new AppError(422, 'pdf_too_complex', `${fileName}: ${documentMessages.tooManyFormFields}`);
     if (holdsItselfOnceDrawnOn(pdf.getPages().map((page) => page.node))) {
       throw new AppError(422, 'unsealable_pdf', `${fileName}: ${documentMessages.unsealable}`);
     }
@@ -45,6 +51,29 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
     if (error instanceof EncryptedPDFError || declaresEncryption(view)) throw new AppError(422, 'encrypted_pdf', `${fileName}: ${documentMessages.encrypted}`);
     throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
   }
+}
+
+/**
+ * The fields and widgets of the document's form, counted up to one past maxFormFields: the seal
+ * flattens every one into its page, and pdf-lib's flattening takes time that grows with the square
+ * of their number (found by attack: 16,000 fields held a seal thread 87 s).
+ */
+function countFormFields(pdf: PDFDocument): number {
+  const form = pdf.catalog.lookup(PDFName.of('AcroForm'));
+  const top = form instanceof PDFDict ? form.lookup(PDFName.of('Fields')) : undefined;
+  if (!(top instanceof PDFArray)) return 0;
+  const seen = new Set<PDFObject>();
+  const pending: PDFObject[] = [...top.asArray()];
+  let count = 0;
+  while (pending.length > 0 && count <= maxFormFields) {
+    const field = pdf.context.lookup(pending.pop());
+    if (!(field instanceof PDFDict) || seen.has(field)) continue;
+    seen.add(field);
+    count += 1;
+    const kids = field.lookup(PDFName.of('Kids'));
+    if (kids instanceof PDFArray) pending.push(...kids.asArray());
+  }
+  return count;
 }
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentMessages, type JobDocument } from '#shared/documents.ts';
+import { documentMessages, maxFormFields, type JobDocument } from '#shared/documents.ts';
 import type { Job } from '#shared/jobs.ts';
 import { documents } from '#server/db/schema/index.ts';
 import { createTestApp, type TestApp } from '#test/create-test-app.ts';
@@ -143,6 +143,48 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
     expect(res.statusCode, res.body).toBe(422);
     expect(res.json()).toEqual({ error: 'unsealable_pdf', message: `loop.pdf: ${documentMessages.unsealable}` });
     expect(await snapshot(job.id)).toEqual(before);
+  });
+
+  it('refuses a PDF that numbers its objects past where the seal could number its own with 422 unsealable_pdf (found by attack), storing nothing', async () => {
+    // Objects 1-3 and 9,000,000, each table subsection listing its own: a reader reads it whole.
+    const bodies: Array<[number, string]> = [
+      [1, '<< /Type /Catalog /Pages 2 0 R >>'],
+      [2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>'],
+      [3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X 9000000 0 R >> >> >>'],
+      [9_000_000, '<< /Type /XObject /Subtype /Form /BBox [0 0 1 1] /Length 0 >>\nstream\n\nendstream'],
+    ];
+    let text = '%PDF-1.7\n';
+    const offsets = new Map<number, number>();
+    for (const [number, body] of bodies) {
+      offsets.set(number, text.length);
+      text += `${number} 0 obj\n${body}\nendobj\n`;
+    }
+    const entry = (number: number) => `${String(offsets.get(number)).padStart(10, '0')} 00000 n \n`;
+    const xref = text.length;
+    text += `xref\n0 4\n0000000000 65535 f \n${entry(1)}${entry(2)}${entry(3)}9000000 1\n${entry(9_000_000)}`;
+    text += `trailer\n<< /Size 9000001 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+    const job = await createJob();
+    const before = await snapshot(job.id);
+    const res = await upload(job.id, [{ name: 'numbers.pdf', content: Buffer.from(text, 'latin1') }], 'documents');
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json()).toEqual({ error: 'unsealable_pdf', message: `numbers.pdf: ${documentMessages.numberedPastLimit}` });
+    expect(await snapshot(job.id)).toEqual(before);
+  });
+
+  it('refuses a PDF with more form fields than a seal can flatten in time with 422 and a sentence (found by attack: 16,000 took 87 s), and takes one with as many as allowed', async () => {
+    const formWith = (count: number) => {
+      const fields = Array.from({ length: count }, (_, index) => `${index + 10} 0 R`).join(' ');
+      const objects: Record<number, string[]> = { 1: [`<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fields}] >> >>`] };
+      for (let index = 0; index < count; index += 1) objects[index + 10] = [`<< /FT /Tx /T (f${index}) /Rect [0 0 10 10] /Subtype /Widget >>`];
+      return buildPdfWith(objects);
+    };
+    const job = await createJob();
+    const before = await snapshot(job.id);
+    const res = await upload(job.id, [{ name: 'form.pdf', content: formWith(maxFormFields + 1) }], 'documents');
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json()).toEqual({ error: 'pdf_too_complex', message: `form.pdf: ${documentMessages.tooManyFormFields}` });
+    expect(await snapshot(job.id)).toEqual(before);
+    expect((await upload(job.id, [{ name: 'form.pdf', content: formWith(maxFormFields) }], 'documents')).statusCode).toBe(201);
   });
 
   it('accepts resources shared by every page through the page tree, and a font dictionary several pages share', async () => {

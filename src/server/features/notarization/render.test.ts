@@ -270,6 +270,31 @@ describe('renderNotarizedPdf', () => {
     expect(second).not.toContain('Sam Signer');
   });
 
+  it('draws a field only on its own page when the page tree lists one page object twice, directly or through a shared node (found by attack)', async () => {
+    const page = (parent: number) => `<< /Type /Page /Parent ${parent} 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>`;
+    const text = 'BT /F1 12 Tf 72 700 Td (Shared page text) Tj ET';
+    const shared = { 4: [`<< /Length ${text.length} >>\nstream\n${text}\nendstream`], 5: ['<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'] };
+    const originals = [
+      buildPdfWith({ 2: ['<< /Type /Pages /Kids [3 0 R 3 0 R] /Count 2 >>'], 3: [page(2)], ...shared }),
+      // A node of the tree listed twice: its page shows as pages 1 and 2.
+      buildPdfWith({
+        2: ['<< /Type /Pages /Kids [6 0 R 6 0 R] /Count 2 >>'],
+        6: ['<< /Type /Pages /Parent 2 0 R /Kids [3 0 R] /Count 1 >>'],
+        3: [page(6)],
+        ...shared,
+      }),
+    ];
+    for (const original of originals) {
+      const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.3, height: 0.03, value: 'Sam Signer', imagePng: null }];
+      const { pdf, pageCount } = await renderNotarizedPdf({ original, fields, certificate, audit });
+      expect(await extractText(pdf, 1, 1)).toContain('Sam Signer');
+      const second = await extractText(pdf, 2, 2);
+      expect(second).toContain('Shared page text');
+      expect(second).not.toContain('Sam Signer');
+      expect(pageCount).toBeGreaterThan(2);
+    }
+  });
+
   it('seals an original whose resources name themselves as their fonts, or whose page is its own resources (decision 070)', async () => {
     for (const original of [
       buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 4 0 R >>'], 4: ['<< /Font 4 0 R >>'] }),

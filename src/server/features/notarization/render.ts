@@ -1,5 +1,5 @@
 import type { PDFDocument } from 'pdf-lib';
-import { ParseSpeeds, PDFArray, PDFDict, PDFName, PDFRef, rgb, type PDFObject, type PDFPage } from 'pdf-lib';
+import { ParseSpeeds, PDFArray, PDFDict, PDFName, PDFPageLeaf, PDFPageTree, PDFRef, rgb, type PDFObject, type PDFPage } from 'pdf-lib';
 import { IncrementalPdf } from '#server/providers/signing/incremental.ts';
 import { toSingleLine } from '#shared/text.ts';
 import { addAuditPages, addNotarialCertificatePage, type AuditFacts } from './certificate-pages.ts';
@@ -226,6 +226,52 @@ const resourcesKey = PDFName.of('Resources');
 const annotsKey = PDFName.of('Annots');
 const contentsKey = PDFName.of('Contents');
 
+const kidsKey = PDFName.of('Kids');
+const parentKey = PDFName.of('Parent');
+
+/**
+ * Each page shown gets a page object of its own: a page tree may list one page object (or one node
+ * of the tree) twice, and a viewer then shows it as two pages; what the seal draws on one would show
+ * on both (found by attack: the signer's initials placed on page 1 showed on page 2 as well). The
+ * second and later listings get a copy, with its own list of content streams; a node's copy lists
+ * copies of its pages. A node listed inside itself is left to pdf-lib, as before.
+ */
+function ownPageObjects(document: PDFDocument): void {
+  const { context } = document;
+  const seen = new Set<PDFRef>();
+  let copied = false;
+  const visit = (nodeRef: PDFRef, node: PDFDict, ancestors: Set<PDFRef>): void => {
+    const kids = node.lookup(kidsKey);
+    if (!(kids instanceof PDFArray)) return;
+    for (let index = 0; index < kids.size(); index += 1) {
+      const kidRef = kids.get(index);
+      if (!(kidRef instanceof PDFRef) || ancestors.has(kidRef)) continue;
+      const kid = context.lookup(kidRef);
+      if (!(kid instanceof PDFPageLeaf) && !(kid instanceof PDFPageTree)) continue;
+      let ownRef = kidRef;
+      let own: PDFDict = kid;
+      if (seen.has(kidRef)) {
+        own = kid instanceof PDFPageLeaf ? kid.clone(context) : PDFPageTree.fromMapWithContext(new Map(kid.entries()), context);
+        own.set(parentKey, nodeRef);
+        const contents = own.lookup(contentsKey);
+        if (contents instanceof PDFArray) own.set(contentsKey, contents.clone(context));
+        const ownKids = own.lookup(kidsKey);
+        if (ownKids instanceof PDFArray) own.set(kidsKey, ownKids.clone(context));
+        ownRef = context.register(own);
+        kids.set(index, ownRef);
+        copied = true;
+      } else seen.add(kidRef);
+      if (own instanceof PDFPageTree) visit(ownRef, own, new Set([...ancestors, ownRef]));
+    }
+  };
+  const root = document.catalog.get(PDFName.of('Pages'));
+  const tree = context.lookup(root);
+  if (!(root instanceof PDFRef) || !(tree instanceof PDFPageTree)) return;
+  visit(root, tree, new Set([root]));
+  // pdf-lib keeps the list of pages it read; it reads them again, copies included.
+  if (copied) (document as unknown as { pageCache: { invalidate(): void } }).pageCache.invalidate();
+}
+
 /**
  * A page whose /Contents names a list of streams by reference gets a list of its own: pdf-lib adds
  * what it draws on a page to that page's list, and pages sharing one list would each show what was
@@ -341,6 +387,7 @@ export async function renderNotarizedPdf(raw: {
   const { document } = incremental;
   const fonts: Fonts = embedFonts(document);
   const assets = new DocumentAssets(document, fonts);
+  ownPageObjects(document);
   ownContentLists(document);
   flattenForm(document);
   await burnFields(assets, input.fields, input.certificate);

@@ -498,26 +498,26 @@ function findParseDamage(document: PDFDocument): string | null {
  */
 const largestObjectNumberAllowed = 8_388_607;
 
+/**
+ * The largest object number an original may use, defined, counted by its /Size or referred to: the
+ * seal, its validation data and years of archive timestamps number their objects above it, and must
+ * stay within the PDF's limit (found by attack: an original listing object 9,000,000 made the seal
+ * number its own past the limit, where references are not looked for). Refused at upload too.
+ */
+export const largestOriginalObjectNumber = largestObjectNumberAllowed - 100_000;
+
 /** The longest comment read between the parts of a reference; a file with longer ones is read as below. */
 const referenceCommentLimit = 1024;
 
-/**
- * White space, or a comment to the end of its line, between the parts of a reference, as pdf-lib
- * reads it. A comment must run to the end of its line: one that could also stop at any later '%'
- * would let a line of percent signs be split in every way (found in review: exponential time). It is
- * at most referenceCommentLimit long, so each place a reference could start costs a bounded look.
- */
-const referenceSpace = `(?:[\\0\\t\\n\\f\\r ]|%[^\\r\\n]{0,${referenceCommentLimit}}(?![^\\r\\n]))+`;
-
 const lineBreak = /[\r\n]/g;
 /** What may follow a comment's line to make it part of a reference: white space, then a number, an R or another comment. */
-const afterComment = /[\r\n][\0\t\n\f\r ]*[0-9R%]/y;
+const afterComment = /[\r\n][\0\t\n\f\r ]*[0-9R%+\-.]/y;
 
 /**
  * Whether a line's first '%' has more than referenceCommentLimit characters after it, and a number,
- * an R or another comment follows the line: a comment there might hide a reference from
- * referenceSpace. Only the first '%' of a line is looked at (a later one has less after it), and each
- * line once: linear time.
+ * an R or another comment follows the line: a comment there might hide a reference from the
+ * reading. Only the first '%' of a line is looked at (a later one has less after it), and each line
+ * once: linear time.
  */
 function hasLongComment(text: string): boolean {
   for (let at = text.indexOf('%'); at !== -1;) {
@@ -531,34 +531,29 @@ function hasLongComment(text: string): boolean {
   return false;
 }
 
-/** Every run of digits: what a file with long comments is lifted above instead. */
-const digitRun = /\d+/g;
+/** Every run of the characters a number may be spelled with, holding a digit. */
+const numberLike = /[0-9+\-.eE]*[0-9][0-9+\-.eE]*/g;
+const digitRuns = /\d+/g;
 
-/** A regular expression source for the whole numbers above `limit` (leading zeros allowed, as pdf-lib reads them). */
-function numbersAbove(limit: number): string {
-  const digits = String(limit);
-  const parts = [`[1-9]\\d{${digits.length},}`];
-  for (let index = 0; index < digits.length; index += 1) {
-    const digit = Number(digits[index]);
-    if (digit === 9) continue;
-    const rest = digits.length - index - 1;
-    parts.push(`${digits.slice(0, index)}[${digit + 1}-9]${rest > 0 ? `\\d{${rest}}` : ''}`);
+/**
+ * The largest object number above `largest` that a token spelled as a number could mean to some
+ * reader: each run of its digits ("42-0" is 42 and 0 to poppler) and its value as a number ("4.2e1",
+ * "--42", "42." are 42 to pdf.js). Numbers past the PDF's limit are not ones the seal could give.
+ */
+function largestMeant(token: string, largest: number): number {
+  let result = largest;
+  if (/^\d+$/.test(token)) {
+    const number = Number(token);
+    return number > result && number <= largestObjectNumberAllowed ? number : result;
   }
-  return `0*(${parts.join('|')})`;
-}
-
-/** The expression of references to numbers above each `known`, kept: compiling one costs more than a seal's scan with it. */
-const referencePatterns = new Map<number, RegExp>();
-
-function getReferencePattern(known: number): RegExp {
-  let pattern = referencePatterns.get(known);
-  if (!pattern) {
-    pattern = new RegExp(`(?<![0-9])${numbersAbove(known)}(?![0-9])${referenceSpace}\\d+${referenceSpace}R(?![^\\0\\t\\n\\f\\r ()<>[\\]{}/%])`, 'g');
-    if (referencePatterns.size >= 256) referencePatterns.clear();
-    referencePatterns.set(known, pattern);
+  for (let match = digitRuns.exec(token); match; match = digitRuns.exec(token)) {
+    const number = Number(match[0]);
+    if (number > result && number <= largestObjectNumberAllowed) result = number;
   }
-  pattern.lastIndex = 0;
-  return pattern;
+  digitRuns.lastIndex = 0;
+  const value = Math.trunc(Math.abs(Number(token.replace(/^[+-]+/, ''))));
+  if (value > result && value <= largestObjectNumberAllowed) result = value;
+  return result;
 }
 
 /**
@@ -566,34 +561,21 @@ function getReferencePattern(known: number): RegExp {
  * when there is none. A reader resolves a reference to an object nobody defined as null: an original
  * may name objects it does not have, and draw them, to draw nothing. The seal numbers its new objects
  * above every number found here, or the original would come to draw the signer's initials or the
- * notary's seal where the notary saw nothing (found by attack). Anything that only looks like a
- * reference (in a string, in compressed bytes) counts too: it only moves the new numbers up. Only
- * numbers above `known` are matched, so a file naming only its own objects matches nothing.
+ * notary's seal where the notary saw nothing (found by attack). Read generously: anything that only
+ * looks like a reference (in a string, in compressed bytes), and every spelling some reader takes for
+ * one ("42 +0 R", "42.0 0 R", "42 0R", found by attack), counts; it only moves the new numbers up.
  */
 export function largestReferenced(bytes: Uint8Array, known: number): number {
-  if (known >= largestObjectNumberAllowed) return known;
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  if (hasLongComment(text)) {
-    // Above every number in the file, any reference's among them: more than needed, never less.
-    let largest = known;
-    for (let match = digitRun.exec(text); match; match = digitRun.exec(text)) {
-      const number = Number(match[0]);
-      if (number > largest && number <= largestObjectNumberAllowed) largest = number;
-    }
-    digitRun.lastIndex = 0;
-    return largest;
-  }
-  return readReferencesBackwards(text, known) ?? readReferencesForwards(text, known);
+  if (hasLongComment(text)) return largestNumberIn(text, known);
+  return readReferencesBackwards(text, known) ?? largestNumberIn(text, known);
 }
 
-/** largestReferenced by the expression of references, tried wherever a number starts. */
-export function readReferencesForwards(text: string, known: number): number {
-  const pattern = getReferencePattern(known);
+/** Above every number the text spells, any reference's among them: more than needed, never less. */
+function largestNumberIn(text: string, known: number): number {
   let largest = known;
-  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-    const number = Number(match[1]);
-    if (number > largest && number <= largestObjectNumberAllowed) largest = number;
-  }
+  for (let match = numberLike.exec(text); match; match = numberLike.exec(text)) largest = largestMeant(match[0], largest);
+  numberLike.lastIndex = 0;
   return largest;
 }
 
@@ -619,9 +601,14 @@ function endsToken(code: number): boolean {
   );
 }
 
+/** Whether the character may be part of a number as some reader spells one: a digit, a sign, a point, an exponent. */
+function spellsNumber(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2d || code === 0x2e || code === 0x45 || code === 0x65;
+}
+
 /**
- * White space read backwards from `at` (inclusive); the index before it, or -1 when it crosses into
- * a line holding a '%' (a comment might be part of the space: the caller reads forwards instead).
+ * White space read backwards from `at` (inclusive); the index before it, or -2 when it crosses into
+ * a line holding a '%' (a comment might be part of the space: the caller reads otherwise).
  */
 function skipBlankBackwards(text: string, at: number): number {
   let index = at;
@@ -641,29 +628,34 @@ function skipBlankBackwards(text: string, at: number): number {
   return index;
 }
 
+/** The tokens before an R that may be a reference's numbers: two, and one more for a sign a line break split from its digits ("-\n0"). */
+const tokensBeforeR = 3;
+
 /**
- * largestReferenced read from each R that could end a reference (white space before it, white space,
- * a delimiter or the end after it) backwards over a generation number and an object number. Most of
- * a file is not looked at. Null when a comment might sit inside a reference: then the expression
- * reads the file (readReferencesForwards). A test holds the two to the same answer.
+ * largestReferenced read from each R that could end a reference (a token of its own: white space or
+ * a digit before it, white space, a delimiter or the end after it), backwards over up to three tokens
+ * spelled as numbers; each counts (largestMeant). Most of a file is not looked at. Null when a
+ * comment might sit inside a reference: then every number in the file counts (largestNumberIn).
  */
 function readReferencesBackwards(text: string, known: number): number | null {
   let largest = known;
   for (let at = text.indexOf('R'); at !== -1; at = text.indexOf('R', at + 1)) {
-    if (at === 0 || !isBlank(text.charCodeAt(at - 1))) continue;
+    if (at === 0) continue;
+    const before = text.charCodeAt(at - 1);
+    if (!isBlank(before) && !spellsNumber(before)) continue;
     if (at + 1 < text.length && !endsToken(text.charCodeAt(at + 1))) continue;
-    let index = skipBlankBackwards(text, at - 1);
-    if (index === -2) return null;
-    const generationEnd = index;
-    while (index >= 0 && text.charCodeAt(index) >= 0x30 && text.charCodeAt(index) <= 0x39) index -= 1;
-    if (index === generationEnd || index < 0 || !isBlank(text.charCodeAt(index))) continue;
-    index = skipBlankBackwards(text, index);
-    if (index === -2) return null;
-    const numberEnd = index;
-    while (index >= 0 && text.charCodeAt(index) >= 0x30 && text.charCodeAt(index) <= 0x39) index -= 1;
-    if (index === numberEnd) continue;
-    const number = Number(text.slice(index + 1, numberEnd + 1));
-    if (number > largest && number <= largestObjectNumberAllowed) largest = number;
+    let index = at - 1;
+    for (let token = 0; token < tokensBeforeR; token += 1) {
+      index = skipBlankBackwards(text, index);
+      if (index === -2) return null;
+      const end = index;
+      while (index >= 0 && spellsNumber(text.charCodeAt(index))) index -= 1;
+      // Not a token of its own (a word's end: "x41"), or no token at all.
+      if (index === end || (index >= 0 && !endsToken(text.charCodeAt(index)))) break;
+      const spelled = text.slice(index + 1, end + 1);
+      if (spelled === '.' || /[0-9]/.test(spelled)) largest = largestMeant(spelled, largest);
+      if (index < 0 || !isBlank(text.charCodeAt(index))) break;
+    }
   }
   return largest;
 }
@@ -809,6 +801,12 @@ export class IncrementalPdf {
     if (this.section) {
       // New objects must not reuse a number the original's cross-reference sections already count.
       document.context.largestObjectNumber = Math.max(document.context.largestObjectNumber, this.section.size - 1);
+    }
+    const largest = document.context.largestObjectNumber;
+    if (largest > largestOriginalObjectNumber) {
+      throw new DocumentStructureError(
+        `it numbers its objects up to ${largest}, which leaves no room below the PDF's limit of ${largestObjectNumberAllowed} for the seal's own`,
+      );
     }
     if (lazySnapshot) this.snapshot = lazySnapshot;
     else this.takeSnapshot();
