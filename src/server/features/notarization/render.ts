@@ -253,8 +253,11 @@ function ownPageObjects(document: PDFDocument): void {
       if (seen.has(kidRef)) {
         own = kid instanceof PDFPageLeaf ? kid.clone(context) : PDFPageTree.fromMapWithContext(new Map(kid.entries()), context);
         own.set(parentKey, nodeRef);
-        const contents = own.lookup(contentsKey);
-        if (contents instanceof PDFArray) own.set(contentsKey, contents.clone(context));
+        // Lists of its own: what is drawn on or taken off one page (a flattened widget) stays on that page.
+        for (const key of [contentsKey, annotsKey]) {
+          const list = own.lookup(key);
+          if (list instanceof PDFArray) own.set(key, list.clone(context));
+        }
         const ownKids = own.lookup(kidsKey);
         if (ownKids instanceof PDFArray) own.set(kidsKey, ownKids.clone(context));
         ownRef = context.register(own);

@@ -628,12 +628,15 @@ function skipBlankBackwards(text: string, at: number): number {
   return index;
 }
 
-/** The tokens before an R that may be a reference's numbers: two, and one more for a sign a line break split from its digits ("-\n0"). */
+/**
+ * The tokens before an R that may be a reference's numbers: two holding digits, with up to one
+ * without between or after them (a sign a line break split from its digits, "-\n0"; a point, ".").
+ */
 const tokensBeforeR = 3;
 
 /**
- * largestReferenced read from each R that could end a reference (a token of its own: white space or
- * a digit before it, white space, a delimiter or the end after it), backwards over up to three tokens
+ * largestReferenced read from each R that could end a reference (a token of its own: white space, a
+ * digit or a point before it, white space, a delimiter or the end after it), backwards over up to three tokens
  * spelled as numbers; each counts (largestMeant). Most of a file is not looked at. Null when a
  * comment might sit inside a reference: then every number in the file counts (largestNumberIn).
  */
@@ -641,19 +644,41 @@ function readReferencesBackwards(text: string, known: number): number | null {
   let largest = known;
   for (let at = text.indexOf('R'); at !== -1; at = text.indexOf('R', at + 1)) {
     if (at === 0) continue;
+    // White space before it, or the end of a number run into it ("42 0R", "42 0.R").
     const before = text.charCodeAt(at - 1);
-    if (!isBlank(before) && !spellsNumber(before)) continue;
+    if (!isBlank(before) && !(before >= 0x30 && before <= 0x39) && before !== 0x2e) continue;
     if (at + 1 < text.length && !endsToken(text.charCodeAt(at + 1))) continue;
     let index = at - 1;
-    for (let token = 0; token < tokensBeforeR; token += 1) {
+    let digitTokens = 0;
+    for (let token = 0; token < tokensBeforeR && digitTokens < 2; token += 1) {
       index = skipBlankBackwards(text, index);
       if (index === -2) return null;
       const end = index;
-      while (index >= 0 && spellsNumber(text.charCodeAt(index))) index -= 1;
+      // Plain digits (nearly every reference) are read as they are passed; any other spelling by largestMeant.
+      let value = 0;
+      let scale = 1;
+      let isPlainDigits = true;
+      let hasDigit = false;
+      for (; index >= 0; index -= 1) {
+        const code = text.charCodeAt(index);
+        if (code >= 0x30 && code <= 0x39) {
+          hasDigit = true;
+          // Past ten digits only zeros keep it within the limit; anything else puts it past.
+          if (scale > 1e9) {
+            if (code !== 0x30) value = largestObjectNumberAllowed + 1;
+          } else {
+            value += (code - 0x30) * scale;
+            scale *= 10;
+          }
+        } else if (spellsNumber(code)) isPlainDigits = false;
+        else break;
+      }
       // Not a token of its own (a word's end: "x41"), or no token at all.
       if (index === end || (index >= 0 && !endsToken(text.charCodeAt(index)))) break;
-      const spelled = text.slice(index + 1, end + 1);
-      if (spelled === '.' || /[0-9]/.test(spelled)) largest = largestMeant(spelled, largest);
+      if (hasDigit) digitTokens += 1;
+      if (isPlainDigits) {
+        if (value > largest && value <= largestObjectNumberAllowed) largest = value;
+      } else if (hasDigit) largest = largestMeant(text.slice(index + 1, end + 1), largest);
       if (index < 0 || !isBlank(text.charCodeAt(index))) break;
     }
   }
