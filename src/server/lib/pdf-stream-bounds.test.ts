@@ -129,6 +129,16 @@ describe('unpacking a PDF’s object and cross-reference streams within bounds',
       });
       expect(Buffer.from(decodeBoundedStream(stream)).toString('latin1'), `${colors} colours, ${columns} columns`).toBe(text.toString('latin1'));
     }
+    // A last row shorter than the others is decoded too, as readers decode it (second attack: its references went unread).
+    const columns = 7;
+    const rows = Buffer.concat(
+      Array.from({ length: Math.ceil(text.length / columns) }, (_, row) =>
+        Buffer.concat([Buffer.from([0]), text.subarray(row * columns, row * columns + columns)]),
+      ),
+    );
+    expect(text.length % columns).not.toBe(0);
+    const png = makeStream(deflateSync(rows), { Type: 'ObjStm', Filter: 'FlateDecode', DecodeParms: { Predictor: 12, Columns: columns } });
+    expect(Buffer.from(decodeBoundedStream(png)).toString('latin1')).toBe(text.toString('latin1'));
     const refused = (contents: Uint8Array, dict: Record<string, string | string[] | Record<string, number>>) => {
       const stream = makeStream(contents, { Type: 'ObjStm', ...dict });
       expect(() => decodeBoundedStream(stream), JSON.stringify(dict)).toThrow(PdfStreamDamagedError);

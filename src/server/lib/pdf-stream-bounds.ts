@@ -160,13 +160,16 @@ function undoPngPredictor(data: Uint8Array, parameters: PDFDict): Uint8Array {
   const pixelBytes = Math.max(1, Math.ceil((colors * bitsPerComponent) / 8));
   const rowBytes = Math.ceil((colors * bitsPerComponent * columns) / 8);
   if (!(rowBytes > 0 && rowBytes <= data.length)) throw new PdfStreamDamagedError('its predictor rows do not fit its data');
-  const rows = Math.floor(data.length / (rowBytes + 1));
-  const out = new Uint8Array(rows * rowBytes);
+  // A last row shorter than the others is decoded as far as it goes, as readers decode it (found by
+  // attack: dropped, the references in it went unread).
+  const rows = Math.ceil(data.length / (rowBytes + 1));
+  const out = new Uint8Array(data.length - rows);
   for (let row = 0; row < rows; row += 1) {
     const type = data[row * (rowBytes + 1)] ?? 0;
     const source = row * (rowBytes + 1) + 1;
     const target = row * rowBytes;
-    for (let column = 0; column < rowBytes; column += 1) {
+    const width = Math.min(rowBytes, out.length - target);
+    for (let column = 0; column < width; column += 1) {
       const raw = data[source + column] ?? 0;
       const left = column >= pixelBytes ? (out[target + column - pixelBytes] ?? 0) : 0;
       const up = row > 0 ? (out[target - rowBytes + column] ?? 0) : 0;

@@ -2,7 +2,7 @@ import { EncryptedPDFError, ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFName
 import { documentMessages, maxFormFields } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { getStreamRefusal } from '#server/lib/pdf-stream-bounds.ts';
-import { largestOriginalObjectNumber } from '#server/providers/signing/incremental.ts';
+import { largestOriginalObjectNumber, largestReferenced } from '#server/providers/signing/incremental.ts';
 
 const encryptKey = Buffer.from('/Encrypt');
 
@@ -38,10 +38,13 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
     const pageCount = pdf.getPageCount();
     if (pageCount < 1) throw new Error('no pages');
     // The seal numbers its objects above the original's, within the PDF's limit (incremental.ts).
-    if (pdf.context.largestObjectNumber > largestOriginalObjectNumber) {
+    // Defined or referred to, in the file's bytes (the seal reads the same; object streams' are checked there).
+    if (largestReferenced(view, pdf.context.largestObjectNumber) > largestOriginalObjectNumber) {
       throw new AppError(422, 'unsealable_pdf', `${fileName}: ${documentMessages.numberedPastLimit}`);
     }
-    if (countFormFields(pdf) > maxFormFields) throw new AppError(422, 'pdf_too_complex', `${fileName}: ${documentMessages.tooManyFormFields}`);
+    const fields = countFormFields(pdf);
+    if (fields === 'listed twice') throw new AppError(422, 'broken_pdf', `${fileName}: ${documentMessages.broken}`);
+    if (fields > maxFormFields) throw new AppError(422, 'pdf_too_complex', `${fileName}: ${documentMessages.tooManyFormFields}`);
     if (holdsItselfOnceDrawnOn(pdf.getPages().map((page) => page.node))) {
       throw new AppError(422, 'unsealable_pdf', `${fileName}: ${documentMessages.unsealable}`);
     }
@@ -56,9 +59,11 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
 /**
  * The fields and widgets of the document's form, counted up to one past maxFormFields: the seal
  * flattens every one into its page, and pdf-lib's flattening takes time that grows with the square
- * of their number (found by attack: 16,000 fields held a seal thread 87 s).
+ * of their number (found by attack: 16,000 fields held a seal thread 87 s). A field listed twice
+ * (in /Fields or a field's /Kids) is a damaged form: pdf-lib's flattening fails on it, and each
+ * listing costs it again (found by attack: 1,000 widgets listed 16 times each took 45 s).
  */
-function countFormFields(pdf: PDFDocument): number {
+function countFormFields(pdf: PDFDocument): number | 'listed twice' {
   const form = pdf.catalog.lookup(PDFName.of('AcroForm'));
   const top = form instanceof PDFDict ? form.lookup(PDFName.of('Fields')) : undefined;
   if (!(top instanceof PDFArray)) return 0;
@@ -67,7 +72,8 @@ function countFormFields(pdf: PDFDocument): number {
   let count = 0;
   while (pending.length > 0 && count <= maxFormFields) {
     const field = pdf.context.lookup(pending.pop());
-    if (!(field instanceof PDFDict) || seen.has(field)) continue;
+    if (!(field instanceof PDFDict)) continue;
+    if (seen.has(field)) return 'listed twice';
     seen.add(field);
     count += 1;
     const kids = field.lookup(PDFName.of('Kids'));

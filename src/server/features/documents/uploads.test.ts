@@ -168,6 +168,11 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
     const res = await upload(job.id, [{ name: 'numbers.pdf', content: Buffer.from(text, 'latin1') }], 'documents');
     expect(res.statusCode, res.body).toBe(422);
     expect(res.json()).toEqual({ error: 'unsealable_pdf', message: `numbers.pdf: ${documentMessages.numberedPastLimit}` });
+    // So does one that only refers to such an object, which the seal would refuse (second attack).
+    const referring = buildPdfWith({ 3: ['<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X 8300000 0 R >> >> >>'] });
+    const refused = await upload(job.id, [{ name: 'refers.pdf', content: referring }], 'documents');
+    expect(refused.statusCode, refused.body).toBe(422);
+    expect(refused.json()).toEqual({ error: 'unsealable_pdf', message: `refers.pdf: ${documentMessages.numberedPastLimit}` });
     expect(await snapshot(job.id)).toEqual(before);
   });
 
@@ -185,6 +190,16 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
     expect(res.json()).toEqual({ error: 'pdf_too_complex', message: `form.pdf: ${documentMessages.tooManyFormFields}` });
     expect(await snapshot(job.id)).toEqual(before);
     expect((await upload(job.id, [{ name: 'form.pdf', content: formWith(maxFormFields) }], 'documents')).statusCode).toBe(201);
+    // A field listed twice: pdf-lib's flattening fails on it, and listing one field many times multiplies its time (second attack).
+    const twice = buildPdfWith({
+      1: ['<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [10 0 R 10 0 R 11 0 R] >> >>'],
+      10: ['<< /FT /Tx /T (a) /Rect [0 0 10 10] /Subtype /Widget >>'],
+      11: ['<< /T (b) /Kids [12 0 R 12 0 R] >>'],
+      12: ['<< /FT /Tx /Parent 11 0 R /Rect [0 0 10 10] /Subtype /Widget >>'],
+    });
+    const refused = await upload(job.id, [{ name: 'twice.pdf', content: twice }], 'documents');
+    expect(refused.statusCode, refused.body).toBe(422);
+    expect(refused.json()).toEqual({ error: 'broken_pdf', message: `twice.pdf: ${documentMessages.broken}` });
   });
 
   it('accepts resources shared by every page through the page tree, and a font dictionary several pages share', async () => {

@@ -283,6 +283,15 @@ describe('renderNotarizedPdf', () => {
         3: [page(6)],
         ...shared,
       }),
+      // Two nodes sharing one list of kids, which lists the page twice (second attack: the copies went into the shared list).
+      buildPdfWith({
+        2: ['<< /Type /Pages /Kids [6 0 R 7 0 R] /Count 4 >>'],
+        6: ['<< /Type /Pages /Parent 2 0 R /Kids 8 0 R /Count 2 >>'],
+        7: ['<< /Type /Pages /Parent 2 0 R /Kids 8 0 R /Count 2 >>'],
+        8: ['[3 0 R 3 0 R]'],
+        3: [page(6)],
+        ...shared,
+      }),
     ];
     for (const original of originals) {
       const fields: FieldToBurn[] = [{ type: 'name', page: 1, x: 0.1, y: 0.5, width: 0.3, height: 0.03, value: 'Sam Signer', imagePng: null }];
@@ -292,6 +301,25 @@ describe('renderNotarizedPdf', () => {
       expect(second).toContain('Shared page text');
       expect(second).not.toContain('Sam Signer');
       expect(pageCount).toBeGreaterThan(2);
+      for (const other of [3, 4].filter((number) => number <= pageCount - 2)) {
+        const shown = await extractText(pdf, other, other);
+        if (shown.includes('Shared page text')) expect(shown).not.toContain('Sam Signer');
+      }
+    }
+    // A copy keeps the page's own parent, whose /Rotate and /MediaBox it showed with (second attack: it took the second node's).
+    const inherited = buildPdfWith({
+      2: ['<< /Type /Pages /Kids [6 0 R 7 0 R] /Count 2 >>'],
+      6: ['<< /Type /Pages /Parent 2 0 R /Kids [3 0 R] /Count 1 /Rotate 90 /MediaBox [0 0 792 612] >>'],
+      7: ['<< /Type /Pages /Parent 2 0 R /Kids [3 0 R] /Count 1 /Rotate 0 /MediaBox [0 0 300 300] >>'],
+      3: ['<< /Type /Page /Parent 6 0 R /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>'],
+      ...shared,
+    });
+    const before = await PDFDocument.load(inherited);
+    const { pdf } = await renderNotarizedPdf({ original: inherited, fields: [], certificate, audit });
+    const after = await PDFDocument.load(pdf);
+    for (const index of [0, 1]) {
+      expect(after.getPage(index).getRotation().angle).toBe(before.getPage(index).getRotation().angle);
+      expect(after.getPage(index).getMediaBox()).toEqual(before.getPage(index).getMediaBox());
     }
   });
 

@@ -227,22 +227,27 @@ const annotsKey = PDFName.of('Annots');
 const contentsKey = PDFName.of('Contents');
 
 const kidsKey = PDFName.of('Kids');
-const parentKey = PDFName.of('Parent');
 
 /**
  * Each page shown gets a page object of its own: a page tree may list one page object (or one node
  * of the tree) twice, and a viewer then shows it as two pages; what the seal draws on one would show
  * on both (found by attack: the signer's initials placed on page 1 showed on page 2 as well). The
- * second and later listings get a copy, with its own list of content streams; a node's copy lists
- * copies of its pages. A node listed inside itself is left to pdf-lib, as before.
+ * second and later listings get a copy, with its own lists of content streams and annotations and
+ * the original's /Parent (what it inherits); a node's copy lists copies of its pages; a list of kids
+ * two nodes share becomes two. A node listed inside itself is left to pdf-lib, as before.
  */
 function ownPageObjects(document: PDFDocument): void {
   const { context } = document;
   const seen = new Set<PDFRef>();
+  const listsSeen = new Set<PDFArray>();
   let copied = false;
-  const visit = (nodeRef: PDFRef, node: PDFDict, ancestors: Set<PDFRef>): void => {
-    const kids = node.lookup(kidsKey);
-    if (!(kids instanceof PDFArray)) return;
+  const visit = (node: PDFDict, ancestors: Set<PDFRef>): void => {
+    const listed = node.lookup(kidsKey);
+    if (!(listed instanceof PDFArray)) return;
+    // A list of kids two nodes share: this node's copies go into a list of its own (found by attack).
+    const kids = listsSeen.has(listed) ? listed.clone(context) : listed;
+    if (kids !== listed) node.set(kidsKey, kids);
+    listsSeen.add(kids);
     for (let index = 0; index < kids.size(); index += 1) {
       const kidRef = kids.get(index);
       if (!(kidRef instanceof PDFRef) || ancestors.has(kidRef)) continue;
@@ -251,8 +256,8 @@ function ownPageObjects(document: PDFDocument): void {
       let ownRef = kidRef;
       let own: PDFDict = kid;
       if (seen.has(kidRef)) {
+        // Its /Parent stays the original's: a viewer took inherited attributes (/Rotate, /MediaBox) from it.
         own = kid instanceof PDFPageLeaf ? kid.clone(context) : PDFPageTree.fromMapWithContext(new Map(kid.entries()), context);
-        own.set(parentKey, nodeRef);
         // Lists of its own: what is drawn on or taken off one page (a flattened widget) stays on that page.
         for (const key of [contentsKey, annotsKey]) {
           const list = own.lookup(key);
@@ -264,13 +269,13 @@ function ownPageObjects(document: PDFDocument): void {
         kids.set(index, ownRef);
         copied = true;
       } else seen.add(kidRef);
-      if (own instanceof PDFPageTree) visit(ownRef, own, new Set([...ancestors, ownRef]));
+      if (own instanceof PDFPageTree) visit(own, new Set([...ancestors, ownRef]));
     }
   };
   const root = document.catalog.get(PDFName.of('Pages'));
   const tree = context.lookup(root);
   if (!(root instanceof PDFRef) || !(tree instanceof PDFPageTree)) return;
-  visit(root, tree, new Set([root]));
+  visit(tree, new Set([root]));
   // pdf-lib keeps the list of pages it read; it reads them again, copies included.
   if (copied) (document as unknown as { pageCache: { invalidate(): void } }).pageCache.invalidate();
 }

@@ -531,14 +531,14 @@ function hasLongComment(text: string): boolean {
   return false;
 }
 
-/** Every run of the characters a number may be spelled with, holding a digit. */
-const numberLike = /[0-9+\-.eE]*[0-9][0-9+\-.eE]*/g;
+/** Every run of the characters a number may be spelled with (each is looked at once: linear time; found by attack, a pattern that needed a digit inside was quadratic). */
+const numberLike = /[0-9+\-.eE]+/g;
 const digitRuns = /\d+/g;
 
 /**
  * The largest object number above `largest` that a token spelled as a number could mean to some
- * reader: each run of its digits ("42-0" is 42 and 0 to poppler) and its value as a number ("4.2e1",
- * "--42", "42." are 42 to pdf.js). Numbers past the PDF's limit are not ones the seal could give.
+ * reader: each run of its digits ("42-0" is 42 and 0 to poppler), its value as a number ("4.2e1",
+ * "--42", "42." are 42 to pdf.js) and its whole part's digits together ("4-2" is 42 to pdf.js). Numbers past the PDF's limit are not ones the seal could give.
  */
 function largestMeant(token: string, largest: number): number {
   let result = largest;
@@ -553,6 +553,9 @@ function largestMeant(token: string, largest: number): number {
   digitRuns.lastIndex = 0;
   const value = Math.trunc(Math.abs(Number(token.replace(/^[+-]+/, ''))));
   if (value > result && value <= largestObjectNumberAllowed) result = value;
+  // pdf.js passes over a minus inside a number ("4-2" is 42): every digit before a point or an exponent, together.
+  const together = Number((token.split(/[.eE]/)[0] ?? '').replace(/[^0-9]/g, '').slice(0, 16));
+  if (together > result && together <= largestObjectNumberAllowed) result = together;
   return result;
 }
 
@@ -574,7 +577,9 @@ export function largestReferenced(bytes: Uint8Array, known: number): number {
 /** Above every number the text spells, any reference's among them: more than needed, never less. */
 function largestNumberIn(text: string, known: number): number {
   let largest = known;
-  for (let match = numberLike.exec(text); match; match = numberLike.exec(text)) largest = largestMeant(match[0], largest);
+  for (let match = numberLike.exec(text); match; match = numberLike.exec(text)) {
+    if (/[0-9]/.test(match[0])) largest = largestMeant(match[0], largest);
+  }
   numberLike.lastIndex = 0;
   return largest;
 }
@@ -635,8 +640,8 @@ function skipBlankBackwards(text: string, at: number): number {
 const tokensBeforeR = 3;
 
 /**
- * largestReferenced read from each R that could end a reference (a token of its own: white space, a
- * digit or a point before it, white space, a delimiter or the end after it), backwards over up to three tokens
+ * largestReferenced read from each R that could end a reference (a token of its own: white space or
+ * a character of a number before it, white space, a delimiter or the end after it), backwards over up to three tokens
  * spelled as numbers; each counts (largestMeant). Most of a file is not looked at. Null when a
  * comment might sit inside a reference: then every number in the file counts (largestNumberIn).
  */
@@ -644,9 +649,9 @@ function readReferencesBackwards(text: string, known: number): number | null {
   let largest = known;
   for (let at = text.indexOf('R'); at !== -1; at = text.indexOf('R', at + 1)) {
     if (at === 0) continue;
-    // White space before it, or the end of a number run into it ("42 0R", "42 0.R").
+    // White space before it, or a number run into it ("42 0R", "42 0.R", "42 0-R", "42 0e+R": pdf.js ends a number there).
     const before = text.charCodeAt(at - 1);
-    if (!isBlank(before) && !(before >= 0x30 && before <= 0x39) && before !== 0x2e) continue;
+    if (!isBlank(before) && !spellsNumber(before)) continue;
     if (at + 1 < text.length && !endsToken(text.charCodeAt(at + 1))) continue;
     let index = at - 1;
     let digitTokens = 0;
