@@ -2,7 +2,7 @@ import { EncryptedPDFError, ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFName
 import { documentMessages, maxFormFields } from '#shared/documents.ts';
 import { AppError } from '#server/lib/errors.ts';
 import { getStreamRefusal } from '#server/lib/pdf-stream-bounds.ts';
-import { largestOriginalObjectNumber, largestReferenced } from '#server/providers/signing/incremental.ts';
+import { largestOriginalObjectNumber, largestReferenced, largestReferencedInObjectStreams } from '#server/providers/signing/incremental.ts';
 
 const encryptKey = Buffer.from('/Encrypt');
 
@@ -38,8 +38,9 @@ export async function readPdfPageCount(bytes: Uint8Array, fileName: string): Pro
     const pageCount = pdf.getPageCount();
     if (pageCount < 1) throw new Error('no pages');
     // The seal numbers its objects above the original's, within the PDF's limit (incremental.ts).
-    // Defined or referred to, in the file's bytes (the seal reads the same; object streams' are checked there).
-    if (largestReferenced(view, pdf.context.largestObjectNumber) > largestOriginalObjectNumber) {
+    // Defined or referred to, in the file's bytes and its object streams, as the seal reads them (an
+    // object stream no reader decodes alike throws: refused as damaged below).
+    if (largestReferencedInObjectStreams(view, largestReferenced(view, pdf.context.largestObjectNumber)) > largestOriginalObjectNumber) {
       throw new AppError(422, 'unsealable_pdf', `${fileName}: ${documentMessages.numberedPastLimit}`);
     }
     const fields = countFormFields(pdf);

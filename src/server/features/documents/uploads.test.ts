@@ -173,6 +173,12 @@ describe('only real, readable, unprotected PDFs are accepted', () => {
     const refused = await upload(job.id, [{ name: 'refers.pdf', content: referring }], 'documents');
     expect(refused.statusCode, refused.body).toBe(422);
     expect(refused.json()).toEqual({ error: 'unsealable_pdf', message: `refers.pdf: ${documentMessages.numberedPastLimit}` });
+    // Or refers to it from an object stream no table lists, which a viewer rebuilding the table would read.
+    const packed = Buffer.from('9 0 << /X 8300000 0 R >>', 'latin1');
+    const stray = buildPdfWith({ 10: streamObject(`/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode`, deflateSync(packed)) });
+    const strayRefused = await upload(job.id, [{ name: 'stray.pdf', content: stray }], 'documents');
+    expect(strayRefused.statusCode, strayRefused.body).toBe(422);
+    expect(strayRefused.json()).toEqual({ error: 'unsealable_pdf', message: `stray.pdf: ${documentMessages.numberedPastLimit}` });
     expect(await snapshot(job.id)).toEqual(before);
   });
 

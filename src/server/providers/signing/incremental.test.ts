@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
@@ -627,6 +628,52 @@ describe('the seal appended as an incremental update', () => {
     }
     // Reading generously lifts the numbers in some files, not in most.
     expect(lifted).toBeLessThan(10_000);
+  });
+
+  it('reads the references of every stream of the file a viewer could read objects from, listed or not, typed or not (second attack)', async () => {
+    // A hybrid file (its trailer names /XRefStm): object 9, page 2's resources, sits in object stream
+    // 10 and names objects 12-400 that nobody defines. pdf-lib reads the file whole and never decodes
+    // a stream without /Type /ObjStm, nor one a later plain object 9 shadows; viewers read object 9
+    // from the stream.
+    const hybrid = (streamDict: string, shadow: boolean) => {
+      const names = Array.from({ length: 389 }, (_, index) => `/A${index + 12} ${index + 12} 0 R`).join(' ');
+      const packed = Buffer.from(`9 0 << /XObject << ${names} >> >>`, 'latin1');
+      const data = deflateSync(packed);
+      const parts: Buffer[] = [];
+      const offsets = new Map<number, number>();
+      let length = 0;
+      const push = (part: string | Buffer) => {
+        const bytes = typeof part === 'string' ? Buffer.from(part, 'latin1') : part;
+        parts.push(bytes);
+        length += bytes.length;
+      };
+      const object = (number: number, ...body: Array<string | Buffer>) => {
+        offsets.set(number, length);
+        push(`${number} 0 obj\n`);
+        for (const part of body) push(part);
+        push('\nendobj\n');
+      };
+      push('%PDF-1.7\n');
+      object(1, '<< /Type /Catalog /Pages 2 0 R >>');
+      object(2, '<< /Type /Pages /Kids [3 0 R 5 0 R] /Count 2 >>');
+      object(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>');
+      object(5, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 9 0 R >>');
+      object(10, `<< ${streamDict} /N 1 /First 4 /Filter /FlateDecode /Length ${data.length} >>\nstream\n`, data, '\nendstream');
+      const xrefData = Buffer.from([2, 0, 10, 0]);
+      object(11, `<< /Type /XRef /W [1 2 1] /Index [9 1] /Size 12 /Length ${xrefData.length} >>\nstream\n`, xrefData, '\nendstream');
+      if (shadow) push('9 0 obj\n<< >>\nendobj\n');
+      const entry = (number: number) => `${String(offsets.get(number)).padStart(10, '0')} 00000 n \n`;
+      const xref = length;
+      push(`xref\n0 4\n0000000000 65535 f \n${[1, 2, 3].map(entry).join('')}5 1\n${entry(5)}10 2\n${entry(10)}${entry(11)}`);
+      push(`trailer\n<< /Size 12 /Root 1 0 R /XRefStm ${offsets.get(11)} >>\nstartxref\n${xref}\n%%EOF\n`);
+      return Buffer.concat(parts);
+    };
+    for (const original of [hybrid('', false), hybrid('/Type /ObjStm', true), hybrid('/Type /Obj#53tm', false), hybrid('/Typ#65 /ObjStm', true)]) {
+      const incremental = await IncrementalPdf.load(original);
+      const { context } = incremental.document;
+      const added = context.register(context.obj({ Added: 1 }));
+      expect(added.objectNumber).toBeGreaterThan(400);
+    }
   });
 
   it('refuses an original whose objects are numbered up to where the seal could not number its own above them (found by attack)', async () => {

@@ -19,7 +19,7 @@ import {
   PDFTrailerDict,
   type PDFObject,
 } from 'pdf-lib';
-import { isUnreadRawDict, QuickObjectParser, unreadRawBytes } from '#server/lib/pdf-quick-parser.ts';
+import { findDictEnd, isUnreadRawDict, QuickObjectParser, unreadRawBytes } from '#server/lib/pdf-quick-parser.ts';
 import { decodeBoundedStream, readObjectStreamOffsets } from '#server/lib/pdf-stream-bounds.ts';
 
 /**
@@ -690,6 +690,53 @@ function readReferencesBackwards(text: string, known: number): number | null {
   return largest;
 }
 
+/** An object's header anywhere in the file, as a viewer that rebuilds a damaged table finds it. */
+const objectHeader = /(?<![0-9])\d+[\0\t\n\f\r ]+\d+[\0\t\n\f\r ]+obj(?![A-Za-z0-9])/g;
+
+/**
+ * largestReferenced over every stream of the file a viewer could read objects from (found by
+ * attack): each object whose dictionary is followed by a stream and holds /First or /Type /ObjStm,
+ * names decoded. A cross-reference section need not list it: a viewer that rebuilds a damaged table
+ * finds it. Its /Type need not say so: a viewer reads objects from a stream a table names without
+ * looking, and pdf-lib's whole reading skips one that does not say so, or that a later plain object
+ * of the same number shadows. Such a stream that cannot be decoded as every reader decodes it
+ * (pdf-stream-bounds.ts) makes the original unsealable. The objects are found by their headers and
+ * only those with a stream after their dictionary are parsed.
+ */
+export function largestReferencedInObjectStreams(bytes: Buffer, known: number): number {
+  const text = bytes.toString('latin1');
+  const context = PDFContext.create();
+  let largest = known;
+  objectHeader.lastIndex = 0;
+  for (let match = objectHeader.exec(text); match; match = objectHeader.exec(text)) {
+    const body = skipWhitespace(bytes, match.index + match[0].length);
+    if (bytes[body] !== 0x3c || bytes[body + 1] !== 0x3c) continue;
+    const end = findDictEnd(bytes, body, bytes.length);
+    if (end !== -1) {
+      // A dictionary read quickly: a stream must follow it, and it must name what an object stream names.
+      if (!hasAsciiAt(bytes, skipWhitespace(bytes, end), 'stream')) continue;
+      const dictionary = text.slice(body, end);
+      if (!dictionary.includes('First') && !dictionary.includes('ObjStm') && !dictionary.includes('#')) continue;
+    }
+    let object: PDFObject;
+    try {
+      object = parseObjectAt(bytes, body, context);
+    } catch {
+      continue;
+    }
+    if (!(object instanceof PDFRawStream)) continue;
+    if (!object.dict.has(PDFName.of('First')) && object.dict.lookup(PDFName.of('Type')) !== PDFName.of('ObjStm')) continue;
+    let decoded: Uint8Array;
+    try {
+      decoded = decodeBoundedStream(object);
+    } catch (error) {
+      throw new DocumentStructureError(`an object stream of it cannot be read as every reader reads it (${(error as Error).message})`);
+    }
+    largest = largestReferenced(decoded, largest);
+  }
+  return largest;
+}
+
 /** largestReferenced over the objects pdf-lib parsed (a whole load: object streams' objects included). */
 function largestReferencedIn(context: PDFContext, known: number): number {
   let largest = known;
@@ -870,7 +917,10 @@ export class IncrementalPdf {
     }
     const document = await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: options.parseSpeed ?? ParseSpeeds.Fast });
     // New objects above every number the original refers to, defined or not (largestReferenced).
-    document.context.largestObjectNumber = largestReferencedIn(document.context, largestReferenced(bytes, document.context.largestObjectNumber));
+    document.context.largestObjectNumber = largestReferencedInObjectStreams(
+      bytes,
+      largestReferencedIn(document.context, largestReferenced(bytes, document.context.largestObjectNumber)),
+    );
     const damage = findParseDamage(document);
     const section = damage ?? readSections(bytes, document.context, null, limit);
     const reason = typeof section === 'string' ? `The original was saved again as a whole because ${section}.` : section;
@@ -889,7 +939,10 @@ export class IncrementalPdf {
     const snapshot = new Map<PDFRef, Snapshot>();
     const objects = new LazyObjects(bytes, locations, context, (ref, object) => snapshot.set(ref, takeSnapshotOf(object)));
     // Nor one the original refers to without defining it (largestReferenced).
-    context.largestObjectNumber = objects.largestReferencedInStreams(largestReferenced(bytes, context.largestObjectNumber));
+    context.largestObjectNumber = largestReferencedInObjectStreams(
+      bytes,
+      objects.largestReferencedInStreams(largestReferenced(bytes, context.largestObjectNumber)),
+    );
     (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = objects;
     const catalog = context.lookup(context.trailerInfo.Root);
     const pages = catalog instanceof PDFDict ? catalog.lookup(PDFName.of('Pages')) : undefined;
